@@ -1,0 +1,43 @@
+//! Embedding throughput by text length, comparable with `../shared/tools/pytorch_reference.py`
+//! (same generated texts: 16, 80 and 160 words ≈ 25, 100 and 190 tokens; 256 texts per run).
+//!
+//! Run: `cargo bench --bench embed` (needs `models/fetch.sh` first). Criterion reports the
+//! time per 256 texts and the throughput in texts/s ("elements").
+
+use std::hint::black_box;
+use std::path::Path;
+
+use attest::models::{Embed, MiniLm};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+
+const BASE: &str = "Counties shall provide community-based services to adults with severe mental illness, \
+including crisis response, housing support and case management within the service area, \
+and each county must document every assessment within sixty days of the first contact. ";
+
+/// The reference script's texts: `n` texts of `words` words, each slightly different.
+fn texts(n: usize, words: usize) -> Vec<String> {
+    let w: Vec<&str> = BASE.repeat(words / 30 + 2).leak().split_whitespace().collect();
+    (0..n)
+        .map(|i| format!("{} item {i}.", w[i % 7..i % 7 + words].join(" ")))
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2");
+    let model = MiniLm::load(&dir).expect("models/all-MiniLM-L6-v2 (run models/fetch.sh)");
+    let mut g = c.benchmark_group("embed");
+    g.sample_size(10);
+    for words in [16usize, 80, 160] {
+        let t = texts(256, words);
+        let refs: Vec<&str> = t.iter().map(String::as_str).collect();
+        let tokens = model.count_tokens(refs[0]) + 2;
+        g.throughput(Throughput::Elements(refs.len() as u64));
+        g.bench_function(format!("{tokens}_tokens_x256"), |b| {
+            b.iter(|| black_box(model.embed(black_box(&refs)).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job on a fresh machine: fetch the models if absent, build, ingest the bundled
+# sample corpus into ./.attest, and run sample searches.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+models/fetch.sh
+cargo build --release --quiet
+attest=target/release/attest
+
+echo "== attest ingest corpus/"
+"$attest" ingest corpus/
+echo
+echo "== attest status"
+"$attest" status
+for q in "How long must client records be retained?" \
+         "What must happen within 24 hours of a crisis call?"; do
+  echo
+  echo "== attest search \"$q\" --k 3"
+  "$attest" search "$q" --k 3
+done

@@ -1,0 +1,118 @@
+//! An open index: configuration, the SQLite store, the bi-encoder and the dense index,
+//! as every command that reads or writes the corpus needs them together.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::index::{Dense, IndexHealth};
+use crate::models::{Embed, MiniLm};
+use crate::store::Store;
+
+/// An index opened with the model it was built with.
+pub struct Engine {
+    cfg: Config,
+    store: Store,
+    embedder: Arc<dyn Embed>,
+    dense: Option<Dense>,
+}
+
+impl Engine {
+    /// Open (or, with `create`, create) the index in `cfg.index` for `embedder`. Fails
+    /// when the index was built with another model or dimension.
+    pub fn open(cfg: Config, embedder: Arc<dyn Embed>, create: bool) -> Result<Self, Error> {
+        let store = Store::open(&cfg.index, embedder.model_id(), embedder.dim(), create)?;
+        let mut e = Engine {
+            cfg,
+            store,
+            embedder,
+            dense: None,
+        };
+        e.refresh_dense(false)?;
+        Ok(e)
+    }
+
+    /// Open with the bundled all-MiniLM-L6-v2 bi-encoder (located as in
+    /// [`crate::models::locate`]).
+    pub fn open_with_default_model(cfg: Config, create: bool) -> Result<Self, Error> {
+        let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
+        model.batch_tokens = cfg.embed_batch_tokens.max(1);
+        Self::open(cfg, Arc::new(model), create)
+    }
+
+    /// Reload the dense index from the store. With `persist`, first bring the HNSW file
+    /// up to date (insert new chunks, or rebuild) and save it.
+    pub fn refresh_dense(&mut self, persist: bool) -> Result<(), Error> {
+        let dim = self.embedder.dim();
+        if persist {
+            Dense::update(&self.store, &self.cfg.index, &self.cfg, dim)?;
+        }
+        self.dense = Some(Dense::open(&self.store, &self.cfg.index, &self.cfg, dim, persist)?);
+        Ok(())
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The index directory.
+    pub fn dir(&self) -> &Path {
+        &self.cfg.index
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// The store, writable.
+    pub fn store_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
+
+    /// The bi-encoder.
+    pub fn embedder(&self) -> &dyn Embed {
+        self.embedder.as_ref()
+    }
+
+    /// The bi-encoder, shared.
+    pub fn embedder_arc(&self) -> Arc<dyn Embed> {
+        self.embedder.clone()
+    }
+
+    /// Embed one query.
+    pub fn embed_query(&self, q: &str) -> Result<Vec<f32>, Error> {
+        Ok(self.embedder.embed(&[q])?.pop().unwrap_or_default())
+    }
+
+    fn dense(&self) -> &Dense {
+        self.dense.as_ref().expect("dense index opened in Engine::open")
+    }
+
+    /// Top-`n` chunks by cosine similarity with `v`.
+    pub fn dense_search(&self, v: &[f32], n: usize) -> Vec<(i64, f32)> {
+        self.dense().search(v, n)
+    }
+
+    /// Exact top-`n` (for measuring HNSW recall).
+    pub fn dense_search_exact(&self, v: &[f32], n: usize) -> Result<Vec<(i64, f32)>, Error> {
+        self.dense().search_exact(&self.store, self.embedder.dim(), v, n)
+    }
+
+    /// HNSW top-`n`, when a graph is loaded.
+    pub fn dense_search_hnsw(&self, v: &[f32], n: usize) -> Option<Vec<(i64, f32)>> {
+        self.dense().search_hnsw(v, n)
+    }
+
+    /// `exact` or `hnsw`.
+    pub fn dense_backend(&self) -> &str {
+        self.dense().backend()
+    }
+
+    /// Health of the dense index as found on opening.
+    pub fn index_health(&self) -> &IndexHealth {
+        self.dense().health()
+    }
+}

@@ -1,0 +1,37 @@
+//! The library's error type: one variant per stage, each carrying its stage's typed error
+//! (with paths and positions).
+
+use crate::config::ConfigError;
+use crate::corpus::load::LoadError;
+use crate::index::dense::DenseError;
+use crate::models::ModelError;
+use crate::store::StoreError;
+
+/// Any error the library returns.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Configuration could not be read.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// A model could not be loaded or run.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    /// The SQLite store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The dense index failed.
+    #[error(transparent)]
+    Dense(#[from] DenseError),
+    /// A document could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// The query is empty after trimming.
+    #[error("empty query")]
+    EmptyQuery,
+    /// Invalid arguments or options.
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

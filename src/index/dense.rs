@@ -1,0 +1,2531 @@
+//! Dense (embedding) vector indexes.
+//!
+//! * [`HnswIndex`]: an approximate nearest-neighbour graph built with `hnsw_rs`, persisted as
+//!   `hnsw_rs` dump files plus a small checksummed manifest, committed atomically.
+//! * [`ExactIndex`]: brute-force cosine search over a flat row-major matrix, used for small
+//!   corpora and as ground truth for [`recall_at_k`].
+//!
+//! Vectors are L2-normalised `f32`, so cosine similarity is the dot product. Ids are `u64`
+//! (SQLite rowids of chunks). All result lists are sorted by descending similarity, ties by
+//! ascending id.
+//!
+//! # Notes on `hnsw_rs` 0.3.5 (what this module works around)
+//!
+//! * `Hnsw::new` calls `std::process::exit(1)` when `max_nb_connection > 256`, and dumps store
+//!   it as a `u8` (256 would become 0), so [`HnswParams::validate`] accepts `2..=255`.
+//! * `file_dump` refuses graphs whose `max_layer` is not exactly 16 (`NB_LAYER_MAX`), so the
+//!   layer count is fixed at [`MAX_LAYERS`].
+//! * `file_dump` returns the basename it actually used: it appends a random `-NNNN` suffix when
+//!   the files exist and the graph came from a reload (reloaded graphs are flagged as
+//!   "mmapped" and never overwrite). We record whatever it returns in the manifest.
+//! * `DistDot` asserts `1 - dot >= 0`, which fails (panics) for near-duplicate unit vectors
+//!   because of rounding; `DistCosine` is safe but computes three `f64` sums per call. We use a
+//!   private distance, `UnitDot` = `max(0, 1 - dot)`, with the same autovectorisable kernel as
+//!   [`ExactIndex`] (so graph and exact scores are bit-identical). It never returns NaN, which
+//!   `hnsw_rs` would otherwise turn into a panic when ordering candidates.
+//! * Loading: `HnswIo::load_hnsw` returns an `Hnsw<'b, ..>` that borrows the `HnswIo` (for
+//!   optional mmap data). We own both in `OwnedHnsw`: the loader lives in a `Box` whose raw
+//!   pointer is kept until the graph has been dropped (mmap is never enabled, so point data is
+//!   owned anyway). The loader also *panics* (`unwrap`/`assert!`) or even calls
+//!   `process::exit` on truncated or corrupt files, so every dump is fully validated (structure
+//!   and checksum) before `hnsw_rs` sees it, and the load runs under `catch_unwind`.
+//! * `search_filter` applies the filter while walking the base layer (filtered-out nodes are
+//!   still traversed) and post-filters the answer, but it can return fewer than `k` results
+//!   (unreachable kept nodes, or the non-kept entry point occupying a slot), and it disables the
+//!   early exit of the beam search, so it gets expensive when the filter is selective.
+//!   [`HnswIndex::search`] therefore plans: exact scan when it is cheaper or the filter is
+//!   selective, graph otherwise, and falls back to an exact scan whenever the graph returns
+//!   fewer than `k` kept points.
+//! * Parallel insertion into an *empty* graph can race on the entry point and leave points
+//!   without neighbours, so the first points of a new graph are inserted serially.
+//! * There is no deletion: callers rebuild (or filter out dead ids at search time).
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufReader, Read, Write};
+use std::mem::ManuallyDrop;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use hnsw_rs::anndists::dist::distances::Distance;
+use hnsw_rs::api::AnnT;
+use hnsw_rs::filter::FilterT;
+use hnsw_rs::hnsw::{Hnsw, Point, PointId};
+use hnsw_rs::hnswio::HnswIo;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+/// Number of HNSW layers. `hnsw_rs` can only dump graphs created with exactly 16 layers.
+pub const MAX_LAYERS: usize = 16;
+
+/// Largest accepted `max_connections` (`hnsw_rs` stores it as a `u8` in dumps).
+pub const MAX_CONNECTIONS_LIMIT: usize = 255;
+
+/// Stored vectors must satisfy `| |v|^2 - 1 | <= NORM_TOLERANCE`.
+pub const NORM_TOLERANCE: f32 = 1e-3;
+
+/// Suffix of the manifest file that commits a saved [`HnswIndex`] (`<basename>.hnsw.meta`).
+pub const MANIFEST_SUFFIX: &str = ".hnsw.meta";
+
+/// Errors of the dense index module. Every file-related variant carries the path involved.
+#[derive(Debug, thiserror::Error)]
+pub enum DenseError {
+    /// An I/O operation on `path` failed.
+    #[error("I/O error on {}: {source}", .path.display())]
+    Io {
+        /// File or directory involved.
+        path: PathBuf,
+        /// Underlying error.
+        source: io::Error,
+    },
+    /// No saved index (manifest or dump file) exists at `path`.
+    #[error("no dense index dump at {}", .path.display())]
+    Missing {
+        /// The file that was expected.
+        path: PathBuf,
+    },
+    /// A saved index exists but is corrupt, truncated or inconsistent.
+    #[error("cannot load dense index from {}: {reason}", .path.display())]
+    Load {
+        /// Offending file.
+        path: PathBuf,
+        /// What was wrong.
+        reason: String,
+    },
+    /// Writing a dump failed inside `hnsw_rs` or its output did not verify.
+    #[error("cannot save dense index to {}: {reason}", .path.display())]
+    Save {
+        /// Target directory or file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
+    /// A vector does not have the index dimension.
+    #[error("vector dimension mismatch: expected {expected}, got {got}")]
+    Dimension {
+        /// Dimension of the index.
+        expected: usize,
+        /// Length of the offending vector.
+        got: usize,
+    },
+    /// A vector is not finite or not L2-normalised.
+    #[error("invalid vector for id {id}: {reason}")]
+    InvalidVector {
+        /// Point id.
+        id: u64,
+        /// What was wrong.
+        reason: String,
+    },
+    /// The id is already stored in the index (or repeated within the batch).
+    #[error("duplicate point id {id}")]
+    DuplicateId {
+        /// The repeated id.
+        id: u64,
+    },
+    /// Invalid [`HnswParams`] or dimension.
+    #[error("invalid HNSW parameters: {reason}")]
+    InvalidParams {
+        /// What was wrong.
+        reason: String,
+    },
+    /// The dump basename is not a plain file-name stem.
+    #[error("invalid dump basename {basename:?}: {reason}")]
+    InvalidBasename {
+        /// The rejected basename.
+        basename: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+}
+
+impl DenseError {
+    fn io(path: &Path, source: io::Error) -> Self {
+        if source.kind() == io::ErrorKind::NotFound {
+            DenseError::Missing {
+                path: path.to_path_buf(),
+            }
+        } else {
+            DenseError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    }
+
+    fn load(path: &Path, reason: impl Into<String>) -> Self {
+        DenseError::Load {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// HNSW construction and search parameters.
+///
+/// Defaults: `max_connections` (M) = 16 neighbours per node (32 on the base layer),
+/// `ef_construction` = 200, `ef_search` = 100. The number of layers is fixed at
+/// [`MAX_LAYERS`] (16). Missing fields deserialise to their defaults.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HnswParams {
+    /// Neighbours kept per node and layer (M); `2..=255`. Baked into the graph at build time.
+    pub max_connections: usize,
+    /// Beam width while inserting; larger = better graph, slower build. Baked into the graph.
+    pub ef_construction: usize,
+    /// Beam width while searching (raised to `k` when smaller); larger = better recall.
+    pub ef_search: usize,
+}
+
+impl Default for HnswParams {
+    fn default() -> Self {
+        HnswParams {
+            max_connections: 16,
+            ef_construction: 200,
+            ef_search: 100,
+        }
+    }
+}
+
+impl HnswParams {
+    /// Checks the limits documented on each field.
+    pub fn validate(&self) -> Result<(), DenseError> {
+        let bad = |reason: String| Err(DenseError::InvalidParams { reason });
+        if !(2..=MAX_CONNECTIONS_LIMIT).contains(&self.max_connections) {
+            return bad(format!(
+                "max_connections must be in 2..={MAX_CONNECTIONS_LIMIT}, got {}",
+                self.max_connections
+            ));
+        }
+        if self.ef_construction == 0 {
+            return bad("ef_construction must be >= 1".into());
+        }
+        if self.ef_search == 0 {
+            return bad("ef_search must be >= 1".into());
+        }
+        Ok(())
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels and top-k selection shared by both indexes.
+// ---------------------------------------------------------------------------------------------
+
+const LANES: usize = 8;
+
+/// Dot product with `LANES` independent accumulators (autovectorises) and a fixed reduction
+/// order, so the result is deterministic for given inputs.
+#[inline]
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; LANES];
+    let mut ca = a.chunks_exact(LANES);
+    let mut cb = b.chunks_exact(LANES);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..LANES {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0.0f32;
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        tail += x * y;
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
+}
+
+/// `hnsw_rs` distance for unit vectors: `max(0, 1 - dot)`. Never negative, never NaN.
+#[derive(Debug, Default, Clone, Copy)]
+struct UnitDot;
+
+impl Distance<f32> for UnitDot {
+    fn eval(&self, va: &[f32], vb: &[f32]) -> f32 {
+        (1.0 - dot(va, vb)).max(0.0)
+    }
+}
+
+/// Type-name suffix under which `hnsw_rs` records [`UnitDot`] in dumps.
+const DIST_NAME: &str = "UnitDot";
+
+/// A scored id ordered so that the *worst* hit is the maximum (lowest score, then highest id).
+#[derive(Debug, Clone, Copy)]
+struct Scored {
+    score: f32,
+    id: u64,
+}
+
+impl PartialEq for Scored {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Scored {}
+impl PartialOrd for Scored {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Scored {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other
+            .score
+            .total_cmp(&self.score)
+            .then(self.id.cmp(&other.id))
+    }
+}
+
+/// Bounded max-heap keeping the best `k` hits.
+struct TopK {
+    k: usize,
+    heap: BinaryHeap<Scored>,
+}
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        TopK {
+            k,
+            heap: BinaryHeap::with_capacity(k.min(4096) + 1),
+        }
+    }
+
+    #[inline]
+    fn offer(&mut self, id: u64, score: f32) {
+        if self.k == 0 || score.is_nan() {
+            return;
+        }
+        let s = Scored { score, id };
+        if self.heap.len() < self.k {
+            self.heap.push(s);
+        } else if let Some(mut worst) = self.heap.peek_mut() {
+            if s < *worst {
+                *worst = s;
+            }
+        }
+    }
+
+    fn merge(mut self, other: TopK) -> TopK {
+        for s in other.heap {
+            self.offer(s.id, s.score);
+        }
+        self
+    }
+
+    fn into_sorted(self) -> Vec<(u64, f32)> {
+        self.heap
+            .into_sorted_vec()
+            .into_iter()
+            .map(|s| (s.id, s.score))
+            .collect()
+    }
+}
+
+/// Sorts hits by descending score, ties by ascending id.
+fn sort_hits(hits: &mut [(u64, f32)]) {
+    hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+}
+
+/// Work (rows x dim) above which a scan is split over rayon.
+const PARALLEL_SCAN_WORK: usize = 1 << 18;
+
+/// Top-`k` over rows `0..n`, where `score(i)` yields `Some((id, score))` for kept rows.
+/// Splits into row blocks processed by rayon when `n * dim` is large.
+fn top_k_rows<F>(n: usize, dim: usize, k: usize, score: F) -> Vec<(u64, f32)>
+where
+    F: Fn(usize) -> Option<(u64, f32)> + Sync,
+{
+    if k == 0 || n == 0 {
+        return Vec::new();
+    }
+    let scan = |range: std::ops::Range<usize>| {
+        let mut top = TopK::new(k);
+        for i in range {
+            if let Some((id, s)) = score(i) {
+                top.offer(id, s);
+            }
+        }
+        top
+    };
+    if n.saturating_mul(dim.max(1)) < PARALLEL_SCAN_WORK {
+        return scan(0..n).into_sorted();
+    }
+    let block = (PARALLEL_SCAN_WORK / 4 / dim.max(1)).max(256);
+    let blocks = n.div_ceil(block);
+    (0..blocks)
+        .into_par_iter()
+        .map(|b| scan(b * block..((b + 1) * block).min(n)))
+        .reduce(|| TopK::new(k), TopK::merge)
+        .into_sorted()
+}
+
+// ---------------------------------------------------------------------------------------------
+// ExactIndex
+// ---------------------------------------------------------------------------------------------
+
+/// Exact (brute-force) cosine search over a flat row-major matrix; used for small corpora and
+/// to measure HNSW recall. Scores are raw dot products (= cosine for unit vectors).
+#[derive(Clone)]
+pub struct ExactIndex {
+    dim: usize,
+    ids: Vec<u64>,
+    data: Vec<f32>,
+}
+
+impl fmt::Debug for ExactIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ExactIndex")
+            .field("dim", &self.dim)
+            .field("len", &self.ids.len())
+            .finish()
+    }
+}
+
+impl ExactIndex {
+    /// Creates an empty index for vectors of length `dim`.
+    ///
+    /// # Panics
+    /// If `dim == 0`.
+    pub fn new(dim: usize) -> Self {
+        assert!(dim > 0, "ExactIndex dimension must be > 0");
+        ExactIndex {
+            dim,
+            ids: Vec::new(),
+            data: Vec::new(),
+        }
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Appends a row. Ids are not deduplicated.
+    ///
+    /// # Panics
+    /// If `v.len() != self.dim()`.
+    pub fn push(&mut self, id: u64, v: &[f32]) {
+        assert_eq!(v.len(), self.dim, "ExactIndex::push: dimension mismatch");
+        self.ids.push(id);
+        self.data.extend_from_slice(v);
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True when there are no rows.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Every stored id, in row order.
+    pub fn ids(&self) -> &[u64] {
+        &self.ids
+    }
+
+    /// Removes every row whose id is in `dead` (order of the remaining rows is kept).
+    pub fn remove_ids(&mut self, dead: &HashSet<u64>) {
+        if dead.is_empty() {
+            return;
+        }
+        let dim = self.dim;
+        let mut w = 0;
+        for r in 0..self.ids.len() {
+            if dead.contains(&self.ids[r]) {
+                continue;
+            }
+            if w != r {
+                self.ids[w] = self.ids[r];
+                self.data.copy_within(r * dim..(r + 1) * dim, w * dim);
+            }
+            w += 1;
+        }
+        self.ids.truncate(w);
+        self.data.truncate(w * dim);
+    }
+
+    /// Top-`k` rows by dot product among ids where `keep(id)` is true, sorted by descending
+    /// score, ties by ascending id. Returns `min(k, kept rows)` hits (rows whose score is NaN
+    /// are skipped). A query of the wrong length yields an empty list (logged).
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Vec<(u64, f32)> {
+        if query.len() != self.dim {
+            tracing::warn!(
+                expected = self.dim,
+                got = query.len(),
+                "ExactIndex::search: query dimension mismatch"
+            );
+            return Vec::new();
+        }
+        let dim = self.dim;
+        top_k_rows(self.ids.len(), dim, k, |i| {
+            let id = self.ids[i];
+            if keep(id) {
+                Some((id, dot(query, &self.data[i * dim..(i + 1) * dim])))
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// Recall@k of `approx` against `exact` result lists: the fraction of the first
+/// `min(k, exact.len())` exact ids that appear among the first `k` approximate ids
+/// (1.0 when the exact list is empty).
+pub fn recall_at_k(exact: &[(u64, f32)], approx: &[(u64, f32)], k: usize) -> f64 {
+    let truth = &exact[..k.min(exact.len())];
+    if truth.is_empty() {
+        return 1.0;
+    }
+    let found: HashSet<u64> = approx.iter().take(k).map(|h| h.0).collect();
+    truth.iter().filter(|h| found.contains(&h.0)).count() as f64 / truth.len() as f64
+}
+
+// ---------------------------------------------------------------------------------------------
+// Owned hnsw_rs graph (built or loaded)
+// ---------------------------------------------------------------------------------------------
+
+type Graph = Hnsw<'static, f32, UnitDot>;
+type GraphPoint = Arc<Point<'static, f32>>;
+
+/// Whether neighbour lists are topped up with pruned candidates (better connectivity).
+const KEEP_PRUNED: bool = false;
+
+/// An `hnsw_rs` graph together with the `HnswIo` it was loaded from (if any), plus a flat
+/// table of its points (`Arc`s into the graph) for exact scans and re-scoring.
+///
+/// `Hnsw::load_hnsw` ties the graph's lifetime to the loader because points *may* borrow
+/// mmapped data owned by it. We never enable mmap, but to stay sound regardless we keep the
+/// loader alive at a stable heap address (raw pointer from `Box::into_raw`) and free it only
+/// after the graph and the point table have been dropped (see `Drop`). Nothing with the
+/// `'static` lifetime ever leaves this struct.
+struct OwnedHnsw {
+    hnsw: ManuallyDrop<Graph>,
+    /// All points, layer by layer, in rank order; `offsets[l]` is the first index of layer `l`.
+    points: Vec<GraphPoint>,
+    offsets: [usize; MAX_LAYERS + 1],
+    loader: Option<NonNull<HnswIo>>,
+}
+
+// SAFETY: `Graph` and `Arc<Point>` are Send + Sync (asserted below). The loader is only ever
+// touched in `load` (before the struct exists) and in `drop` (exclusive access), so sharing
+// `&OwnedHnsw` across threads never accesses it, and moving the struct moves ownership of a
+// `HnswIo`, which is `Send` (asserted below).
+unsafe impl Send for OwnedHnsw {}
+// SAFETY: see above.
+unsafe impl Sync for OwnedHnsw {}
+
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    const fn send<T: Send>() {}
+    send_sync::<Graph>();
+    send_sync::<GraphPoint>();
+    send::<HnswIo>();
+};
+
+impl OwnedHnsw {
+    fn from_graph(mut hnsw: Graph) -> Self {
+        hnsw.set_extend_candidates(false);
+        hnsw.set_keeping_pruned(KEEP_PRUNED);
+        let mut owned = OwnedHnsw {
+            hnsw: ManuallyDrop::new(hnsw),
+            points: Vec::new(),
+            offsets: [0; MAX_LAYERS + 1],
+            loader: None,
+        };
+        owned.refresh_points();
+        owned
+    }
+
+    fn new(params: &HnswParams, capacity: usize) -> Self {
+        Self::from_graph(Hnsw::new(
+            params.max_connections,
+            capacity,
+            MAX_LAYERS,
+            params.ef_construction,
+            UnitDot,
+        ))
+    }
+
+    /// Loads `<dir>/<base>.hnsw.{graph,data}` (which must already have been validated).
+    fn load(dir: &Path, base: &str) -> Result<Self, String> {
+        let loader: *mut HnswIo = Box::into_raw(Box::new(HnswIo::new(dir, base)));
+        let result = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: `loader` comes from `Box::into_raw`: valid, aligned and not aliased.
+            // The graph may borrow it for `'static`; we keep the allocation alive and
+            // untouched until the graph has been dropped (`Drop for OwnedHnsw`).
+            let io: &'static mut HnswIo = unsafe { &mut *loader };
+            io.load_hnsw::<f32, UnitDot>()
+        }));
+        let free_loader = || {
+            // SAFETY: no graph borrowing the loader exists any more (the load failed and
+            // everything it created was dropped), and the pointer is freed exactly once.
+            unsafe { drop(Box::from_raw(loader)) }
+        };
+        match result {
+            Ok(Ok(hnsw)) => {
+                let mut owned = Self::from_graph(hnsw);
+                owned.loader = NonNull::new(loader);
+                Ok(owned)
+            }
+            Ok(Err(e)) => {
+                free_loader();
+                Err(format!("hnsw_rs load failed: {e:#}"))
+            }
+            Err(panic) => {
+                free_loader();
+                Err(format!("hnsw_rs load panicked: {}", panic_message(&panic)))
+            }
+        }
+    }
+
+    fn graph(&self) -> &Graph {
+        &self.hnsw
+    }
+
+    /// Rebuilds the flat point table after inserts.
+    fn refresh_points(&mut self) {
+        let indexation = self.hnsw.get_point_indexation();
+        let mut points = Vec::with_capacity(self.hnsw.get_nb_point());
+        for l in 0..MAX_LAYERS {
+            self.offsets[l] = points.len();
+            if indexation.get_layer_nb_point(l) > 0 {
+                points.extend(indexation.get_layer_iterator(l));
+            }
+        }
+        self.offsets[MAX_LAYERS] = points.len();
+        self.points = points;
+    }
+
+    /// Vector of the point with internal id `p_id`.
+    fn vector(&self, p_id: PointId) -> Option<&[f32]> {
+        let layer = usize::from(p_id.0);
+        let rank = usize::try_from(p_id.1).ok()?;
+        if layer >= MAX_LAYERS {
+            return None;
+        }
+        let idx = self.offsets[layer] + rank;
+        if idx >= self.offsets[layer + 1] {
+            return None;
+        }
+        Some(self.points[idx].get_v())
+    }
+}
+
+impl Drop for OwnedHnsw {
+    fn drop(&mut self) {
+        self.points.clear();
+        // SAFETY: `hnsw` is dropped exactly once, here, and never used afterwards.
+        unsafe { ManuallyDrop::drop(&mut self.hnsw) };
+        if let Some(loader) = self.loader.take() {
+            // SAFETY: the graph that borrowed the loader is gone; the pointer came from
+            // `Box::into_raw` and is freed exactly once.
+            unsafe { drop(Box::from_raw(loader.as_ptr())) };
+        }
+    }
+}
+
+fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic".to_string()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// HnswIndex
+// ---------------------------------------------------------------------------------------------
+
+/// Points inserted one by one when a graph is empty, before switching to `parallel_insert`.
+const SERIAL_SEED_POINTS: usize = 256;
+/// Batches smaller than this are inserted serially.
+const PARALLEL_INSERT_MIN: usize = 64;
+/// Ids sampled to estimate the fraction of points a filter keeps.
+const KEEP_SAMPLE: usize = 1024;
+/// Relative cost of one graph-search distance evaluation (locks, visited-set, heap) versus one
+/// dot product in a linear scan. Used by the search planner.
+const GRAPH_EVAL_COST: f64 = 3.0;
+/// Relative cost of one `keep(id)` call in a linear scan versus one dot product.
+const KEEP_CALL_COST: f64 = 0.1;
+
+/// Which algorithm answered a search (for tests and tracing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    Exact,
+    Graph,
+    GraphFiltered,
+    ExactFallback,
+}
+
+/// How a search should be executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Plan {
+    /// Cost-based choice between `Graph { fallback: true, .. }` and `Exact`
+    /// (what [`HnswIndex::search`] uses).
+    Auto,
+    /// HNSW search (`hnsw_rs` filtered search when `filtered`); with `fallback`, an exact scan
+    /// answers when the graph yields fewer than `k` kept hits.
+    Graph { filtered: bool, fallback: bool },
+    /// Exact scan over all points.
+    Exact,
+}
+
+/// An HNSW graph over (id, vector) points, persisted as `hnsw_rs` dump files in a directory.
+///
+/// Searching is `&self` and thread-safe; inserting needs `&mut self`.
+pub struct HnswIndex {
+    dim: usize,
+    params: HnswParams,
+    ids: HashSet<u64>,
+    graph: OwnedHnsw,
+}
+
+impl fmt::Debug for HnswIndex {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HnswIndex")
+            .field("dim", &self.dim)
+            .field("len", &self.len())
+            .field("params", &self.params)
+            .finish()
+    }
+}
+
+impl HnswIndex {
+    /// Builds a graph over `points` (inserted in parallel). The graph's allocation hint is
+    /// twice the initial size so later [`insert`](Self::insert)s grow cheaply.
+    ///
+    /// Errors on invalid params, `dim == 0`, wrong-length, non-finite or non-normalised
+    /// vectors, and duplicate ids.
+    pub fn build(
+        dim: usize,
+        params: &HnswParams,
+        points: &[(u64, &[f32])],
+    ) -> Result<Self, DenseError> {
+        params.validate()?;
+        if dim == 0 {
+            return Err(DenseError::InvalidParams {
+                reason: "dimension must be > 0".into(),
+            });
+        }
+        let capacity = points.len().saturating_mul(2).max(1024);
+        let mut index = HnswIndex {
+            dim,
+            params: params.clone(),
+            ids: HashSet::new(),
+            graph: OwnedHnsw::new(params, capacity),
+        };
+        index.insert(points)?;
+        tracing::debug!(dim, n = index.len(), "built HNSW index");
+        Ok(index)
+    }
+
+    /// Adds more points (incremental ingest). The whole batch is validated first; on error
+    /// nothing is inserted. Ids must be new.
+    pub fn insert(&mut self, points: &[(u64, &[f32])]) -> Result<(), DenseError> {
+        let mut batch_ids = HashSet::with_capacity(points.len());
+        let mut data: Vec<(&[f32], usize)> = Vec::with_capacity(points.len());
+        for &(id, v) in points {
+            check_vector(self.dim, id, v)?;
+            if self.ids.contains(&id) || !batch_ids.insert(id) {
+                return Err(DenseError::DuplicateId { id });
+            }
+            let origin = usize::try_from(id).map_err(|_| DenseError::InvalidVector {
+                id,
+                reason: "id does not fit in usize on this platform".into(),
+            })?;
+            data.push((v, origin));
+        }
+        if data.is_empty() {
+            return Ok(());
+        }
+        let hnsw = self.graph.graph();
+        let mut rest = &data[..];
+        if hnsw.get_nb_point() == 0 {
+            // Avoid the entry-point race of parallel insertion into an empty graph.
+            let seed = rest.len().min(SERIAL_SEED_POINTS);
+            for &(v, id) in &rest[..seed] {
+                hnsw.insert_slice((v, id));
+            }
+            rest = &rest[seed..];
+        }
+        if rest.len() >= PARALLEL_INSERT_MIN {
+            hnsw.parallel_insert_slice(&rest.to_vec());
+        } else {
+            for &(v, id) in rest {
+                hnsw.insert_slice((v, id));
+            }
+        }
+        self.ids.extend(batch_ids);
+        self.graph.refresh_points();
+        debug_assert_eq!(self.graph.points.len(), self.ids.len());
+        Ok(())
+    }
+
+    /// Number of stored points.
+    pub fn len(&self) -> usize {
+        self.graph.points.len()
+    }
+
+    /// True when no point is stored.
+    pub fn is_empty(&self) -> bool {
+        self.graph.points.is_empty()
+    }
+
+    /// Vector dimension.
+    pub fn dim(&self) -> usize {
+        self.dim
+    }
+
+    /// Effective parameters. After [`load`](Self::load), `max_connections` and
+    /// `ef_construction` are the values the graph was built with.
+    pub fn params(&self) -> &HnswParams {
+        &self.params
+    }
+
+    /// Changes the search beam width (clamped to at least 1).
+    pub fn set_ef_search(&mut self, ef_search: usize) {
+        self.params.ef_search = ef_search.max(1);
+    }
+
+    /// Every stored point id, ascending.
+    pub fn ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.ids.iter().copied().collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// Top-`k` by cosine among points where `keep(id)` is true, sorted by descending
+    /// similarity, ties by ascending id. Always returns `min(k, number of kept points)` hits.
+    ///
+    /// Plan: an exact scan when it is estimated to be cheaper than the graph (small index, or
+    /// a selective filter: the kept fraction is estimated from a sample of ids); otherwise an
+    /// HNSW search with `ef = max(ef_search, k)` (unfiltered and post-filtered when the sample
+    /// keeps everything, `hnsw_rs` filtered search otherwise). Scores are recomputed exactly.
+    /// If the graph yields fewer than `k` kept hits, the answer comes from an exact scan.
+    ///
+    /// The query is normalised if its norm is off; a query of the wrong length, non-finite or
+    /// zero yields an empty list (logged).
+    pub fn search(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Vec<(u64, f32)> {
+        self.search_with(query, k, keep, Plan::Auto).0
+    }
+
+    fn search_with(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        plan: Plan,
+    ) -> (Vec<(u64, f32)>, Route) {
+        if k == 0 || self.is_empty() {
+            return (Vec::new(), Route::Exact);
+        }
+        let Some(q) = self.prepare_query(query) else {
+            return (Vec::new(), Route::Exact);
+        };
+        let plan = match plan {
+            Plan::Auto => self.plan(k, keep),
+            other => other,
+        };
+        match plan {
+            Plan::Auto | Plan::Exact => (self.exact_scan(&q, k, keep), Route::Exact),
+            Plan::Graph { filtered, fallback } => {
+                let hits = self.graph_search(&q, k, keep, filtered);
+                if hits.len() < k && fallback {
+                    tracing::debug!(
+                        got = hits.len(),
+                        k,
+                        "HNSW returned too few kept points; exact fallback"
+                    );
+                    return (self.exact_scan(&q, k, keep), Route::ExactFallback);
+                }
+                let route = if filtered {
+                    Route::GraphFiltered
+                } else {
+                    Route::Graph
+                };
+                (hits, route)
+            }
+        }
+    }
+
+    /// Validates the query and returns a unit-norm copy.
+    fn prepare_query(&self, query: &[f32]) -> Option<Vec<f32>> {
+        if query.len() != self.dim {
+            tracing::warn!(
+                expected = self.dim,
+                got = query.len(),
+                "HnswIndex::search: query dimension mismatch"
+            );
+            return None;
+        }
+        let norm2 = dot(query, query);
+        if !norm2.is_finite() || norm2 <= 0.0 {
+            tracing::warn!("HnswIndex::search: query is zero or not finite");
+            return None;
+        }
+        if (norm2 - 1.0).abs() <= NORM_TOLERANCE {
+            Some(query.to_vec())
+        } else {
+            let inv = 1.0 / norm2.sqrt();
+            Some(query.iter().map(|x| x * inv).collect())
+        }
+    }
+
+    /// Cost-based choice between the graph and an exact scan.
+    fn plan(&self, k: usize, keep: &(dyn Fn(u64) -> bool + Sync)) -> Plan {
+        let n = self.len();
+        let pts = &self.graph.points;
+        let s = n.min(KEEP_SAMPLE);
+        let hits = (0..s)
+            .filter(|j| keep(pts[j * n / s].get_origin_id() as u64))
+            .count();
+        let frac = hits as f64 / s as f64;
+        if hits == 0 || frac * n as f64 <= k as f64 {
+            return Plan::Exact;
+        }
+        let ef = self.params.ef_search.max(k) as f64;
+        // Base-layer nodes hold up to 2*M neighbours; a filtered search must expand ~ef/frac.
+        let graph_cost = ef / frac * (2 * self.params.max_connections) as f64 * GRAPH_EVAL_COST;
+        let exact_cost = n as f64 * (KEEP_CALL_COST + frac);
+        let plan = if graph_cost >= exact_cost {
+            Plan::Exact
+        } else {
+            Plan::Graph {
+                filtered: hits < s,
+                fallback: true,
+            }
+        };
+        tracing::trace!(n, frac, graph_cost, exact_cost, ?plan, "dense search plan");
+        plan
+    }
+
+    fn exact_scan(&self, q: &[f32], k: usize, keep: &(dyn Fn(u64) -> bool + Sync)) -> Vec<(u64, f32)> {
+        let pts = &self.graph.points;
+        top_k_rows(pts.len(), self.dim, k, |i| {
+            let p = &pts[i];
+            let id = p.get_origin_id() as u64;
+            if keep(id) {
+                Some((id, dot(q, p.get_v())))
+            } else {
+                None
+            }
+        })
+    }
+
+    fn graph_search(
+        &self,
+        q: &[f32],
+        k: usize,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+        filtered: bool,
+    ) -> Vec<(u64, f32)> {
+        let ef = self.params.ef_search.max(k);
+        let hnsw = self.graph.graph();
+        let neighbours = if filtered {
+            let filter = |id: &usize| keep(*id as u64);
+            hnsw.search_filter(q, ef, ef, Some(&filter as &dyn FilterT))
+        } else {
+            hnsw.search(q, ef, ef)
+        };
+        let mut seen = HashSet::with_capacity(neighbours.len());
+        let mut hits: Vec<(u64, f32)> = neighbours
+            .iter()
+            .filter_map(|n| {
+                let id = n.d_id as u64;
+                if !keep(id) || !seen.insert(id) {
+                    return None;
+                }
+                Some((id, dot(q, self.graph.vector(n.p_id)?)))
+            })
+            .collect();
+        sort_hits(&mut hits);
+        hits.truncate(k);
+        hits
+    }
+
+    /// Writes the index into `dir` (created if missing) under `basename`; returns the basename
+    /// to pass to [`load`](Self::load) (always `basename` itself).
+    ///
+    /// Crash safety: the graph is dumped by `hnsw_rs` into fresh, uniquely named files
+    /// `<basename>.g<token>.hnsw.{graph,data}` (a half-written dump is never referenced), then
+    /// fsynced, re-read to verify structure and compute xxh64 checksums. The commit point is
+    /// the manifest `<basename>.hnsw.meta` (dump name, sizes, checksums, dim, count, params),
+    /// written to a hidden temporary file, fsynced and atomically renamed over the previous
+    /// one; the directory is fsynced. Only then are older generations and stale temporaries of
+    /// this basename deleted. A reader therefore sees either the old or the new complete
+    /// index. Single writer per basename assumed.
+    pub fn save(&self, dir: &Path, basename: &str) -> Result<String, DenseError> {
+        validate_basename(basename)?;
+        fs::create_dir_all(dir).map_err(|e| DenseError::io(dir, e))?;
+        let token = unique_token();
+        let mut manifest = Manifest {
+            dim: self.dim,
+            count: self.len(),
+            max_connections: self.params.max_connections,
+            ef_construction: self.params.ef_construction,
+            dump: None,
+        };
+        if !self.is_empty() {
+            let requested = format!("{basename}.g{token}");
+            let dumped = catch_unwind(AssertUnwindSafe(|| {
+                self.graph.graph().file_dump(dir, &requested)
+            }));
+            let used = match dumped {
+                Ok(Ok(used)) => used,
+                Ok(Err(e)) => {
+                    remove_dump_files(dir, &requested);
+                    return Err(DenseError::Save {
+                        path: dir.to_path_buf(),
+                        reason: format!("hnsw_rs file_dump failed: {e:#}"),
+                    });
+                }
+                Err(p) => {
+                    remove_dump_files(dir, &requested);
+                    return Err(DenseError::Save {
+                        path: dir.to_path_buf(),
+                        reason: format!("hnsw_rs file_dump panicked: {}", panic_message(&p)),
+                    });
+                }
+            };
+            let verified = (|| {
+                let (graph_path, data_path) = dump_paths(dir, &used);
+                sync_file(&graph_path)?;
+                sync_file(&data_path)?;
+                let expect = Expected {
+                    dim: self.dim,
+                    count: self.len(),
+                    graph: None,
+                    data: None,
+                };
+                let v = validate_dump(&graph_path, &data_path, &expect)?;
+                Ok::<_, DenseError>(DumpFiles {
+                    base: used.clone(),
+                    graph: v.graph,
+                    data: v.data,
+                })
+            })();
+            match verified {
+                Ok(files) => manifest.dump = Some(files),
+                Err(e) => {
+                    remove_dump_files(dir, &used);
+                    return Err(DenseError::Save {
+                        path: dir.to_path_buf(),
+                        reason: format!("written dump did not verify: {e}"),
+                    });
+                }
+            }
+        }
+        let manifest_path = dir.join(format!("{basename}{MANIFEST_SUFFIX}"));
+        let tmp_path = dir.join(format!(".{basename}{MANIFEST_SUFFIX}.tmp-{token}"));
+        let write_tmp = || -> io::Result<()> {
+            let mut f = File::create(&tmp_path)?;
+            f.write_all(manifest.render().as_bytes())?;
+            f.sync_all()
+        };
+        if let Err(e) = write_tmp().and_then(|()| fs::rename(&tmp_path, &manifest_path)) {
+            let _ = fs::remove_file(&tmp_path);
+            if let Some(d) = &manifest.dump {
+                remove_dump_files(dir, &d.base);
+            }
+            return Err(DenseError::io(&manifest_path, e));
+        }
+        sync_dir(dir);
+        collect_garbage(dir, basename, manifest.dump.as_ref().map(|d| d.base.as_str()));
+        tracing::info!(dir = %dir.display(), basename, n = self.len(), "saved HNSW index");
+        Ok(basename.to_string())
+    }
+
+    /// Loads an index saved by [`save`](Self::save). `params.ef_search` is used for searching;
+    /// `max_connections`/`ef_construction` come from the dump (a mismatch is logged).
+    ///
+    /// Missing manifest or dump files give [`DenseError::Missing`]; truncated, corrupt or
+    /// inconsistent files give [`DenseError::Load`]. Files are validated completely (sizes,
+    /// checksums, structure) before `hnsw_rs` parses them, and its loader runs under
+    /// `catch_unwind`, so a bad dump never panics or aborts the process.
+    pub fn load(dir: &Path, basename: &str, params: &HnswParams) -> Result<Self, DenseError> {
+        params.validate()?;
+        validate_basename(basename)?;
+        let manifest_path = dir.join(format!("{basename}{MANIFEST_SUFFIX}"));
+        let mut attempt = 0;
+        loop {
+            let manifest = Manifest::read(&manifest_path)?;
+            match Self::load_manifest(dir, &manifest_path, &manifest, params) {
+                // A concurrent save may have replaced the manifest and deleted the files we
+                // were about to read: retry with the new manifest.
+                Err(DenseError::Missing { .. })
+                    if attempt < 2
+                        && Manifest::read(&manifest_path).ok().as_ref() != Some(&manifest) =>
+                {
+                    attempt += 1;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    fn load_manifest(
+        dir: &Path,
+        manifest_path: &Path,
+        m: &Manifest,
+        params: &HnswParams,
+    ) -> Result<Self, DenseError> {
+        let effective = HnswParams {
+            max_connections: m.max_connections,
+            ef_construction: m.ef_construction,
+            ef_search: params.ef_search,
+        };
+        effective
+            .validate()
+            .map_err(|e| DenseError::load(manifest_path, e.to_string()))?;
+        if effective.max_connections != params.max_connections
+            || effective.ef_construction != params.ef_construction
+        {
+            tracing::info!(
+                stored_m = m.max_connections,
+                stored_ef_construction = m.ef_construction,
+                "HNSW dump was built with different parameters; using the stored ones"
+            );
+        }
+        let Some(files) = &m.dump else {
+            if m.count != 0 {
+                return Err(DenseError::load(manifest_path, "count > 0 but no dump files"));
+            }
+            return Ok(HnswIndex {
+                dim: m.dim,
+                params: effective.clone(),
+                ids: HashSet::new(),
+                graph: OwnedHnsw::new(&effective, 1024),
+            });
+        };
+        let (graph_path, data_path) = dump_paths(dir, &files.base);
+        let expect = Expected {
+            dim: m.dim,
+            count: m.count,
+            graph: Some(files.graph),
+            data: Some(files.data),
+        };
+        validate_dump(&graph_path, &data_path, &expect)?;
+        let graph = OwnedHnsw::load(dir, &files.base).map_err(|r| DenseError::load(&graph_path, r))?;
+        if graph.points.len() != m.count || graph.graph().get_nb_point() != m.count {
+            return Err(DenseError::load(
+                &graph_path,
+                format!("loaded {} points, manifest says {}", graph.points.len(), m.count),
+            ));
+        }
+        let mut ids = HashSet::with_capacity(m.count);
+        for p in &graph.points {
+            if p.get_v().len() != m.dim {
+                return Err(DenseError::load(&data_path, "loaded vector has wrong dimension"));
+            }
+            let id = p.get_origin_id() as u64;
+            if !ids.insert(id) {
+                return Err(DenseError::load(&graph_path, format!("duplicate point id {id}")));
+            }
+        }
+        tracing::info!(dir = %dir.display(), base = %files.base, n = m.count, "loaded HNSW index");
+        Ok(HnswIndex {
+            dim: m.dim,
+            params: effective,
+            ids,
+            graph,
+        })
+    }
+}
+
+/// Checks length, finiteness and unit norm of a vector to be stored.
+fn check_vector(dim: usize, id: u64, v: &[f32]) -> Result<(), DenseError> {
+    if v.len() != dim {
+        return Err(DenseError::Dimension {
+            expected: dim,
+            got: v.len(),
+        });
+    }
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(DenseError::InvalidVector {
+            id,
+            reason: "non-finite component".into(),
+        });
+    }
+    let norm2 = dot(v, v);
+    if (norm2 - 1.0).abs() > NORM_TOLERANCE {
+        return Err(DenseError::InvalidVector {
+            id,
+            reason: format!("not L2-normalised (|v|^2 = {norm2})"),
+        });
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Persistence helpers: naming, manifest, fsync, garbage collection
+// ---------------------------------------------------------------------------------------------
+
+fn validate_basename(basename: &str) -> Result<(), DenseError> {
+    let bad = |reason| {
+        Err(DenseError::InvalidBasename {
+            basename: basename.to_string(),
+            reason,
+        })
+    };
+    if basename.is_empty() || basename.len() > 128 {
+        return bad("must be 1..=128 bytes");
+    }
+    if basename.starts_with('.') {
+        return bad("must not start with '.'");
+    }
+    if !basename
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return bad("only ASCII letters, digits, '_', '-' and '.' are allowed");
+    }
+    Ok(())
+}
+
+/// A token unique per call within this machine (time, pid, counter), lowercase hex.
+fn unique_token() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    let count = COUNTER.fetch_add(1, AtomicOrdering::Relaxed);
+    format!("{nanos:x}{:x}{count:x}", std::process::id())
+}
+
+fn dump_paths(dir: &Path, base: &str) -> (PathBuf, PathBuf) {
+    (
+        dir.join(format!("{base}.hnsw.graph")),
+        dir.join(format!("{base}.hnsw.data")),
+    )
+}
+
+fn remove_dump_files(dir: &Path, base: &str) {
+    let (g, d) = dump_paths(dir, base);
+    let _ = fs::remove_file(g);
+    let _ = fs::remove_file(d);
+}
+
+fn sync_file(path: &Path) -> Result<(), DenseError> {
+    OpenOptions::new()
+        .write(true)
+        .open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| DenseError::io(path, e))
+}
+
+/// Best-effort fsync of a directory so renames in it are durable (no-op where unsupported).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Err(e) = File::open(dir).and_then(|f| f.sync_all()) {
+        tracing::warn!(dir = %dir.display(), error = %e, "could not fsync directory");
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// True for `<basename>.g<hex>[-<digits>].hnsw.{graph,data}` (our dump generations).
+fn is_generation_file(name: &str, basename: &str) -> Option<String> {
+    let rest = name.strip_prefix(basename)?.strip_prefix(".g")?;
+    let stem = rest
+        .strip_suffix(".hnsw.graph")
+        .or_else(|| rest.strip_suffix(".hnsw.data"))?;
+    let (hex, suffix) = stem.split_once('-').unwrap_or((stem, ""));
+    let hex_ok = !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit());
+    let suffix_ok = suffix.bytes().all(|b| b.is_ascii_digit());
+    (hex_ok && suffix_ok && (suffix.is_empty() == !stem.contains('-')))
+        .then(|| format!("{basename}.g{stem}"))
+}
+
+/// Deletes older dump generations and stale temporary manifests of `basename`.
+fn collect_garbage(dir: &Path, basename: &str, current: Option<&str>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let tmp_prefix = format!(".{basename}{MANIFEST_SUFFIX}.tmp-");
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let stale = match is_generation_file(name, basename) {
+            Some(base) => Some(base.as_str()) != current,
+            None => name.starts_with(&tmp_prefix),
+        };
+        if stale {
+            if let Err(e) = fs::remove_file(entry.path()) {
+                tracing::warn!(file = %entry.path().display(), error = %e, "could not remove stale dump file");
+            }
+        }
+    }
+}
+
+/// Length and xxh64 of a dump file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileSum {
+    len: u64,
+    xxh64: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DumpFiles {
+    /// `hnsw_rs` basename of the `.hnsw.graph` / `.hnsw.data` pair.
+    base: String,
+    graph: FileSum,
+    data: FileSum,
+}
+
+/// The commit record of a saved index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Manifest {
+    dim: usize,
+    count: usize,
+    max_connections: usize,
+    ef_construction: usize,
+    /// `None` for an empty index (hnsw_rs cannot dump a graph without points).
+    dump: Option<DumpFiles>,
+}
+
+const MANIFEST_MAGIC: &str = "attest-dense-hnsw 1";
+const MANIFEST_MAX_BYTES: u64 = 64 * 1024;
+
+impl Manifest {
+    fn render(&self) -> String {
+        let mut s = format!(
+            "{MANIFEST_MAGIC}\ndim {}\ncount {}\nmax_connections {}\nef_construction {}\n",
+            self.dim, self.count, self.max_connections, self.ef_construction
+        );
+        match &self.dump {
+            Some(d) => {
+                s.push_str(&format!(
+                    "dump {}\ngraph {} xxh64 {:016x}\ndata {} xxh64 {:016x}\n",
+                    d.base, d.graph.len, d.graph.xxh64, d.data.len, d.data.xxh64
+                ));
+            }
+            None => s.push_str("dump -\n"),
+        }
+        s.push_str("end\n");
+        s
+    }
+
+    fn read(path: &Path) -> Result<Self, DenseError> {
+        let file = File::open(path).map_err(|e| DenseError::io(path, e))?;
+        let mut bytes = Vec::new();
+        file.take(MANIFEST_MAX_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|e| DenseError::io(path, e))?;
+        if bytes.len() as u64 > MANIFEST_MAX_BYTES {
+            return Err(DenseError::load(path, "manifest too large"));
+        }
+        let text =
+            String::from_utf8(bytes).map_err(|_| DenseError::load(path, "manifest is not UTF-8"))?;
+        Self::parse(&text).map_err(|reason| DenseError::load(path, format!("bad manifest: {reason}")))
+    }
+
+    fn parse(text: &str) -> Result<Self, String> {
+        let mut lines = text.lines();
+        if lines.next() != Some(MANIFEST_MAGIC) {
+            return Err("missing or unknown header".into());
+        }
+        let mut field = |key: &str| -> Result<Vec<&str>, String> {
+            let line = lines.next().ok_or_else(|| format!("missing `{key}`"))?;
+            let mut parts = line.split(' ');
+            if parts.next() != Some(key) {
+                return Err(format!("expected `{key}`, found {line:?}"));
+            }
+            Ok(parts.collect())
+        };
+        fn one<'a>(v: Vec<&'a str>, key: &str) -> Result<&'a str, String> {
+            match v.as_slice() {
+                [x] => Ok(*x),
+                _ => Err(format!("`{key}` needs one value")),
+            }
+        }
+        fn num(s: &str, key: &str) -> Result<usize, String> {
+            s.parse().map_err(|_| format!("bad number for `{key}`: {s:?}"))
+        }
+        fn sum(v: Vec<&str>, key: &str) -> Result<FileSum, String> {
+            match v.as_slice() {
+                [len, "xxh64", h] if h.len() == 16 => Ok(FileSum {
+                    len: len.parse().map_err(|_| format!("bad length for `{key}`"))?,
+                    xxh64: u64::from_str_radix(h, 16).map_err(|_| format!("bad hash for `{key}`"))?,
+                }),
+                _ => Err(format!("`{key}` needs `<len> xxh64 <16 hex>`")),
+            }
+        }
+        let dim = num(one(field("dim")?, "dim")?, "dim")?;
+        let count = num(one(field("count")?, "count")?, "count")?;
+        let max_connections = num(one(field("max_connections")?, "max_connections")?, "max_connections")?;
+        let ef_construction = num(one(field("ef_construction")?, "ef_construction")?, "ef_construction")?;
+        let base = one(field("dump")?, "dump")?;
+        let dump = if base == "-" {
+            None
+        } else {
+            if base.is_empty() || base.contains(['/', '\\']) || base.starts_with('.') {
+                return Err("bad dump name".into());
+            }
+            Some(DumpFiles {
+                base: base.to_string(),
+                graph: sum(field("graph")?, "graph")?,
+                data: sum(field("data")?, "data")?,
+            })
+        };
+        field("end")?;
+        if lines.any(|l| !l.is_empty()) {
+            return Err("trailing content".into());
+        }
+        if dim == 0 {
+            return Err("dim must be > 0".into());
+        }
+        if (count == 0) != dump.is_none() {
+            return Err("count and dump disagree".into());
+        }
+        Ok(Manifest {
+            dim,
+            count,
+            max_connections,
+            ef_construction,
+            dump,
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// xxh64 (streaming), used as the dump checksum
+// ---------------------------------------------------------------------------------------------
+
+const P1: u64 = 0x9E37_79B1_85EB_CA87;
+const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
+const P3: u64 = 0x1656_67B1_9E37_79F9;
+const P4: u64 = 0x85EB_CA77_C2B2_AE63;
+const P5: u64 = 0x27D4_EB2F_1656_67C5;
+
+/// Streaming XXH64 (seed 0).
+struct Xxh64 {
+    v: [u64; 4],
+    buf: [u8; 32],
+    buf_len: usize,
+    total: u64,
+}
+
+impl Xxh64 {
+    fn new() -> Self {
+        Xxh64 {
+            v: [P1.wrapping_add(P2), P2, 0, 0u64.wrapping_sub(P1)],
+            buf: [0; 32],
+            buf_len: 0,
+            total: 0,
+        }
+    }
+
+    #[inline]
+    fn round(acc: u64, input: u64) -> u64 {
+        acc.wrapping_add(input.wrapping_mul(P2))
+            .rotate_left(31)
+            .wrapping_mul(P1)
+    }
+
+    #[inline]
+    fn stripe(v: &mut [u64; 4], s: &[u8]) {
+        for (i, lane) in v.iter_mut().enumerate() {
+            let w = u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+            *lane = Self::round(*lane, w);
+        }
+    }
+
+    fn update(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if self.buf_len + data.len() < 32 {
+            self.buf[self.buf_len..self.buf_len + data.len()].copy_from_slice(data);
+            self.buf_len += data.len();
+            return;
+        }
+        if self.buf_len > 0 {
+            let fill = 32 - self.buf_len;
+            self.buf[self.buf_len..].copy_from_slice(&data[..fill]);
+            let buf = self.buf;
+            Self::stripe(&mut self.v, &buf);
+            data = &data[fill..];
+            self.buf_len = 0;
+        }
+        let mut chunks = data.chunks_exact(32);
+        for s in &mut chunks {
+            Self::stripe(&mut self.v, s);
+        }
+        let rem = chunks.remainder();
+        self.buf[..rem.len()].copy_from_slice(rem);
+        self.buf_len = rem.len();
+    }
+
+    fn finish(&self) -> u64 {
+        let merge = |acc: u64, val: u64| (acc ^ Self::round(0, val)).wrapping_mul(P1).wrapping_add(P4);
+        let [v1, v2, v3, v4] = self.v;
+        let mut h = if self.total >= 32 {
+            let h = v1
+                .rotate_left(1)
+                .wrapping_add(v2.rotate_left(7))
+                .wrapping_add(v3.rotate_left(12))
+                .wrapping_add(v4.rotate_left(18));
+            merge(merge(merge(merge(h, v1), v2), v3), v4)
+        } else {
+            P5
+        };
+        h = h.wrapping_add(self.total);
+        let mut rest = &self.buf[..self.buf_len];
+        while rest.len() >= 8 {
+            let k = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
+            h = (h ^ Self::round(0, k)).rotate_left(27).wrapping_mul(P1).wrapping_add(P4);
+            rest = &rest[8..];
+        }
+        if rest.len() >= 4 {
+            let k = u64::from(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")));
+            h = (h ^ k.wrapping_mul(P1)).rotate_left(23).wrapping_mul(P2).wrapping_add(P3);
+            rest = &rest[4..];
+        }
+        for &b in rest {
+            h = (h ^ u64::from(b).wrapping_mul(P5)).rotate_left(11).wrapping_mul(P1);
+        }
+        h ^= h >> 33;
+        h = h.wrapping_mul(P2);
+        h ^= h >> 29;
+        h = h.wrapping_mul(P3);
+        h ^ (h >> 32)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dump validation (mirrors hnsw_rs 0.3.5 hnswio.rs, format v4, DumpMode::Full, native endian)
+// ---------------------------------------------------------------------------------------------
+
+const MAGIC_DESCR_V4: u32 = 0x002a_6779;
+const MAGIC_LAYER: u32 = 0x000a_676f;
+const MAGIC_POINT: u32 = 0x000a_678f;
+const MAGIC_DATA: u32 = 0xa67f_0000;
+const USIZE: u64 = std::mem::size_of::<usize>() as u64;
+/// Bytes of one neighbour record: origin id, layer, rank, distance.
+const NEIGHBOUR_BYTES: u64 = USIZE + 1 + 4 + 4;
+
+/// What a dump must contain.
+struct Expected {
+    dim: usize,
+    count: usize,
+    graph: Option<FileSum>,
+    data: Option<FileSum>,
+}
+
+/// Checksums of a validated dump.
+struct Validated {
+    graph: FileSum,
+    data: FileSum,
+}
+
+/// Sequential reader over a dump file that hashes everything read and knows how many bytes
+/// remain, so that no count read from the file can trigger a huge allocation.
+struct DumpReader {
+    path: PathBuf,
+    inner: BufReader<File>,
+    hasher: Xxh64,
+    len: u64,
+    pos: u64,
+}
+
+impl DumpReader {
+    fn open(path: &Path, expected: Option<FileSum>) -> Result<Self, DenseError> {
+        let file = File::open(path).map_err(|e| DenseError::io(path, e))?;
+        let len = file.metadata().map_err(|e| DenseError::io(path, e))?.len();
+        if let Some(sum) = expected {
+            if sum.len != len {
+                return Err(DenseError::load(
+                    path,
+                    format!("file is {len} bytes, manifest says {} (truncated or replaced)", sum.len),
+                ));
+            }
+        }
+        Ok(DumpReader {
+            path: path.to_path_buf(),
+            inner: BufReader::with_capacity(1 << 16, file),
+            hasher: Xxh64::new(),
+            len,
+            pos: 0,
+        })
+    }
+
+    fn corrupt(&self, what: impl fmt::Display) -> DenseError {
+        DenseError::load(&self.path, format!("{what} (at byte {})", self.pos))
+    }
+
+    fn remaining(&self) -> u64 {
+        self.len - self.pos
+    }
+
+    fn bytes(&mut self, out: &mut [u8]) -> Result<(), DenseError> {
+        if (out.len() as u64) > self.remaining() {
+            return Err(self.corrupt("unexpected end of file (truncated)"));
+        }
+        self.inner
+            .read_exact(out)
+            .map_err(|e| DenseError::io(&self.path, e))?;
+        self.hasher.update(out);
+        self.pos += out.len() as u64;
+        Ok(())
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DenseError> {
+        let mut b = [0u8; N];
+        self.bytes(&mut b)?;
+        Ok(b)
+    }
+
+    fn u8(&mut self) -> Result<u8, DenseError> {
+        Ok(self.array::<1>()?[0])
+    }
+    fn u32(&mut self) -> Result<u32, DenseError> {
+        Ok(u32::from_ne_bytes(self.array()?))
+    }
+    fn i32(&mut self) -> Result<i32, DenseError> {
+        Ok(i32::from_ne_bytes(self.array()?))
+    }
+    fn u64(&mut self) -> Result<u64, DenseError> {
+        Ok(u64::from_ne_bytes(self.array()?))
+    }
+    fn f64(&mut self) -> Result<f64, DenseError> {
+        Ok(f64::from_ne_bytes(self.array()?))
+    }
+    fn usize(&mut self) -> Result<usize, DenseError> {
+        Ok(usize::from_ne_bytes(self.array()?))
+    }
+
+    /// A count of items of at least `item_bytes` bytes each that must fit in the rest of the file.
+    fn count(&mut self, item_bytes: u64, what: &str) -> Result<usize, DenseError> {
+        let n = self.usize()?;
+        if (n as u64).saturating_mul(item_bytes.max(1)) > self.remaining() {
+            return Err(self.corrupt(format!("{what} count {n} exceeds file size")));
+        }
+        Ok(n)
+    }
+
+    fn string(&mut self, what: &str) -> Result<String, DenseError> {
+        let n = self.usize()?;
+        if n > 256 {
+            return Err(self.corrupt(format!("{what} length {n} > 256")));
+        }
+        let mut b = vec![0u8; n];
+        self.bytes(&mut b)?;
+        String::from_utf8(b).map_err(|_| self.corrupt(format!("{what} is not UTF-8")))
+    }
+
+    /// Checks end of file and the checksum; returns the file's sum.
+    fn finish(mut self, expected: Option<FileSum>) -> Result<FileSum, DenseError> {
+        if self.remaining() != 0 {
+            return Err(self.corrupt("trailing bytes after dump"));
+        }
+        let mut probe = [0u8; 1];
+        if self
+            .inner
+            .read(&mut probe)
+            .map_err(|e| DenseError::io(&self.path, e))?
+            != 0
+        {
+            return Err(self.corrupt("file grew while reading"));
+        }
+        let sum = FileSum {
+            len: self.len,
+            xxh64: self.hasher.finish(),
+        };
+        if let Some(exp) = expected {
+            if exp.xxh64 != sum.xxh64 {
+                return Err(DenseError::load(&self.path, "checksum mismatch (file corrupted)"));
+            }
+        }
+        Ok(sum)
+    }
+}
+
+/// Fully validates an `hnsw_rs` dump pair so that `HnswIo::load_hnsw` cannot hit one of its
+/// panics, out-of-bounds reads or `process::exit` paths, and checks sizes and checksums
+/// against the manifest when given.
+fn validate_dump(graph_path: &Path, data_path: &Path, exp: &Expected) -> Result<Validated, DenseError> {
+    let mut g = DumpReader::open(graph_path, exp.graph)?;
+    let mut d = DumpReader::open(data_path, exp.data)?;
+
+    // --- graph: description
+    if g.u32()? != MAGIC_DESCR_V4 {
+        return Err(g.corrupt("bad description magic"));
+    }
+    if g.u8()? != 1 {
+        return Err(g.corrupt("dump mode is not Full"));
+    }
+    let max_conn = g.u8()?;
+    if max_conn < 2 {
+        return Err(g.corrupt(format!("max_nb_connection {max_conn} < 2")));
+    }
+    let level_scale = g.f64()?;
+    if !(level_scale.is_finite() && level_scale > 0.0) {
+        return Err(g.corrupt("bad level scale"));
+    }
+    if usize::from(g.u8()?) != MAX_LAYERS {
+        return Err(g.corrupt("layer count is not 16"));
+    }
+    if g.usize()? == 0 {
+        return Err(g.corrupt("ef_construction is 0"));
+    }
+    let nb_point = g.usize()?;
+    if nb_point != exp.count {
+        return Err(g.corrupt(format!("{nb_point} points, expected {}", exp.count)));
+    }
+    let dim = g.usize()?;
+    if dim != exp.dim {
+        return Err(g.corrupt(format!("dimension {dim}, expected {}", exp.dim)));
+    }
+    let dist = g.string("distance name")?;
+    if dist.rsplit("::").next() != Some(DIST_NAME) {
+        return Err(g.corrupt(format!("distance {dist:?} is not {DIST_NAME}")));
+    }
+    if g.string("type name")? != "f32" {
+        return Err(g.corrupt("data type is not f32"));
+    }
+
+    // --- graph: layers
+    if usize::from(g.u8()?) != MAX_LAYERS {
+        return Err(g.corrupt("indexation layer count is not 16"));
+    }
+    let min_point_bytes = 4 + USIZE + 1 + 4 + MAX_LAYERS as u64 * USIZE;
+    let mut layer_len = [0usize; MAX_LAYERS];
+    let mut max_rank_ref = [-1i64; MAX_LAYERS];
+    let mut origins: Vec<usize> = Vec::with_capacity(nb_point.min(1 << 24));
+    for (l, len) in layer_len.iter_mut().enumerate() {
+        if g.u32()? != MAGIC_LAYER {
+            return Err(g.corrupt(format!("bad magic at layer {l}")));
+        }
+        *len = g.count(min_point_bytes, "layer point")?;
+        for r in 0..*len {
+            if g.u32()? != MAGIC_POINT {
+                return Err(g.corrupt("bad point magic"));
+            }
+            origins.push(g.usize()?);
+            let (pl, pr) = (g.u8()?, g.i32()?);
+            if usize::from(pl) != l || usize::try_from(pr).ok() != Some(r) {
+                return Err(g.corrupt(format!("point id ({pl},{pr}) stored at ({l},{r})")));
+            }
+            for _ in 0..MAX_LAYERS {
+                let nb = g.count(NEIGHBOUR_BYTES, "neighbour")?;
+                for _ in 0..nb {
+                    let _origin = g.usize()?;
+                    let (nl, nr) = (g.u8()?, g.i32()?);
+                    let dist = f32::from_ne_bytes(g.array()?);
+                    if usize::from(nl) >= MAX_LAYERS || nr < 0 || dist.is_nan() {
+                        return Err(g.corrupt(format!("bad neighbour ({nl},{nr})")));
+                    }
+                    let m = &mut max_rank_ref[usize::from(nl)];
+                    *m = (*m).max(i64::from(nr));
+                }
+            }
+        }
+    }
+    if origins.len() != nb_point {
+        return Err(g.corrupt(format!("{} points in layers, header says {nb_point}", origins.len())));
+    }
+    for (l, (&max_rank, &len)) in max_rank_ref.iter().zip(&layer_len).enumerate() {
+        if max_rank >= len as i64 {
+            return Err(g.corrupt(format!("neighbour points past the end of layer {l}")));
+        }
+    }
+    let _entry_origin = g.usize()?;
+    let (el, er) = (g.u8()?, g.i32()?);
+    let entry_ok = usize::from(el) < MAX_LAYERS
+        && usize::try_from(er).is_ok_and(|r| r < layer_len[usize::from(el)]);
+    if !entry_ok {
+        return Err(g.corrupt(format!("bad entry point ({el},{er})")));
+    }
+    let graph_sum = g.finish(exp.graph)?;
+
+    // --- data file: header, then one record per point in graph order
+    if d.u32()? != MAGIC_DATA {
+        return Err(d.corrupt("bad data magic"));
+    }
+    if d.usize()? != dim {
+        return Err(d.corrupt("data dimension differs from graph"));
+    }
+    let vec_bytes = dim as u64 * 4;
+    let mut buf = vec![0u8; dim * 4];
+    for &origin in &origins {
+        if d.u32()? != MAGIC_DATA {
+            return Err(d.corrupt("bad vector magic"));
+        }
+        if d.u64()? != origin as u64 {
+            return Err(d.corrupt("vector id differs from graph order"));
+        }
+        if d.u64()? != vec_bytes {
+            return Err(d.corrupt("bad vector byte length"));
+        }
+        d.bytes(&mut buf)?;
+        if buf
+            .chunks_exact(4)
+            .any(|c| !f32::from_ne_bytes(c.try_into().expect("4 bytes")).is_finite())
+        {
+            return Err(d.corrupt("non-finite vector component"));
+        }
+    }
+    let data_sum = d.finish(exp.data)?;
+    Ok(Validated {
+        graph: graph_sum,
+        data: data_sum,
+    })
+}
+
+#[cfg(test)]
+mod tests_support {
+    use super::*;
+
+    /// SplitMix64: tiny deterministic generator for test data.
+    pub struct Rng(pub u64);
+    impl Rng {
+        pub fn next_u64(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+        pub fn unit(&mut self) -> f64 {
+            (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+        }
+        pub fn gauss(&mut self) -> f32 {
+            let u1 = self.unit().max(1e-300);
+            let u2 = self.unit();
+            ((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
+        }
+    }
+
+    pub fn normalise(v: &mut [f32]) {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= n);
+    }
+
+    pub fn uniform(n: usize, dim: usize, seed: u64) -> Vec<Vec<f32>> {
+        let mut rng = Rng(seed);
+        (0..n)
+            .map(|_| {
+                let mut v: Vec<f32> = (0..dim).map(|_| rng.gauss()).collect();
+                normalise(&mut v);
+                v
+            })
+            .collect()
+    }
+
+    /// Points around `centres` random unit centres (chosen by `centre_seed`): each point is a
+    /// centre plus isotropic Gaussian noise of norm ~`noise`, normalised. Data and queries
+    /// drawn with the same `centre_seed` share the clusters, as text embeddings of a corpus
+    /// and of questions about it do.
+    pub fn clustered(n: usize, dim: usize, centres: usize, noise: f32, centre_seed: u64, seed: u64) -> Vec<Vec<f32>> {
+        let cs = uniform(centres, dim, centre_seed);
+        let mut rng = Rng(seed);
+        let scale = noise / (dim as f32).sqrt();
+        (0..n)
+            .map(|_| {
+                let c = &cs[(rng.next_u64() % centres as u64) as usize];
+                let mut v: Vec<f32> = c.iter().map(|x| x + scale * rng.gauss()).collect();
+                normalise(&mut v);
+                v
+            })
+            .collect()
+    }
+
+    /// Ids are spread out (not 0..n) to catch id/position confusion.
+    pub fn id_of(i: usize) -> u64 {
+        1000 + 7 * i as u64
+    }
+
+    pub fn pairs(vs: &[Vec<f32>]) -> Vec<(u64, &[f32])> {
+        vs.iter().enumerate().map(|(i, v)| (id_of(i), v.as_slice())).collect()
+    }
+
+    pub fn exact_of(dim: usize, vs: &[Vec<f32>]) -> ExactIndex {
+        let mut e = ExactIndex::new(dim);
+        for (i, v) in vs.iter().enumerate() {
+            e.push(id_of(i), v);
+        }
+        e
+    }
+
+    pub fn all(_: u64) -> bool {
+        true
+    }
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tests_support::*;
+    use super::*;
+    use proptest::prelude::*;
+    use std::time::Instant;
+
+    fn assert_sorted(hits: &[(u64, f32)]) {
+        for w in hits.windows(2) {
+            assert!(
+                w[0].1 > w[1].1 || (w[0].1 == w[1].1 && w[0].0 < w[1].0),
+                "not sorted: {w:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn xxh64_known_values_and_streaming() {
+        let one_shot = |b: &[u8]| {
+            let mut h = Xxh64::new();
+            h.update(b);
+            h.finish()
+        };
+        assert_eq!(one_shot(b""), 0xEF46_DB37_51D8_E999);
+        assert_eq!(one_shot(b"abc"), 0x44BC_2CF5_AD77_0999);
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 31 % 251) as u8).collect();
+        for split in [1usize, 3, 7, 31, 32, 33, 100] {
+            let mut h = Xxh64::new();
+            for c in data.chunks(split) {
+                h.update(c);
+            }
+            assert_eq!(h.finish(), one_shot(&data), "split {split}");
+        }
+    }
+
+    #[test]
+    fn dot_matches_naive() {
+        let mut rng = Rng(5);
+        for n in [0usize, 1, 7, 8, 9, 16, 383, 384] {
+            let a: Vec<f32> = (0..n).map(|_| rng.gauss()).collect();
+            let b: Vec<f32> = (0..n).map(|_| rng.gauss()).collect();
+            let naive: f64 = a.iter().zip(&b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum();
+            assert!((f64::from(dot(&a, &b)) - naive).abs() < 1e-4, "n={n}");
+        }
+    }
+
+    #[test]
+    fn params_validation() {
+        assert!(HnswParams::default().validate().is_ok());
+        for m in [0, 1, 256, 1000] {
+            let p = HnswParams {
+                max_connections: m,
+                ..HnswParams::default()
+            };
+            assert!(matches!(p.validate(), Err(DenseError::InvalidParams { .. })), "m={m}");
+        }
+        let p: HnswParams = serde_json_like_default();
+        assert_eq!(p, HnswParams::default());
+    }
+
+    /// `#[serde(default)]` check without a JSON dependency: deserialize from an empty map.
+    fn serde_json_like_default() -> HnswParams {
+        use serde::de::value::{Error, MapDeserializer};
+        let empty: Vec<(String, usize)> = Vec::new();
+        HnswParams::deserialize(MapDeserializer::<_, Error>::new(empty.into_iter())).unwrap()
+    }
+
+    #[test]
+    fn build_search_finds_own_id_first() {
+        let dim = 48;
+        let vs = clustered(2000, dim, 20, 0.8, 7, 1);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(&vs)).unwrap();
+        assert_eq!(idx.len(), vs.len());
+        assert_eq!(idx.dim(), dim);
+        for i in (0..vs.len()).step_by(37) {
+            for plan in [Plan::Auto, Plan::Graph { filtered: false, fallback: false }] {
+                let (hits, _) = idx.search_with(&vs[i], 5, &all, plan);
+                assert_eq!(hits.len(), 5);
+                assert_eq!(hits[0].0, id_of(i), "{plan:?}");
+                assert!((hits[0].1 - 1.0).abs() < 1e-4);
+                assert_sorted(&hits);
+            }
+        }
+    }
+
+    #[test]
+    fn rejects_bad_input() {
+        let dim = 8;
+        let mut v = vec![0.0f32; dim];
+        v[0] = 1.0;
+        let p = HnswParams::default();
+        let e = HnswIndex::build(dim, &p, &[(1, &v[..4])]).unwrap_err();
+        assert!(matches!(e, DenseError::Dimension { expected: 8, got: 4 }));
+        let e = HnswIndex::build(dim, &p, &[(1, &v), (1, &v)]).unwrap_err();
+        assert!(matches!(e, DenseError::DuplicateId { id: 1 }));
+        let twice: Vec<f32> = v.iter().map(|x| x * 2.0).collect();
+        assert!(matches!(
+            HnswIndex::build(dim, &p, &[(1, &twice)]),
+            Err(DenseError::InvalidVector { id: 1, .. })
+        ));
+        let mut nan = v.clone();
+        nan[1] = f32::NAN;
+        assert!(HnswIndex::build(dim, &p, &[(1, &nan)]).is_err());
+        let mut idx = HnswIndex::build(dim, &p, &[(1, &v)]).unwrap();
+        assert!(matches!(idx.insert(&[(1, &v)]), Err(DenseError::DuplicateId { id: 1 })));
+        // Queries: wrong length / zero -> empty; unnormalised -> normalised.
+        assert!(idx.search(&v[..3], 1, &all).is_empty());
+        assert!(idx.search(&[0.0; 8], 1, &all).is_empty());
+        assert_eq!(idx.search(&twice, 1, &all), vec![(1, 1.0)]);
+        assert!(idx.search(&v, 0, &all).is_empty());
+    }
+
+    #[test]
+    fn identical_vectors_do_not_panic() {
+        // DistDot would assert on 1 - dot < 0 here; UnitDot clamps.
+        let dim = 16;
+        let v = uniform(1, dim, 3).remove(0);
+        let pts: Vec<(u64, &[f32])> = (0..300).map(|i| (i as u64, v.as_slice())).collect();
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pts).unwrap();
+        let (hits, _) = idx.search_with(&v, 10, &all, Plan::Graph { filtered: false, fallback: false });
+        assert_eq!(hits.len(), 10);
+        assert!(hits.iter().all(|h| (h.1 - 1.0).abs() < 1e-5));
+        assert_sorted(&hits);
+        let ids: Vec<u64> = idx.search(&v, 10, &all).iter().map(|h| h.0).collect();
+        assert_eq!(ids, (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn filtered_search_returns_k_when_90_percent_filtered() {
+        let dim = 32;
+        let vs = clustered(3000, dim, 30, 0.8, 7, 2);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(&vs)).unwrap();
+        let exact = exact_of(dim, &vs);
+        let keep = |id: u64| (id / 7) % 10 == 3; // 10% of ids kept
+        let k = 10;
+        let mut recall = 0.0;
+        let queries = uniform(30, dim, 99);
+        for q in &queries {
+            let truth = exact.search(q, k, &keep);
+            for plan in [
+                Plan::Auto,
+                Plan::Exact,
+                Plan::Graph { filtered: true, fallback: false },
+            ] {
+                let (hits, route) = idx.search_with(q, k, &keep, plan);
+                if plan == (Plan::Graph { filtered: true, fallback: false }) {
+                    recall += recall_at_k(&truth, &hits, k);
+                    // hnsw_rs alone may come up short; the public search never does.
+                    assert!(hits.len() <= k);
+                } else {
+                    assert_eq!(hits.len(), k, "{plan:?} via {route:?}");
+                }
+                assert!(hits.iter().all(|h| keep(h.0)));
+                assert_sorted(&hits);
+            }
+            assert_eq!(idx.search(q, k, &keep), truth);
+        }
+        let recall = recall / queries.len() as f64;
+        eprintln!("filtered (10% kept) hnsw_rs search_filter recall@10 = {recall:.3}");
+        assert!(recall > 0.9, "filtered graph recall {recall}");
+
+        // Fewer kept points than k: all of them, best first.
+        let few = |id: u64| id == id_of(5) || id == id_of(2999);
+        let hits = idx.search(&vs[5], k, &few);
+        assert_eq!(hits.iter().map(|h| h.0).collect::<Vec<_>>(), vec![id_of(5), id_of(2999)]);
+        assert!(idx.search(&vs[5], k, &|_| false).is_empty());
+    }
+
+    #[test]
+    fn graph_short_result_falls_back_to_exact() {
+        // A filter keeping only ids unreachable through the unfiltered beam: the graph answers
+        // with < k kept hits and Auto must fall back to an exact scan.
+        let dim = 16;
+        let vs = clustered(2000, dim, 10, 0.5, 7, 4);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(&vs)).unwrap();
+        let q = &vs[0];
+        let exact = exact_of(dim, &vs);
+        // Keep the 50 points *farthest* from q: graph search (unfiltered) never reaches them.
+        let far: HashSet<u64> = {
+            let mut all_hits = exact.search(&q.iter().map(|x| -x).collect::<Vec<_>>(), 50, &all);
+            all_hits.truncate(50);
+            all_hits.into_iter().map(|h| h.0).collect()
+        };
+        let keep = |id: u64| far.contains(&id);
+        let (graph_hits, _) = idx.search_with(q, 10, &keep, Plan::Graph { filtered: false, fallback: false });
+        assert!(graph_hits.len() < 10);
+        let (hits, route) = idx.search_with(q, 10, &keep, Plan::Graph { filtered: false, fallback: true });
+        assert_eq!(route, Route::ExactFallback);
+        assert_eq!(hits, exact.search(q, 10, &keep));
+        assert_eq!(idx.search(q, 10, &keep), hits);
+    }
+
+    #[test]
+    fn save_load_round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 24;
+        let vs = clustered(1500, dim, 15, 0.8, 7, 6);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(&vs)).unwrap();
+        let base = idx.save(dir.path(), "dense").unwrap();
+        assert_eq!(base, "dense");
+        let loaded = HnswIndex::load(dir.path(), &base, &HnswParams::default()).unwrap();
+        assert_eq!(loaded.len(), idx.len());
+        assert_eq!(loaded.dim(), dim);
+        assert_eq!(loaded.ids(), idx.ids());
+        assert_eq!(loaded.params(), idx.params());
+        let keep_odd = |id: u64| id % 2 == 1;
+        for q in uniform(20, dim, 7).iter().chain(vs.iter().take(5)) {
+            for plan in [
+                Plan::Auto,
+                Plan::Graph { filtered: false, fallback: false },
+                Plan::Graph { filtered: true, fallback: false },
+            ] {
+                assert_eq!(
+                    idx.search_with(q, 10, &all, plan).0,
+                    loaded.search_with(q, 10, &all, plan).0
+                );
+                assert_eq!(
+                    idx.search_with(q, 10, &keep_odd, plan).0,
+                    loaded.search_with(q, 10, &keep_odd, plan).0
+                );
+            }
+        }
+        // Saving again (from a loaded graph, which hnsw_rs refuses to overwrite) replaces the
+        // previous generation and leaves exactly one dump pair plus the manifest.
+        assert_eq!(loaded.save(dir.path(), "dense").unwrap(), "dense");
+        let mut names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names.contains(&"dense.hnsw.meta".to_string()));
+        let again = HnswIndex::load(dir.path(), "dense", &HnswParams::default()).unwrap();
+        assert_eq!(again.ids(), idx.ids());
+    }
+
+    #[test]
+    fn save_load_empty_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let idx = HnswIndex::build(4, &HnswParams::default(), &[]).unwrap();
+        assert!(idx.is_empty());
+        idx.save(dir.path(), "empty").unwrap();
+        let mut loaded = HnswIndex::load(dir.path(), "empty", &HnswParams::default()).unwrap();
+        assert!(loaded.is_empty());
+        assert_eq!(loaded.dim(), 4);
+        assert!(loaded.search(&[1.0, 0.0, 0.0, 0.0], 3, &all).is_empty());
+        loaded.insert(&[(9, &[0.0, 1.0, 0.0, 0.0])]).unwrap();
+        assert_eq!(loaded.search(&[0.0, 1.0, 0.0, 0.0], 3, &all), vec![(9, 1.0)]);
+    }
+
+    #[test]
+    fn insert_after_load_is_found() {
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 32;
+        let vs = clustered(1200, dim, 12, 0.8, 7, 8);
+        let (first, second) = vs.split_at(1000);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(first)).unwrap();
+        idx.save(dir.path(), "inc").unwrap();
+        let mut loaded = HnswIndex::load(dir.path(), "inc", &HnswParams::default()).unwrap();
+        let more: Vec<(u64, &[f32])> = second
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (id_of(1000 + i), v.as_slice()))
+            .collect();
+        loaded.insert(&more).unwrap();
+        assert_eq!(loaded.len(), 1200);
+        for (i, v) in second.iter().enumerate().step_by(9) {
+            let (hits, _) = loaded.search_with(v, 3, &all, Plan::Graph { filtered: false, fallback: false });
+            assert_eq!(hits[0].0, id_of(1000 + i));
+        }
+        // And the grown graph round-trips.
+        loaded.save(dir.path(), "inc").unwrap();
+        let again = HnswIndex::load(dir.path(), "inc", &HnswParams::default()).unwrap();
+        assert_eq!(again.ids(), loaded.ids());
+        let q = &second[7];
+        assert_eq!(again.search(q, 5, &all), loaded.search(q, 5, &all));
+    }
+
+    fn saved_fixture() -> (tempfile::TempDir, DumpFiles) {
+        let dir = tempfile::tempdir().unwrap();
+        let dim = 8;
+        let vs = uniform(300, dim, 10);
+        let idx = HnswIndex::build(dim, &HnswParams::default(), &pairs(&vs)).unwrap();
+        idx.save(dir.path(), "x").unwrap();
+        let m = Manifest::read(&dir.path().join("x.hnsw.meta")).unwrap();
+        (dir, m.dump.unwrap())
+    }
+
+    fn load_x(dir: &Path) -> Result<HnswIndex, DenseError> {
+        HnswIndex::load(dir, "x", &HnswParams::default())
+    }
+
+    /// Rewrites the manifest so that it matches the (tampered) files on disk; this bypasses
+    /// the checksum and exercises the structural validation in front of hnsw_rs.
+    fn reseal(dir: &Path) {
+        let path = dir.join("x.hnsw.meta");
+        let mut m = Manifest::read(&path).unwrap();
+        let d = m.dump.as_mut().unwrap();
+        let (g, dp) = dump_paths(dir, &d.base);
+        let sum = |p: &Path| {
+            let b = fs::read(p).unwrap();
+            let mut h = Xxh64::new();
+            h.update(&b);
+            FileSum {
+                len: b.len() as u64,
+                xxh64: h.finish(),
+            }
+        };
+        d.graph = sum(&g);
+        d.data = sum(&dp);
+        fs::write(&path, m.render()).unwrap();
+    }
+
+    #[test]
+    fn load_missing_dump_is_err() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(load_x(dir.path()), Err(DenseError::Missing { .. })));
+        assert!(matches!(
+            load_x(&dir.path().join("nope")),
+            Err(DenseError::Missing { .. })
+        ));
+        let (dir, files) = saved_fixture();
+        fs::remove_file(dump_paths(dir.path(), &files.base).1).unwrap();
+        assert!(matches!(load_x(dir.path()), Err(DenseError::Missing { .. })));
+        assert!(matches!(
+            HnswIndex::load(dir.path(), "../x", &HnswParams::default()),
+            Err(DenseError::InvalidBasename { .. })
+        ));
+    }
+
+    #[test]
+    fn load_truncated_or_corrupt_dump_is_err() {
+        type Tamper = fn(&mut Vec<u8>);
+        // (name, tamper graph (else data), tamper)
+        let cases: &[(&str, bool, Tamper)] = &[
+            ("truncate graph", true, |b| b.truncate(b.len() / 2)),
+            ("truncate graph by 1", true, |b| {
+                b.pop();
+            }),
+            ("truncate data", false, |b| b.truncate(b.len() - 10)),
+            ("empty data", false, |b| b.clear()),
+            ("flip graph byte", true, |b| {
+                let i = b.len() / 3;
+                b[i] ^= 0x40
+            }),
+            ("flip data byte", false, |b| {
+                let i = b.len() / 2;
+                b[i] ^= 0x01
+            }),
+            ("garbage graph", true, |b| b.iter_mut().for_each(|x| *x = 0xAB)),
+            ("append to data", false, |b| b.extend_from_slice(&[0; 16])),
+            ("graph magic", true, |b| b[0] ^= 1),
+            ("graph max_conn zero", true, |b| {
+                // max_nb_connection byte right after magic + dump mode
+                b[5] = 0;
+            }),
+            ("huge neighbour count", true, |b| {
+                // first layer's first point: after description + nb_layer + layer magic + count
+                let pos = find(b, &MAGIC_POINT.to_ne_bytes()).unwrap() + 4 + 8 + 1 + 4;
+                b[pos..pos + 8].copy_from_slice(&u64::MAX.to_ne_bytes());
+            }),
+            ("neighbour rank out of range", true, |b| {
+                let pos = find(b, &MAGIC_POINT.to_ne_bytes()).unwrap() + 4 + 8 + 1 + 4;
+                let nb = u64::from_ne_bytes(b[pos..pos + 8].try_into().unwrap());
+                assert!(nb > 0);
+                let rank = pos + 8 + 8 + 1;
+                b[rank..rank + 4].copy_from_slice(&1_000_000i32.to_ne_bytes());
+            }),
+            ("data vector length", false, |b| {
+                let pos = 4 + 8 + 4 + 8;
+                b[pos..pos + 8].copy_from_slice(&4u64.to_ne_bytes());
+            }),
+            ("data nan", false, |b| {
+                let pos = 4 + 8 + 4 + 8 + 8;
+                b[pos..pos + 4].copy_from_slice(&f32::NAN.to_ne_bytes());
+            }),
+        ];
+        fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+            hay.windows(needle.len()).position(|w| w == needle)
+        }
+        for &(name, graph, tamper) in cases {
+            // A flipped bit inside a float may be structurally valid: only the checksum sees it.
+            let structural = !name.starts_with("flip");
+            for resealed in [false, true] {
+                if resealed && !structural {
+                    continue;
+                }
+                let (dir, files) = saved_fixture();
+                let (g, d) = dump_paths(dir.path(), &files.base);
+                let path = if graph { g } else { d };
+                let mut bytes = fs::read(&path).unwrap();
+                tamper(&mut bytes);
+                fs::write(&path, &bytes).unwrap();
+                if resealed {
+                    reseal(dir.path());
+                }
+                match load_x(dir.path()) {
+                    Err(DenseError::Load { path: p, reason }) => {
+                        assert_eq!(p, path, "{name}: {reason}");
+                    }
+                    other => panic!("{name} (resealed={resealed}): expected Load error, got {other:?}"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn load_corrupt_manifest_is_err() {
+        let cases: &[(&str, fn(&str) -> String)] = &[
+            ("empty", |_| String::new()),
+            ("truncated", |s| s[..s.len() / 2].to_string()),
+            ("no end", |s| s.replace("end\n", "")),
+            ("bad dim", |s| s.replace("dim 8", "dim x")),
+            ("wrong count", |s| s.replace("count 300", "count 301")),
+            ("wrong dim", |s| s.replace("dim 8", "dim 9")),
+            ("bad m", |s| s.replace("max_connections 16", "max_connections 300")),
+            ("hash", |s| {
+                let i = s.find("xxh64 ").unwrap() + 6;
+                let c = if &s[i..i + 1] == "0" { "1" } else { "0" };
+                format!("{}{}{}", &s[..i], c, &s[i + 1..])
+            }),
+            ("binary", |_| "\u{0}\u{1}\u{2}".to_string()),
+        ];
+        for &(name, f) in cases {
+            let (dir, _) = saved_fixture();
+            let p = dir.path().join("x.hnsw.meta");
+            let text = fs::read_to_string(&p).unwrap();
+            fs::write(&p, f(&text)).unwrap();
+            assert!(matches!(load_x(dir.path()), Err(DenseError::Load { .. })), "{name}");
+        }
+    }
+
+    #[test]
+    fn generation_file_matching() {
+        assert_eq!(
+            is_generation_file("dense.g1a2b.hnsw.graph", "dense").as_deref(),
+            Some("dense.g1a2b")
+        );
+        assert_eq!(
+            is_generation_file("dense.g1a2b-42.hnsw.data", "dense").as_deref(),
+            Some("dense.g1a2b-42")
+        );
+        for other in [
+            "dense.hnsw.meta",
+            "dense.v2.g1a.hnsw.graph",
+            "dense.g.hnsw.graph",
+            "dense.gxyz.hnsw.graph",
+            "dense.g1a-.hnsw.graph",
+            "dense2.g1a.hnsw.graph",
+        ] {
+            assert_eq!(is_generation_file(other, "dense"), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn exact_remove_ids() {
+        let dim = 4;
+        let vs = uniform(10, dim, 11);
+        let mut e = exact_of(dim, &vs);
+        let dead: HashSet<u64> = [id_of(0), id_of(3), id_of(9)].into_iter().collect();
+        e.remove_ids(&dead);
+        assert_eq!(e.len(), 7);
+        for (i, v) in vs.iter().enumerate() {
+            let hits = e.search(v, 1, &all);
+            if dead.contains(&id_of(i)) {
+                assert_ne!(hits[0].0, id_of(i));
+            } else {
+                assert_eq!(hits[0].0, id_of(i));
+                assert!((hits[0].1 - 1.0).abs() < 1e-5);
+            }
+        }
+    }
+
+    /// Naive reference: every kept row, sorted by (score desc, id asc), f64 scores.
+    fn naive(rows: &[(u64, Vec<f32>)], q: &[f32], k: usize, keep: &dyn Fn(u64) -> bool) -> Vec<(u64, f64)> {
+        let mut all: Vec<(u64, f64)> = rows
+            .iter()
+            .filter(|(id, _)| keep(*id))
+            .map(|(id, v)| (*id, v.iter().zip(q).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum()))
+            .collect();
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        all.truncate(k);
+        all
+    }
+
+    /// Same top-k up to ties: same length, same scores, and every returned id scores at least
+    /// the reference's k-th score.
+    fn assert_same_topk(got: &[(u64, f32)], want: &[(u64, f64)], rows: &[(u64, Vec<f32>)], q: &[f32]) {
+        const EPS: f64 = 1e-4;
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want) {
+            assert!((f64::from(g.1) - w.1).abs() < EPS, "{got:?} vs {want:?}");
+        }
+        if let Some(last) = want.last() {
+            for g in got {
+                let v = &rows.iter().find(|r| r.0 == g.0).unwrap().1;
+                let s: f64 = v.iter().zip(q).map(|(a, b)| f64::from(*a) * f64::from(*b)).sum();
+                assert!(s >= last.1 - EPS);
+            }
+        }
+        assert_sorted(got);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn exact_search_matches_naive(
+            dim in 1usize..40,
+            n in 0usize..80,
+            k in 0usize..20,
+            seed in any::<u64>(),
+            modulus in 1u64..5,
+        ) {
+            let mut rng = Rng(seed);
+            let rows: Vec<(u64, Vec<f32>)> = (0..n)
+                .map(|i| ((rng.next_u64() % 1000) * 1000 + i as u64, (0..dim).map(|_| rng.gauss()).collect()))
+                .collect();
+            let q: Vec<f32> = (0..dim).map(|_| rng.gauss()).collect();
+            let mut e = ExactIndex::new(dim);
+            for (id, v) in &rows {
+                e.push(*id, v);
+            }
+            let keep = move |id: u64| id % modulus == 0;
+            let got = e.search(&q, k, &keep);
+            let want = naive(&rows, &q, k, &keep);
+            assert_same_topk(&got, &want, &rows, &q);
+        }
+    }
+
+    #[test]
+    fn exact_parallel_path_matches_naive() {
+        let dim = 64;
+        let vs = uniform(9000, dim, 12);
+        assert!(vs.len() * dim >= PARALLEL_SCAN_WORK);
+        let e = exact_of(dim, &vs);
+        let rows: Vec<(u64, Vec<f32>)> = vs.iter().enumerate().map(|(i, v)| (id_of(i), v.clone())).collect();
+        let keep = |id: u64| id % 3 != 0;
+        for q in uniform(5, dim, 13) {
+            let got = e.search(&q, 25, &keep);
+            assert_same_topk(&got, &naive(&rows, &q, 25, &keep), &rows, &q);
+        }
+        // Exact ties are broken by ascending id, deterministically.
+        let mut t = ExactIndex::new(2);
+        for id in [5u64, 3, 9, 1] {
+            t.push(id, &[1.0, 0.0]);
+        }
+        assert_eq!(t.search(&[1.0, 0.0], 3, &all), vec![(1, 1.0), (3, 1.0), (5, 1.0)]);
+    }
+
+    /// Mean recall@10 of the graph (forced, unfiltered) against exact search.
+    fn measure_recall(vs: &[Vec<f32>], queries: &[Vec<f32>], params: &HnswParams) -> (f64, f64, f64) {
+        let dim = vs[0].len();
+        let t = Instant::now();
+        let idx = HnswIndex::build(dim, params, &pairs(vs)).unwrap();
+        let build_s = t.elapsed().as_secs_f64();
+        let exact = exact_of(dim, vs);
+        let t = Instant::now();
+        let mut total = 0.0;
+        for q in queries {
+            let (approx, _) = idx.search_with(q, 10, &all, Plan::Graph { filtered: false, fallback: false });
+            total += recall_at_k(&exact.search(q, 10, &all), &approx, 10);
+        }
+        let search_ms = t.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64;
+        (total / queries.len() as f64, build_s, search_ms)
+    }
+
+    #[test]
+    fn hnsw_recall_at_10_on_5000_384d() {
+        let dim = 384;
+        let params = HnswParams::default();
+        // Clustered data (50 centres + noise) resembles text embeddings.
+        let data = clustered(5000, dim, 50, 0.8, 7, 21);
+        let queries = clustered(100, dim, 50, 0.8, 7, 22);
+        let (clustered_recall, build_s, search_ms) = measure_recall(&data, &queries, &params);
+        eprintln!(
+            "clustered: recall@10 = {clustered_recall:.4} (build {build_s:.2}s, {search_ms:.2} ms/query)"
+        );
+        assert!(clustered_recall >= 0.98, "clustered recall {clustered_recall}");
+    }
+
+    #[test]
+    #[ignore = "slow-ish measurement; run with --ignored --nocapture"]
+    fn hnsw_recall_uniform_measurement() {
+        let dim = 384;
+        let data = uniform(5000, dim, 31);
+        let queries = uniform(100, dim, 32);
+        for ef_search in [100, 200, 400] {
+            let params = HnswParams {
+                ef_search,
+                ..HnswParams::default()
+            };
+            let (r, build_s, search_ms) = measure_recall(&data, &queries, &params);
+            eprintln!("uniform ef_search={ef_search}: recall@10 = {r:.4} (build {build_s:.2}s, {search_ms:.2} ms/query)");
+        }
+        for noise in [0.5f32, 0.8, 1.0, 1.5] {
+            let data = clustered(5000, dim, 50, noise, 7, 41);
+            let queries = clustered(100, dim, 50, noise, 7, 42);
+            let (r, build_s, search_ms) = measure_recall(&data, &queries, &HnswParams::default());
+            eprintln!("clustered noise={noise}: recall@10 = {r:.4} (build {build_s:.2}s, {search_ms:.2} ms/query)");
+        }
+    }
+}
+
+#[cfg(test)]
+mod experiments {
+    use super::tests_support::*;
+    use super::*;
+    use std::time::Instant;
+
+    #[test]
+    #[ignore]
+    fn configs() {
+        let dim = 384;
+        let n: usize = std::env::var("N").ok().and_then(|s| s.parse().ok()).unwrap_or(5000);
+        let noise: f32 = std::env::var("NOISE").ok().and_then(|s| s.parse().ok()).unwrap_or(0.8);
+        let uni = std::env::var("UNIFORM").is_ok();
+        let (data, queries) = if uni {
+            (uniform(n, dim, 1), uniform(100, dim, 2))
+        } else {
+            (clustered(n, dim, 50, noise, 7, 1), clustered(100, dim, 50, noise, 7, 2))
+        };
+        let exact = exact_of(dim, &data);
+        let t = Instant::now();
+        let truth: Vec<_> = queries.iter().map(|q| exact.search(q, 10, &|_| true)).collect();
+        eprintln!("exact: {:.3} ms/query", t.elapsed().as_secs_f64() * 1e3 / queries.len() as f64);
+        for (m, serial, pruned, extend) in [
+            (16, false, false, false),
+            (16, true, false, false),
+            (16, false, true, false),
+            (16, false, false, true),
+            (24, false, false, false),
+            (32, false, false, false),
+        ] {
+            let mut h: Graph = Hnsw::new(m, n, MAX_LAYERS, 200, UnitDot);
+            h.set_keeping_pruned(pruned);
+            h.set_extend_candidates(extend);
+            let t = Instant::now();
+            let pts: Vec<(&[f32], usize)> = data.iter().enumerate().map(|(i, v)| (v.as_slice(), i)).collect();
+            h.insert_slice(pts[0]);
+            if serial {
+                for p in &pts[1..] {
+                    h.insert_slice(*p);
+                }
+            } else {
+                h.parallel_insert_slice(&pts[1..].to_vec());
+            }
+            let build = t.elapsed().as_secs_f64();
+            for ef in [50, 100, 200] {
+                let t = Instant::now();
+                let mut r = 0.0;
+                for (q, tr) in queries.iter().zip(&truth) {
+                    let res: Vec<(u64, f32)> = h.search(q, 10, ef).iter().map(|nb| (1000 + 7 * nb.d_id as u64, 0.0)).collect();
+                    r += recall_at_k(tr, &res, 10);
+                }
+                let ms = t.elapsed().as_secs_f64() * 1e3 / queries.len() as f64;
+                eprintln!("m={m} serial={serial} pruned={pruned} extend={extend} build={build:.2}s ef={ef}: recall={:.4} {ms:.3} ms/q", r / queries.len() as f64);
+            }
+        }
+    }
+}

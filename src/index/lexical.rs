@@ -1,0 +1,113 @@
+//! Lexical retrieval: turning user text into a safe FTS5 query for BM25.
+//!
+//! User text never reaches FTS5 syntax: it is split into words (letters and digits),
+//! each word becomes a double-quoted string token, and the tokens are OR-ed. Quotes,
+//! `-`, `*`, `:`, `^`, parentheses and the operators `AND` / `OR` / `NOT` / `NEAR` are
+//! therefore plain words or separators, never syntax.
+
+/// English function words dropped from lexical queries (when something else remains).
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her",
+    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+    "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other",
+    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
+    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
+    "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
+    "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
+    "your", "yours",
+];
+
+/// Most distinct terms put into one FTS5 query (long queries keep their first terms).
+pub const MAX_TERMS: usize = 64;
+
+/// Whether `w` (lower case) is a stop word.
+pub fn is_stopword(w: &str) -> bool {
+    STOPWORDS.binary_search(&w).is_ok()
+}
+
+/// Lower-cased words of `text`: maximal runs of alphanumeric characters.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+/// The distinct content terms of `text`, in first-seen order: stop words are removed
+/// unless nothing else is left; at most [`MAX_TERMS`].
+pub fn query_terms(text: &str) -> Vec<String> {
+    let all = words(text);
+    let mut seen = std::collections::HashSet::new();
+    let content: Vec<String> = all
+        .iter()
+        .filter(|w| !is_stopword(w))
+        .filter(|w| seen.insert(w.to_string()))
+        .take(MAX_TERMS)
+        .cloned()
+        .collect();
+    if !content.is_empty() {
+        return content;
+    }
+    let mut seen = std::collections::HashSet::new();
+    all.into_iter()
+        .filter(|w| seen.insert(w.clone()))
+        .take(MAX_TERMS)
+        .collect()
+}
+
+/// An FTS5 MATCH expression OR-ing the quoted terms of `text`; `None` when the text has
+/// no words at all.
+pub fn fts_query(text: &str) -> Option<String> {
+    let terms = query_terms(text);
+    if terms.is_empty() {
+        return None;
+    }
+    Some(
+        terms
+            .iter()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopword_list_is_sorted_for_binary_search() {
+        let mut s = STOPWORDS.to_vec();
+        s.sort();
+        assert_eq!(s, STOPWORDS);
+    }
+
+    #[test]
+    fn syntax_characters_become_plain_quoted_terms() {
+        let q = fts_query(r#"records" AND -retention* NEAR(x) col:umn ^start"#).unwrap();
+        assert_eq!(
+            q,
+            r#""records" OR "retention" OR "near" OR "x" OR "col" OR "umn" OR "start""#
+        );
+    }
+
+    #[test]
+    fn only_stop_words_are_kept_when_nothing_else_remains() {
+        assert_eq!(query_terms("what is it"), vec!["what", "is", "it"]);
+        assert_eq!(query_terms("what is retention"), vec!["retention"]);
+        assert_eq!(fts_query("  ?!- "), None);
+    }
+
+    #[test]
+    fn long_queries_are_capped() {
+        let q: String = (0..10_000).map(|i| format!("w{i} ")).collect();
+        assert_eq!(query_terms(&q).len(), MAX_TERMS);
+    }
+
+    #[test]
+    fn non_english_words_are_kept() {
+        assert_eq!(query_terms("Ünïcödé 東京 café"), vec!["ünïcödé", "東京", "café"]);
+    }
+}

@@ -1,0 +1,266 @@
+//! Search indexes over the stored chunks: the dense index (HNSW file beside the database,
+//! or exact brute force) and the lexical query builder for the FTS5 table.
+//!
+//! The HNSW graph cannot delete points, so removed chunks stay in it as dead points and
+//! are filtered at search time; the graph is rebuilt from the stored vectors when the
+//! dead share passes `rebuild_dead_fraction`, when its files are missing or unreadable, or
+//! when it no longer matches the chunk table.
+
+pub mod dense;
+pub mod lexical;
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::store::Store;
+use dense::{ExactIndex, HnswIndex, HnswParams};
+
+/// Health of the dense index as found when the index was opened.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IndexHealth {
+    /// The HNSW file matches the chunk table (every live chunk is in it, and it was
+    /// written for the current corpus version).
+    pub consistent: bool,
+    /// Dump name of the HNSW files in the index directory.
+    pub hnsw_file: Option<String>,
+    /// Points in the HNSW graph.
+    pub hnsw_points: usize,
+    /// Chunks in the store.
+    pub live_chunks: usize,
+    /// HNSW points whose chunk was removed.
+    pub dead_points: usize,
+    /// `dead_points / hnsw_points`.
+    pub dead_fraction: f64,
+    /// Corpus version the HNSW file was written for.
+    pub hnsw_corpus_version: Option<u64>,
+    /// Dense search backend in use: `exact` or `hnsw`.
+    pub dense_backend: String,
+    /// What was wrong, if anything (and what was done about it).
+    pub problems: Vec<String>,
+    /// Whether the graph was rebuilt from stored vectors while opening.
+    pub rebuilt: bool,
+}
+
+/// The dense index in use for searching.
+pub struct Dense {
+    exact: Option<ExactIndex>,
+    hnsw: Option<HnswIndex>,
+    live: HashSet<u64>,
+    health: IndexHealth,
+}
+
+/// HNSW parameters from the configuration.
+pub fn hnsw_params(cfg: &Config) -> HnswParams {
+    HnswParams {
+        max_connections: cfg.hnsw_m,
+        ef_construction: cfg.hnsw_ef_construction,
+        ef_search: cfg.hnsw_ef_search,
+    }
+}
+
+const META_DUMP: &str = "hnsw_dump";
+const META_VERSION: &str = "hnsw_corpus_version";
+
+/// Look at the HNSW file recorded in the store and compare it with the chunk table.
+/// Returns the loaded graph (when loadable) and its health.
+pub fn inspect(store: &Store, dir: &Path, cfg: &Config) -> Result<(Option<HnswIndex>, IndexHealth), crate::error::Error> {
+    let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+    let mut h = IndexHealth {
+        live_chunks: live.len(),
+        ..Default::default()
+    };
+    let version = store.corpus_version()?;
+    h.hnsw_file = store.meta(META_DUMP)?;
+    h.hnsw_corpus_version = store.meta(META_VERSION)?.and_then(|v| v.parse().ok());
+    let graph = match &h.hnsw_file {
+        None if live.is_empty() => None,
+        None => {
+            h.problems.push("no HNSW file recorded".into());
+            None
+        }
+        Some(name) => match HnswIndex::load(dir, name, &hnsw_params(cfg)) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                h.problems.push(format!("HNSW file unreadable: {e}"));
+                None
+            }
+        },
+    };
+    if let Some(g) = &graph {
+        let ids: HashSet<u64> = g.ids().into_iter().collect();
+        h.hnsw_points = ids.len();
+        let missing = live.difference(&ids).count();
+        h.dead_points = ids.difference(&live).count();
+        h.dead_fraction = if ids.is_empty() {
+            0.0
+        } else {
+            h.dead_points as f64 / ids.len() as f64
+        };
+        if missing > 0 {
+            h.problems.push(format!("{missing} chunk(s) missing from the HNSW graph"));
+        }
+        if h.hnsw_corpus_version != Some(version) {
+            h.problems.push(format!(
+                "HNSW written for corpus version {:?}, store is at {version}",
+                h.hnsw_corpus_version
+            ));
+        }
+    }
+    h.consistent = h.problems.is_empty();
+    Ok((graph, h))
+}
+
+impl Dense {
+    /// Open the dense index for searching: exact below `exact_threshold` chunks, HNSW
+    /// otherwise. An inconsistent HNSW file is rebuilt from the stored vectors (and
+    /// saved, when `save` is true).
+    pub fn open(store: &Store, dir: &Path, cfg: &Config, dim: usize, save: bool) -> Result<Self, crate::error::Error> {
+        let (graph, mut health) = inspect(store, dir, cfg)?;
+        let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+        let use_exact = live.len() < cfg.exact_threshold;
+        let mut dense = Dense {
+            exact: None,
+            hnsw: None,
+            live,
+            health: IndexHealth::default(),
+        };
+        if use_exact {
+            let mut ex = ExactIndex::new(dim);
+            for (id, v) in store.all_vectors()? {
+                ex.push(id as u64, &v);
+            }
+            dense.exact = Some(ex);
+            health.dense_backend = "exact".into();
+            dense.hnsw = graph;
+        } else {
+            health.dense_backend = "hnsw".into();
+            dense.hnsw = if health.consistent { graph } else { None };
+            if dense.hnsw.is_none() {
+                dense.hnsw = Some(rebuild(store, dir, cfg, dim, save)?);
+                health.rebuilt = true;
+            }
+        }
+        dense.health = health;
+        Ok(dense)
+    }
+
+    /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
+    /// it lacks, or rebuild when the dead share is too high or the file is unusable; then
+    /// save it and record its dump name and corpus version.
+    pub fn update(store: &Store, dir: &Path, cfg: &Config, dim: usize) -> Result<IndexHealth, crate::error::Error> {
+        let (graph, before) = inspect(store, dir, cfg)?;
+        let usable = graph.filter(|_| before.dead_fraction <= cfg.rebuild_dead_fraction);
+        match usable {
+            Some(mut g) => {
+                let have: HashSet<u64> = g.ids().into_iter().collect();
+                let new: Vec<(u64, Vec<f32>)> = store
+                    .all_vectors()?
+                    .into_iter()
+                    .filter(|(id, _)| !have.contains(&(*id as u64)))
+                    .map(|(id, v)| (id as u64, v))
+                    .collect();
+                if !new.is_empty() {
+                    let pts: Vec<(u64, &[f32])> = new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
+                    g.insert(&pts)?;
+                }
+                save(store, dir, &g)?;
+            }
+            None => {
+                rebuild(store, dir, cfg, dim, true)?;
+            }
+        }
+        Ok(inspect(store, dir, cfg)?.1)
+    }
+
+    /// Top-`k` live chunks by cosine similarity: (chunk row id, cosine), best first.
+    pub fn search(&self, query: &[f32], k: usize) -> Vec<(i64, f32)> {
+        let live = &self.live;
+        let keep = |id: u64| live.contains(&id);
+        let hits = match (&self.exact, &self.hnsw) {
+            (Some(ex), _) => ex.search(query, k, &keep),
+            (None, Some(g)) => g.search(query, k, &keep),
+            (None, None) => Vec::new(),
+        };
+        hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
+    }
+
+    /// Exact top-`k` (brute force over the stored vectors), regardless of the backend.
+    pub fn search_exact(&self, store: &Store, dim: usize, query: &[f32], k: usize) -> Result<Vec<(i64, f32)>, crate::error::Error> {
+        let live = &self.live;
+        let keep = |id: u64| live.contains(&id);
+        let hits = match &self.exact {
+            Some(ex) => ex.search(query, k, &keep),
+            None => {
+                let mut ex = ExactIndex::new(dim);
+                for (id, v) in store.all_vectors()? {
+                    ex.push(id as u64, &v);
+                }
+                ex.search(query, k, &keep)
+            }
+        };
+        Ok(hits.into_iter().map(|(i, s)| (i as i64, s)).collect())
+    }
+
+    /// HNSW top-`k`, regardless of the backend (for measuring its recall).
+    pub fn search_hnsw(&self, query: &[f32], k: usize) -> Option<Vec<(i64, f32)>> {
+        let live = &self.live;
+        let keep = |id: u64| live.contains(&id);
+        self.hnsw
+            .as_ref()
+            .map(|g| g.search(query, k, &keep).into_iter().map(|(i, s)| (i as i64, s)).collect())
+    }
+
+    /// Health found when opening.
+    pub fn health(&self) -> &IndexHealth {
+        &self.health
+    }
+
+    /// `exact` or `hnsw`.
+    pub fn backend(&self) -> &str {
+        &self.health.dense_backend
+    }
+}
+
+fn rebuild(store: &Store, dir: &Path, cfg: &Config, dim: usize, persist: bool) -> Result<HnswIndex, crate::error::Error> {
+    let vectors = store.all_vectors()?;
+    let pts: Vec<(u64, &[f32])> = vectors.iter().map(|(i, v)| (*i as u64, v.as_slice())).collect();
+    let g = HnswIndex::build(dim, &hnsw_params(cfg), &pts)?;
+    if persist {
+        save(store, dir, &g)?;
+    }
+    Ok(g)
+}
+
+/// Save the graph under a versioned name, record it, then delete older dumps.
+fn save(store: &Store, dir: &Path, g: &HnswIndex) -> Result<(), crate::error::Error> {
+    let version = store.corpus_version()?;
+    let old = store.meta(META_DUMP)?;
+    let name = g.save(dir, &format!("hnsw-v{version}"))?;
+    store.set_meta(META_DUMP, &name)?;
+    store.set_meta(META_VERSION, &version.to_string())?;
+    if let Some(old) = old.filter(|o| *o != name) {
+        for f in dump_files(dir, &old) {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+    Ok(())
+}
+
+/// Files belonging to dump `name` in `dir`.
+pub fn dump_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|f| f.to_str())
+                        .is_some_and(|f| f.starts_with(&format!("{name}.")))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}

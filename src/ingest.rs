@@ -1,0 +1,343 @@
+//! Ingest: walk roots, load files, split into sentences and chunks, embed, and store —
+//! one transaction per file, incrementally.
+//!
+//! A file whose size and modification time match the stored record is skipped unread.
+//! Otherwise it is loaded and each of its documents compared by content hash: unchanged
+//! documents are kept as they are, changed ones replaced, new ones added, and documents
+//! that disappeared from the file removed. Files that vanished from an ingested root are
+//! reported as `missing` and removed only with `--prune`. A file that fails to load is
+//! reported with its reason and nothing stored for it is touched.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::{Instant, UNIX_EPOCH};
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::corpus::chunk::chunk;
+use crate::corpus::load::{load_file, walk, LoadOptions, LoadedDoc};
+use crate::corpus::segment::{sentences, LineIndex};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::store::{doc_id, sha256_hex, NewChunk, NewDoc};
+
+/// Options for one ingest run.
+#[derive(Debug, Clone, Default)]
+pub struct IngestOptions {
+    /// Remove documents of files that are gone from an ingested root.
+    pub prune: bool,
+    /// Show a progress bar (only drawn when stderr is a terminal).
+    pub progress: bool,
+}
+
+/// A file that could not be ingested.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Failure {
+    /// The path as given or found.
+    pub path: String,
+    /// Why it failed.
+    pub reason: String,
+}
+
+/// Summary of an ingest run (the `--json` output).
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct IngestReport {
+    /// Documents added.
+    pub added: usize,
+    /// Documents whose content changed and were replaced.
+    pub updated: usize,
+    /// Documents found unchanged.
+    pub unchanged: usize,
+    /// Documents removed (gone from a changed file, or pruned).
+    pub removed: usize,
+    /// Files gone from an ingested root (removed only with `--prune`).
+    pub missing: Vec<String>,
+    /// Files that failed, with reasons.
+    pub failed: Vec<Failure>,
+    /// Documents in the index after the run.
+    pub documents: usize,
+    /// Chunks in the index after the run.
+    pub chunks: usize,
+    /// Corpus version after the run.
+    pub corpus_version: u64,
+    /// Chunks embedded in this run.
+    pub chunks_embedded: usize,
+    /// Wall time of the run in milliseconds.
+    pub total_ms: u64,
+    /// Time spent in the bi-encoder in milliseconds.
+    pub embed_ms: u64,
+    /// Time spent updating the dense index in milliseconds.
+    pub index_ms: u64,
+}
+
+/// Display form of a path: relative to the working directory when under it.
+pub fn display_path(canonical: &Path) -> String {
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|c| c.canonicalize().ok());
+    let shown = match cwd {
+        Some(c) => canonical.strip_prefix(&c).unwrap_or(canonical).to_path_buf(),
+        None => canonical.to_path_buf(),
+    };
+    shown.to_string_lossy().replace('\\', "/")
+}
+
+struct Pending {
+    path: String,
+    size: u64,
+    mtime_ns: i64,
+    file_hash: String,
+    remove: Vec<i64>,
+    docs: Vec<NewDoc>,
+    /// Per document: texts to embed, one per chunk.
+    embed_texts: Vec<Vec<String>>,
+}
+
+/// Chunks embedded per progress step / embedding call.
+const EMBED_GROUP: usize = 512;
+
+/// Ingest `roots` into the engine's index.
+pub fn ingest(engine: &mut Engine, roots: &[PathBuf], opts: &IngestOptions) -> Result<IngestReport, Error> {
+    let t0 = Instant::now();
+    let mut report = IngestReport::default();
+    let cfg = engine.config().clone();
+    let load_opts = LoadOptions {
+        max_file_bytes: cfg.max_file_bytes,
+        pdf_timeout: std::time::Duration::from_secs(cfg.pdf_timeout_secs),
+    };
+
+    // Roots: canonical, recorded so later runs can find files that vanished.
+    let mut canon_roots = Vec::new();
+    for r in roots {
+        match r.canonicalize() {
+            Ok(c) => canon_roots.push(c),
+            Err(e) => report.failed.push(Failure {
+                path: r.display().to_string(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+    let (files, walk_errors) = walk(&canon_roots);
+    for e in walk_errors {
+        report.failed.push(Failure {
+            path: display_path(e.path()),
+            reason: e.reason(),
+        });
+    }
+    for r in &canon_roots {
+        engine.store().add_root(&r.to_string_lossy())?;
+    }
+
+    // Decide which files need loading (size or mtime changed, or new).
+    let mut to_load = Vec::new();
+    for f in &files {
+        let key = f.to_string_lossy().to_string();
+        let meta = match std::fs::metadata(f) {
+            Ok(m) => m,
+            Err(e) => {
+                report.failed.push(Failure {
+                    path: display_path(f),
+                    reason: e.to_string(),
+                });
+                continue;
+            }
+        };
+        let mtime_ns = meta
+            .modified()
+            .ok()
+            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos() as i64)
+            .unwrap_or(0);
+        if let Some((size, mtime, _)) = engine.store().file_state(&key)? {
+            if size == meta.len() && mtime == mtime_ns {
+                report.unchanged += engine.store().docs_of_file(&key)?.len();
+                continue;
+            }
+        }
+        to_load.push((f.clone(), key, meta.len(), mtime_ns));
+    }
+
+    // Load and chunk in parallel; results stay in file order.
+    let embedder = engine.embedder_arc();
+    let budget = cfg.chunk_tokens.max(1);
+    let loaded: Vec<_> = to_load
+        .par_iter()
+        .map(|(f, key, size, mtime)| {
+            let docs = load_file(f, &load_opts)?;
+            let chunked: Vec<(LoadedDoc, Vec<NewChunk>, Vec<String>)> = docs
+                .into_iter()
+                .map(|d| {
+                    let (chunks, texts) = chunk_doc(&d, budget, &|s: &str| embedder.count_tokens(s));
+                    (d, chunks, texts)
+                })
+                .collect();
+            Ok::<_, crate::corpus::load::LoadError>((key.clone(), *size, *mtime, chunked))
+        })
+        .collect();
+
+    // Compare with what is stored.
+    let mut pending: Vec<Pending> = Vec::new();
+    for r in loaded {
+        let (key, size, mtime_ns, docs) = match r {
+            Ok(x) => x,
+            Err(e) => {
+                report.failed.push(Failure {
+                    path: display_path(e.path()),
+                    reason: e.reason(),
+                });
+                continue;
+            }
+        };
+        let stored: HashMap<String, (i64, String)> = engine
+            .store()
+            .docs_of_file(&key)?
+            .into_iter()
+            .map(|d| (d.doc_id, (d.id, d.content_hash)))
+            .collect();
+        let source = display_path(Path::new(&key));
+        let mut p = Pending {
+            path: key.clone(),
+            size,
+            mtime_ns,
+            file_hash: String::new(),
+            remove: Vec::new(),
+            docs: Vec::new(),
+            embed_texts: Vec::new(),
+        };
+        let mut hashes = Vec::new();
+        let mut present = BTreeSet::new();
+        for (d, chunks, texts) in docs {
+            let id = doc_id(&key, &d.key);
+            let hash = sha256_hex(d.text.as_bytes());
+            hashes.push(hash.clone());
+            present.insert(id.clone());
+            match stored.get(&id) {
+                Some((_, h)) if *h == hash => {
+                    report.unchanged += 1;
+                    continue;
+                }
+                Some((row, _)) => {
+                    report.updated += 1;
+                    p.remove.push(*row);
+                }
+                None => report.added += 1,
+            }
+            p.docs.push(NewDoc {
+                path: key.clone(),
+                key: d.key,
+                source: source.clone(),
+                title: d.title,
+                kind: d.kind,
+                text: d.text,
+                mtime_ns,
+                chunks,
+            });
+            p.embed_texts.push(texts);
+        }
+        for (id, (row, _)) in &stored {
+            if !present.contains(id) {
+                report.removed += 1;
+                p.remove.push(*row);
+            }
+        }
+        p.file_hash = sha256_hex(hashes.join("\n").as_bytes());
+        pending.push(p);
+    }
+
+    // Embed in groups and write each file in its own transaction.
+    let total_chunks: usize = pending
+        .iter()
+        .flat_map(|p| p.embed_texts.iter())
+        .map(Vec::len)
+        .sum();
+    let bar = progress_bar(opts.progress, total_chunks as u64);
+    let mut embed_time = std::time::Duration::ZERO;
+    for mut p in pending {
+        let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
+        let mut vectors = Vec::with_capacity(texts.len());
+        for group in texts.chunks(EMBED_GROUP) {
+            let te = Instant::now();
+            vectors.extend(embedder.embed(group)?);
+            embed_time += te.elapsed();
+            bar.inc(group.len() as u64);
+        }
+        let mut it = vectors.into_iter();
+        for d in &mut p.docs {
+            for c in &mut d.chunks {
+                c.vector = it.next().unwrap_or_default();
+            }
+        }
+        report.chunks_embedded += texts.len();
+        engine.store_mut().apply_file(
+            Some((&p.path, p.size, p.mtime_ns, &p.file_hash)),
+            &p.remove,
+            &p.docs,
+        )?;
+    }
+    bar.finish_and_clear();
+
+    // Files gone from the roots of this run.
+    let seen: BTreeSet<String> = files.iter().map(|f| f.to_string_lossy().to_string()).collect();
+    for stored in engine.store().stored_files()? {
+        let under_root = canon_roots.iter().any(|r| Path::new(&stored).starts_with(r));
+        if under_root && !seen.contains(&stored) && !Path::new(&stored).exists() {
+            if opts.prune {
+                report.removed += engine.store_mut().remove_file(&stored)?;
+            } else {
+                report.missing.push(display_path(Path::new(&stored)));
+            }
+        }
+    }
+
+    let ti = Instant::now();
+    engine.refresh_dense(true)?;
+    report.index_ms = ti.elapsed().as_millis() as u64;
+    report.documents = engine.store().document_count()?;
+    report.chunks = engine.store().chunk_count()?;
+    report.corpus_version = engine.store().corpus_version()?;
+    report.embed_ms = embed_time.as_millis() as u64;
+    report.total_ms = t0.elapsed().as_millis() as u64;
+    report.failed.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
+
+/// Split a document into chunks and the texts to embed for them. The embedded text of
+/// a chunk is the document title on its own line followed by the chunk, unless the chunk
+/// already starts with the title.
+pub fn chunk_doc(d: &LoadedDoc, budget: usize, count: &dyn Fn(&str) -> usize) -> (Vec<NewChunk>, Vec<String>) {
+    let sents = sentences(&d.text);
+    let lines = LineIndex::new(&d.text);
+    let spans = chunk(&d.text, &sents, budget, count);
+    let mut chunks = Vec::with_capacity(spans.len());
+    let mut texts = Vec::with_capacity(spans.len());
+    for c in spans {
+        let body = c.span.slice(&d.text);
+        let title = d.title.trim();
+        texts.push(if title.is_empty() || body.starts_with(title) {
+            body.to_string()
+        } else {
+            format!("{title}\n{body}")
+        });
+        chunks.push(NewChunk {
+            span: c.span,
+            lines: lines.range(c.span),
+            tokens: c.tokens,
+            vector: Vec::new(),
+        });
+    }
+    (chunks, texts)
+}
+
+fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !enabled || !std::io::stderr().is_terminal() || len == 0 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks ({per_sec}, eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar
+}

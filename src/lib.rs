@@ -1,0 +1,20 @@
+//! attest: local, offline question answering in which every sentence cites verbatim,
+//! span-checked evidence from your own documents.
+//!
+//! Modules follow the pipeline (see `ARCHITECTURE.md`): [`corpus`] loads and splits
+//! documents, [`models`] embeds them, [`store`] and [`index`] persist them, [`ingest`]
+//! drives that, [`retrieve`] searches, and [`engine`], [`status`], [`render`] serve the CLI.
+
+pub mod config;
+pub mod corpus;
+pub mod engine;
+pub mod error;
+pub mod index;
+pub mod ingest;
+pub mod models;
+pub mod render;
+pub mod retrieve;
+pub mod status;
+pub mod store;
+
+pub use error::{Error, Result};

@@ -1,0 +1,190 @@
+//! The `attest` command: parses arguments, runs the library, prints, and maps outcomes to
+//! exit codes (0 success, 1 no result, 2 error including partial ingest failures).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use attest::config::Config;
+use attest::engine::Engine;
+use attest::ingest::{ingest, IngestOptions};
+use attest::retrieve::{search, Mode};
+use attest::{render, status};
+
+#[derive(Parser)]
+#[command(name = "attest", version, about = "Answers from your own documents, every sentence backed by verbatim, span-checked evidence")]
+struct Cli {
+    /// Index directory [env: ATTEST_INDEX] [default: .attest]
+    #[arg(long, global = true)]
+    index: Option<PathBuf>,
+    /// Configuration file [default: ./attest.toml when present]
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    /// Bi-encoder model directory [env: ATTEST_MODEL_DIR] [default: models/all-MiniLM-L6-v2]
+    #[arg(long, global = true)]
+    model_dir: Option<PathBuf>,
+    /// More logging on stderr (repeat for more)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ingest files and directories (md, markdown, txt, html, htm, pdf, BEIR jsonl) into the index
+    Ingest {
+        /// Files or directories
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Remove documents whose files are gone from an ingested root
+        #[arg(long)]
+        prune: bool,
+        /// Chunk budget in model tokens [default: 200]
+        #[arg(long)]
+        chunk_tokens: Option<usize>,
+        /// Largest file ingested, in bytes [default: 52428800]
+        #[arg(long)]
+        max_file_bytes: Option<u64>,
+        /// Print the summary as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search the index (hybrid dense + BM25 by default)
+    Search {
+        /// The query
+        query: String,
+        /// Number of hits
+        #[arg(long, short, default_value_t = 10)]
+        k: usize,
+        /// hybrid, dense or lexical
+        #[arg(long, default_value = "hybrid")]
+        mode: Mode,
+        /// Reciprocal rank fusion constant [default: 60]
+        #[arg(long)]
+        rrf_k: Option<f64>,
+        /// Candidates per retriever before fusion [default: 100]
+        #[arg(long)]
+        candidates: Option<usize>,
+        /// Print results as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show what the index holds and whether it is healthy
+    Status {
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let filter = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ATTEST_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(filter)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("attest: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut cfg = Config::load(cli.config.as_deref())?;
+    if let Some(i) = cli.index {
+        cfg.index = i;
+    }
+    if let Some(m) = cli.model_dir {
+        cfg.model_dir = Some(m);
+    }
+    match cli.command {
+        Command::Ingest {
+            paths,
+            prune,
+            chunk_tokens,
+            max_file_bytes,
+            json,
+        } => {
+            if let Some(n) = chunk_tokens {
+                cfg.chunk_tokens = n;
+            }
+            if let Some(n) = max_file_bytes {
+                cfg.max_file_bytes = n;
+            }
+            let mut engine = Engine::open_with_default_model(cfg, true)?;
+            let report = ingest(
+                &mut engine,
+                &paths,
+                &IngestOptions {
+                    prune,
+                    progress: !json,
+                },
+            )
+            .context("ingest")?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", render::ingest_report(&report));
+            }
+            Ok(if report.failed.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            })
+        }
+        Command::Search {
+            query,
+            k,
+            mode,
+            rrf_k,
+            candidates,
+            json,
+        } => {
+            if let Some(r) = rrf_k {
+                cfg.rrf_k = r;
+            }
+            if let Some(c) = candidates {
+                cfg.candidates = c;
+            }
+            let engine = Engine::open_with_default_model(cfg, false)?;
+            let result = search(&engine, &query, mode, k)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&result)?);
+            } else {
+                print!("{}", render::search_result(&result));
+            }
+            Ok(if result.hits.is_empty() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
+        }
+        Command::Status { json } => {
+            let s = status::status(&cfg)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&s)?);
+            } else {
+                print!("{}", render::status(&s));
+            }
+            Ok(if s.index.consistent {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
+    }
+}

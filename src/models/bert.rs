@@ -1,0 +1,454 @@
+//! A BERT encoder on candle, tuned for CPU inference.
+//!
+//! Weights load from a Hugging Face directory (`config.json`, `model.safetensors`).
+//! Sequences are packed without padding: the linear layers run as one candle matmul
+//! over every token of the batch, and attention runs per sequence in
+//! [`kernels::attention`], so no compute is spent on pad tokens and no mask is needed.
+//! Bias, GELU, residual and layer norm are fused into single passes.
+
+use std::path::{Path, PathBuf};
+
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor};
+use serde::Deserialize;
+
+use super::kernels::{self, SeqSpan};
+use super::ModelError;
+
+/// The subset of a Hugging Face BERT `config.json` the encoder needs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct BertConfig {
+    /// Width of every token vector.
+    pub hidden_size: usize,
+    /// Number of transformer layers.
+    pub num_hidden_layers: usize,
+    /// Attention heads per layer.
+    pub num_attention_heads: usize,
+    /// Width of the feed-forward layer.
+    pub intermediate_size: usize,
+    /// Longest sequence the position table covers.
+    pub max_position_embeddings: usize,
+    /// Number of token types (segments).
+    #[serde(default = "default_type_vocab")]
+    pub type_vocab_size: usize,
+    /// Layer norm epsilon.
+    #[serde(default = "default_eps")]
+    pub layer_norm_eps: f64,
+    /// Activation; only `gelu` (erf) is supported.
+    #[serde(default = "default_act")]
+    pub hidden_act: String,
+    /// Vocabulary size.
+    pub vocab_size: usize,
+}
+
+fn default_type_vocab() -> usize {
+    2
+}
+fn default_eps() -> f64 {
+    1e-12
+}
+fn default_act() -> String {
+    "gelu".into()
+}
+
+impl BertConfig {
+    /// Read and validate `config.json`.
+    pub fn from_file(path: &Path) -> Result<Self, ModelError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let cfg: BertConfig = serde_json::from_str(&text).map_err(|e| ModelError::Config {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        if cfg.hidden_act != "gelu" {
+            return Err(ModelError::Config {
+                path: path.to_path_buf(),
+                reason: format!("unsupported hidden_act {:?} (only \"gelu\")", cfg.hidden_act),
+            });
+        }
+        if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
+            return Err(ModelError::Config {
+                path: path.to_path_buf(),
+                reason: "hidden_size is not a multiple of num_attention_heads".into(),
+            });
+        }
+        Ok(cfg)
+    }
+}
+
+struct Layer {
+    qkv_w: Tensor, // (hidden, 3 * hidden), transposed for x @ w
+    qkv_b: Vec<f32>,
+    out_w: Tensor, // (hidden, hidden)
+    out_b: Vec<f32>,
+    ln1_g: Vec<f32>,
+    ln1_b: Vec<f32>,
+    inter_w: Tensor, // (hidden, intermediate)
+    inter_b: Vec<f32>,
+    down_w: Tensor, // (intermediate, hidden)
+    down_b: Vec<f32>,
+    ln2_g: Vec<f32>,
+    ln2_b: Vec<f32>,
+}
+
+/// A loaded BERT encoder (no pooler).
+pub struct BertEncoder {
+    cfg: BertConfig,
+    word: Vec<f32>,
+    position: Vec<f32>,
+    token_type: Vec<f32>,
+    emb_ln_g: Vec<f32>,
+    emb_ln_b: Vec<f32>,
+    layers: Vec<Layer>,
+    weights: PathBuf,
+}
+
+/// Output of [`BertEncoder::forward`]: the last hidden state of every token, packed.
+pub struct Hidden {
+    /// Row-major `(total_tokens, hidden)` values.
+    pub data: Vec<f32>,
+    /// Where each input sequence's rows are.
+    pub seqs: Vec<SeqSpan>,
+    /// Row width.
+    pub hidden: usize,
+}
+
+impl Hidden {
+    /// The rows of sequence `i`.
+    pub fn rows(&self, i: usize) -> &[f32] {
+        let s = self.seqs[i];
+        &self.data[s.start * self.hidden..(s.start + s.len) * self.hidden]
+    }
+}
+
+/// Tensors in a safetensors file, with an optional name prefix such as `bert.`.
+pub struct WeightFile {
+    st: candle_core::safetensors::MmapedSafetensors,
+    path: PathBuf,
+    prefix: String,
+}
+
+impl WeightFile {
+    /// Memory-map `path`; names are looked up with and without `prefix`.
+    pub fn open(path: &Path, prefix: &str) -> Result<Self, ModelError> {
+        if !path.is_file() {
+            return Err(ModelError::Missing {
+                path: path.to_path_buf(),
+            });
+        }
+        // SAFETY: the file is mapped read-only; attest never writes model files while
+        // they are open, and the mapping is checked by the safetensors header parser.
+        let st = unsafe { candle_core::safetensors::MmapedSafetensors::new(path) }.map_err(
+            |e| ModelError::Weights {
+                path: path.to_path_buf(),
+                name: String::new(),
+                reason: e.to_string(),
+            },
+        )?;
+        Ok(WeightFile {
+            st,
+            path: path.to_path_buf(),
+            prefix: prefix.to_string(),
+        })
+    }
+
+    /// Load tensor `name` (trying `prefix + name` first) as f32 with the expected shape.
+    pub fn get(&self, name: &str, shape: &[usize]) -> Result<Tensor, ModelError> {
+        let err = |reason: String| ModelError::Weights {
+            path: self.path.clone(),
+            name: name.to_string(),
+            reason,
+        };
+        let full = format!("{}{}", self.prefix, name);
+        let t = self
+            .st
+            .load(&full, &Device::Cpu)
+            .or_else(|_| self.st.load(name, &Device::Cpu))
+            .map_err(|_| err("tensor not found".into()))?
+            .to_dtype(DType::F32)
+            .map_err(|e| err(e.to_string()))?;
+        if t.dims() != shape {
+            return Err(err(format!("shape {:?}, expected {:?}", t.dims(), shape)));
+        }
+        Ok(t)
+    }
+
+    /// Load tensor `name` as a flat vector.
+    pub fn vec(&self, name: &str, shape: &[usize]) -> Result<Vec<f32>, ModelError> {
+        let t = self.get(name, shape)?;
+        t.flatten_all()
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(|e| ModelError::Candle {
+                context: format!("reading {name}"),
+                source: e,
+            })
+    }
+
+    /// Whether tensor `name` exists (with or without the prefix).
+    pub fn has(&self, name: &str) -> bool {
+        let full = format!("{}{}", self.prefix, name);
+        self.st.get(&full).is_ok() || self.st.get(name).is_ok()
+    }
+}
+
+fn candle(context: &str) -> impl Fn(candle_core::Error) -> ModelError + '_ {
+    move |source| ModelError::Candle {
+        context: context.to_string(),
+        source,
+    }
+}
+
+/// Transpose a `(out, in)` linear weight into a contiguous `(in, out)` matrix.
+fn transposed(t: Tensor) -> Result<Tensor, ModelError> {
+    t.t()
+        .and_then(|t| t.contiguous())
+        .map_err(candle("transposing weight"))
+}
+
+impl BertEncoder {
+    /// Load an encoder from `dir/config.json` and `dir/model.safetensors`.
+    pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        let cfg = BertConfig::from_file(&dir.join("config.json"))?;
+        let weights = dir.join("model.safetensors");
+        let wf = WeightFile::open(&weights, "bert.")?;
+        Self::from_weights(cfg, &wf)
+    }
+
+    /// Build from an open weight file.
+    pub fn from_weights(cfg: BertConfig, wf: &WeightFile) -> Result<Self, ModelError> {
+        let h = cfg.hidden_size;
+        let i = cfg.intermediate_size;
+        let e = "embeddings.";
+        let word = wf.vec(&format!("{e}word_embeddings.weight"), &[cfg.vocab_size, h])?;
+        let position = wf.vec(
+            &format!("{e}position_embeddings.weight"),
+            &[cfg.max_position_embeddings, h],
+        )?;
+        let token_type = wf.vec(
+            &format!("{e}token_type_embeddings.weight"),
+            &[cfg.type_vocab_size, h],
+        )?;
+        let emb_ln_g = wf.vec(&format!("{e}LayerNorm.weight"), &[h])?;
+        let emb_ln_b = wf.vec(&format!("{e}LayerNorm.bias"), &[h])?;
+        let mut layers = Vec::with_capacity(cfg.num_hidden_layers);
+        for l in 0..cfg.num_hidden_layers {
+            let p = format!("encoder.layer.{l}.");
+            let q = wf.get(&format!("{p}attention.self.query.weight"), &[h, h])?;
+            let k = wf.get(&format!("{p}attention.self.key.weight"), &[h, h])?;
+            let v = wf.get(&format!("{p}attention.self.value.weight"), &[h, h])?;
+            let qkv = Tensor::cat(&[&q, &k, &v], 0).map_err(candle("concatenating qkv"))?;
+            let mut qkv_b = wf.vec(&format!("{p}attention.self.query.bias"), &[h])?;
+            qkv_b.extend(wf.vec(&format!("{p}attention.self.key.bias"), &[h])?);
+            qkv_b.extend(wf.vec(&format!("{p}attention.self.value.bias"), &[h])?);
+            layers.push(Layer {
+                qkv_w: transposed(qkv)?,
+                qkv_b,
+                out_w: transposed(wf.get(&format!("{p}attention.output.dense.weight"), &[h, h])?)?,
+                out_b: wf.vec(&format!("{p}attention.output.dense.bias"), &[h])?,
+                ln1_g: wf.vec(&format!("{p}attention.output.LayerNorm.weight"), &[h])?,
+                ln1_b: wf.vec(&format!("{p}attention.output.LayerNorm.bias"), &[h])?,
+                inter_w: transposed(wf.get(&format!("{p}intermediate.dense.weight"), &[i, h])?)?,
+                inter_b: wf.vec(&format!("{p}intermediate.dense.bias"), &[i])?,
+                down_w: transposed(wf.get(&format!("{p}output.dense.weight"), &[h, i])?)?,
+                down_b: wf.vec(&format!("{p}output.dense.bias"), &[h])?,
+                ln2_g: wf.vec(&format!("{p}output.LayerNorm.weight"), &[h])?,
+                ln2_b: wf.vec(&format!("{p}output.LayerNorm.bias"), &[h])?,
+            });
+        }
+        Ok(BertEncoder {
+            cfg,
+            word,
+            position,
+            token_type,
+            emb_ln_g,
+            emb_ln_b,
+            layers,
+            weights: wf.path.clone(),
+        })
+    }
+
+    /// The model configuration.
+    pub fn config(&self) -> &BertConfig {
+        &self.cfg
+    }
+
+    /// Run the encoder over a batch of token id sequences (with optional token type ids),
+    /// returning the last hidden state of every token. Sequences may differ in length.
+    pub fn forward(&self, ids: &[&[u32]], type_ids: Option<&[&[u32]]>) -> Result<Hidden, ModelError> {
+        let h = self.cfg.hidden_size;
+        let mut seqs = Vec::with_capacity(ids.len());
+        let mut total = 0usize;
+        for s in ids {
+            if s.len() > self.cfg.max_position_embeddings {
+                return Err(ModelError::Input(format!(
+                    "sequence of {} tokens exceeds the model's {} positions",
+                    s.len(),
+                    self.cfg.max_position_embeddings
+                )));
+            }
+            seqs.push(SeqSpan {
+                start: total,
+                len: s.len(),
+            });
+            total += s.len();
+        }
+        if total == 0 {
+            return Ok(Hidden {
+                data: Vec::new(),
+                seqs,
+                hidden: h,
+            });
+        }
+        // Embeddings: word + position + token type, then layer norm.
+        let mut x = vec![0f32; total * h];
+        let eps = self.cfg.layer_norm_eps as f32;
+        for (si, s) in ids.iter().enumerate() {
+            for (pos, &tok) in s.iter().enumerate() {
+                let tok = tok as usize;
+                if tok >= self.cfg.vocab_size {
+                    return Err(ModelError::Input(format!("token id {tok} outside the vocabulary")));
+                }
+                let tt = type_ids.map(|t| t[si][pos] as usize).unwrap_or(0);
+                if tt >= self.cfg.type_vocab_size {
+                    return Err(ModelError::Input(format!("token type {tt} outside the model's range")));
+                }
+                let row = &mut x[(seqs[si].start + pos) * h..(seqs[si].start + pos + 1) * h];
+                let w = &self.word[tok * h..(tok + 1) * h];
+                let p = &self.position[pos * h..(pos + 1) * h];
+                let t = &self.token_type[tt * h..(tt + 1) * h];
+                for (((r, a), b), c) in row.iter_mut().zip(w).zip(p).zip(t) {
+                    *r = a + b + c;
+                }
+                kernels::layer_norm_row(row, &self.emb_ln_g, &self.emb_ln_b, eps);
+            }
+        }
+        let mut x = Tensor::from_vec(x, (total, h), &Device::Cpu).map_err(candle("embeddings"))?;
+        for layer in &self.layers {
+            x = self.layer(layer, &x, &seqs)?;
+        }
+        let data = x
+            .flatten_all()
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(candle("reading hidden states"))?;
+        Ok(Hidden { data, seqs, hidden: h })
+    }
+
+    fn layer(&self, l: &Layer, x: &Tensor, seqs: &[SeqSpan]) -> Result<Tensor, ModelError> {
+        let eps = self.cfg.layer_norm_eps as f32;
+        let qkv = x.matmul(&l.qkv_w).map_err(candle("qkv projection"))?;
+        let ctx = qkv
+            .apply_op1_no_bwd(&Attention {
+                bias: &l.qkv_b,
+                seqs,
+                heads: self.cfg.num_attention_heads,
+            })
+            .map_err(candle("attention"))?;
+        let attn = ctx.matmul(&l.out_w).map_err(candle("attention output"))?;
+        let h1 = attn
+            .apply_op2_no_bwd(
+                x,
+                &AddNorm {
+                    bias: &l.out_b,
+                    gamma: &l.ln1_g,
+                    beta: &l.ln1_b,
+                    eps,
+                },
+            )
+            .map_err(candle("attention layer norm"))?;
+        let inter = h1.matmul(&l.inter_w).map_err(candle("intermediate"))?;
+        let inter = inter
+            .apply_op1_no_bwd(&BiasGelu { bias: &l.inter_b })
+            .map_err(candle("gelu"))?;
+        let down = inter.matmul(&l.down_w).map_err(candle("output projection"))?;
+        down.apply_op2_no_bwd(
+            &h1,
+            &AddNorm {
+                bias: &l.down_b,
+                gamma: &l.ln2_g,
+                beta: &l.ln2_b,
+                eps,
+            },
+        )
+        .map_err(candle("output layer norm"))
+    }
+
+    /// Path of the weight file this encoder was loaded from.
+    pub fn weights_path(&self) -> &Path {
+        &self.weights
+    }
+}
+
+/// Borrow the contiguous f32 data of a custom-op input.
+fn contiguous_f32<'a>(s: &'a CpuStorage, l: &Layout) -> candle_core::Result<&'a [f32]> {
+    let data = match s {
+        CpuStorage::F32(v) => v.as_slice(),
+        _ => candle_core::bail!("expected f32 storage"),
+    };
+    match l.contiguous_offsets() {
+        Some((a, b)) => Ok(&data[a..b]),
+        None => candle_core::bail!("expected a contiguous tensor"),
+    }
+}
+
+struct Attention<'a> {
+    bias: &'a [f32],
+    seqs: &'a [SeqSpan],
+    heads: usize,
+}
+
+impl CustomOp1 for Attention<'_> {
+    fn name(&self) -> &'static str {
+        "packed-attention"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let qkv = contiguous_f32(s, l)?;
+        let (n, w3) = l.shape().dims2()?;
+        let mut out = vec![0f32; n * w3 / 3];
+        kernels::attention(qkv, self.bias, self.seqs, self.heads, &mut out);
+        Ok((CpuStorage::F32(out), Shape::from((n, w3 / 3))))
+    }
+}
+
+struct BiasGelu<'a> {
+    bias: &'a [f32],
+}
+
+impl CustomOp1 for BiasGelu<'_> {
+    fn name(&self) -> &'static str {
+        "bias-gelu"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let mut x = contiguous_f32(s, l)?.to_vec();
+        kernels::bias_gelu(&mut x, self.bias);
+        Ok((CpuStorage::F32(x), l.shape().clone()))
+    }
+}
+
+struct AddNorm<'a> {
+    bias: &'a [f32],
+    gamma: &'a [f32],
+    beta: &'a [f32],
+    eps: f32,
+}
+
+impl CustomOp2 for AddNorm<'_> {
+    fn name(&self) -> &'static str {
+        "bias-residual-layernorm"
+    }
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> candle_core::Result<(CpuStorage, Shape)> {
+        let mut x = contiguous_f32(s1, l1)?.to_vec();
+        let res = contiguous_f32(s2, l2)?;
+        if res.len() != x.len() {
+            candle_core::bail!("residual shape mismatch");
+        }
+        kernels::bias_residual_layer_norm(&mut x, self.bias, res, self.gamma, self.beta, self.eps);
+        Ok((CpuStorage::F32(x), l1.shape().clone()))
+    }
+}

@@ -1,0 +1,358 @@
+//! Models behind ML-free traits: the bi-encoder ([`Embed`]) and its implementations.
+//!
+//! [`MiniLm`] is the real all-MiniLM-L6-v2 bi-encoder on candle ([`bert`], [`kernels`]);
+//! [`HashEmbedder`] is a deterministic fake for fast unit tests.
+
+pub mod bert;
+pub mod kernels;
+
+use std::path::{Path, PathBuf};
+
+use tokenizers::{Tokenizer, TruncationDirection, TruncationParams, TruncationStrategy};
+
+/// Errors from loading or running a model. Each carries the file or input it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    /// A model file does not exist.
+    #[error("{}: model file not found (run models/fetch.sh to fetch the bundled models)", path.display())]
+    Missing {
+        /// The missing file.
+        path: PathBuf,
+    },
+    /// No model directory was found in any of the places searched.
+    #[error("model directory {name} not found; looked in {tried} (run models/fetch.sh, or set ATTEST_MODEL_DIR)")]
+    NotFound {
+        /// Model directory name.
+        name: String,
+        /// The candidate paths, comma-separated.
+        tried: String,
+    },
+    /// Reading a model file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// `config.json` is malformed or describes an unsupported model.
+    #[error("{}: invalid model config: {reason}", path.display())]
+    Config {
+        /// The config file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A weight tensor is missing or has the wrong shape.
+    #[error("{}: weight {name:?}: {reason}", path.display())]
+    Weights {
+        /// The safetensors file.
+        path: PathBuf,
+        /// Tensor name.
+        name: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The tokenizer file could not be loaded or used.
+    #[error("{}: tokenizer: {reason}", path.display())]
+    Tokenizer {
+        /// The tokenizer file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A candle operation failed.
+    #[error("{context}: {source}")]
+    Candle {
+        /// What was being computed.
+        context: String,
+        /// The candle error.
+        source: candle_core::Error,
+    },
+    /// The input cannot be encoded.
+    #[error("invalid model input: {0}")]
+    Input(String),
+}
+
+/// A bi-encoder: text in, L2-normalised vector out.
+pub trait Embed: Send + Sync {
+    /// Stable model identifier stored in the index (e.g. `all-MiniLM-L6-v2`).
+    fn model_id(&self) -> &str;
+    /// Output dimension.
+    fn dim(&self) -> usize;
+    /// Embed texts; one unit-length vector per text, in input order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError>;
+    /// Number of model tokens in `text` (without special tokens), for chunk budgets.
+    fn count_tokens(&self, text: &str) -> usize;
+}
+
+/// Name of the bundled bi-encoder directory under `models/`.
+pub const MINILM: &str = "all-MiniLM-L6-v2";
+
+/// Find a model directory: `explicit` if given, else `./models/NAME`, then the
+/// `models/NAME` of the source tree the binary was built from.
+pub fn locate(name: &str, explicit: Option<&Path>) -> Result<PathBuf, ModelError> {
+    if let Some(p) = explicit {
+        if p.is_dir() {
+            return Ok(p.to_path_buf());
+        }
+        return Err(ModelError::NotFound {
+            name: name.to_string(),
+            tried: p.display().to_string(),
+        });
+    }
+    let mut tried = vec![PathBuf::from("models").join(name)];
+    tried.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name));
+    for p in &tried {
+        if p.join("config.json").is_file() {
+            return Ok(p.clone());
+        }
+    }
+    Err(ModelError::NotFound {
+        name: name.to_string(),
+        tried: tried
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+/// Load a tokenizer with truncation at `max_len` tokens (special tokens included) and
+/// no padding.
+pub fn load_tokenizer(path: &Path, max_len: usize) -> Result<Tokenizer, ModelError> {
+    let err = |reason: String| ModelError::Tokenizer {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if !path.is_file() {
+        return Err(ModelError::Missing {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut tok = Tokenizer::from_file(path).map_err(|e| err(e.to_string()))?;
+    tok.with_padding(None);
+    tok.with_truncation(Some(TruncationParams {
+        max_length: max_len,
+        strategy: TruncationStrategy::LongestFirst,
+        stride: 0,
+        direction: TruncationDirection::Right,
+    }))
+    .map_err(|e| err(e.to_string()))?;
+    Ok(tok)
+}
+
+/// The all-MiniLM-L6-v2 bi-encoder: BERT, mean pooling over all tokens, L2 norm.
+pub struct MiniLm {
+    encoder: bert::BertEncoder,
+    tokenizer: Tokenizer,
+    counter: Tokenizer,
+    tokenizer_path: PathBuf,
+    id: String,
+    /// Maximum tokens per text, special tokens included.
+    pub max_tokens: usize,
+    /// Token budget of one forward pass (texts are packed without padding).
+    pub batch_tokens: usize,
+}
+
+impl MiniLm {
+    /// Load from a model directory holding `config.json`, `tokenizer.json` and
+    /// `model.safetensors`. The model id is the directory name.
+    pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        let encoder = bert::BertEncoder::load(dir)?;
+        let max_tokens = 256.min(encoder.config().max_position_embeddings);
+        let tokenizer_path = dir.join("tokenizer.json");
+        let tokenizer = load_tokenizer(&tokenizer_path, max_tokens)?;
+        let mut counter = tokenizer.clone();
+        counter
+            .with_truncation(None)
+            .map_err(|e| ModelError::Tokenizer {
+                path: tokenizer_path.clone(),
+                reason: e.to_string(),
+            })?;
+        let id = dir
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| MINILM.to_string());
+        Ok(MiniLm {
+            encoder,
+            tokenizer,
+            counter,
+            tokenizer_path,
+            id,
+            max_tokens,
+            batch_tokens: 4096,
+        })
+    }
+
+    /// Load the bundled model from the standard locations (see [`locate`]).
+    pub fn load_default(explicit: Option<&Path>) -> Result<Self, ModelError> {
+        Self::load(&locate(MINILM, explicit)?)
+    }
+
+    fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, ModelError> {
+        let enc = self
+            .tokenizer
+            .encode_batch_fast(texts.to_vec(), true)
+            .map_err(|e| ModelError::Tokenizer {
+                path: self.tokenizer_path.clone(),
+                reason: e.to_string(),
+            })?;
+        Ok(enc.into_iter().map(|e| e.get_ids().to_vec()).collect())
+    }
+
+    /// Embed already tokenised sequences (with special tokens), in input order.
+    pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, ModelError> {
+        // Batches of similar length: sort by length, then pack up to the token budget.
+        let mut order: Vec<usize> = (0..ids.len()).collect();
+        order.sort_by_key(|&i| (ids[i].len(), i));
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        let mut start = 0;
+        while start < order.len() {
+            let mut end = start;
+            let mut tokens = 0;
+            while end < order.len() && (end == start || tokens + ids[order[end]].len() <= self.batch_tokens) {
+                tokens += ids[order[end]].len();
+                end += 1;
+            }
+            let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| ids[i].as_slice()).collect();
+            let hidden = self.encoder.forward(&batch, None)?;
+            for (bi, &oi) in order[start..end].iter().enumerate() {
+                out[oi] = mean_pool_normalise(hidden.rows(bi), hidden.hidden);
+            }
+            start = end;
+        }
+        Ok(out)
+    }
+}
+
+/// Mean of the rows (width `dim`), scaled to unit length.
+pub fn mean_pool_normalise(rows: &[f32], dim: usize) -> Vec<f32> {
+    let mut v = vec![0f32; dim];
+    let n = rows.len() / dim;
+    for row in rows.chunks_exact(dim) {
+        for (a, b) in v.iter_mut().zip(row) {
+            *a += b;
+        }
+    }
+    if n > 0 {
+        v.iter_mut().for_each(|a| *a /= n as f32);
+    }
+    normalise(&mut v);
+    v
+}
+
+/// Scale `v` to unit L2 length (left as is when it is all zeros).
+pub fn normalise(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+impl Embed for MiniLm {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+    fn dim(&self) -> usize {
+        self.encoder.config().hidden_size
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let ids = self.tokenize(texts)?;
+        self.embed_ids(&ids)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        match self.counter.encode_fast(text, false) {
+            Ok(e) => e.get_ids().len(),
+            Err(_) => text.split_whitespace().count(),
+        }
+    }
+}
+
+/// A deterministic stand-in bi-encoder for unit tests: feature hashing of lower-cased
+/// words (and their 4-character prefixes) into `dim` buckets, L2-normalised. Texts
+/// sharing words get high cosine; no model files are needed.
+pub struct HashEmbedder {
+    dim: usize,
+    id: String,
+}
+
+impl HashEmbedder {
+    /// A fake embedder with `dim` dimensions and model id `hash-<dim>`.
+    pub fn new(dim: usize) -> Self {
+        HashEmbedder {
+            dim,
+            id: format!("hash-{dim}"),
+        }
+    }
+}
+
+fn fnv1a(s: &str) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+impl Embed for HashEmbedder {
+    fn model_id(&self) -> &str {
+        &self.id
+    }
+    fn dim(&self) -> usize {
+        self.dim
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; self.dim];
+                for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+                    let w = w.to_lowercase();
+                    let prefix: String = w.chars().take(4).collect();
+                    for (feature, weight) in [(w.as_str(), 1.0f32), (prefix.as_str(), 0.5)] {
+                        let h = fnv1a(feature);
+                        let sign = if h >> 63 == 0 { 1.0 } else { -1.0 };
+                        v[(h % self.dim as u64) as usize] += sign * weight;
+                    }
+                }
+                if v.iter().all(|x| *x == 0.0) {
+                    v[0] = 1.0;
+                }
+                normalise(&mut v);
+                v
+            })
+            .collect())
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+}
+
+/// Cosine of two unit vectors (their dot product).
+pub fn dot(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hash_embedder_is_deterministic_unit_length_and_similarity_aware() {
+        let e = HashEmbedder::new(64);
+        let v = e.embed(&["county records retention", "records retention county", "ocean waves"]).unwrap();
+        let n: f32 = v[0].iter().map(|x| x * x).sum();
+        assert!((n - 1.0).abs() < 1e-5);
+        assert_eq!(v[0], e.embed(&["county records retention"]).unwrap()[0]);
+        assert!(dot(&v[0], &v[1]) > 0.99);
+        assert!(dot(&v[0], &v[2]) < 0.5);
+    }
+
+    #[test]
+    fn mean_pool_normalise_averages_rows() {
+        let v = mean_pool_normalise(&[1.0, 0.0, 3.0, 0.0], 2);
+        assert_eq!(v, vec![1.0, 0.0]);
+    }
+}

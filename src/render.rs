@@ -1,0 +1,124 @@
+//! Human-readable output of command results (JSON output is the serde form of the same
+//! structs).
+
+use std::fmt::Write;
+
+use crate::ingest::IngestReport;
+use crate::retrieve::SearchResult;
+use crate::status::Status;
+
+/// Collapse whitespace and cut to about `max` characters at a word boundary.
+pub fn snippet(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let cut: String = flat.chars().take(max).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i > max / 2 => cut[..i].to_string(),
+        _ => cut,
+    };
+    format!("{cut} …")
+}
+
+/// The ingest summary.
+pub fn ingest_report(r: &IngestReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "added {}, updated {}, unchanged {}, removed {}, failed {}",
+        r.added,
+        r.updated,
+        r.unchanged,
+        r.removed,
+        r.failed.len()
+    );
+    let _ = writeln!(
+        s,
+        "index: {} documents, {} chunks, corpus version {} ({} chunks embedded in {:.1} s of {:.1} s)",
+        r.documents,
+        r.chunks,
+        r.corpus_version,
+        r.chunks_embedded,
+        r.embed_ms as f64 / 1000.0,
+        r.total_ms as f64 / 1000.0
+    );
+    if !r.missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "missing ({} file(s) gone from an ingested root; run with --prune to remove them):",
+            r.missing.len()
+        );
+        for m in &r.missing {
+            let _ = writeln!(s, "  {m}");
+        }
+    }
+    for f in &r.failed {
+        let _ = writeln!(s, "failed: {}: {}", f.path, f.reason);
+    }
+    s
+}
+
+/// Search hits, best first.
+pub fn search_result(r: &SearchResult) -> String {
+    let mut s = String::new();
+    if r.hits.is_empty() {
+        let _ = writeln!(s, "no results for {:?} ({} search)", r.query, r.mode);
+        return s;
+    }
+    for (i, h) in r.hits.iter().enumerate() {
+        let mut parts = vec![format!("{} {:.4}", r.mode, h.score)];
+        if let (Some(d), Some(rank)) = (h.scores.dense, h.scores.dense_rank) {
+            parts.push(format!("dense {d:.3} #{rank}"));
+        }
+        if let (Some(l), Some(rank)) = (h.scores.lexical, h.scores.lexical_rank) {
+            parts.push(format!("bm25 {l:.2} #{rank}"));
+        }
+        let lines = if h.line_start == h.line_end {
+            format!("{}", h.line_start)
+        } else {
+            format!("{}-{}", h.line_start, h.line_end)
+        };
+        let _ = writeln!(s, "{:>2}. {}:{}  [{}]", i + 1, h.source, lines, parts.join(" | "));
+        let _ = writeln!(s, "    {} (bytes {}..{}, chunk {})", h.title, h.start, h.end, h.chunk_id);
+        let _ = writeln!(s, "    {}", snippet(&h.text, 280));
+    }
+    s
+}
+
+/// Index status.
+pub fn status(st: &Status) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "index:          {}", st.index_dir);
+    let _ = writeln!(s, "documents:      {}", st.documents);
+    let _ = writeln!(s, "chunks:         {}", st.chunks);
+    let _ = writeln!(s, "model:          {} ({} dimensions)", st.model, st.dimension);
+    let _ = writeln!(s, "corpus version: {}", st.corpus_version);
+    let _ = writeln!(s, "schema version: {}", st.schema_version);
+    let h = &st.index;
+    let _ = writeln!(
+        s,
+        "dense index:    {} ({} points, {} live, {} dead; dense search uses {})",
+        if h.consistent { "consistent" } else { "NEEDS REBUILD" },
+        h.hnsw_points,
+        h.live_chunks,
+        h.dead_points,
+        h.dense_backend
+    );
+    for p in &h.problems {
+        let _ = writeln!(s, "  problem: {p}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_flattens_and_cuts_at_words() {
+        assert_eq!(snippet("a\n\n b   c", 100), "a b c");
+        let s = snippet("alpha beta gamma delta", 12);
+        assert_eq!(s, "alpha beta …");
+    }
+}

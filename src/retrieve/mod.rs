@@ -1,0 +1,236 @@
+//! Retrieval: dense (bi-encoder + HNSW or exact), lexical (BM25 over FTS5), and hybrid
+//! reciprocal rank fusion of the two.
+//!
+//! Hybrid score of a chunk: `sum over retrievers of 1 / (rrf_k + rank)`, rank 1-based,
+//! taken over each retriever's top `candidates` (both configurable; defaults 60 and 100).
+//! Ties are broken by chunk row id so results are deterministic.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::index::lexical;
+
+/// Which retrievers a search uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Dense and lexical, fused with reciprocal rank fusion.
+    Hybrid,
+    /// Bi-encoder cosine only.
+    Dense,
+    /// BM25 only.
+    Lexical,
+}
+
+impl FromStr for Mode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "hybrid" => Ok(Mode::Hybrid),
+            "dense" => Ok(Mode::Dense),
+            "lexical" => Ok(Mode::Lexical),
+            _ => Err(format!("unknown mode {s:?} (hybrid, dense or lexical)")),
+        }
+    }
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Hybrid => "hybrid",
+            Mode::Dense => "dense",
+            Mode::Lexical => "lexical",
+        })
+    }
+}
+
+/// Per-retriever scores of a hit (`None` when that retriever did not return it).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct ModeScores {
+    /// Cosine similarity between query and chunk embeddings.
+    pub dense: Option<f64>,
+    /// BM25 score (higher is better).
+    pub lexical: Option<f64>,
+    /// 1-based rank in the dense list.
+    pub dense_rank: Option<usize>,
+    /// 1-based rank in the lexical list.
+    pub lexical_rank: Option<usize>,
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// Chunk id (derived from the document content hash and span).
+    pub chunk_id: String,
+    /// Internal chunk row id (dense and FTS id).
+    #[serde(skip)]
+    pub row: i64,
+    /// Document id.
+    pub doc_id: String,
+    /// Source path of the document.
+    pub source: String,
+    /// Document title.
+    pub title: String,
+    /// Byte offset where the chunk starts in the stored document text.
+    pub start: usize,
+    /// Byte offset where it ends (exclusive).
+    pub end: usize,
+    /// First line (1-based).
+    pub line_start: usize,
+    /// Last line (1-based).
+    pub line_end: usize,
+    /// Fused score in hybrid mode; the retriever's own score otherwise.
+    pub score: f64,
+    /// Per-retriever scores and ranks.
+    pub scores: ModeScores,
+    /// The chunk text (`document_text[start..end]`).
+    pub text: String,
+}
+
+/// A search's results.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResult {
+    /// The query as given.
+    pub query: String,
+    /// Mode used.
+    pub mode: Mode,
+    /// Dense backend used (`exact`, `hnsw`, or `none`).
+    pub dense_backend: String,
+    /// Hits, best first.
+    pub hits: Vec<Hit>,
+}
+
+/// Upper bound on the query length accepted, in bytes (longer queries are cut at a char
+/// boundary; the bi-encoder reads only the first 256 tokens anyway).
+pub const MAX_QUERY_BYTES: usize = 64 * 1024;
+
+/// Validate and trim a query.
+pub fn clean_query(query: &str) -> Result<&str, Error> {
+    let q = query.trim();
+    if q.is_empty() {
+        return Err(Error::EmptyQuery);
+    }
+    if q.len() <= MAX_QUERY_BYTES {
+        return Ok(q);
+    }
+    let mut end = MAX_QUERY_BYTES;
+    while !q.is_char_boundary(end) {
+        end -= 1;
+    }
+    Ok(&q[..end])
+}
+
+/// Fuse ranked lists with reciprocal rank fusion; returns (row id, fused score), best first.
+pub fn rrf(lists: &[&[i64]], k: f64) -> Vec<(i64, f64)> {
+    let mut acc: HashMap<i64, f64> = HashMap::new();
+    for list in lists {
+        for (i, id) in list.iter().enumerate() {
+            *acc.entry(*id).or_default() += 1.0 / (k + (i + 1) as f64);
+        }
+    }
+    let mut out: Vec<(i64, f64)> = acc.into_iter().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+/// Run a search against an open engine.
+pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<SearchResult, Error> {
+    let q = clean_query(query)?;
+    let cfg = engine.config();
+    let n = cfg.candidates.max(k);
+    let mut dense: Vec<(i64, f32)> = Vec::new();
+    let mut lexical_hits: Vec<(i64, f64)> = Vec::new();
+    if mode != Mode::Lexical {
+        let v = engine.embed_query(q)?;
+        dense = engine.dense_search(&v, n);
+    }
+    if mode != Mode::Dense {
+        if let Some(expr) = lexical::fts_query(q) {
+            lexical_hits = engine.store().fts_search(&expr, n)?;
+        }
+    }
+    let mut scores: HashMap<i64, ModeScores> = HashMap::new();
+    for (i, (id, s)) in dense.iter().enumerate() {
+        let e = scores.entry(*id).or_default();
+        e.dense = Some(*s as f64);
+        e.dense_rank = Some(i + 1);
+    }
+    for (i, (id, s)) in lexical_hits.iter().enumerate() {
+        let e = scores.entry(*id).or_default();
+        e.lexical = Some(*s);
+        e.lexical_rank = Some(i + 1);
+    }
+    let ranked: Vec<(i64, f64)> = match mode {
+        Mode::Dense => dense.iter().map(|(i, s)| (*i, *s as f64)).collect(),
+        Mode::Lexical => lexical_hits.clone(),
+        Mode::Hybrid => {
+            let d: Vec<i64> = dense.iter().map(|x| x.0).collect();
+            let l: Vec<i64> = lexical_hits.iter().map(|x| x.0).collect();
+            rrf(&[&d, &l], cfg.rrf_k)
+        }
+    };
+    let top: Vec<(i64, f64)> = ranked.into_iter().take(k).collect();
+    let rows = engine
+        .store()
+        .chunks_by_ids(&top.iter().map(|x| x.0).collect::<Vec<_>>())?;
+    let by_id: HashMap<i64, _> = rows.into_iter().map(|r| (r.id, r)).collect();
+    let hits = top
+        .iter()
+        .filter_map(|(id, score)| {
+            let r = by_id.get(id)?;
+            Some(Hit {
+                chunk_id: r.chunk_id.clone(),
+                row: r.id,
+                doc_id: r.doc_id.clone(),
+                source: r.source.clone(),
+                title: r.title.clone(),
+                start: r.span.start,
+                end: r.span.end,
+                line_start: r.lines.0,
+                line_end: r.lines.1,
+                score: *score,
+                scores: scores.get(id).cloned().unwrap_or_default(),
+                text: r.text.clone(),
+            })
+        })
+        .collect();
+    Ok(SearchResult {
+        query: query.to_string(),
+        mode,
+        dense_backend: if mode == Mode::Lexical {
+            "none".into()
+        } else {
+            engine.dense_backend().to_string()
+        },
+        hits,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rrf_rewards_agreement_and_breaks_ties_by_id() {
+        let fused = rrf(&[&[1, 2, 3], &[3, 1, 4]], 60.0);
+        let ids: Vec<i64> = fused.iter().map(|x| x.0).collect();
+        assert_eq!(ids, vec![1, 3, 2, 4]);
+        let want = 1.0 / 61.0 + 1.0 / 62.0;
+        assert!((fused[0].1 - want).abs() < 1e-12);
+        // Equal scores: lower id first.
+        let tie = rrf(&[&[7], &[5]], 60.0);
+        assert_eq!(tie.iter().map(|x| x.0).collect::<Vec<_>>(), vec![5, 7]);
+    }
+
+    #[test]
+    fn empty_and_huge_queries_are_handled() {
+        assert!(matches!(clean_query("   "), Err(Error::EmptyQuery)));
+        let huge = "é".repeat(MAX_QUERY_BYTES);
+        let q = clean_query(&huge).unwrap();
+        assert!(q.len() <= MAX_QUERY_BYTES && q.is_char_boundary(q.len()));
+    }
+}

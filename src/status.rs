@@ -1,0 +1,56 @@
+//! `attest status`: what the index holds and whether its parts agree, without loading
+//! the model.
+
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Error;
+use crate::index::{inspect, IndexHealth};
+use crate::store::Store;
+
+/// The `attest status` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// Index directory.
+    pub index_dir: String,
+    /// Documents stored.
+    pub documents: usize,
+    /// Chunks stored.
+    pub chunks: usize,
+    /// Model the index was built with.
+    pub model: String,
+    /// Vector dimension.
+    pub dimension: usize,
+    /// Corpus version.
+    pub corpus_version: u64,
+    /// Store schema version.
+    pub schema_version: i64,
+    /// Dense index health (plus store integrity problems).
+    pub index: IndexHealth,
+}
+
+/// Inspect the index named by `cfg`.
+pub fn status(cfg: &Config) -> Result<Status, Error> {
+    let store = Store::open_existing(&cfg.index)?;
+    let (_, mut index) = inspect(&store, &cfg.index, cfg)?;
+    index.dense_backend = if index.live_chunks < cfg.exact_threshold {
+        "exact".into()
+    } else {
+        "hnsw".into()
+    };
+    let problems = store.integrity_problems()?;
+    if !problems.is_empty() {
+        index.consistent = false;
+        index.problems.extend(problems);
+    }
+    Ok(Status {
+        index_dir: cfg.index.display().to_string(),
+        documents: store.document_count()?,
+        chunks: store.chunk_count()?,
+        model: store.model_id()?.unwrap_or_default(),
+        dimension: store.dimension()?.unwrap_or(0),
+        corpus_version: store.corpus_version()?,
+        schema_version: store.schema_version()?,
+        index,
+    })
+}

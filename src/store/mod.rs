@@ -1,0 +1,727 @@
+//! The SQLite store: documents, chunks with their vectors, an FTS5 index for BM25, and
+//! the metadata that ties an index to one model.
+//!
+//! Schema changes go through numbered [`MIGRATIONS`] recorded in `PRAGMA user_version`.
+//! Every file's changes are written in one transaction, and every transaction that
+//! changes the corpus increments `corpus_version` (later stages key caches on it).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
+
+use crate::corpus::load::SourceKind;
+use crate::corpus::Span;
+
+/// Errors from the store. Each names the database file.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("{}: {source}", path.display())]
+    Sqlite {
+        /// The database file.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
+    /// The index directory could not be created or read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path concerned.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// The index was built with another model or dimension.
+    #[error("{}: index was built with model {stored_model} ({stored_dim} dimensions), not {model} ({dim} dimensions); use another --index or re-ingest into a new one", path.display())]
+    ModelMismatch {
+        /// The database file.
+        path: PathBuf,
+        /// Model recorded in the index.
+        stored_model: String,
+        /// Dimension recorded in the index.
+        stored_dim: usize,
+        /// Model asked for.
+        model: String,
+        /// Dimension asked for.
+        dim: usize,
+    },
+    /// The database comes from a newer attest.
+    #[error("{}: schema version {found} is newer than this attest supports ({supported})", path.display())]
+    TooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Version found.
+        found: i64,
+        /// Newest version this build knows.
+        supported: i64,
+    },
+    /// No index exists at the path.
+    #[error("{}: no index here (run `attest ingest PATH` first)", path.display())]
+    NoIndex {
+        /// The index directory.
+        path: PathBuf,
+    },
+    /// A stored value is malformed.
+    #[error("{}: corrupt store: {reason}", path.display())]
+    Corrupt {
+        /// The database file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Schema migrations, applied in order; migration `i` brings the schema to version `i + 1`.
+pub const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE roots (path TEXT PRIMARY KEY);
+CREATE TABLE files (
+    path TEXT PRIMARY KEY,          -- canonical absolute path
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    file_hash TEXT NOT NULL         -- sha256 of the file bytes
+);
+CREATE TABLE documents (
+    id INTEGER PRIMARY KEY,
+    doc_id TEXT NOT NULL UNIQUE,    -- sha256 of the normalised source path (+ '#' + key)
+    path TEXT NOT NULL,             -- canonical absolute path of the file it came from
+    key TEXT NOT NULL DEFAULT '',   -- document key within the file (BEIR _id), '' otherwise
+    source TEXT NOT NULL,           -- path as shown to users
+    title TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    content_hash TEXT NOT NULL,     -- sha256 of text
+    size INTEGER NOT NULL,          -- bytes of text
+    mtime_ns INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX documents_path ON documents(path);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY,         -- dense index and FTS5 row id
+    chunk_id TEXT NOT NULL,         -- derived from (content_hash, start, end)
+    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    line_start INTEGER NOT NULL,
+    line_end INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+CREATE INDEX chunks_doc ON chunks(doc);
+CREATE INDEX chunks_chunk_id ON chunks(chunk_id);
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    text, content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+"#];
+
+/// A document as stored.
+#[derive(Debug, Clone)]
+pub struct StoredDoc {
+    /// Row id.
+    pub id: i64,
+    /// Stable document id (hash of the normalised source path and key).
+    pub doc_id: String,
+    /// Canonical path of the file.
+    pub path: String,
+    /// Key within the file ('' for single-document files).
+    pub key: String,
+    /// Path shown to users.
+    pub source: String,
+    /// Title.
+    pub title: String,
+    /// sha256 of the text.
+    pub content_hash: String,
+}
+
+/// A chunk to insert: its span in the document text and its vector.
+#[derive(Debug, Clone)]
+pub struct NewChunk {
+    /// Byte span in the document text.
+    pub span: Span,
+    /// 1-based first and last line.
+    pub lines: (usize, usize),
+    /// Model tokens in the chunk.
+    pub tokens: usize,
+    /// Unit-length embedding.
+    pub vector: Vec<f32>,
+}
+
+/// A document to insert.
+#[derive(Debug, Clone)]
+pub struct NewDoc {
+    /// Canonical file path.
+    pub path: String,
+    /// Key within the file.
+    pub key: String,
+    /// Path shown to users.
+    pub source: String,
+    /// Title.
+    pub title: String,
+    /// Kind of source.
+    pub kind: SourceKind,
+    /// Stored text.
+    pub text: String,
+    /// File modification time in nanoseconds since the epoch.
+    pub mtime_ns: i64,
+    /// Chunks with vectors.
+    pub chunks: Vec<NewChunk>,
+}
+
+/// A chunk joined with its document, as search results need it.
+#[derive(Debug, Clone)]
+pub struct ChunkRow {
+    /// Row id (dense/FTS id).
+    pub id: i64,
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document source path.
+    pub source: String,
+    /// Document title.
+    pub title: String,
+    /// Byte span in the document text.
+    pub span: Span,
+    /// 1-based line range.
+    pub lines: (usize, usize),
+    /// Chunk text (`doc_text[span]`).
+    pub text: String,
+}
+
+/// Stable document id: sha256 of the normalised path, plus `#key` for multi-document files.
+pub fn doc_id(path: &str, key: &str) -> String {
+    let norm = path.replace('\\', "/");
+    let s = if key.is_empty() {
+        norm
+    } else {
+        format!("{norm}#{key}")
+    };
+    short_hash(s.as_bytes(), 16)
+}
+
+/// Chunk id derived from the document content hash and the byte span.
+pub fn chunk_id(content_hash: &str, span: Span) -> String {
+    short_hash(format!("{content_hash}:{}:{}", span.start, span.end).as_bytes(), 16)
+}
+
+/// Full sha256 hex digest.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
+}
+
+fn short_hash(bytes: &[u8], hex_chars: usize) -> String {
+    let mut h = sha256_hex(bytes);
+    h.truncate(hex_chars);
+    h
+}
+
+/// Encode a vector as little-endian f32 bytes.
+pub fn vector_to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Decode little-endian f32 bytes.
+pub fn blob_to_vector(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// An open index database.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+/// File name of the database inside the index directory.
+pub const DB_FILE: &str = "attest.sqlite3";
+
+impl Store {
+    /// Open (creating when `create`) the database in index directory `dir`, migrate it,
+    /// and check it was built with `model` / `dim` (recording them on first use).
+    pub fn open(dir: &Path, model: &str, dim: usize, create: bool) -> Result<Self, StoreError> {
+        let path = dir.join(DB_FILE);
+        if !path.exists() {
+            if !create {
+                return Err(StoreError::NoIndex {
+                    path: dir.to_path_buf(),
+                });
+            }
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
+                path: dir.to_path_buf(),
+                source,
+            })?;
+        }
+        let mut store = Self::open_raw(&path)?;
+        store.migrate()?;
+        store.check_model(model, dim)?;
+        Ok(store)
+    }
+
+    /// Open an existing database without checking the model (for `status`).
+    pub fn open_existing(dir: &Path) -> Result<Self, StoreError> {
+        let path = dir.join(DB_FILE);
+        if !path.exists() {
+            return Err(StoreError::NoIndex {
+                path: dir.to_path_buf(),
+            });
+        }
+        let mut store = Self::open_raw(&path)?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn open_raw(path: &Path) -> Result<Self, StoreError> {
+        let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        store
+            .conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;",
+            )
+            .map_err(|e| store.err(e))?;
+        Ok(store)
+    }
+
+    fn err(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Path of the database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Current schema version.
+    pub fn schema_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    fn migrate(&mut self) -> Result<(), StoreError> {
+        let current = self.schema_version()?;
+        let supported = MIGRATIONS.len() as i64;
+        if current > supported {
+            return Err(StoreError::TooNew {
+                path: self.path.clone(),
+                found: current,
+                supported,
+            });
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+            let path = self.path.clone();
+            let e = |source| StoreError::Sqlite {
+                path: path.clone(),
+                source,
+            };
+            let tx = self.conn.transaction().map_err(e)?;
+            tx.execute_batch(sql).map_err(e)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
+                .map_err(e)?;
+            tx.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', ?1)",
+                params![(i + 1).to_string()],
+            )
+            .map_err(e)?;
+            tx.commit().map_err(e)?;
+        }
+        Ok(())
+    }
+
+    fn check_model(&mut self, model: &str, dim: usize) -> Result<(), StoreError> {
+        let stored_model = self.meta("model_id")?;
+        let stored_dim = self.meta("dimension")?;
+        match (stored_model, stored_dim) {
+            (Some(m), Some(d)) => {
+                let d: usize = d.parse().unwrap_or(0);
+                if m != model || d != dim {
+                    return Err(StoreError::ModelMismatch {
+                        path: self.path.clone(),
+                        stored_model: m,
+                        stored_dim: d,
+                        model: model.to_string(),
+                        dim,
+                    });
+                }
+                Ok(())
+            }
+            _ => {
+                self.set_meta("model_id", model)?;
+                self.set_meta("dimension", &dim.to_string())?;
+                if self.meta("corpus_version")?.is_none() {
+                    self.set_meta("corpus_version", "0")?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Read a metadata value.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Write a metadata value.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The corpus version: incremented by every transaction that changes the corpus.
+    pub fn corpus_version(&self) -> Result<u64, StoreError> {
+        Ok(self
+            .meta("corpus_version")?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0))
+    }
+
+    /// Model id recorded in the index.
+    pub fn model_id(&self) -> Result<Option<String>, StoreError> {
+        self.meta("model_id")
+    }
+
+    /// Dimension recorded in the index.
+    pub fn dimension(&self) -> Result<Option<usize>, StoreError> {
+        Ok(self.meta("dimension")?.and_then(|d| d.parse().ok()))
+    }
+
+    /// Record an ingested root (canonical path).
+    pub fn add_root(&self, root: &str) -> Result<(), StoreError> {
+        self.conn
+            .execute("INSERT OR IGNORE INTO roots(path) VALUES (?1)", [root])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Recorded file state: (size, mtime_ns, file_hash).
+    pub fn file_state(&self, path: &str) -> Result<Option<(u64, i64, String)>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT size, mtime_ns, file_hash FROM files WHERE path = ?1",
+                [path],
+                |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Documents that came from file `path`.
+    pub fn docs_of_file(&self, path: &str) -> Result<Vec<StoredDoc>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, doc_id, path, key, source, title, content_hash FROM documents WHERE path = ?1 ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([path], stored_doc)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Canonical paths of every file with documents stored.
+    pub fn stored_files(&self) -> Result<Vec<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT DISTINCT path FROM documents ORDER BY path")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Apply one file's changes in a single transaction: remove `remove` (document row
+    /// ids), insert `add`, record the file state, and bump the corpus version if anything
+    /// changed. Returns the row ids of the inserted chunks with their vectors' owners.
+    pub fn apply_file(
+        &mut self,
+        file: Option<(&str, u64, i64, &str)>,
+        remove: &[i64],
+        add: &[NewDoc],
+    ) -> Result<Vec<i64>, StoreError> {
+        let path = self.path.clone();
+        let e = move |source| StoreError::Sqlite {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(e.clone())?;
+        for id in remove {
+            tx.execute("DELETE FROM chunks WHERE doc = ?1", [id])
+                .map_err(e.clone())?;
+            tx.execute("DELETE FROM documents WHERE id = ?1", [id])
+                .map_err(e.clone())?;
+        }
+        let mut chunk_ids = Vec::new();
+        for d in add {
+            insert_doc(&tx, d, &mut chunk_ids).map_err(e.clone())?;
+        }
+        if let Some((p, size, mtime, hash)) = file {
+            tx.execute(
+                "INSERT OR REPLACE INTO files(path, size, mtime_ns, file_hash) VALUES (?1, ?2, ?3, ?4)",
+                params![p, size as i64, mtime, hash],
+            )
+            .map_err(e.clone())?;
+        }
+        if !remove.is_empty() || !add.is_empty() {
+            bump_version(&tx).map_err(e.clone())?;
+        }
+        tx.commit().map_err(e)?;
+        Ok(chunk_ids)
+    }
+
+    /// Remove every document of file `path` and its file record, in one transaction.
+    pub fn remove_file(&mut self, path: &str) -> Result<usize, StoreError> {
+        let docs: Vec<i64> = self.docs_of_file(path)?.iter().map(|d| d.id).collect();
+        let n = docs.len();
+        self.apply_file(None, &docs, &[])?;
+        self.conn
+            .execute("DELETE FROM files WHERE path = ?1", [path])
+            .map_err(|e| self.err(e))?;
+        Ok(n)
+    }
+
+    /// Number of documents.
+    pub fn document_count(&self) -> Result<usize, StoreError> {
+        self.count("SELECT COUNT(*) FROM documents")
+    }
+
+    /// Number of chunks.
+    pub fn chunk_count(&self) -> Result<usize, StoreError> {
+        self.count("SELECT COUNT(*) FROM chunks")
+    }
+
+    fn count(&self, sql: &str) -> Result<usize, StoreError> {
+        self.conn
+            .query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every chunk row id with its vector, in id order.
+    pub fn all_vectors(&self) -> Result<Vec<(i64, Vec<f32>)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id, vector FROM chunks ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, i64>(0)?, blob_to_vector(&r.get::<_, Vec<u8>>(1)?)))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Every chunk row id, ascending.
+    pub fn chunk_row_ids(&self) -> Result<Vec<i64>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT id FROM chunks ORDER BY id")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<i64>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// BM25 search over chunk text with an FTS5 MATCH expression; returns (row id, score)
+    /// with higher scores better (the negated FTS5 `bm25()`).
+    pub fn fts_search(&self, match_expr: &str, limit: usize) -> Result<Vec<(i64, f64)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(params![match_expr, limit as i64], |r| {
+                Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Chunks by row id, joined with their documents, in the order asked (missing ids skipped).
+    pub fn chunks_by_ids(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT c.id, c.chunk_id, d.doc_id, d.source, d.title, c.start, c.end, c.line_start, c.line_end, c.text \
+                 FROM chunks c JOIN documents d ON d.id = c.doc WHERE c.id = ?1",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let row = st
+                .query_row([id], |r| {
+                    Ok(ChunkRow {
+                        id: r.get(0)?,
+                        chunk_id: r.get(1)?,
+                        doc_id: r.get(2)?,
+                        source: r.get(3)?,
+                        title: r.get(4)?,
+                        span: Span {
+                            start: r.get::<_, i64>(5)? as usize,
+                            end: r.get::<_, i64>(6)? as usize,
+                        },
+                        lines: (r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
+                        text: r.get(9)?,
+                    })
+                })
+                .optional()
+                .map_err(|e| self.err(e))?;
+            out.extend(row);
+        }
+        Ok(out)
+    }
+
+    /// The stored text of document `doc_id`.
+    pub fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT text FROM documents WHERE doc_id = ?1", [doc_id], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Document titles and sources keyed by document id (for reports).
+    pub fn document_keys(&self) -> Result<HashMap<String, String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT doc_id, key FROM documents")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<HashMap<String, String>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Check SQLite's own integrity and that every chunk span lies inside its document.
+    pub fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
+        let mut problems = Vec::new();
+        let ok: String = self
+            .conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        if ok != "ok" {
+            problems.push(format!("sqlite quick_check: {ok}"));
+        }
+        let bad: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.doc \
+                 WHERE c.end > length(CAST(d.text AS BLOB)) OR c.start >= c.end",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        if bad > 0 {
+            problems.push(format!("{bad} chunk span(s) outside their document"));
+        }
+        Ok(problems)
+    }
+}
+
+fn stored_doc(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredDoc> {
+    Ok(StoredDoc {
+        id: r.get(0)?,
+        doc_id: r.get(1)?,
+        path: r.get(2)?,
+        key: r.get(3)?,
+        source: r.get(4)?,
+        title: r.get(5)?,
+        content_hash: r.get(6)?,
+    })
+}
+
+fn bump_version(tx: &Transaction<'_>) -> rusqlite::Result<()> {
+    tx.execute(
+        "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'corpus_version'",
+        [],
+    )?;
+    Ok(())
+}
+
+fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> rusqlite::Result<()> {
+    let hash = sha256_hex(d.text.as_bytes());
+    let kind = serde_json::to_value(d.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    tx.execute(
+        "INSERT INTO documents(doc_id, path, key, source, title, kind, content_hash, size, mtime_ns, text) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        params![
+            doc_id(&d.path, &d.key),
+            d.path,
+            d.key,
+            d.source,
+            d.title,
+            kind,
+            hash,
+            d.text.len() as i64,
+            d.mtime_ns,
+            d.text
+        ],
+    )?;
+    let doc_row = tx.last_insert_rowid();
+    let mut st = tx.prepare_cached(
+        "INSERT INTO chunks(chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for (ord, c) in d.chunks.iter().enumerate() {
+        st.execute(params![
+            chunk_id(&hash, c.span),
+            doc_row,
+            ord as i64,
+            c.span.start as i64,
+            c.span.end as i64,
+            c.lines.0 as i64,
+            c.lines.1 as i64,
+            c.tokens as i64,
+            &d.text[c.span.start..c.span.end],
+            vector_to_blob(&c.vector)
+        ])?;
+        chunk_rows.push(tx.last_insert_rowid());
+    }
+    Ok(())
+}
