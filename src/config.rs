@@ -99,18 +99,62 @@ impl Config {
     /// (key, environment variable, description) for every setting.
     pub const KEYS: &'static [(&'static str, &'static str, &'static str)] = &[
         ("index", "ATTEST_INDEX", "index directory (.attest)"),
-        ("model_dir", "ATTEST_MODEL_DIR", "bi-encoder directory (models/all-MiniLM-L6-v2)"),
-        ("chunk_tokens", "ATTEST_CHUNK_TOKENS", "chunk budget in model tokens (200)"),
-        ("max_file_bytes", "ATTEST_MAX_FILE_BYTES", "largest file ingested (52428800)"),
-        ("pdf_timeout_secs", "ATTEST_PDF_TIMEOUT_SECS", "time limit per PDF (30)"),
-        ("rrf_k", "ATTEST_RRF_K", "reciprocal rank fusion constant (60)"),
-        ("candidates", "ATTEST_CANDIDATES", "candidates per retriever before fusion (100)"),
-        ("exact_threshold", "ATTEST_EXACT_THRESHOLD", "chunks below which dense search is exact (20000)"),
+        (
+            "model_dir",
+            "ATTEST_MODEL_DIR",
+            "bi-encoder directory (models/all-MiniLM-L6-v2)",
+        ),
+        (
+            "chunk_tokens",
+            "ATTEST_CHUNK_TOKENS",
+            "chunk budget in model tokens (200)",
+        ),
+        (
+            "max_file_bytes",
+            "ATTEST_MAX_FILE_BYTES",
+            "largest file ingested (52428800)",
+        ),
+        (
+            "pdf_timeout_secs",
+            "ATTEST_PDF_TIMEOUT_SECS",
+            "time limit per PDF (30)",
+        ),
+        (
+            "rrf_k",
+            "ATTEST_RRF_K",
+            "reciprocal rank fusion constant (60)",
+        ),
+        (
+            "candidates",
+            "ATTEST_CANDIDATES",
+            "candidates per retriever before fusion (100)",
+        ),
+        (
+            "exact_threshold",
+            "ATTEST_EXACT_THRESHOLD",
+            "chunks below which dense search is exact (20000)",
+        ),
         ("hnsw_m", "ATTEST_HNSW_M", "HNSW neighbours per node (16)"),
-        ("hnsw_ef_construction", "ATTEST_HNSW_EF_CONSTRUCTION", "HNSW construction beam (200)"),
-        ("hnsw_ef_search", "ATTEST_HNSW_EF_SEARCH", "HNSW search beam (128)"),
-        ("rebuild_dead_fraction", "ATTEST_REBUILD_DEAD_FRACTION", "deleted share that triggers an HNSW rebuild (0.2)"),
-        ("embed_batch_tokens", "ATTEST_EMBED_BATCH_TOKENS", "tokens per bi-encoder forward pass (4096)"),
+        (
+            "hnsw_ef_construction",
+            "ATTEST_HNSW_EF_CONSTRUCTION",
+            "HNSW construction beam (200)",
+        ),
+        (
+            "hnsw_ef_search",
+            "ATTEST_HNSW_EF_SEARCH",
+            "HNSW search beam (128)",
+        ),
+        (
+            "rebuild_dead_fraction",
+            "ATTEST_REBUILD_DEAD_FRACTION",
+            "deleted share that triggers an HNSW rebuild (0.2)",
+        ),
+        (
+            "embed_batch_tokens",
+            "ATTEST_EMBED_BATCH_TOKENS",
+            "tokens per bi-encoder forward pass (4096)",
+        ),
     ];
 
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
@@ -118,7 +162,9 @@ impl Config {
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
         let mut cfg = match file {
             Some(p) => Self::from_file(p)?,
-            None if Path::new("attest.toml").is_file() => Self::from_file(Path::new("attest.toml"))?,
+            None if Path::new("attest.toml").is_file() => {
+                Self::from_file(Path::new("attest.toml"))?
+            }
             None => Config::default(),
         };
         cfg.apply_env(|k| std::env::var(k).ok())?;
@@ -195,7 +241,10 @@ mod tests {
         let p = dir.path().join("attest.toml");
         std::fs::write(&p, "chunk_tokenz = 1\n").unwrap();
         let e = Config::from_file(&p).unwrap_err().to_string();
-        assert!(e.contains("attest.toml") && e.contains("chunk_tokenz"), "{e}");
+        assert!(
+            e.contains("attest.toml") && e.contains("chunk_tokenz"),
+            "{e}"
+        );
         let e = Config::default()
             .apply_env(|k| (k == "ATTEST_CANDIDATES").then(|| "many".to_string()))
             .unwrap_err()

@@ -48,7 +48,13 @@ impl Engine {
         if persist {
             Dense::update(&self.store, &self.cfg.index, &self.cfg, dim)?;
         }
-        self.dense = Some(Dense::open(&self.store, &self.cfg.index, &self.cfg, dim, persist)?);
+        self.dense = Some(Dense::open(
+            &self.store,
+            &self.cfg.index,
+            &self.cfg,
+            dim,
+            persist,
+        )?);
         Ok(())
     }
 
@@ -88,7 +94,9 @@ impl Engine {
     }
 
     fn dense(&self) -> &Dense {
-        self.dense.as_ref().expect("dense index opened in Engine::open")
+        self.dense
+            .as_ref()
+            .expect("dense index opened in Engine::open")
     }
 
     /// Top-`n` chunks by cosine similarity with `v`.
@@ -98,7 +106,8 @@ impl Engine {
 
     /// Exact top-`n` (for measuring HNSW recall).
     pub fn dense_search_exact(&self, v: &[f32], n: usize) -> Result<Vec<(i64, f32)>, Error> {
-        self.dense().search_exact(&self.store, self.embedder.dim(), v, n)
+        self.dense()
+            .search_exact(&self.store, self.embedder.dim(), v, n)
     }
 
     /// HNSW top-`n`, when a graph is loaded.

@@ -77,7 +77,10 @@ pub fn display_path(canonical: &Path) -> String {
         .ok()
         .and_then(|c| c.canonicalize().ok());
     let shown = match cwd {
-        Some(c) => canonical.strip_prefix(&c).unwrap_or(canonical).to_path_buf(),
+        Some(c) => canonical
+            .strip_prefix(&c)
+            .unwrap_or(canonical)
+            .to_path_buf(),
         None => canonical.to_path_buf(),
     };
     shown.to_string_lossy().replace('\\', "/")
@@ -98,7 +101,11 @@ struct Pending {
 const EMBED_GROUP: usize = 512;
 
 /// Ingest `roots` into the engine's index.
-pub fn ingest(engine: &mut Engine, roots: &[PathBuf], opts: &IngestOptions) -> Result<IngestReport, Error> {
+pub fn ingest(
+    engine: &mut Engine,
+    roots: &[PathBuf],
+    opts: &IngestOptions,
+) -> Result<IngestReport, Error> {
     let t0 = Instant::now();
     let mut report = IngestReport::default();
     let cfg = engine.config().clone();
@@ -168,7 +175,8 @@ pub fn ingest(engine: &mut Engine, roots: &[PathBuf], opts: &IngestOptions) -> R
             let chunked: Vec<(LoadedDoc, Vec<NewChunk>, Vec<String>)> = docs
                 .into_iter()
                 .map(|d| {
-                    let (chunks, texts) = chunk_doc(&d, budget, &|s: &str| embedder.count_tokens(s));
+                    let (chunks, texts) =
+                        chunk_doc(&d, budget, &|s: &str| embedder.count_tokens(s));
                     (d, chunks, texts)
                 })
                 .collect();
@@ -278,9 +286,14 @@ pub fn ingest(engine: &mut Engine, roots: &[PathBuf], opts: &IngestOptions) -> R
     bar.finish_and_clear();
 
     // Files gone from the roots of this run.
-    let seen: BTreeSet<String> = files.iter().map(|f| f.to_string_lossy().to_string()).collect();
+    let seen: BTreeSet<String> = files
+        .iter()
+        .map(|f| f.to_string_lossy().to_string())
+        .collect();
     for stored in engine.store().stored_files()? {
-        let under_root = canon_roots.iter().any(|r| Path::new(&stored).starts_with(r));
+        let under_root = canon_roots
+            .iter()
+            .any(|r| Path::new(&stored).starts_with(r));
         if under_root && !seen.contains(&stored) && !Path::new(&stored).exists() {
             if opts.prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
@@ -305,7 +318,11 @@ pub fn ingest(engine: &mut Engine, roots: &[PathBuf], opts: &IngestOptions) -> R
 /// Split a document into chunks and the texts to embed for them. The embedded text of
 /// a chunk is the document title on its own line followed by the chunk, unless the chunk
 /// already starts with the title.
-pub fn chunk_doc(d: &LoadedDoc, budget: usize, count: &dyn Fn(&str) -> usize) -> (Vec<NewChunk>, Vec<String>) {
+pub fn chunk_doc(
+    d: &LoadedDoc,
+    budget: usize,
+    count: &dyn Fn(&str) -> usize,
+) -> (Vec<NewChunk>, Vec<String>) {
     let sents = sentences(&d.text);
     let lines = LineIndex::new(&d.text);
     let spans = chunk(&d.text, &sents, budget, count);
@@ -336,8 +353,10 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
-        indicatif::ProgressStyle::with_template("embedding {bar:40} {pos}/{len} chunks ({per_sec}, eta {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        indicatif::ProgressStyle::with_template(
+            "embedding {bar:40} {pos}/{len} chunks ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
 }

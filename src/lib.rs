@@ -9,6 +9,7 @@ pub mod config;
 pub mod corpus;
 pub mod engine;
 pub mod error;
+pub mod eval;
 pub mod index;
 pub mod ingest;
 pub mod models;

@@ -14,7 +14,11 @@ use attest::retrieve::{search, Mode};
 use attest::{render, status};
 
 #[derive(Parser)]
-#[command(name = "attest", version, about = "Answers from your own documents, every sentence backed by verbatim, span-checked evidence")]
+#[command(
+    name = "attest",
+    version,
+    about = "Answers from your own documents, every sentence backed by verbatim, span-checked evidence"
+)]
 struct Cli {
     /// Index directory [env: ATTEST_INDEX] [default: .attest]
     #[arg(long, global = true)]
@@ -72,8 +76,33 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Measure the engine (see `attest eval search --help`)
+    Eval {
+        #[command(subcommand)]
+        what: EvalCommand,
+    },
     /// Show what the index holds and whether it is healthy
     Status {
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Subcommand)]
+enum EvalCommand {
+    /// Search latency per mode and HNSW recall@k against exact search, over a query file
+    /// (BEIR queries.jsonl or one query per line) on an existing index
+    Search {
+        /// Query file
+        #[arg(long)]
+        queries: PathBuf,
+        /// Hits per query
+        #[arg(long, short, default_value_t = 10)]
+        k: usize,
+        /// Use at most this many queries
+        #[arg(long)]
+        limit: Option<usize>,
         /// Print as JSON
         #[arg(long)]
         json: bool,
@@ -172,6 +201,30 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Eval {
+            what:
+                EvalCommand::Search {
+                    queries,
+                    k,
+                    limit,
+                    json,
+                },
+        } => {
+            let engine = Engine::open_with_default_model(cfg, false)?;
+            let mut qs = attest::eval::read_queries(&queries)?;
+            if let Some(n) = limit {
+                qs.truncate(n.max(1));
+            }
+            let modes = [Mode::Lexical, Mode::Dense, Mode::Hybrid];
+            let r =
+                attest::eval::eval_search(&engine, &qs, &queries.display().to_string(), k, &modes)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", render::search_eval(&r));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Status { json } => {
             let s = status::status(&cfg)?;

@@ -79,9 +79,50 @@ pub fn search_result(r: &SearchResult) -> String {
         } else {
             format!("{}-{}", h.line_start, h.line_end)
         };
-        let _ = writeln!(s, "{:>2}. {}:{}  [{}]", i + 1, h.source, lines, parts.join(" | "));
-        let _ = writeln!(s, "    {} (bytes {}..{}, chunk {})", h.title, h.start, h.end, h.chunk_id);
+        let _ = writeln!(
+            s,
+            "{:>2}. {}:{}  [{}]",
+            i + 1,
+            h.source,
+            lines,
+            parts.join(" | ")
+        );
+        let _ = writeln!(
+            s,
+            "    {} (bytes {}..{}, chunk {})",
+            h.title, h.start, h.end, h.chunk_id
+        );
         let _ = writeln!(s, "    {}", snippet(&h.text, 280));
+    }
+    s
+}
+
+/// The `attest eval search` report.
+pub fn search_eval(r: &crate::eval::SearchEval) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} queries from {} over {} chunks, k = {}, dense backend {}",
+        r.queries, r.queries_file, r.chunks, r.k, r.dense_backend
+    );
+    for (mode, l) in &r.modes {
+        let _ = writeln!(
+            s,
+            "  {mode:<8} p50 {:7.2} ms  p95 {:7.2} ms  mean {:7.2} ms  {:7.1} queries/s",
+            l.p50_ms, l.p95_ms, l.mean_ms, l.qps
+        );
+    }
+    match (r.hnsw_recall_at_k, r.hnsw_lookup_ms) {
+        (Some(rec), Some(ms)) => {
+            let _ = writeln!(
+                s,
+                "  HNSW recall@{} vs exact: {rec:.4} (lookup {ms:.3} ms vs exact {:.3} ms)",
+                r.k, r.exact_lookup_ms
+            );
+        }
+        _ => {
+            let _ = writeln!(s, "  no HNSW graph to measure");
+        }
     }
     s
 }
@@ -92,14 +133,22 @@ pub fn status(st: &Status) -> String {
     let _ = writeln!(s, "index:          {}", st.index_dir);
     let _ = writeln!(s, "documents:      {}", st.documents);
     let _ = writeln!(s, "chunks:         {}", st.chunks);
-    let _ = writeln!(s, "model:          {} ({} dimensions)", st.model, st.dimension);
+    let _ = writeln!(
+        s,
+        "model:          {} ({} dimensions)",
+        st.model, st.dimension
+    );
     let _ = writeln!(s, "corpus version: {}", st.corpus_version);
     let _ = writeln!(s, "schema version: {}", st.schema_version);
     let h = &st.index;
     let _ = writeln!(
         s,
         "dense index:    {} ({} points, {} live, {} dead; dense search uses {})",
-        if h.consistent { "consistent" } else { "NEEDS REBUILD" },
+        if h.consistent {
+            "consistent"
+        } else {
+            "NEEDS REBUILD"
+        },
         h.hnsw_points,
         h.live_chunks,
         h.dead_points,

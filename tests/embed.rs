@@ -16,7 +16,10 @@ struct Item {
 }
 
 fn reference() -> Reference {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/minilm_reference.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/minilm_reference.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
@@ -33,8 +36,17 @@ fn minilm_matches_sentence_transformers_reference_vectors() {
         let cos = dot(got, &want);
         assert!(cos >= 0.9999, "cosine {cos} for {:?}", item.text);
         let single = &model.embed(&[item.text.as_str()]).unwrap()[0];
-        assert!(dot(single, &want) >= 0.9999, "single-text cosine for {:?}", item.text);
-        assert_eq!(model.count_tokens(&item.text) + 2, item.n_tokens, "token count of {:?}", item.text);
+        assert!(
+            dot(single, &want) >= 0.9999,
+            "single-text cosine for {:?}",
+            item.text
+        );
+        assert_eq!(
+            model.count_tokens(&item.text) + 2,
+            item.n_tokens,
+            "token count of {:?}",
+            item.text
+        );
     }
 }
 
@@ -47,7 +59,10 @@ fn minilm_truncates_long_texts_at_256_tokens() {
     assert_eq!(v[0].len(), 384);
     let norm: f32 = v[0].iter().map(|x| x * x).sum();
     assert!((norm - 1.0).abs() < 1e-4);
-    assert!(model.count_tokens(&long) >= 2000, "token counting is not truncated");
+    assert!(
+        model.count_tokens(&long) >= 2000,
+        "token counting is not truncated"
+    );
 }
 
 #[test]

@@ -1,4 +1,5 @@
 //! Integration tests: one binary, one module per area (ripgrep style).
 
+mod cli;
 mod common;
 mod embed;

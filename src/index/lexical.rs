@@ -9,14 +9,13 @@
 pub const STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
     "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her",
-    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
-    "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other",
-    "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than",
-    "that", "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those",
-    "through", "to", "too", "under", "until", "up", "very", "was", "we", "were", "what",
-    "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would", "you",
-    "your", "yours",
+    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "me",
+    "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
+    "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// Most distinct terms put into one FTS5 query (long queries keep their first terms).
@@ -108,6 +107,9 @@ mod tests {
 
     #[test]
     fn non_english_words_are_kept() {
-        assert_eq!(query_terms("Ünïcödé 東京 café"), vec!["ünïcödé", "東京", "café"]);
+        assert_eq!(
+            query_terms("Ünïcödé 東京 café"),
+            vec!["ünïcödé", "東京", "café"]
+        );
     }
 }

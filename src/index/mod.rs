@@ -66,8 +66,16 @@ const META_VERSION: &str = "hnsw_corpus_version";
 
 /// Look at the HNSW file recorded in the store and compare it with the chunk table.
 /// Returns the loaded graph (when loadable) and its health.
-pub fn inspect(store: &Store, dir: &Path, cfg: &Config) -> Result<(Option<HnswIndex>, IndexHealth), crate::error::Error> {
-    let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+pub fn inspect(
+    store: &Store,
+    dir: &Path,
+    cfg: &Config,
+) -> Result<(Option<HnswIndex>, IndexHealth), crate::error::Error> {
+    let live: HashSet<u64> = store
+        .chunk_row_ids()?
+        .into_iter()
+        .map(|i| i as u64)
+        .collect();
     let mut h = IndexHealth {
         live_chunks: live.len(),
         ..Default::default()
@@ -100,7 +108,8 @@ pub fn inspect(store: &Store, dir: &Path, cfg: &Config) -> Result<(Option<HnswIn
             h.dead_points as f64 / ids.len() as f64
         };
         if missing > 0 {
-            h.problems.push(format!("{missing} chunk(s) missing from the HNSW graph"));
+            h.problems
+                .push(format!("{missing} chunk(s) missing from the HNSW graph"));
         }
         if h.hnsw_corpus_version != Some(version) {
             h.problems.push(format!(
@@ -117,9 +126,19 @@ impl Dense {
     /// Open the dense index for searching: exact below `exact_threshold` chunks, HNSW
     /// otherwise. An inconsistent HNSW file is rebuilt from the stored vectors (and
     /// saved, when `save` is true).
-    pub fn open(store: &Store, dir: &Path, cfg: &Config, dim: usize, save: bool) -> Result<Self, crate::error::Error> {
+    pub fn open(
+        store: &Store,
+        dir: &Path,
+        cfg: &Config,
+        dim: usize,
+        save: bool,
+    ) -> Result<Self, crate::error::Error> {
         let (graph, mut health) = inspect(store, dir, cfg)?;
-        let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+        let live: HashSet<u64> = store
+            .chunk_row_ids()?
+            .into_iter()
+            .map(|i| i as u64)
+            .collect();
         let use_exact = live.len() < cfg.exact_threshold;
         let mut dense = Dense {
             exact: None,
@@ -150,7 +169,12 @@ impl Dense {
     /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
     /// it lacks, or rebuild when the dead share is too high or the file is unusable; then
     /// save it and record its dump name and corpus version.
-    pub fn update(store: &Store, dir: &Path, cfg: &Config, dim: usize) -> Result<IndexHealth, crate::error::Error> {
+    pub fn update(
+        store: &Store,
+        dir: &Path,
+        cfg: &Config,
+        dim: usize,
+    ) -> Result<IndexHealth, crate::error::Error> {
         let (graph, before) = inspect(store, dir, cfg)?;
         let usable = graph.filter(|_| before.dead_fraction <= cfg.rebuild_dead_fraction);
         match usable {
@@ -163,7 +187,8 @@ impl Dense {
                     .map(|(id, v)| (id as u64, v))
                     .collect();
                 if !new.is_empty() {
-                    let pts: Vec<(u64, &[f32])> = new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
+                    let pts: Vec<(u64, &[f32])> =
+                        new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
                     g.insert(&pts)?;
                 }
                 save(store, dir, &g)?;
@@ -188,7 +213,13 @@ impl Dense {
     }
 
     /// Exact top-`k` (brute force over the stored vectors), regardless of the backend.
-    pub fn search_exact(&self, store: &Store, dim: usize, query: &[f32], k: usize) -> Result<Vec<(i64, f32)>, crate::error::Error> {
+    pub fn search_exact(
+        &self,
+        store: &Store,
+        dim: usize,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Vec<(i64, f32)>, crate::error::Error> {
         let live = &self.live;
         let keep = |id: u64| live.contains(&id);
         let hits = match &self.exact {
@@ -208,9 +239,12 @@ impl Dense {
     pub fn search_hnsw(&self, query: &[f32], k: usize) -> Option<Vec<(i64, f32)>> {
         let live = &self.live;
         let keep = |id: u64| live.contains(&id);
-        self.hnsw
-            .as_ref()
-            .map(|g| g.search(query, k, &keep).into_iter().map(|(i, s)| (i as i64, s)).collect())
+        self.hnsw.as_ref().map(|g| {
+            g.search(query, k, &keep)
+                .into_iter()
+                .map(|(i, s)| (i as i64, s))
+                .collect()
+        })
     }
 
     /// Health found when opening.
@@ -224,9 +258,18 @@ impl Dense {
     }
 }
 
-fn rebuild(store: &Store, dir: &Path, cfg: &Config, dim: usize, persist: bool) -> Result<HnswIndex, crate::error::Error> {
+fn rebuild(
+    store: &Store,
+    dir: &Path,
+    cfg: &Config,
+    dim: usize,
+    persist: bool,
+) -> Result<HnswIndex, crate::error::Error> {
     let vectors = store.all_vectors()?;
-    let pts: Vec<(u64, &[f32])> = vectors.iter().map(|(i, v)| (*i as u64, v.as_slice())).collect();
+    let pts: Vec<(u64, &[f32])> = vectors
+        .iter()
+        .map(|(i, v)| (*i as u64, v.as_slice()))
+        .collect();
     let g = HnswIndex::build(dim, &hnsw_params(cfg), &pts)?;
     if persist {
         save(store, dir, &g)?;

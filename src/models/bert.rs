@@ -8,7 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor};
+use candle_core::{
+    CpuStorage, CustomOp1, DType, Device, InplaceOp1, InplaceOp2, Layout, Shape, Tensor,
+};
 use serde::Deserialize;
 
 use super::kernels::{self, SeqSpan};
@@ -64,7 +66,10 @@ impl BertConfig {
         if cfg.hidden_act != "gelu" {
             return Err(ModelError::Config {
                 path: path.to_path_buf(),
-                reason: format!("unsupported hidden_act {:?} (only \"gelu\")", cfg.hidden_act),
+                reason: format!(
+                    "unsupported hidden_act {:?} (only \"gelu\")",
+                    cfg.hidden_act
+                ),
             });
         }
         if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
@@ -139,13 +144,14 @@ impl WeightFile {
         }
         // SAFETY: the file is mapped read-only; attest never writes model files while
         // they are open, and the mapping is checked by the safetensors header parser.
-        let st = unsafe { candle_core::safetensors::MmapedSafetensors::new(path) }.map_err(
-            |e| ModelError::Weights {
-                path: path.to_path_buf(),
-                name: String::new(),
-                reason: e.to_string(),
-            },
-        )?;
+        let st =
+            unsafe { candle_core::safetensors::MmapedSafetensors::new(path) }.map_err(|e| {
+                ModelError::Weights {
+                    path: path.to_path_buf(),
+                    name: String::new(),
+                    reason: e.to_string(),
+                }
+            })?;
         Ok(WeightFile {
             st,
             path: path.to_path_buf(),
@@ -275,7 +281,11 @@ impl BertEncoder {
 
     /// Run the encoder over a batch of token id sequences (with optional token type ids),
     /// returning the last hidden state of every token. Sequences may differ in length.
-    pub fn forward(&self, ids: &[&[u32]], type_ids: Option<&[&[u32]]>) -> Result<Hidden, ModelError> {
+    pub fn forward(
+        &self,
+        ids: &[&[u32]],
+        type_ids: Option<&[&[u32]]>,
+    ) -> Result<Hidden, ModelError> {
         let h = self.cfg.hidden_size;
         let mut seqs = Vec::with_capacity(ids.len());
         let mut total = 0usize;
@@ -307,11 +317,15 @@ impl BertEncoder {
             for (pos, &tok) in s.iter().enumerate() {
                 let tok = tok as usize;
                 if tok >= self.cfg.vocab_size {
-                    return Err(ModelError::Input(format!("token id {tok} outside the vocabulary")));
+                    return Err(ModelError::Input(format!(
+                        "token id {tok} outside the vocabulary"
+                    )));
                 }
                 let tt = type_ids.map(|t| t[si][pos] as usize).unwrap_or(0);
                 if tt >= self.cfg.type_vocab_size {
-                    return Err(ModelError::Input(format!("token type {tt} outside the model's range")));
+                    return Err(ModelError::Input(format!(
+                        "token type {tt} outside the model's range"
+                    )));
                 }
                 let row = &mut x[(seqs[si].start + pos) * h..(seqs[si].start + pos + 1) * h];
                 let w = &self.word[tok * h..(tok + 1) * h];
@@ -331,7 +345,11 @@ impl BertEncoder {
             .flatten_all()
             .and_then(|t| t.to_vec1::<f32>())
             .map_err(candle("reading hidden states"))?;
-        Ok(Hidden { data, seqs, hidden: h })
+        Ok(Hidden {
+            data,
+            seqs,
+            hidden: h,
+        })
     }
 
     fn layer(&self, l: &Layer, x: &Tensor, seqs: &[SeqSpan]) -> Result<Tensor, ModelError> {
@@ -344,24 +362,25 @@ impl BertEncoder {
                 heads: self.cfg.num_attention_heads,
             })
             .map_err(candle("attention"))?;
-        let attn = ctx.matmul(&l.out_w).map_err(candle("attention output"))?;
-        let h1 = attn
-            .apply_op2_no_bwd(
-                x,
-                &AddNorm {
-                    bias: &l.out_b,
-                    gamma: &l.ln1_g,
-                    beta: &l.ln1_b,
-                    eps,
-                },
-            )
-            .map_err(candle("attention layer norm"))?;
+        let h1 = ctx.matmul(&l.out_w).map_err(candle("attention output"))?;
+        h1.inplace_op2(
+            x,
+            &AddNorm {
+                bias: &l.out_b,
+                gamma: &l.ln1_g,
+                beta: &l.ln1_b,
+                eps,
+            },
+        )
+        .map_err(candle("attention layer norm"))?;
         let inter = h1.matmul(&l.inter_w).map_err(candle("intermediate"))?;
-        let inter = inter
-            .apply_op1_no_bwd(&BiasGelu { bias: &l.inter_b })
+        inter
+            .inplace_op1(&BiasGelu { bias: &l.inter_b })
             .map_err(candle("gelu"))?;
-        let down = inter.matmul(&l.down_w).map_err(candle("output projection"))?;
-        down.apply_op2_no_bwd(
+        let out = inter
+            .matmul(&l.down_w)
+            .map_err(candle("output projection"))?;
+        out.inplace_op2(
             &h1,
             &AddNorm {
                 bias: &l.down_b,
@@ -370,7 +389,8 @@ impl BertEncoder {
                 eps,
             },
         )
-        .map_err(candle("output layer norm"))
+        .map_err(candle("output layer norm"))?;
+        Ok(out)
     }
 
     /// Path of the weight file this encoder was loaded from.
@@ -414,14 +434,25 @@ struct BiasGelu<'a> {
     bias: &'a [f32],
 }
 
-impl CustomOp1 for BiasGelu<'_> {
+/// Mutable contiguous f32 data of an in-place op's destination.
+fn contiguous_f32_mut<'a>(s: &'a mut CpuStorage, l: &Layout) -> candle_core::Result<&'a mut [f32]> {
+    let data = match s {
+        CpuStorage::F32(v) => v.as_mut_slice(),
+        _ => candle_core::bail!("expected f32 storage"),
+    };
+    match l.contiguous_offsets() {
+        Some((a, b)) => Ok(&mut data[a..b]),
+        None => candle_core::bail!("expected a contiguous tensor"),
+    }
+}
+
+impl InplaceOp1 for BiasGelu<'_> {
     fn name(&self) -> &'static str {
         "bias-gelu"
     }
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let mut x = contiguous_f32(s, l)?.to_vec();
-        kernels::bias_gelu(&mut x, self.bias);
-        Ok((CpuStorage::F32(x), l.shape().clone()))
+    fn cpu_fwd(&self, s: &mut CpuStorage, l: &Layout) -> candle_core::Result<()> {
+        kernels::bias_gelu(contiguous_f32_mut(s, l)?, self.bias);
+        Ok(())
     }
 }
 
@@ -432,23 +463,23 @@ struct AddNorm<'a> {
     eps: f32,
 }
 
-impl CustomOp2 for AddNorm<'_> {
+impl InplaceOp2 for AddNorm<'_> {
     fn name(&self) -> &'static str {
         "bias-residual-layernorm"
     }
     fn cpu_fwd(
         &self,
-        s1: &CpuStorage,
+        s1: &mut CpuStorage,
         l1: &Layout,
         s2: &CpuStorage,
         l2: &Layout,
-    ) -> candle_core::Result<(CpuStorage, Shape)> {
-        let mut x = contiguous_f32(s1, l1)?.to_vec();
+    ) -> candle_core::Result<()> {
         let res = contiguous_f32(s2, l2)?;
+        let x = contiguous_f32_mut(s1, l1)?;
         if res.len() != x.len() {
             candle_core::bail!("residual shape mismatch");
         }
-        kernels::bias_residual_layer_norm(&mut x, self.bias, res, self.gamma, self.beta, self.eps);
-        Ok((CpuStorage::F32(x), l1.shape().clone()))
+        kernels::bias_residual_layer_norm(x, self.bias, res, self.gamma, self.beta, self.eps);
+        Ok(())
     }
 }

@@ -20,7 +20,9 @@ pub fn exp(x: f32) -> f32 {
     // Magic constant 1.5 * 2^23 rounds to nearest integer in float arithmetic.
     const ROUND: f32 = 12_582_912.0;
     let x = x.clamp(-87.3, 88.3);
-    let n = (x * LOG2E + ROUND) - ROUND;
+    // `t` holds round(x * log2 e) + 127 in its low mantissa bits.
+    let t = x * LOG2E + (ROUND + 127.0);
+    let n = t - (ROUND + 127.0);
     let r = x - n * LN2_HI - n * LN2_LO;
     // Minimax polynomial for e^r on [-ln2/2, ln2/2] (Cephes expf coefficients).
     let mut p = 1.987_569_1e-4_f32;
@@ -28,9 +30,11 @@ pub fn exp(x: f32) -> f32 {
     p = p * r + 8.333_452e-3;
     p = p * r + 4.166_579_6e-2;
     p = p * r + 1.666_666_5e-1;
-    p = p * r + 5.000_000_1e-1;
+    p = p * r + 0.5;
     let e = p * r * r + r + 1.0;
-    let bits = ((n as i32 + 127) as u32) << 23;
+    // 2^n built from the integer bits of `t` (no float-to-int conversion, so this
+    // vectorises).
+    let bits = (t.to_bits().wrapping_sub((ROUND + 127.0).to_bits() - 127)) << 23;
     e * f32::from_bits(bits)
 }
 
@@ -66,12 +70,56 @@ pub fn bias_gelu(x: &mut [f32], bias: &[f32]) {
     });
 }
 
+/// Sum with eight independent lanes, so the loop vectorises (a plain `f32` sum cannot be
+/// reordered by the compiler and runs one element at a time).
+#[inline]
+pub fn sum(x: &[f32]) -> f32 {
+    let mut acc = [0f32; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += c[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail.iter().sum::<f32>()
+}
+
+/// Maximum with eight independent lanes (vectorises); `-inf` for an empty slice.
+#[inline]
+pub fn max(x: &[f32]) -> f32 {
+    let mut acc = [f32::NEG_INFINITY; 8];
+    let chunks = x.chunks_exact(8);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] = if c[i] > acc[i] { c[i] } else { acc[i] };
+        }
+    }
+    acc.iter()
+        .chain(tail)
+        .copied()
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
 /// Layer norm of one row in place: `(x - mean) / sqrt(var + eps) * gamma + beta`.
 #[inline]
 pub fn layer_norm_row(row: &mut [f32], gamma: &[f32], beta: &[f32], eps: f32) {
     let n = row.len() as f32;
-    let mean = row.iter().sum::<f32>() / n;
-    let var = row.iter().map(|v| (v - mean) * (v - mean)).sum::<f32>() / n;
+    let mean = sum(row) / n;
+    let mut acc = [0f32; 8];
+    let chunks = row.chunks_exact(8);
+    let tail: f32 = chunks
+        .remainder()
+        .iter()
+        .map(|v| (v - mean) * (v - mean))
+        .sum();
+    for c in chunks {
+        for i in 0..8 {
+            acc[i] += (c[i] - mean) * (c[i] - mean);
+        }
+    }
+    let var = (acc.iter().sum::<f32>() + tail) / n;
     let inv = 1.0 / (var + eps).sqrt();
     for ((v, g), b) in row.iter_mut().zip(gamma).zip(beta) {
         *v = (*v - mean) * inv * g + b;
@@ -115,13 +163,7 @@ pub struct SeqSpan {
 /// before their bias, which is added here). Each sequence attends only to its own tokens,
 /// so no mask and no padding are needed. Writes the context vectors (width `hidden`)
 /// into `out`, row for row.
-pub fn attention(
-    qkv: &[f32],
-    bias: &[f32],
-    seqs: &[SeqSpan],
-    heads: usize,
-    out: &mut [f32],
-) {
+pub fn attention(qkv: &[f32], bias: &[f32], seqs: &[SeqSpan], heads: usize, out: &mut [f32]) {
     let w3 = bias.len();
     let hidden = w3 / 3;
     let hd = hidden / heads;
@@ -153,32 +195,131 @@ pub fn attention(
                     v[i * hd + d] = row[vo + d] + bias[vo + d];
                 }
             }
-            for i in 0..l {
-                scores.iter_mut().for_each(|s| *s = 0.0);
-                for d in 0..hd {
-                    let qd = q[i * hd + d];
-                    for (s, k) in scores.iter_mut().zip(&kt[d * l..(d + 1) * l]) {
-                        *s += qd * k;
-                    }
-                }
-                let max = scores.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-                let mut sum = 0f32;
-                for s in scores.iter_mut() {
-                    *s = exp(*s - max);
-                    sum += *s;
-                }
-                let inv = 1.0 / sum;
-                let o = &mut out[i * hidden + h * hd..i * hidden + (h + 1) * hd];
-                o.iter_mut().for_each(|x| *x = 0.0);
-                for (j, p) in scores.iter().enumerate() {
-                    let p = p * inv;
-                    for (x, vv) in o.iter_mut().zip(&v[j * hd..(j + 1) * hd]) {
-                        *x += p * vv;
-                    }
-                }
+            let col = h * hd;
+            match hd {
+                32 => head::<32>(&q, &kt, &v, l, &mut scores, out, hidden, col),
+                64 => head::<64>(&q, &kt, &v, l, &mut scores, out, hidden, col),
+                _ => head_any(&q, &kt, &v, l, hd, &mut scores, out, hidden, col),
             }
         }
     });
+}
+
+/// Scores of query row `qi` against all keys (`kt` is keys transposed, `hd x l`): 32 keys
+/// at a time in four independent accumulators (hides FMA latency), then 8 at a time,
+/// then one by one.
+#[inline(always)]
+fn scores_of(qi: &[f32], kt: &[f32], l: usize, scores: &mut [f32]) {
+    let hd = qi.len();
+    let mut j = 0;
+    while j + 32 <= l {
+        let mut acc = [[0f32; 8]; 4];
+        for (d, qd) in qi.iter().enumerate() {
+            let k = &kt[d * l + j..d * l + j + 32];
+            for (b, a) in acc.iter_mut().enumerate() {
+                for t in 0..8 {
+                    a[t] = qd.mul_add(k[b * 8 + t], a[t]);
+                }
+            }
+        }
+        for (b, a) in acc.iter().enumerate() {
+            scores[j + b * 8..j + b * 8 + 8].copy_from_slice(a);
+        }
+        j += 32;
+    }
+    while j + 8 <= l {
+        let mut acc = [0f32; 8];
+        for (d, qd) in qi.iter().enumerate() {
+            let k = &kt[d * l + j..d * l + j + 8];
+            for t in 0..8 {
+                acc[t] = qd.mul_add(k[t], acc[t]);
+            }
+        }
+        scores[j..j + 8].copy_from_slice(&acc);
+        j += 8;
+    }
+    while j < l {
+        let mut a = 0f32;
+        for d in 0..hd {
+            a = qi[d].mul_add(kt[d * l + j], a);
+        }
+        scores[j] = a;
+        j += 1;
+    }
+}
+
+/// Softmax in place.
+#[inline(always)]
+fn softmax(scores: &mut [f32]) -> f32 {
+    let m = max(scores);
+    for s in scores.iter_mut() {
+        *s = exp(*s - m);
+    }
+    1.0 / sum(scores)
+}
+
+/// One head of one sequence with the head width known at compile time, so the output
+/// accumulator stays in registers.
+#[allow(clippy::too_many_arguments)]
+fn head<const HD: usize>(
+    q: &[f32],
+    kt: &[f32],
+    v: &[f32],
+    l: usize,
+    scores: &mut [f32],
+    out: &mut [f32],
+    hidden: usize,
+    col: usize,
+) {
+    for i in 0..l {
+        scores_of(&q[i * HD..(i + 1) * HD], kt, l, scores);
+        let inv = softmax(&mut scores[..l]);
+        let mut acc = [0f32; HD];
+        for (j, p) in scores[..l].iter().enumerate() {
+            let vj = &v[j * HD..(j + 1) * HD];
+            for d in 0..HD {
+                acc[d] = p.mul_add(vj[d], acc[d]);
+            }
+        }
+        for (o, a) in out[i * hidden + col..i * hidden + col + HD]
+            .iter_mut()
+            .zip(acc)
+        {
+            *o = a * inv;
+        }
+    }
+}
+
+/// One head of one sequence, any head width.
+#[allow(clippy::too_many_arguments)]
+fn head_any(
+    q: &[f32],
+    kt: &[f32],
+    v: &[f32],
+    l: usize,
+    hd: usize,
+    scores: &mut [f32],
+    out: &mut [f32],
+    hidden: usize,
+    col: usize,
+) {
+    let mut acc = vec![0f32; hd];
+    for i in 0..l {
+        scores_of(&q[i * hd..(i + 1) * hd], kt, l, scores);
+        let inv = softmax(&mut scores[..l]);
+        acc.iter_mut().for_each(|a| *a = 0.0);
+        for (j, p) in scores[..l].iter().enumerate() {
+            for (a, vv) in acc.iter_mut().zip(&v[j * hd..(j + 1) * hd]) {
+                *a = p.mul_add(*vv, *a);
+            }
+        }
+        for (o, a) in out[i * hidden + col..i * hidden + col + hd]
+            .iter_mut()
+            .zip(&acc)
+        {
+            *o = a * inv;
+        }
+    }
 }
 
 #[cfg(test)]
@@ -207,10 +348,23 @@ mod tests {
             (1.0, 0.842_700_8),
             (-1.0, -0.842_700_8),
             (2.0, 0.995_322_3),
-            (-3.5, -0.999_999_26),
+            (-3.5, -0.999_999_3),
         ] {
-            assert!((erf(x) - want).abs() < 3e-7, "erf({x}) = {} want {want}", erf(x));
+            assert!(
+                (erf(x) - want).abs() < 3e-7,
+                "erf({x}) = {} want {want}",
+                erf(x)
+            );
         }
+    }
+
+    #[test]
+    fn lane_sum_and_max_match_sequential() {
+        let x: Vec<f32> = (0..37).map(|i| ((i * 7919) % 23) as f32 - 11.0).collect();
+        assert_eq!(sum(&x), x.iter().sum::<f32>());
+        assert_eq!(max(&x), 11.0);
+        assert_eq!(max(&[]), f32::NEG_INFINITY);
+        assert_eq!(sum(&[]), 0.0);
     }
 
     #[test]
@@ -254,9 +408,16 @@ mod tests {
     }
 
     #[test]
-    fn packed_attention_equals_per_sequence_naive_attention() {
-        let (heads, hidden) = (2, 8);
-        let lens = [3usize, 1, 5];
+    fn packed_attention_equals_naive_attention_for_any_head_width() {
+        check_attention(2, 8, &[3, 1, 5]);
+    }
+
+    #[test]
+    fn packed_attention_equals_naive_attention_for_32_wide_heads() {
+        check_attention(3, 96, &[9, 1, 17, 8]);
+    }
+
+    fn check_attention(heads: usize, hidden: usize, lens: &[usize]) {
         let total: usize = lens.iter().sum();
         let mut seed = 7u32;
         let mut rnd = || {
@@ -267,7 +428,7 @@ mod tests {
         let bias: Vec<f32> = (0..3 * hidden).map(|_| rnd()).collect();
         let mut seqs = Vec::new();
         let mut at = 0;
-        for &l in &lens {
+        for &l in lens {
             seqs.push(SeqSpan { start: at, len: l });
             at += l;
         }

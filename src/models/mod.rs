@@ -102,7 +102,11 @@ pub fn locate(name: &str, explicit: Option<&Path>) -> Result<PathBuf, ModelError
         });
     }
     let mut tried = vec![PathBuf::from("models").join(name)];
-    tried.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(name));
+    tried.push(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(name),
+    );
     for p in &tried {
         if p.join("config.json").is_file() {
             return Ok(p.clone());
@@ -211,11 +215,16 @@ impl MiniLm {
         while start < order.len() {
             let mut end = start;
             let mut tokens = 0;
-            while end < order.len() && (end == start || tokens + ids[order[end]].len() <= self.batch_tokens) {
+            while end < order.len()
+                && (end == start || tokens + ids[order[end]].len() <= self.batch_tokens)
+            {
                 tokens += ids[order[end]].len();
                 end += 1;
             }
-            let batch: Vec<&[u32]> = order[start..end].iter().map(|&i| ids[i].as_slice()).collect();
+            let batch: Vec<&[u32]> = order[start..end]
+                .iter()
+                .map(|&i| ids[i].as_slice())
+                .collect();
             let hidden = self.encoder.forward(&batch, None)?;
             for (bi, &oi) in order[start..end].iter().enumerate() {
                 out[oi] = mean_pool_normalise(hidden.rows(bi), hidden.hidden);
@@ -308,7 +317,10 @@ impl Embed for HashEmbedder {
             .iter()
             .map(|t| {
                 let mut v = vec![0f32; self.dim];
-                for w in t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+                for w in t
+                    .split(|c: char| !c.is_alphanumeric())
+                    .filter(|w| !w.is_empty())
+                {
                     let w = w.to_lowercase();
                     let prefix: String = w.chars().take(4).collect();
                     for (feature, weight) in [(w.as_str(), 1.0f32), (prefix.as_str(), 0.5)] {
@@ -342,7 +354,13 @@ mod tests {
     #[test]
     fn hash_embedder_is_deterministic_unit_length_and_similarity_aware() {
         let e = HashEmbedder::new(64);
-        let v = e.embed(&["county records retention", "records retention county", "ocean waves"]).unwrap();
+        let v = e
+            .embed(&[
+                "county records retention",
+                "records retention county",
+                "ocean waves",
+            ])
+            .unwrap();
         let n: f32 = v[0].iter().map(|x| x * x).sum();
         assert!((n - 1.0).abs() < 1e-5);
         assert_eq!(v[0], e.embed(&["county records retention"]).unwrap()[0]);

@@ -210,7 +210,10 @@ pub fn doc_id(path: &str, key: &str) -> String {
 
 /// Chunk id derived from the document content hash and the byte span.
 pub fn chunk_id(content_hash: &str, span: Span) -> String {
-    short_hash(format!("{content_hash}:{}:{}", span.start, span.end).as_bytes(), 16)
+    short_hash(
+        format!("{content_hash}:{}:{}", span.start, span.end).as_bytes(),
+        16,
+    )
 }
 
 /// Full sha256 hex digest.
@@ -538,7 +541,10 @@ impl Store {
             .map_err(|e| self.err(e))?;
         let rows = st
             .query_map([], |r| {
-                Ok((r.get::<_, i64>(0)?, blob_to_vector(&r.get::<_, Vec<u8>>(1)?)))
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    blob_to_vector(&r.get::<_, Vec<u8>>(1)?),
+                ))
             })
             .map_err(|e| self.err(e))?
             .collect::<Result<Vec<_>, _>>()
@@ -562,7 +568,11 @@ impl Store {
 
     /// BM25 search over chunk text with an FTS5 MATCH expression; returns (row id, score)
     /// with higher scores better (the negated FTS5 `bm25()`).
-    pub fn fts_search(&self, match_expr: &str, limit: usize) -> Result<Vec<(i64, f64)>, StoreError> {
+    pub fn fts_search(
+        &self,
+        match_expr: &str,
+        limit: usize,
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached(
@@ -616,7 +626,11 @@ impl Store {
     /// The stored text of document `doc_id`.
     pub fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
         self.conn
-            .query_row("SELECT text FROM documents WHERE doc_id = ?1", [doc_id], |r| r.get(0))
+            .query_row(
+                "SELECT text FROM documents WHERE doc_id = ?1",
+                [doc_id],
+                |r| r.get(0),
+            )
             .optional()
             .map_err(|e| self.err(e))
     }

@@ -1,0 +1,196 @@
+//! Measurement: `attest eval search` runs a query file against an index and reports
+//! search latency per mode and the recall@k of the HNSW graph against exact search.
+
+use std::path::Path;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::retrieve::{search, Mode};
+
+/// One query read from a query file.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// Query id (`_id` in BEIR files, the line number otherwise).
+    pub id: String,
+    /// Query text.
+    pub text: String,
+}
+
+/// Read queries: BEIR `queries.jsonl` (`_id`, `text`) or plain text, one query per line.
+pub fn read_queries(path: &Path) -> Result<Vec<Query>, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if line.starts_with('{') {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| Error::Usage(format!("{}: line {}: {e}", path.display(), i + 1)))?;
+            let id = v["_id"].as_str().map(str::to_string);
+            let q = v["text"].as_str().map(str::to_string);
+            match (id, q) {
+                (Some(id), Some(text)) => out.push(Query { id, text }),
+                _ => {
+                    return Err(Error::Usage(format!(
+                        "{}: line {}: expected string fields _id and text",
+                        path.display(),
+                        i + 1
+                    )))
+                }
+            }
+        } else {
+            out.push(Query {
+                id: (i + 1).to_string(),
+                text: line.to_string(),
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Usage(format!("{}: no queries", path.display())));
+    }
+    Ok(out)
+}
+
+/// Latency figures of one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct Latency {
+    /// Median milliseconds per query.
+    pub p50_ms: f64,
+    /// 95th percentile milliseconds per query.
+    pub p95_ms: f64,
+    /// Mean milliseconds per query.
+    pub mean_ms: f64,
+    /// Queries per second (single thread of queries).
+    pub qps: f64,
+}
+
+/// The `attest eval search` report.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchEval {
+    /// Query file.
+    pub queries_file: String,
+    /// Queries run.
+    pub queries: usize,
+    /// Chunks in the index.
+    pub chunks: usize,
+    /// Hits asked per query.
+    pub k: usize,
+    /// Dense backend used by `search`.
+    pub dense_backend: String,
+    /// Latency of the whole `search` call (embedding, retrieval, fusion, fetching rows)
+    /// per mode.
+    pub modes: std::collections::BTreeMap<String, Latency>,
+    /// Mean recall@k of HNSW against exact dense search (None without an HNSW graph).
+    pub hnsw_recall_at_k: Option<f64>,
+    /// Mean milliseconds of the dense lookup alone: exact and HNSW.
+    pub exact_lookup_ms: f64,
+    /// Mean milliseconds of the HNSW lookup alone.
+    pub hnsw_lookup_ms: Option<f64>,
+}
+
+/// Percentile (nearest rank) of sorted values.
+pub fn percentile(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn latency(mut ms: Vec<f64>) -> Latency {
+    ms.sort_by(f64::total_cmp);
+    let total: f64 = ms.iter().sum();
+    Latency {
+        p50_ms: percentile(&ms, 50.0),
+        p95_ms: percentile(&ms, 95.0),
+        mean_ms: total / ms.len().max(1) as f64,
+        qps: if total > 0.0 {
+            ms.len() as f64 * 1000.0 / total
+        } else {
+            0.0
+        },
+    }
+}
+
+/// Run every query in each mode, timing whole searches, then measure HNSW recall@k.
+pub fn eval_search(
+    engine: &Engine,
+    queries: &[Query],
+    file: &str,
+    k: usize,
+    modes: &[Mode],
+) -> Result<SearchEval, Error> {
+    let mut out = std::collections::BTreeMap::new();
+    for &mode in modes {
+        // Warm-up query (page cache, allocator).
+        search(engine, &queries[0].text, mode, k)?;
+        let mut ms = Vec::with_capacity(queries.len());
+        for q in queries {
+            let t = Instant::now();
+            search(engine, &q.text, mode, k)?;
+            ms.push(t.elapsed().as_secs_f64() * 1000.0);
+        }
+        out.insert(mode.to_string(), latency(ms));
+    }
+    let mut recall = Vec::new();
+    let (mut exact_ms, mut hnsw_ms) = (0.0, 0.0);
+    for q in queries {
+        let v = engine.embed_query(&q.text)?;
+        let t = Instant::now();
+        let exact = engine.dense_search_exact(&v, k)?;
+        exact_ms += t.elapsed().as_secs_f64() * 1000.0;
+        let t = Instant::now();
+        if let Some(approx) = engine.dense_search_hnsw(&v, k) {
+            hnsw_ms += t.elapsed().as_secs_f64() * 1000.0;
+            let want: std::collections::HashSet<i64> = exact.iter().map(|x| x.0).collect();
+            let got = approx.iter().filter(|x| want.contains(&x.0)).count();
+            recall.push(got as f64 / want.len().max(1) as f64);
+        }
+    }
+    let n = queries.len() as f64;
+    Ok(SearchEval {
+        queries_file: file.to_string(),
+        queries: queries.len(),
+        chunks: engine.store().chunk_count()?,
+        k,
+        dense_backend: engine.dense_backend().to_string(),
+        modes: out,
+        hnsw_recall_at_k: (!recall.is_empty())
+            .then(|| recall.iter().sum::<f64>() / recall.len() as f64),
+        exact_lookup_ms: exact_ms / n,
+        hnsw_lookup_ms: (!recall.is_empty()).then_some(hnsw_ms / n),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentile_uses_nearest_rank() {
+        let v: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(percentile(&v, 50.0), 50.0);
+        assert_eq!(percentile(&v, 95.0), 95.0);
+        assert_eq!(percentile(&[3.0], 95.0), 3.0);
+        assert_eq!(percentile(&[], 50.0), 0.0);
+    }
+
+    #[test]
+    fn queries_read_from_beir_jsonl_or_plain_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("q.jsonl");
+        std::fs::write(&p, "{\"_id\": \"7\", \"text\": \"a claim\"}\n\n").unwrap();
+        let q = read_queries(&p).unwrap();
+        assert_eq!((q[0].id.as_str(), q[0].text.as_str()), ("7", "a claim"));
+        std::fs::write(&p, "first question\nsecond\n").unwrap();
+        assert_eq!(read_queries(&p).unwrap().len(), 2);
+        std::fs::write(&p, "{\"id\": 1}\n").unwrap();
+        assert!(read_queries(&p).unwrap_err().to_string().contains("line 1"));
+    }
+}
