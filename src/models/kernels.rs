@@ -157,98 +157,116 @@ pub struct SeqSpan {
     pub len: usize,
 }
 
+/// `dst (m x n) = lhs (m x k) * rhs (k x n)` on strided f32 data, single-threaded (callers
+/// parallelise over sequences). Strides are in elements: `(row, column)`.
+///
+/// # Safety
+/// Every index `i * rs + j * cs` addressed for each operand must lie inside its slice.
+#[allow(clippy::too_many_arguments)]
+unsafe fn small_gemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    dst_rs: usize,
+    lhs: &[f32],
+    lhs_rs: usize,
+    lhs_cs: usize,
+    rhs: &[f32],
+    rhs_rs: usize,
+    rhs_cs: usize,
+) {
+    gemm::gemm(
+        m,
+        n,
+        k,
+        dst.as_mut_ptr(),
+        1,
+        dst_rs as isize,
+        false,
+        lhs.as_ptr(),
+        lhs_cs as isize,
+        lhs_rs as isize,
+        rhs.as_ptr(),
+        rhs_cs as isize,
+        rhs_rs as isize,
+        0.0,
+        1.0,
+        false,
+        false,
+        false,
+        gemm::Parallelism::None,
+    );
+}
+
 /// Multi-head self-attention over packed, unpadded sequences.
 ///
 /// `qkv` holds one row of width `3 * hidden` per token (query, key, value projections
 /// before their bias, which is added here). Each sequence attends only to its own tokens,
 /// so no mask and no padding are needed. Writes the context vectors (width `hidden`)
-/// into `out`, row for row.
-pub fn attention(qkv: &[f32], bias: &[f32], seqs: &[SeqSpan], heads: usize, out: &mut [f32]) {
+/// into `out`, row for row. Per sequence and head, `Q K^T` and `P V` are small gemm calls
+/// on strided views; the softmax between them is vectorised.
+pub fn attention(
+    qkv: &[f32],
+    bias: &[f32],
+    seqs: &[SeqSpan],
+    heads: usize,
+    out: &mut [f32],
+) {
     let w3 = bias.len();
     let hidden = w3 / 3;
     let hd = hidden / heads;
     let scale = 1.0 / (hd as f32).sqrt();
+    assert_eq!(qkv.len() % w3, 0, "qkv rows");
+    assert!(out.len() * 3 >= qkv.len(), "output rows");
     // Hand each sequence its own disjoint slice of `out`.
     let mut parts: Vec<(SeqSpan, &mut [f32])> = Vec::with_capacity(seqs.len());
     let mut rest = out;
-    let mut at = 0usize;
     for s in seqs {
-        debug_assert_eq!(s.start, at, "sequences must be packed in order");
         let (mine, tail) = rest.split_at_mut(s.len * hidden);
         parts.push((*s, mine));
         rest = tail;
-        at += s.len;
     }
     parts.into_par_iter().for_each(|(s, out)| {
         let l = s.len;
-        let rows = &qkv[s.start * w3..(s.start + l) * w3];
-        let mut q = vec![0f32; l * hd];
-        let mut kt = vec![0f32; hd * l];
-        let mut v = vec![0f32; l * hd];
-        let mut scores = vec![0f32; l];
+        if l == 0 {
+            return;
+        }
+        // Biased projections of this sequence, queries pre-scaled.
+        let mut x = qkv[s.start * w3..(s.start + l) * w3].to_vec();
+        for row in x.chunks_exact_mut(w3) {
+            for (v, b) in row.iter_mut().zip(bias) {
+                *v += b;
+            }
+            for v in &mut row[..hidden] {
+                *v *= scale;
+            }
+        }
+        let mut scores = vec![0f32; l * l];
         for h in 0..heads {
             let (qo, ko, vo) = (h * hd, hidden + h * hd, 2 * hidden + h * hd);
-            for (i, row) in rows.chunks_exact(w3).enumerate() {
-                for d in 0..hd {
-                    q[i * hd + d] = (row[qo + d] + bias[qo + d]) * scale;
-                    kt[d * l + i] = row[ko + d] + bias[ko + d];
-                    v[i * hd + d] = row[vo + d] + bias[vo + d];
+            // SAFETY: rows i < l and columns < hd (offset by qo/ko/vo < w3) stay inside
+            // `x` (l * w3), `scores` is l * l, and `out` rows i < l with columns
+            // h * hd + j < hidden stay inside `out` (l * hidden).
+            unsafe {
+                // scores = Q_h (l x hd) * K_h^T (hd x l)
+                small_gemm(l, l, hd, &mut scores, l, &x[qo..], w3, 1, &x[ko..], 1, w3);
+            }
+            for row in scores.chunks_exact_mut(l) {
+                let inv = softmax(row);
+                for p in row.iter_mut() {
+                    *p *= inv;
                 }
             }
-            let col = h * hd;
-            match hd {
-                32 => head::<32>(&q, &kt, &v, l, &mut scores, out, hidden, col),
-                64 => head::<64>(&q, &kt, &v, l, &mut scores, out, hidden, col),
-                _ => head_any(&q, &kt, &v, l, hd, &mut scores, out, hidden, col),
+            unsafe {
+                // out_h = P (l x l) * V_h (l x hd)
+                small_gemm(l, hd, l, &mut out[h * hd..], hidden, &scores, l, 1, &x[vo..], w3, 1);
             }
         }
     });
 }
 
-/// Scores of query row `qi` against all keys (`kt` is keys transposed, `hd x l`): 32 keys
-/// at a time in four independent accumulators (hides FMA latency), then 8 at a time,
-/// then one by one.
-#[inline(always)]
-fn scores_of(qi: &[f32], kt: &[f32], l: usize, scores: &mut [f32]) {
-    let hd = qi.len();
-    let mut j = 0;
-    while j + 32 <= l {
-        let mut acc = [[0f32; 8]; 4];
-        for (d, qd) in qi.iter().enumerate() {
-            let k = &kt[d * l + j..d * l + j + 32];
-            for (b, a) in acc.iter_mut().enumerate() {
-                for t in 0..8 {
-                    a[t] = qd.mul_add(k[b * 8 + t], a[t]);
-                }
-            }
-        }
-        for (b, a) in acc.iter().enumerate() {
-            scores[j + b * 8..j + b * 8 + 8].copy_from_slice(a);
-        }
-        j += 32;
-    }
-    while j + 8 <= l {
-        let mut acc = [0f32; 8];
-        for (d, qd) in qi.iter().enumerate() {
-            let k = &kt[d * l + j..d * l + j + 8];
-            for t in 0..8 {
-                acc[t] = qd.mul_add(k[t], acc[t]);
-            }
-        }
-        scores[j..j + 8].copy_from_slice(&acc);
-        j += 8;
-    }
-    while j < l {
-        let mut a = 0f32;
-        for d in 0..hd {
-            a = qi[d].mul_add(kt[d * l + j], a);
-        }
-        scores[j] = a;
-        j += 1;
-    }
-}
-
-/// Softmax in place.
+/// Softmax numerators in place; returns `1 / sum`.
 #[inline(always)]
 fn softmax(scores: &mut [f32]) -> f32 {
     let m = max(scores);
@@ -256,70 +274,6 @@ fn softmax(scores: &mut [f32]) -> f32 {
         *s = exp(*s - m);
     }
     1.0 / sum(scores)
-}
-
-/// One head of one sequence with the head width known at compile time, so the output
-/// accumulator stays in registers.
-#[allow(clippy::too_many_arguments)]
-fn head<const HD: usize>(
-    q: &[f32],
-    kt: &[f32],
-    v: &[f32],
-    l: usize,
-    scores: &mut [f32],
-    out: &mut [f32],
-    hidden: usize,
-    col: usize,
-) {
-    for i in 0..l {
-        scores_of(&q[i * HD..(i + 1) * HD], kt, l, scores);
-        let inv = softmax(&mut scores[..l]);
-        let mut acc = [0f32; HD];
-        for (j, p) in scores[..l].iter().enumerate() {
-            let vj = &v[j * HD..(j + 1) * HD];
-            for d in 0..HD {
-                acc[d] = p.mul_add(vj[d], acc[d]);
-            }
-        }
-        for (o, a) in out[i * hidden + col..i * hidden + col + HD]
-            .iter_mut()
-            .zip(acc)
-        {
-            *o = a * inv;
-        }
-    }
-}
-
-/// One head of one sequence, any head width.
-#[allow(clippy::too_many_arguments)]
-fn head_any(
-    q: &[f32],
-    kt: &[f32],
-    v: &[f32],
-    l: usize,
-    hd: usize,
-    scores: &mut [f32],
-    out: &mut [f32],
-    hidden: usize,
-    col: usize,
-) {
-    let mut acc = vec![0f32; hd];
-    for i in 0..l {
-        scores_of(&q[i * hd..(i + 1) * hd], kt, l, scores);
-        let inv = softmax(&mut scores[..l]);
-        acc.iter_mut().for_each(|a| *a = 0.0);
-        for (j, p) in scores[..l].iter().enumerate() {
-            for (a, vv) in acc.iter_mut().zip(&v[j * hd..(j + 1) * hd]) {
-                *a = p.mul_add(*vv, *a);
-            }
-        }
-        for (o, a) in out[i * hidden + col..i * hidden + col + hd]
-            .iter_mut()
-            .zip(&acc)
-        {
-            *o = a * inv;
-        }
-    }
 }
 
 #[cfg(test)]
