@@ -110,6 +110,17 @@ impl Engine {
             .search_exact(&self.store, self.embedder.dim(), v, n)
     }
 
+    /// Load (or rebuild in memory) the HNSW graph even when search uses exact search,
+    /// to measure its recall.
+    pub fn ensure_graph(&mut self) -> Result<(), Error> {
+        let dim = self.embedder.dim();
+        let dense = self
+            .dense
+            .as_mut()
+            .expect("dense index opened in Engine::open");
+        dense.ensure_graph(&self.store, &self.cfg.index, &self.cfg, dim)
+    }
+
     /// HNSW top-`n`, when a graph is loaded.
     pub fn dense_search_hnsw(&self, v: &[f32], n: usize) -> Option<Vec<(i64, f32)>> {
         self.dense().search_hnsw(v, n)

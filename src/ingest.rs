@@ -360,3 +360,128 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
     );
     bar
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::models::HashEmbedder;
+    use std::sync::Arc;
+
+    fn engine(dir: &Path) -> Engine {
+        let cfg = Config {
+            index: dir.join("idx"),
+            chunk_tokens: 30,
+            ..Config::default()
+        };
+        Engine::open(cfg, Arc::new(HashEmbedder::new(64)), true).unwrap()
+    }
+
+    fn jsonl(lines: &[(&str, &str)]) -> String {
+        lines
+            .iter()
+            .map(|(id, text)| {
+                serde_json::json!({"_id": id, "title": format!("Doc {id}"), "text": text})
+                    .to_string()
+                    + "\n"
+            })
+            .collect()
+    }
+
+    #[test]
+    fn jsonl_documents_are_compared_one_by_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("c.jsonl");
+        std::fs::write(
+            &file,
+            jsonl(&[
+                ("a", "Alpha text."),
+                ("b", "Beta text."),
+                ("c", "Gamma text."),
+            ]),
+        )
+        .unwrap();
+        let mut e = engine(tmp.path());
+        let r = ingest(&mut e, &[file.clone()], &IngestOptions::default()).unwrap();
+        assert_eq!((r.added, r.updated, r.unchanged, r.removed), (3, 0, 0, 0));
+        let v1 = r.corpus_version;
+
+        std::fs::write(
+            &file,
+            jsonl(&[
+                ("a", "Alpha text."),
+                ("b", "Beta text, revised."),
+                ("d", "Delta text."),
+            ]),
+        )
+        .unwrap();
+        let r = ingest(&mut e, &[file.clone()], &IngestOptions::default()).unwrap();
+        assert_eq!((r.added, r.updated, r.unchanged, r.removed), (1, 1, 1, 1));
+        assert_eq!(r.documents, 3);
+        assert!(r.corpus_version > v1);
+        assert_eq!(
+            r.chunks_embedded, 2,
+            "only the changed and the new document are embedded"
+        );
+    }
+
+    #[test]
+    fn unchanged_files_are_skipped_without_bumping_the_version() {
+        let tmp = tempfile::tempdir().unwrap();
+        let docs = tmp.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
+        let mut e = engine(tmp.path());
+        let r1 = ingest(&mut e, &[docs.clone()], &IngestOptions::default()).unwrap();
+        let r2 = ingest(&mut e, &[docs.clone()], &IngestOptions::default()).unwrap();
+        assert_eq!(r2.unchanged, 1);
+        assert_eq!(r2.corpus_version, r1.corpus_version);
+        // Touching the file without changing it re-reads it but changes nothing.
+        let f = std::fs::File::options()
+            .append(true)
+            .open(docs.join("a.md"))
+            .unwrap();
+        f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(5))
+            .unwrap();
+        let r3 = ingest(&mut e, &[docs], &IngestOptions::default()).unwrap();
+        assert_eq!((r3.unchanged, r3.updated), (1, 0));
+        assert_eq!(r3.corpus_version, r1.corpus_version);
+    }
+
+    #[test]
+    fn stored_chunks_are_verbatim_spans_that_cover_each_document() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut e = engine(tmp.path());
+        let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        ingest(&mut e, &[corpus.clone()], &IngestOptions::default()).unwrap();
+        let ids = e.store().chunk_row_ids().unwrap();
+        let rows = e.store().chunks_by_ids(&ids).unwrap();
+        let mut by_doc: HashMap<String, Vec<_>> = HashMap::new();
+        for r in rows {
+            by_doc.entry(r.doc_id.clone()).or_default().push(r);
+        }
+        assert_eq!(by_doc.len(), std::fs::read_dir(&corpus).unwrap().count());
+        for (doc, chunks) in by_doc {
+            let text = e.store().document_text(&doc).unwrap().unwrap();
+            let mut covered = vec![false; text.len()];
+            let mut last_start = None;
+            for c in &chunks {
+                assert_eq!(&text[c.span.start..c.span.end], c.text);
+                assert!(
+                    last_start.is_none_or(|s| s < c.span.start),
+                    "chunks in order"
+                );
+                last_start = Some(c.span.start);
+                covered[c.span.start..c.span.end]
+                    .iter_mut()
+                    .for_each(|b| *b = true);
+            }
+            for (i, b) in text.bytes().enumerate() {
+                assert!(
+                    covered[i] || b.is_ascii_whitespace(),
+                    "byte {i} of {doc} not in any chunk"
+                );
+            }
+        }
+    }
+}

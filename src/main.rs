@@ -211,7 +211,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     json,
                 },
         } => {
-            let engine = Engine::open_with_default_model(cfg, false)?;
+            let mut engine = Engine::open_with_default_model(cfg, false)?;
+            engine.ensure_graph()?;
             let mut qs = attest::eval::read_queries(&queries)?;
             if let Some(n) = limit {
                 qs.truncate(n.max(1));

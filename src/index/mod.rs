@@ -10,7 +10,7 @@ pub mod dense;
 pub mod lexical;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -133,37 +133,72 @@ impl Dense {
         dim: usize,
         save: bool,
     ) -> Result<Self, crate::error::Error> {
-        let (graph, mut health) = inspect(store, dir, cfg)?;
         let live: HashSet<u64> = store
             .chunk_row_ids()?
             .into_iter()
             .map(|i| i as u64)
             .collect();
-        let use_exact = live.len() < cfg.exact_threshold;
         let mut dense = Dense {
             exact: None,
             hnsw: None,
             live,
             health: IndexHealth::default(),
         };
-        if use_exact {
+        if dense.live.len() < cfg.exact_threshold {
+            // Exact search needs no graph; only the recorded version is checked here
+            // (`attest status` inspects the graph itself).
             let mut ex = ExactIndex::new(dim);
             for (id, v) in store.all_vectors()? {
                 ex.push(id as u64, &v);
             }
             dense.exact = Some(ex);
-            health.dense_backend = "exact".into();
-            dense.hnsw = graph;
+            let version = store.corpus_version()?;
+            let mut h = IndexHealth {
+                live_chunks: dense.live.len(),
+                hnsw_file: store.meta(META_DUMP)?,
+                hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
+                dense_backend: "exact".into(),
+                ..Default::default()
+            };
+            if !dense.live.is_empty() && h.hnsw_corpus_version != Some(version) {
+                h.problems.push(format!(
+                    "HNSW written for corpus version {:?}, store is at {version}",
+                    h.hnsw_corpus_version
+                ));
+            }
+            h.consistent = h.problems.is_empty();
+            dense.health = h;
         } else {
+            let (graph, mut health) = inspect(store, dir, cfg)?;
             health.dense_backend = "hnsw".into();
             dense.hnsw = if health.consistent { graph } else { None };
             if dense.hnsw.is_none() {
                 dense.hnsw = Some(rebuild(store, dir, cfg, dim, save)?);
                 health.rebuilt = true;
             }
+            dense.health = health;
         }
-        dense.health = health;
         Ok(dense)
+    }
+
+    /// Make sure an HNSW graph is loaded (from its file when consistent, else rebuilt in
+    /// memory from the stored vectors), e.g. to measure its recall against exact search.
+    pub fn ensure_graph(
+        &mut self,
+        store: &Store,
+        dir: &Path,
+        cfg: &Config,
+        dim: usize,
+    ) -> Result<(), crate::error::Error> {
+        if self.hnsw.is_some() {
+            return Ok(());
+        }
+        let (graph, health) = inspect(store, dir, cfg)?;
+        self.hnsw = match graph {
+            Some(g) if health.consistent => Some(g),
+            _ => Some(rebuild(store, dir, cfg, dim, false)?),
+        };
+        Ok(())
     }
 
     /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
@@ -186,6 +221,9 @@ impl Dense {
                     .filter(|(id, _)| !have.contains(&(*id as u64)))
                     .map(|(id, v)| (id as u64, v))
                     .collect();
+                if new.is_empty() && before.consistent {
+                    return Ok(before);
+                }
                 if !new.is_empty() {
                     let pts: Vec<(u64, &[f32])> =
                         new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
@@ -277,33 +315,15 @@ fn rebuild(
     Ok(g)
 }
 
-/// Save the graph under a versioned name, record it, then delete older dumps.
+/// Base name of the HNSW dump files in the index directory.
+pub const DUMP_BASENAME: &str = "hnsw";
+
+/// Save the graph (atomically replacing the previous dump) and record the dump name and
+/// the corpus version it reflects.
 fn save(store: &Store, dir: &Path, g: &HnswIndex) -> Result<(), crate::error::Error> {
     let version = store.corpus_version()?;
-    let old = store.meta(META_DUMP)?;
-    let name = g.save(dir, &format!("hnsw-v{version}"))?;
+    let name = g.save(dir, DUMP_BASENAME)?;
     store.set_meta(META_DUMP, &name)?;
     store.set_meta(META_VERSION, &version.to_string())?;
-    if let Some(old) = old.filter(|o| *o != name) {
-        for f in dump_files(dir, &old) {
-            let _ = std::fs::remove_file(f);
-        }
-    }
     Ok(())
-}
-
-/// Files belonging to dump `name` in `dir`.
-pub fn dump_files(dir: &Path, name: &str) -> Vec<PathBuf> {
-    std::fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok())
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.file_name()
-                        .and_then(|f| f.to_str())
-                        .is_some_and(|f| f.starts_with(&format!("{name}.")))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
 }

@@ -206,13 +206,7 @@ unsafe fn small_gemm(
 /// so no mask and no padding are needed. Writes the context vectors (width `hidden`)
 /// into `out`, row for row. Per sequence and head, `Q K^T` and `P V` are small gemm calls
 /// on strided views; the softmax between them is vectorised.
-pub fn attention(
-    qkv: &[f32],
-    bias: &[f32],
-    seqs: &[SeqSpan],
-    heads: usize,
-    out: &mut [f32],
-) {
+pub fn attention(qkv: &[f32], bias: &[f32], seqs: &[SeqSpan], heads: usize, out: &mut [f32]) {
     let w3 = bias.len();
     let hidden = w3 / 3;
     let hd = hidden / heads;
@@ -260,7 +254,19 @@ pub fn attention(
             }
             unsafe {
                 // out_h = P (l x l) * V_h (l x hd)
-                small_gemm(l, hd, l, &mut out[h * hd..], hidden, &scores, l, 1, &x[vo..], w3, 1);
+                small_gemm(
+                    l,
+                    hd,
+                    l,
+                    &mut out[h * hd..],
+                    hidden,
+                    &scores,
+                    l,
+                    1,
+                    &x[vo..],
+                    w3,
+                    1,
+                );
             }
         }
     });
