@@ -402,7 +402,7 @@ mod tests {
         )
         .unwrap();
         let mut e = engine(tmp.path());
-        let r = ingest(&mut e, &[file.clone()], &IngestOptions::default()).unwrap();
+        let r = ingest(&mut e, std::slice::from_ref(&file), &IngestOptions::default()).unwrap();
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (3, 0, 0, 0));
         let v1 = r.corpus_version;
 
@@ -415,7 +415,7 @@ mod tests {
             ]),
         )
         .unwrap();
-        let r = ingest(&mut e, &[file.clone()], &IngestOptions::default()).unwrap();
+        let r = ingest(&mut e, std::slice::from_ref(&file), &IngestOptions::default()).unwrap();
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (1, 1, 1, 1));
         assert_eq!(r.documents, 3);
         assert!(r.corpus_version > v1);
@@ -432,8 +432,8 @@ mod tests {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
         let mut e = engine(tmp.path());
-        let r1 = ingest(&mut e, &[docs.clone()], &IngestOptions::default()).unwrap();
-        let r2 = ingest(&mut e, &[docs.clone()], &IngestOptions::default()).unwrap();
+        let r1 = ingest(&mut e, std::slice::from_ref(&docs), &IngestOptions::default()).unwrap();
+        let r2 = ingest(&mut e, std::slice::from_ref(&docs), &IngestOptions::default()).unwrap();
         assert_eq!(r2.unchanged, 1);
         assert_eq!(r2.corpus_version, r1.corpus_version);
         // Touching the file without changing it re-reads it but changes nothing.
@@ -453,7 +453,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut e = engine(tmp.path());
         let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(&mut e, &[corpus.clone()], &IngestOptions::default()).unwrap();
+        ingest(&mut e, std::slice::from_ref(&corpus), &IngestOptions::default()).unwrap();
         let ids = e.store().chunk_row_ids().unwrap();
         let rows = e.store().chunks_by_ids(&ids).unwrap();
         let mut by_doc: HashMap<String, Vec<_>> = HashMap::new();
