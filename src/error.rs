@@ -28,6 +28,9 @@ pub enum Error {
     /// The query is empty after trimming.
     #[error("empty query")]
     EmptyQuery,
+    /// The index is locked by another writer, or the lock cannot be taken.
+    #[error("index locked: {0}")]
+    Locked(String),
     /// Invalid arguments or options.
     #[error("{0}")]
     Usage(String),

@@ -107,6 +107,7 @@ pub fn ingest(
     opts: &IngestOptions,
 ) -> Result<IngestReport, Error> {
     let t0 = Instant::now();
+    let _lock = lock_index(engine.dir())?;
     let mut report = IngestReport::default();
     let cfg = engine.config().clone();
     let load_opts = LoadOptions {
@@ -315,6 +316,28 @@ pub fn ingest(
     Ok(report)
 }
 
+/// Take the index's ingest lock (an advisory file lock, released when the returned file
+/// is dropped or the process ends), so two ingests never write the same index at once.
+pub fn lock_index(dir: &Path) -> Result<std::fs::File, Error> {
+    let path = dir.join("ingest.lock");
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::Locked(format!("{}: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(format!(
+            "{}: another attest ingest is writing this index",
+            path.display()
+        ))),
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(Error::Locked(format!("{}: {e}", path.display())))
+        }
+    }
+}
+
 /// Split a document into chunks and the texts to embed for them. The embedded text of
 /// a chunk is the document title on its own line followed by the chunk, unless the chunk
 /// already starts with the title.
@@ -389,6 +412,17 @@ mod tests {
     }
 
     #[test]
+    fn a_second_ingest_on_the_same_index_is_refused_while_one_runs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = engine(tmp.path());
+        let held = lock_index(e.dir()).unwrap();
+        let err = lock_index(e.dir()).unwrap_err().to_string();
+        assert!(err.contains("another attest ingest"), "{err}");
+        drop(held);
+        assert!(lock_index(e.dir()).is_ok());
+    }
+
+    #[test]
     fn jsonl_documents_are_compared_one_by_one() {
         let tmp = tempfile::tempdir().unwrap();
         let file = tmp.path().join("c.jsonl");
@@ -402,7 +436,12 @@ mod tests {
         )
         .unwrap();
         let mut e = engine(tmp.path());
-        let r = ingest(&mut e, std::slice::from_ref(&file), &IngestOptions::default()).unwrap();
+        let r = ingest(
+            &mut e,
+            std::slice::from_ref(&file),
+            &IngestOptions::default(),
+        )
+        .unwrap();
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (3, 0, 0, 0));
         let v1 = r.corpus_version;
 
@@ -415,7 +454,12 @@ mod tests {
             ]),
         )
         .unwrap();
-        let r = ingest(&mut e, std::slice::from_ref(&file), &IngestOptions::default()).unwrap();
+        let r = ingest(
+            &mut e,
+            std::slice::from_ref(&file),
+            &IngestOptions::default(),
+        )
+        .unwrap();
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (1, 1, 1, 1));
         assert_eq!(r.documents, 3);
         assert!(r.corpus_version > v1);
@@ -432,8 +476,18 @@ mod tests {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
         let mut e = engine(tmp.path());
-        let r1 = ingest(&mut e, std::slice::from_ref(&docs), &IngestOptions::default()).unwrap();
-        let r2 = ingest(&mut e, std::slice::from_ref(&docs), &IngestOptions::default()).unwrap();
+        let r1 = ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
+        let r2 = ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
         assert_eq!(r2.unchanged, 1);
         assert_eq!(r2.corpus_version, r1.corpus_version);
         // Touching the file without changing it re-reads it but changes nothing.
@@ -453,7 +507,12 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut e = engine(tmp.path());
         let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(&mut e, std::slice::from_ref(&corpus), &IngestOptions::default()).unwrap();
+        ingest(
+            &mut e,
+            std::slice::from_ref(&corpus),
+            &IngestOptions::default(),
+        )
+        .unwrap();
         let ids = e.store().chunk_row_ids().unwrap();
         let rows = e.store().chunks_by_ids(&ids).unwrap();
         let mut by_doc: HashMap<String, Vec<_>> = HashMap::new();
