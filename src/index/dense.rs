@@ -2677,7 +2677,7 @@ mod tests {
             for (id, v) in &rows {
                 e.push(*id, v);
             }
-            let keep = move |id: u64| id % modulus == 0;
+            let keep = move |id: u64| id.is_multiple_of(modulus);
             let got = e.search(&q, k, &keep);
             let want = naive(&rows, &q, k, &keep);
             assert_same_topk(&got, &want, &rows, &q);
@@ -2695,7 +2695,7 @@ mod tests {
             .enumerate()
             .map(|(i, v)| (id_of(i), v.clone()))
             .collect();
-        let keep = |id: u64| id % 3 != 0;
+        let keep = |id: u64| !id.is_multiple_of(3);
         for q in uniform(5, dim, 13) {
             let got = e.search(&q, 25, &keep);
             assert_same_topk(&got, &naive(&rows, &q, 25, &keep), &rows, &q);

@@ -72,7 +72,8 @@ impl BertConfig {
                 ),
             });
         }
-        if cfg.num_attention_heads == 0 || cfg.hidden_size % cfg.num_attention_heads != 0 {
+        if cfg.num_attention_heads == 0 || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
+        {
             return Err(ModelError::Config {
                 path: path.to_path_buf(),
                 reason: "hidden_size is not a multiple of num_attention_heads".into(),
