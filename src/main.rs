@@ -91,6 +91,28 @@ enum Command {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Ranking quality (nDCG@10, Recall@10/100, MRR@10) and latency per mode on a BEIR
+    /// dataset (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), ingested into its own index
+    Retrieval {
+        /// Dataset directory
+        #[arg(long)]
+        dataset: PathBuf,
+        /// qrels split [default: the only one, else test]
+        #[arg(long)]
+        split: Option<String>,
+        /// Modes to compare (repeatable): lexical, dense, hybrid, hybrid+multi-query [default: all]
+        #[arg(long)]
+        mode: Vec<attest::eval::retrieval::EvalMode>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many queries
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Search latency per mode and HNSW recall@k against exact search, over a query file
     /// (BEIR queries.jsonl or one query per line) on an existing index
     Search {
@@ -201,6 +223,54 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Eval {
+            what:
+                EvalCommand::Retrieval {
+                    dataset,
+                    split,
+                    mode,
+                    eval_index,
+                    limit,
+                    json,
+                },
+        } => {
+            let mut ds = attest::eval::retrieval::Dataset::load(&dataset, split.as_deref())?;
+            if let Some(n) = limit {
+                ds.queries.truncate(n.max(1));
+            }
+            let name = dataset
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "dataset".into());
+            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            // Documents are ranked up to depth 100: take enough candidates from each retriever.
+            cfg.candidates = cfg.candidates.max(300);
+            let mut engine = Engine::open_with_default_model(cfg, true)?;
+            let r = ingest(
+                &mut engine,
+                &[ds.corpus()],
+                &IngestOptions {
+                    prune: false,
+                    progress: !json,
+                },
+            )?;
+            if !r.failed.is_empty() {
+                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
+            }
+            let modes = if mode.is_empty() {
+                attest::eval::retrieval::ALL_MODES.to_vec()
+            } else {
+                mode
+            };
+            let report = attest::eval::retrieval::evaluate(&engine, &ds, &modes)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", render::retrieval_eval(&report));
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Eval {
             what:

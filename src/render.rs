@@ -127,6 +127,29 @@ pub fn search_eval(r: &crate::eval::SearchEval) -> String {
     s
 }
 
+/// The `attest eval retrieval` report.
+pub fn retrieval_eval(r: &crate::eval::retrieval::RetrievalReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} (split {}): {} queries, {} documents, {} chunks",
+        r.dataset, r.split, r.queries, r.documents, r.chunks
+    );
+    let _ = writeln!(
+        s,
+        "  {:<22} {:>8} {:>9} {:>10} {:>7} {:>8} {:>8} {:>8} {:>8}",
+        "mode", "nDCG@10", "Recall@10", "Recall@100", "MRR@10", "all@10", "p50 ms", "p95 ms", "q/s"
+    );
+    for (mode, m) in &r.modes {
+        let _ = writeln!(
+            s,
+            "  {mode:<22} {:>8.4} {:>9.4} {:>10.4} {:>7.4} {:>8.4} {:>8.1} {:>8.1} {:>8.1}",
+            m.ndcg10, m.recall10, m.recall100, m.mrr10, m.all_relevant10, m.p50_ms, m.p95_ms, m.qps
+        );
+    }
+    s
+}
+
 /// Index status.
 pub fn status(st: &Status) -> String {
     let mut s = String::new();

@@ -1,5 +1,9 @@
 //! Measurement: `attest eval search` runs a query file against an index and reports
-//! search latency per mode and the recall@k of the HNSW graph against exact search.
+//! search latency per mode and the recall@k of the HNSW graph against exact search;
+//! [`retrieval`] evaluates ranking quality on BEIR datasets with [`metrics`].
+
+pub mod metrics;
+pub mod retrieval;
 
 use std::path::Path;
 use std::time::Instant;

@@ -10,6 +10,8 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+pub mod multi;
+
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::lexical;
@@ -71,6 +73,9 @@ pub struct Hit {
     pub row: i64,
     /// Document id.
     pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), omitted when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
     /// Source path of the document.
     pub source: String,
     /// Document title.
@@ -126,10 +131,16 @@ pub fn clean_query(query: &str) -> Result<&str, Error> {
 
 /// Fuse ranked lists with reciprocal rank fusion; returns (row id, fused score), best first.
 pub fn rrf(lists: &[&[i64]], k: f64) -> Vec<(i64, f64)> {
+    let weighted: Vec<(f64, Vec<i64>)> = lists.iter().map(|l| (1.0, l.to_vec())).collect();
+    rrf_weighted(&weighted, k)
+}
+
+/// Weighted reciprocal rank fusion: each list contributes `weight / (k + rank)`.
+pub fn rrf_weighted(lists: &[(f64, Vec<i64>)], k: f64) -> Vec<(i64, f64)> {
     let mut acc: HashMap<i64, f64> = HashMap::new();
-    for list in lists {
+    for (w, list) in lists {
         for (i, id) in list.iter().enumerate() {
-            *acc.entry(*id).or_default() += 1.0 / (k + (i + 1) as f64);
+            *acc.entry(*id).or_default() += w / (k + (i + 1) as f64);
         }
     }
     let mut out: Vec<(i64, f64)> = acc.into_iter().collect();
@@ -186,6 +197,7 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
                 chunk_id: r.chunk_id.clone(),
                 row: r.id,
                 doc_id: r.doc_id.clone(),
+                key: r.doc_key.clone(),
                 source: r.source.clone(),
                 title: r.title.clone(),
                 start: r.span.start,

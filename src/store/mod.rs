@@ -185,6 +185,8 @@ pub struct ChunkRow {
     pub chunk_id: String,
     /// Document id.
     pub doc_id: String,
+    /// Document key within its file (BEIR `_id`; empty for single-document files).
+    pub doc_key: String,
     /// Document source path.
     pub source: String,
     /// Document title.
@@ -589,12 +591,37 @@ impl Store {
         Ok(rows)
     }
 
+    /// Number of chunks containing `word` (after the FTS5 tokenizer's stemming).
+    pub fn term_chunk_count(&self, word: &str) -> Result<usize, StoreError> {
+        let expr = format!("\"{}\"", word.replace('"', "\"\""));
+        self.conn
+            .prepare_cached("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?1")
+            .and_then(|mut st| st.query_row([expr], |r| r.get::<_, i64>(0)))
+            .map(|n| n as usize)
+            .map_err(|e| self.err(e))
+    }
+
+    /// Vectors of the given chunk rows, in the order asked (`None` for unknown ids).
+    pub fn vectors_by_ids(&self, ids: &[i64]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT vector FROM chunks WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        ids.iter()
+            .map(|id| {
+                st.query_row([id], |r| Ok(blob_to_vector(&r.get::<_, Vec<u8>>(0)?)))
+                    .optional()
+                    .map_err(|e| self.err(e))
+            })
+            .collect()
+    }
+
     /// Chunks by row id, joined with their documents, in the order asked (missing ids skipped).
     pub fn chunks_by_ids(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT c.id, c.chunk_id, d.doc_id, d.source, d.title, c.start, c.end, c.line_start, c.line_end, c.text \
+                "SELECT c.id, c.chunk_id, d.doc_id, d.source, d.title, c.start, c.end, c.line_start, c.line_end, c.text, d.key \
                  FROM chunks c JOIN documents d ON d.id = c.doc WHERE c.id = ?1",
             )
             .map_err(|e| self.err(e))?;
@@ -614,6 +641,7 @@ impl Store {
                         },
                         lines: (r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
                         text: r.get(9)?,
+                        doc_key: r.get(10)?,
                     })
                 })
                 .optional()

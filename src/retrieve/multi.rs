@@ -1,0 +1,374 @@
+//! Multi-query retrieval: one question becomes a primary query plus alternatives worded
+//! differently; candidates from dense and BM25 retrieval for every query are pooled,
+//! deduplicated by chunk, fused with reciprocal rank fusion, and chunks seen in earlier
+//! research steps are excluded.
+//!
+//! The default rewriter is deterministic: a keyword form (content terms only, question
+//! scaffolding removed) and a pseudo-relevance-feedback expansion (the keyword form plus
+//! terms that characterise the top hits of a first pass: frequent there, rare in the
+//! corpus). The [`Rewrite`] trait leaves room for a generator-backed rewriter.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::index::lexical::{self, is_stopword, words};
+use crate::models::dot;
+use crate::retrieve::{clean_query, ModeScores};
+use crate::store::ChunkRow;
+
+/// Words that frame a question rather than carry its content.
+const SCAFFOLDING: &[&str] = &[
+    "according",
+    "describe",
+    "does",
+    "explain",
+    "find",
+    "give",
+    "happen",
+    "happens",
+    "list",
+    "mean",
+    "means",
+    "must",
+    "need",
+    "please",
+    "required",
+    "say",
+    "says",
+    "tell",
+    "whether",
+];
+
+/// Turns a question into alternative queries.
+pub trait Rewrite: Send + Sync {
+    /// Alternatives to `question` (not including it); `feedback` holds the texts of the
+    /// top chunks of a first retrieval pass, best first.
+    fn rewrite(
+        &self,
+        question: &str,
+        feedback: &[&str],
+        engine: &Engine,
+    ) -> Result<Vec<String>, Error>;
+    /// Name recorded with the queries.
+    fn name(&self) -> &str;
+}
+
+/// The deterministic keyword + pseudo-relevance-feedback rewriter.
+#[derive(Debug, Clone)]
+pub struct KeywordPrf {
+    /// Expansion terms added by feedback.
+    pub expansion_terms: usize,
+    /// Feedback chunks read.
+    pub feedback_chunks: usize,
+}
+
+impl Default for KeywordPrf {
+    fn default() -> Self {
+        KeywordPrf {
+            expansion_terms: 6,
+            feedback_chunks: 3,
+        }
+    }
+}
+
+/// Content terms of a question: lower-cased words without stop words or scaffolding.
+pub fn keyword_terms(question: &str) -> Vec<String> {
+    let mut seen = HashSet::new();
+    words(question)
+        .into_iter()
+        .filter(|w| !is_stopword(w) && !SCAFFOLDING.contains(&w.as_str()))
+        .filter(|w| seen.insert(w.clone()))
+        .collect()
+}
+
+impl Rewrite for KeywordPrf {
+    fn name(&self) -> &str {
+        "keyword+prf"
+    }
+
+    fn rewrite(
+        &self,
+        question: &str,
+        feedback: &[&str],
+        engine: &Engine,
+    ) -> Result<Vec<String>, Error> {
+        let mut out = Vec::new();
+        let kw = keyword_terms(question);
+        let keyword = kw.join(" ");
+        if !kw.is_empty() && keyword != question.trim().to_lowercase() {
+            out.push(keyword.clone());
+        }
+        // Feedback: candidate terms by how many feedback chunks contain them and how often.
+        let query_terms: HashSet<&str> = kw.iter().map(String::as_str).collect();
+        let mut stats: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+        for text in feedback.iter().take(self.feedback_chunks) {
+            let mut in_this = HashSet::new();
+            for w in words(text) {
+                if w.len() < 4
+                    || is_stopword(&w)
+                    || query_terms.contains(w.as_str())
+                    || w.chars().all(|c| c.is_ascii_digit())
+                {
+                    continue;
+                }
+                let e = stats.entry(w.clone()).or_default();
+                e.1 += 1;
+                if in_this.insert(w) {
+                    e.0 += 1;
+                }
+            }
+        }
+        let mut cands: Vec<(String, usize, usize)> = stats
+            .into_iter()
+            .filter(|(_, (docs, tf))| *docs >= 2 || *tf >= 3)
+            .map(|(w, (d, tf))| (w, d, tf))
+            .collect();
+        cands.sort_by(|a, b| (b.1, b.2).cmp(&(a.1, a.2)).then(a.0.cmp(&b.0)));
+        cands.truncate(self.expansion_terms * 3);
+        let total = engine.store().chunk_count()?.max(1) as f64;
+        let mut scored = Vec::new();
+        for (w, d, tf) in cands {
+            let df = engine.store().term_chunk_count(&w)? as f64;
+            if df == 0.0 || df / total > 0.1 {
+                continue; // unknown to the index, or too common to discriminate
+            }
+            let idf = (total / df).ln();
+            scored.push((w, (d as f64 + (tf as f64).ln_1p()) * idf));
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let expansion: Vec<String> = scored
+            .into_iter()
+            .take(self.expansion_terms)
+            .map(|x| x.0)
+            .collect();
+        if !expansion.is_empty() {
+            out.push(
+                format!("{keyword} {}", expansion.join(" "))
+                    .trim()
+                    .to_string(),
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// One retrieved chunk with its pooled scores.
+#[derive(Debug, Clone, Serialize)]
+pub struct Retrieved {
+    /// The chunk and its document.
+    #[serde(flatten)]
+    pub chunk: ChunkView,
+    /// Fused score over every query's lists.
+    pub score: f64,
+    /// Best per-retriever scores across queries.
+    pub scores: ModeScores,
+    /// Cosine between the primary query and the chunk.
+    pub cosine: f64,
+}
+
+/// The serialisable part of a chunk row.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChunkView {
+    /// Chunk id.
+    pub chunk_id: String,
+    /// Row id.
+    #[serde(skip)]
+    pub row: i64,
+    /// Document id.
+    pub doc_id: String,
+    /// Document key (BEIR `_id`).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// Source path.
+    pub source: String,
+    /// Title.
+    pub title: String,
+    /// Byte start.
+    pub start: usize,
+    /// Byte end.
+    pub end: usize,
+    /// First line.
+    pub line_start: usize,
+    /// Last line.
+    pub line_end: usize,
+    /// Text.
+    pub text: String,
+}
+
+impl From<&ChunkRow> for ChunkView {
+    fn from(r: &ChunkRow) -> Self {
+        ChunkView {
+            chunk_id: r.chunk_id.clone(),
+            row: r.id,
+            doc_id: r.doc_id.clone(),
+            key: r.doc_key.clone(),
+            source: r.source.clone(),
+            title: r.title.clone(),
+            start: r.span.start,
+            end: r.span.end,
+            line_start: r.lines.0,
+            line_end: r.lines.1,
+            text: r.text.clone(),
+        }
+    }
+}
+
+/// What one multi-query retrieval did and found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Retrieval {
+    /// The primary query followed by the alternatives.
+    pub queries: Vec<String>,
+    /// Rewriter used.
+    pub rewriter: String,
+    /// Chunks returned, best first.
+    pub hits: Vec<Retrieved>,
+    /// Mean cosine between the primary query embedding and the returned chunks'
+    /// embeddings (0 without hits).
+    pub confidence: f64,
+    /// Chunks skipped because an earlier step saw them.
+    pub excluded: usize,
+}
+
+/// Options of a multi-query retrieval.
+#[derive(Debug, Clone)]
+pub struct MultiOptions {
+    /// Chunks returned.
+    pub k: usize,
+    /// Weight of the alternatives' lists relative to the primary query's (1.0).
+    pub alternative_weight: f64,
+}
+
+impl Default for MultiOptions {
+    fn default() -> Self {
+        MultiOptions {
+            k: 10,
+            alternative_weight: 0.5,
+        }
+    }
+}
+
+/// Retrieve for `question` with the primary query and the rewriter's alternatives,
+/// pooling dense and BM25 candidates of every query, excluding `exclude` (chunk ids).
+pub fn retrieve(
+    engine: &Engine,
+    question: &str,
+    rewriter: &dyn Rewrite,
+    exclude: &HashSet<String>,
+    opts: &MultiOptions,
+) -> Result<Retrieval, Error> {
+    let q = clean_query(question)?;
+    let cfg = engine.config();
+    let n = cfg.candidates.max(opts.k);
+    // First pass with the primary query.
+    let qv = engine.embed_query(q)?;
+    let mut lists: Vec<(f64, Vec<i64>)> = Vec::new();
+    let mut scores: HashMap<i64, ModeScores> = HashMap::new();
+    let dense = engine.dense_search(&qv, n);
+    let lex = match lexical::fts_query(q) {
+        Some(e) => engine.store().fts_search(&e, n)?,
+        None => Vec::new(),
+    };
+    record(&mut scores, &dense, &lex);
+    lists.push((1.0, dense.iter().map(|x| x.0).collect()));
+    lists.push((1.0, lex.iter().map(|x| x.0).collect()));
+    let first = super::rrf_weighted(&lists, cfg.rrf_k);
+    let top_rows: Vec<i64> = first.iter().take(5).map(|x| x.0).collect();
+    let feedback_rows = engine.store().chunks_by_ids(&top_rows)?;
+    let feedback: Vec<&str> = feedback_rows.iter().map(|r| r.text.as_str()).collect();
+    let alternatives = rewriter.rewrite(q, &feedback, engine)?;
+    let mut queries = vec![q.to_string()];
+    for alt in alternatives {
+        if queries.contains(&alt) || alt.trim().is_empty() {
+            continue;
+        }
+        let v = engine.embed_query(&alt)?;
+        let dense = engine.dense_search(&v, n);
+        let lex = match lexical::fts_query(&alt) {
+            Some(e) => engine.store().fts_search(&e, n)?,
+            None => Vec::new(),
+        };
+        record(&mut scores, &dense, &lex);
+        lists.push((opts.alternative_weight, dense.iter().map(|x| x.0).collect()));
+        lists.push((opts.alternative_weight, lex.iter().map(|x| x.0).collect()));
+        queries.push(alt);
+    }
+    let fused = super::rrf_weighted(&lists, cfg.rrf_k);
+    // Walk the fused list, skipping excluded chunks, until k are found.
+    let mut hits = Vec::new();
+    let mut excluded = 0;
+    for batch in fused.chunks(opts.k.max(16)) {
+        let ids: Vec<i64> = batch.iter().map(|x| x.0).collect();
+        let rows = engine.store().chunks_by_ids(&ids)?;
+        let by_id: HashMap<i64, &ChunkRow> = rows.iter().map(|r| (r.id, r)).collect();
+        for (id, score) in batch {
+            let Some(r) = by_id.get(id) else { continue };
+            if exclude.contains(&r.chunk_id) {
+                excluded += 1;
+                continue;
+            }
+            hits.push(Retrieved {
+                chunk: ChunkView::from(*r),
+                score: *score,
+                scores: scores.get(id).cloned().unwrap_or_default(),
+                cosine: 0.0,
+            });
+            if hits.len() == opts.k {
+                break;
+            }
+        }
+        if hits.len() == opts.k {
+            break;
+        }
+    }
+    let rows: Vec<i64> = hits.iter().map(|h| h.chunk.row).collect();
+    let vectors = engine.store().vectors_by_ids(&rows)?;
+    for (h, v) in hits.iter_mut().zip(&vectors) {
+        h.cosine = v.as_ref().map(|v| dot(&qv, v) as f64).unwrap_or(0.0);
+    }
+    let confidence = if hits.is_empty() {
+        0.0
+    } else {
+        hits.iter().map(|h| h.cosine).sum::<f64>() / hits.len() as f64
+    };
+    Ok(Retrieval {
+        queries,
+        rewriter: rewriter.name().to_string(),
+        hits,
+        confidence,
+        excluded,
+    })
+}
+
+fn record(scores: &mut HashMap<i64, ModeScores>, dense: &[(i64, f32)], lex: &[(i64, f64)]) {
+    for (i, (id, s)) in dense.iter().enumerate() {
+        let e = scores.entry(*id).or_default();
+        if e.dense.is_none_or(|d| (*s as f64) > d) {
+            e.dense = Some(*s as f64);
+        }
+        e.dense_rank = Some(e.dense_rank.map_or(i + 1, |r| r.min(i + 1)));
+    }
+    for (i, (id, s)) in lex.iter().enumerate() {
+        let e = scores.entry(*id).or_default();
+        if e.lexical.is_none_or(|d| *s > d) {
+            e.lexical = Some(*s);
+        }
+        e.lexical_rank = Some(e.lexical_rank.map_or(i + 1, |r| r.min(i + 1)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keyword_form_drops_question_scaffolding() {
+        assert_eq!(
+            keyword_terms("How long must client records be retained?"),
+            vec!["long", "client", "records", "retained"]
+        );
+        assert!(keyword_terms("What is it?").is_empty());
+    }
+}
