@@ -70,6 +70,11 @@ pub struct Config {
     /// Rebuild the HNSW graph when this fraction of its points are deleted chunks
     /// (`ATTEST_REBUILD_DEAD_FRACTION`, default 0.2).
     pub rebuild_dead_fraction: f64,
+    /// Cross-encoder directory (`ATTEST_RERANKER_DIR`; default: the first
+    /// `BertForSequenceClassification` directory under `models/`, if any).
+    pub reranker_dir: Option<PathBuf>,
+    /// Candidates the cross-encoder scores per retrieval (`ATTEST_RERANK_DEPTH`, default 25).
+    pub rerank_depth: usize,
     /// Texts' token budget per forward pass of the bi-encoder (`ATTEST_EMBED_BATCH_TOKENS`,
     /// default 4096).
     pub embed_batch_tokens: usize,
@@ -91,6 +96,8 @@ impl Default for Config {
             hnsw_ef_search: 128,
             rebuild_dead_fraction: 0.2,
             embed_batch_tokens: 4096,
+            reranker_dir: None,
+            rerank_depth: 25,
         }
     }
 }
@@ -211,6 +218,8 @@ impl Config {
                 "hnsw_ef_search" => self.hnsw_ef_search = parse(var, &v)?,
                 "rebuild_dead_fraction" => self.rebuild_dead_fraction = parse(var, &v)?,
                 "embed_batch_tokens" => self.embed_batch_tokens = parse(var, &v)?,
+                "reranker_dir" => self.reranker_dir = Some(PathBuf::from(v)),
+                "rerank_depth" => self.rerank_depth = parse(var, &v)?,
                 _ => {}
             }
         }

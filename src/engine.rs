@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::{Dense, IndexHealth};
+use crate::models::cross::{find_cross_encoder, CrossEncoder, Rerank};
 use crate::models::{Embed, MiniLm};
 use crate::store::Store;
 
@@ -16,6 +17,7 @@ pub struct Engine {
     store: Store,
     embedder: Arc<dyn Embed>,
     dense: Option<Dense>,
+    reranker: Option<Arc<dyn Rerank>>,
 }
 
 impl Engine {
@@ -28,6 +30,7 @@ impl Engine {
             store,
             embedder,
             dense: None,
+            reranker: None,
         };
         e.refresh_dense(false)?;
         Ok(e)
@@ -38,7 +41,32 @@ impl Engine {
     pub fn open_with_default_model(cfg: Config, create: bool) -> Result<Self, Error> {
         let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
         model.batch_tokens = cfg.embed_batch_tokens.max(1);
-        Self::open(cfg, Arc::new(model), create)
+        let reranker: Option<Arc<dyn Rerank>> = match &cfg.reranker_dir {
+            Some(dir) => Some(Arc::new(CrossEncoder::load(dir)?)),
+            None => match find_cross_encoder() {
+                Some(dir) => match CrossEncoder::load(&dir) {
+                    Ok(ce) => Some(Arc::new(ce)),
+                    Err(e) => {
+                        tracing::warn!("ignoring cross-encoder {}: {e}", dir.display());
+                        None
+                    }
+                },
+                None => None,
+            },
+        };
+        let mut engine = Self::open(cfg, Arc::new(model), create)?;
+        engine.reranker = reranker;
+        Ok(engine)
+    }
+
+    /// Use `reranker` to rerank multi-query retrievals (`None` keeps the fused order).
+    pub fn set_reranker(&mut self, reranker: Option<Arc<dyn Rerank>>) {
+        self.reranker = reranker;
+    }
+
+    /// The cross-encoder, when one is installed.
+    pub fn reranker(&self) -> Option<&dyn Rerank> {
+        self.reranker.as_deref()
     }
 
     /// Reload the dense index from the store. With `persist`, first bring the HNSW file

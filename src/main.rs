@@ -72,6 +72,13 @@ enum Command {
         /// Candidates per retriever before fusion [default: 100]
         #[arg(long)]
         candidates: Option<usize>,
+        /// Retrieval stage: primary query plus keyword and feedback alternatives, pooled
+        /// and fused, reranked by a cross-encoder when one is installed (--mode is ignored)
+        #[arg(long)]
+        multi_query: bool,
+        /// With --multi-query: keep the fused order even when a cross-encoder is installed
+        #[arg(long)]
+        no_rerank: bool,
         /// Print results as JSON
         #[arg(long)]
         json: bool,
@@ -100,7 +107,8 @@ enum EvalCommand {
         /// qrels split [default: the only one, else test]
         #[arg(long)]
         split: Option<String>,
-        /// Modes to compare (repeatable): lexical, dense, hybrid, hybrid+multi-query [default: all]
+        /// Modes to compare (repeatable): lexical, dense, hybrid, hybrid+multi-query,
+        /// hybrid+multi-query+rerank [default: all, +rerank when a cross-encoder is installed]
         #[arg(long)]
         mode: Vec<attest::eval::retrieval::EvalMode>,
         /// Index for the dataset [default: .attest-eval/<dataset directory name>]
@@ -203,6 +211,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             mode,
             rrf_k,
             candidates,
+            multi_query,
+            no_rerank,
             json,
         } => {
             if let Some(r) = rrf_k {
@@ -212,6 +222,33 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cfg.candidates = c;
             }
             let engine = Engine::open_with_default_model(cfg, false)?;
+            if multi_query {
+                use attest::retrieve::multi::{retrieve, KeywordPrf, MultiOptions};
+                let opts = MultiOptions {
+                    k,
+                    rerank_depth: engine.config().rerank_depth,
+                    ..MultiOptions::default()
+                };
+                let reranker = if no_rerank { None } else { engine.reranker() };
+                let r = retrieve(
+                    &engine,
+                    &query,
+                    &KeywordPrf::default(),
+                    &Default::default(),
+                    reranker,
+                    &opts,
+                )?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&r)?);
+                } else {
+                    print!("{}", render::retrieval(&r));
+                }
+                return Ok(if r.hits.is_empty() {
+                    ExitCode::from(1)
+                } else {
+                    ExitCode::SUCCESS
+                });
+            }
             let result = search(&engine, &query, mode, k)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&result)?);
@@ -260,7 +297,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
             }
             let modes = if mode.is_empty() {
-                attest::eval::retrieval::ALL_MODES.to_vec()
+                let mut m = attest::eval::retrieval::ALL_MODES.to_vec();
+                if engine.reranker().is_some() {
+                    m.push(attest::eval::retrieval::EvalMode::MultiQueryRerank);
+                }
+                m
             } else {
                 mode
             };

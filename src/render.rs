@@ -150,6 +150,42 @@ pub fn retrieval_eval(r: &crate::eval::retrieval::RetrievalReport) -> String {
     s
 }
 
+/// A multi-query retrieval.
+pub fn retrieval(r: &crate::retrieve::multi::Retrieval) -> String {
+    let mut s = String::new();
+    for (i, q) in r.queries.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "{} {q}",
+            if i == 0 {
+                "query:      "
+            } else {
+                "alternative:"
+            }
+        );
+    }
+    let _ = writeln!(
+        s,
+        "order: {}; confidence (mean cosine): {:.3}",
+        r.order, r.confidence
+    );
+    for (i, h) in r.hits.iter().enumerate() {
+        let c = &h.chunk;
+        let _ = writeln!(
+            s,
+            "{:>2}. {}:{}-{}  [score {:.4} | cosine {:.3}]",
+            i + 1,
+            c.source,
+            c.line_start,
+            c.line_end,
+            h.score,
+            h.cosine
+        );
+        let _ = writeln!(s, "    {}", snippet(&c.text, 280));
+    }
+    s
+}
+
 /// Index status.
 pub fn status(st: &Status) -> String {
     let mut s = String::new();

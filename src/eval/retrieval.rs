@@ -25,6 +25,8 @@ pub enum EvalMode {
     Single(Mode),
     /// Hybrid retrieval with the primary query and the keyword/feedback alternatives.
     MultiQuery,
+    /// Multi-query retrieval reranked by the installed cross-encoder.
+    MultiQueryRerank,
 }
 
 impl std::fmt::Display for EvalMode {
@@ -32,6 +34,7 @@ impl std::fmt::Display for EvalMode {
         match self {
             EvalMode::Single(m) => write!(f, "{m}"),
             EvalMode::MultiQuery => f.write_str("hybrid+multi-query"),
+            EvalMode::MultiQueryRerank => f.write_str("hybrid+multi-query+rerank"),
         }
     }
 }
@@ -41,6 +44,7 @@ impl std::str::FromStr for EvalMode {
     fn from_str(s: &str) -> Result<Self, String> {
         match s {
             "hybrid+multi-query" | "multi-query" => Ok(EvalMode::MultiQuery),
+            "hybrid+multi-query+rerank" | "rerank" => Ok(EvalMode::MultiQueryRerank),
             other => other.parse().map(EvalMode::Single).map_err(|_| {
                 format!("unknown mode {other:?} (lexical, dense, hybrid, hybrid+multi-query)")
             }),
@@ -217,16 +221,22 @@ pub fn rank_documents(
             .into_iter()
             .map(|h| h.key)
             .collect(),
-        EvalMode::MultiQuery => {
+        EvalMode::MultiQuery | EvalMode::MultiQueryRerank => {
             let opts = MultiOptions {
                 k: depth * 3,
+                rerank_depth: engine.config().rerank_depth,
                 ..MultiOptions::default()
+            };
+            let reranker = match mode {
+                EvalMode::MultiQueryRerank => engine.reranker(),
+                _ => None,
             };
             retrieve(
                 engine,
                 query,
                 &KeywordPrf::default(),
                 &HashSet::new(),
+                reranker,
                 &opts,
             )?
             .hits

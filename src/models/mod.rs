@@ -4,6 +4,7 @@
 //! [`HashEmbedder`] is a deterministic fake for fast unit tests.
 
 pub mod bert;
+pub mod cross;
 pub mod kernels;
 
 use std::path::{Path, PathBuf};

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::lexical::{self, is_stopword, words};
+use crate::models::cross::Rerank;
 use crate::models::dot;
 use crate::retrieve::{clean_query, ModeScores};
 use crate::store::ChunkRow;
@@ -230,6 +231,9 @@ pub struct Retrieval {
     pub confidence: f64,
     /// Chunks skipped because an earlier step saw them.
     pub excluded: usize,
+    /// Which ordering produced the hits: `cross-encoder:<model>` when a reranker scored
+    /// them, `fused` when the fused order stands.
+    pub order: String,
 }
 
 /// Options of a multi-query retrieval.
@@ -239,6 +243,9 @@ pub struct MultiOptions {
     pub k: usize,
     /// Weight of the alternatives' lists relative to the primary query's (1.0).
     pub alternative_weight: f64,
+    /// Candidates the cross-encoder scores, when one is used (a budget: one pair costs
+    /// about five query embeddings).
+    pub rerank_depth: usize,
 }
 
 impl Default for MultiOptions {
@@ -246,6 +253,7 @@ impl Default for MultiOptions {
         MultiOptions {
             k: 10,
             alternative_weight: 0.5,
+            rerank_depth: 25,
         }
     }
 }
@@ -257,6 +265,7 @@ pub fn retrieve(
     question: &str,
     rewriter: &dyn Rewrite,
     exclude: &HashSet<String>,
+    reranker: Option<&dyn Rerank>,
     opts: &MultiOptions,
 ) -> Result<Retrieval, Error> {
     let q = clean_query(question)?;
@@ -296,10 +305,14 @@ pub fn retrieve(
         queries.push(alt);
     }
     let fused = super::rrf_weighted(&lists, cfg.rrf_k);
-    // Walk the fused list, skipping excluded chunks, until k are found.
+    // Walk the fused list, skipping excluded chunks, until enough are found.
+    let want = match reranker {
+        Some(_) => opts.k.max(opts.rerank_depth),
+        None => opts.k,
+    };
     let mut hits = Vec::new();
     let mut excluded = 0;
-    for batch in fused.chunks(opts.k.max(16)) {
+    for batch in fused.chunks(want.max(16)) {
         let ids: Vec<i64> = batch.iter().map(|x| x.0).collect();
         let rows = engine.store().chunks_by_ids(&ids)?;
         let by_id: HashMap<i64, &ChunkRow> = rows.iter().map(|r| (r.id, r)).collect();
@@ -315,14 +328,37 @@ pub fn retrieve(
                 scores: scores.get(id).cloned().unwrap_or_default(),
                 cosine: 0.0,
             });
-            if hits.len() == opts.k {
+            if hits.len() == want {
                 break;
             }
         }
-        if hits.len() == opts.k {
+        if hits.len() == want {
             break;
         }
     }
+    let mut order = "fused".to_string();
+    if let Some(rr) = reranker {
+        let depth = hits.len().min(opts.rerank_depth.max(opts.k));
+        let passages: Vec<&str> = hits[..depth]
+            .iter()
+            .map(|h| h.chunk.text.as_str())
+            .collect();
+        let logits = rr.score(q, &passages)?;
+        let mut head: Vec<(f32, usize, Retrieved)> = hits
+            .drain(..depth)
+            .enumerate()
+            .map(|(i, mut h)| {
+                h.score = logits[i] as f64;
+                (logits[i], i, h)
+            })
+            .collect();
+        head.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut reordered: Vec<Retrieved> = head.into_iter().map(|x| x.2).collect();
+        reordered.append(&mut hits);
+        hits = reordered;
+        order = format!("cross-encoder:{}", rr.model_id());
+    }
+    hits.truncate(opts.k);
     let rows: Vec<i64> = hits.iter().map(|h| h.chunk.row).collect();
     let vectors = engine.store().vectors_by_ids(&rows)?;
     for (h, v) in hits.iter_mut().zip(&vectors) {
@@ -339,6 +375,7 @@ pub fn retrieve(
         hits,
         confidence,
         excluded,
+        order,
     })
 }
 
@@ -362,6 +399,105 @@ fn record(scores: &mut HashMap<i64, ModeScores>, dense: &[(i64, f32)], lex: &[(i
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
+    use crate::ingest::{ingest, IngestOptions};
+    use crate::models::cross::CrossEncoder;
+    use crate::models::HashEmbedder;
+    use std::path::{Path, PathBuf};
+    use std::sync::Arc;
+
+    fn sample_engine(dir: &Path) -> Engine {
+        let cfg = Config {
+            index: dir.join("idx"),
+            ..Config::default()
+        };
+        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(128)), true).unwrap();
+        let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        ingest(&mut e, &[corpus], &IngestOptions::default()).unwrap();
+        e
+    }
+
+    #[test]
+    fn steps_never_refetch_chunks_an_earlier_step_saw() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let mut seen = HashSet::new();
+        let mut all = Vec::new();
+        let opts = MultiOptions {
+            k: 6,
+            ..MultiOptions::default()
+        };
+        for q in [
+            "How long must client records be retained?",
+            "How long must client records be retained?",
+            "records retention years for minors",
+        ] {
+            let r = retrieve(&e, q, &KeywordPrf::default(), &seen, None, &opts).unwrap();
+            assert_eq!(r.hits.len(), 6);
+            assert!(r.queries.len() >= 2, "{:?}", r.queries);
+            assert_eq!(r.order, "fused");
+            for h in &r.hits {
+                all.push(h.chunk.chunk_id.clone());
+                seen.insert(h.chunk.chunk_id.clone());
+            }
+        }
+        let unique: HashSet<&String> = all.iter().collect();
+        assert_eq!(unique.len(), all.len(), "100% unique chunks across steps");
+    }
+
+    #[test]
+    fn confidence_is_the_mean_cosine_of_the_returned_chunks() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let r = retrieve(
+            &e,
+            "grievance appeal deadline",
+            &KeywordPrf::default(),
+            &HashSet::new(),
+            None,
+            &MultiOptions::default(),
+        )
+        .unwrap();
+        let mean = r.hits.iter().map(|h| h.cosine).sum::<f64>() / r.hits.len() as f64;
+        assert!((r.confidence - mean).abs() < 1e-12);
+        assert!(r.confidence > 0.0 && r.confidence <= 1.0);
+    }
+
+    #[test]
+    fn a_cross_encoder_reorders_the_pool_and_says_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let ce = CrossEncoder::load(
+            &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-cross-encoder"),
+        )
+        .unwrap();
+        let opts = MultiOptions {
+            k: 5,
+            rerank_depth: 12,
+            ..MultiOptions::default()
+        };
+        let r = retrieve(
+            &e,
+            "How long must client records be retained?",
+            &KeywordPrf::default(),
+            &HashSet::new(),
+            Some(&ce),
+            &opts,
+        )
+        .unwrap();
+        assert_eq!(r.order, "cross-encoder:tiny-cross-encoder");
+        assert_eq!(r.hits.len(), 5);
+        for w in r.hits.windows(2) {
+            assert!(w[0].score >= w[1].score, "ordered by logit");
+        }
+        let direct = ce
+            .score(
+                "How long must client records be retained?",
+                &[r.hits[0].chunk.text.as_str()],
+            )
+            .unwrap()[0];
+        assert!((direct as f64 - r.hits[0].score).abs() < 1e-4);
+    }
 
     #[test]
     fn keyword_form_drops_question_scaffolding() {
