@@ -419,3 +419,96 @@ fn search_on_a_missing_index_says_to_ingest_first() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("attest ingest"));
 }
+
+#[test]
+fn eval_retrieval_reports_every_mode_on_a_small_beir_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tmp.path().join("tiny");
+    std::fs::create_dir_all(ds.join("qrels")).unwrap();
+    let docs = [
+        (
+            "d1",
+            "Record retention",
+            "Client records must be retained for seven years after the last service.",
+        ),
+        (
+            "d2",
+            "Crisis calls",
+            "A crisis call must receive a follow-up contact within 24 hours.",
+        ),
+        (
+            "d3",
+            "Housing payments",
+            "Housing support payments are paid directly to the landlord each month.",
+        ),
+        (
+            "d4",
+            "Peer training",
+            "Peer support staff complete forty hours of initial training.",
+        ),
+        (
+            "d5",
+            "Grievances",
+            "The county acknowledges a grievance in writing within five days.",
+        ),
+    ];
+    let corpus: String = docs
+        .iter()
+        .map(|(id, t, x)| serde_json::json!({"_id": id, "title": t, "text": x}).to_string() + "\n")
+        .collect();
+    std::fs::write(ds.join("corpus.jsonl"), corpus).unwrap();
+    std::fs::write(
+        ds.join("queries.jsonl"),
+        "{\"_id\": \"q1\", \"text\": \"How long are client records kept?\"}\n{\"_id\": \"q2\", \"text\": \"When must a crisis follow-up happen?\"}\n{\"_id\": \"q3\", \"text\": \"unjudged\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        ds.join("qrels/test.tsv"),
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n",
+    )
+    .unwrap();
+    let out = attest(&tmp.path().join("unused"))
+        .current_dir(tmp.path())
+        .args(["eval", "retrieval", "--dataset"])
+        .arg(&ds)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let r = json(&out.stdout);
+    assert_eq!(r["queries"], 2);
+    assert_eq!(r["split"], "test");
+    for mode in ["lexical", "dense", "hybrid", "hybrid+multi-query"] {
+        let m = &r["modes"][mode];
+        for metric in [
+            "ndcg@10",
+            "recall@10",
+            "recall@100",
+            "mrr@10",
+            "p50_ms",
+            "p95_ms",
+            "qps",
+        ] {
+            assert!(m[metric].is_number(), "{mode} {metric}: {r}");
+        }
+        // Each query's one relevant document is easy to find here.
+        assert!(m["recall@10"].as_f64().unwrap() == 1.0, "{mode}: {m}");
+    }
+    assert!(
+        tmp.path()
+            .join(".attest-eval/tiny/attest.sqlite3")
+            .is_file(),
+        "own index under .attest-eval"
+    );
+
+    // Missing files: a clear error.
+    std::fs::remove_file(ds.join("queries.jsonl")).unwrap();
+    let out = attest(&tmp.path().join("unused"))
+        .current_dir(tmp.path())
+        .args(["eval", "retrieval", "--dataset"])
+        .arg(&ds)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing queries.jsonl"));
+}

@@ -239,7 +239,7 @@ pub struct Retrieval {
 /// Options of a multi-query retrieval.
 #[derive(Debug, Clone)]
 pub struct MultiOptions {
-    /// Chunks returned.
+    /// Chunks returned (default 5).
     pub k: usize,
     /// Weight of the alternatives' lists relative to the primary query's (1.0).
     pub alternative_weight: f64,
@@ -251,7 +251,7 @@ pub struct MultiOptions {
 impl Default for MultiOptions {
     fn default() -> Self {
         MultiOptions {
-            k: 10,
+            k: 5,
             alternative_weight: 0.5,
             rerank_depth: 25,
         }
@@ -443,6 +443,31 @@ mod tests {
         }
         let unique: HashSet<&String> = all.iter().collect();
         assert_eq!(unique.len(), all.len(), "100% unique chunks across steps");
+    }
+
+    #[test]
+    fn hostile_or_odd_questions_give_errors_or_sane_results_never_panics() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let none = HashSet::new();
+        let opts = MultiOptions::default();
+        let rw = KeywordPrf::default();
+        assert!(matches!(
+            retrieve(&e, "  \n ", &rw, &none, None, &opts),
+            Err(Error::EmptyQuery)
+        ));
+        let long = "records retention county ".repeat(3_400); // ~10,000 words
+        for q in [
+            long.as_str(),
+            r#""records" AND -retention* NEAR(x, 2) OR col:umn ^"#,
+            "¿Cuánto tiempo se conservan los registros clínicos?",
+            "東京の記録はいつまで保存しますか",
+            "?!",
+        ] {
+            let r = retrieve(&e, q, &rw, &none, None, &opts).unwrap();
+            assert!(r.hits.len() <= opts.k);
+            assert!(r.confidence.is_finite());
+        }
     }
 
     #[test]
