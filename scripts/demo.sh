@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: fetch the models if absent, build, ingest the bundled
-# sample corpus into ./.attest, and run sample searches.
+# sample corpus into ./.attest, and run sample searches (plain and multi-query).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,3 +19,6 @@ for q in "How long must client records be retained?" \
   echo "== attest search \"$q\" --k 3"
   "$attest" search "$q" --k 3
 done
+echo
+echo "== attest search --multi-query \"How soon must an assessment be completed after first contact?\""
+"$attest" search --multi-query "How soon must an assessment be completed after first contact?"
