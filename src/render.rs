@@ -66,12 +66,13 @@ pub fn search_result(r: &SearchResult) -> String {
         let _ = writeln!(s, "no results for {:?} ({} search)", r.query, r.mode);
         return s;
     }
-    for (i, h) in r.hits.iter().enumerate() {
-        let mut parts = vec![format!("{} {:.4}", r.mode, h.score)];
-        if let (Some(d), Some(rank)) = (h.scores.dense, h.scores.dense_rank) {
+    for (i, hit) in r.hits.iter().enumerate() {
+        let h = &hit.chunk;
+        let mut parts = vec![format!("{} {:.4}", r.mode, hit.score)];
+        if let (Some(d), Some(rank)) = (hit.scores.dense, hit.scores.dense_rank) {
             parts.push(format!("dense {d:.3} #{rank}"));
         }
-        if let (Some(l), Some(rank)) = (h.scores.lexical, h.scores.lexical_rank) {
+        if let (Some(l), Some(rank)) = (hit.scores.lexical, hit.scores.lexical_rank) {
             parts.push(format!("bm25 {l:.2} #{rank}"));
         }
         let lines = if h.line_start == h.line_end {

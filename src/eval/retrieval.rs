@@ -219,7 +219,7 @@ pub fn rank_documents(
         EvalMode::Single(m) => search(engine, query, m, depth * 3)?
             .hits
             .into_iter()
-            .map(|h| h.key)
+            .map(|h| h.chunk.key)
             .collect(),
         EvalMode::MultiQuery | EvalMode::MultiQueryRerank => {
             let opts = MultiOptions {

@@ -15,6 +15,7 @@ pub mod multi;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::lexical;
+use crate::store::ChunkRow;
 
 /// Which retrievers a search uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -63,9 +64,10 @@ pub struct ModeScores {
     pub lexical_rank: Option<usize>,
 }
 
-/// One search result.
+/// A chunk as results show it: ids, document, byte span, line range and text
+/// (`document_text[start..end]`).
 #[derive(Debug, Clone, Serialize)]
-pub struct Hit {
+pub struct ChunkView {
     /// Chunk id (derived from the document content hash and span).
     pub chunk_id: String,
     /// Internal chunk row id (dense and FTS id).
@@ -88,12 +90,38 @@ pub struct Hit {
     pub line_start: usize,
     /// Last line (1-based).
     pub line_end: usize,
+    /// The chunk text.
+    pub text: String,
+}
+
+impl From<&ChunkRow> for ChunkView {
+    fn from(r: &ChunkRow) -> Self {
+        ChunkView {
+            chunk_id: r.chunk_id.clone(),
+            row: r.id,
+            doc_id: r.doc_id.clone(),
+            key: r.doc_key.clone(),
+            source: r.source.clone(),
+            title: r.title.clone(),
+            start: r.span.start,
+            end: r.span.end,
+            line_start: r.lines.0,
+            line_end: r.lines.1,
+            text: r.text.clone(),
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// The chunk.
+    #[serde(flatten)]
+    pub chunk: ChunkView,
     /// Fused score in hybrid mode; the retriever's own score otherwise.
     pub score: f64,
     /// Per-retriever scores and ranks.
     pub scores: ModeScores,
-    /// The chunk text (`document_text[start..end]`).
-    pub text: String,
 }
 
 /// A search's results.
@@ -192,21 +220,10 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
     let hits = top
         .iter()
         .filter_map(|(id, score)| {
-            let r = by_id.get(id)?;
             Some(Hit {
-                chunk_id: r.chunk_id.clone(),
-                row: r.id,
-                doc_id: r.doc_id.clone(),
-                key: r.doc_key.clone(),
-                source: r.source.clone(),
-                title: r.title.clone(),
-                start: r.span.start,
-                end: r.span.end,
-                line_start: r.lines.0,
-                line_end: r.lines.1,
+                chunk: ChunkView::from(by_id.get(id)?),
                 score: *score,
                 scores: scores.get(id).cloned().unwrap_or_default(),
-                text: r.text.clone(),
             })
         })
         .collect();

@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::index::lexical::{self, is_stopword, words};
 use crate::models::cross::Rerank;
 use crate::models::dot;
-use crate::retrieve::{clean_query, ModeScores};
+use crate::retrieve::{clean_query, ChunkView, ModeScores};
 use crate::store::ChunkRow;
 
 /// Words that frame a question rather than carry its content.
@@ -168,53 +168,6 @@ pub struct Retrieved {
     pub scores: ModeScores,
     /// Cosine between the primary query and the chunk.
     pub cosine: f64,
-}
-
-/// The serialisable part of a chunk row.
-#[derive(Debug, Clone, Serialize)]
-pub struct ChunkView {
-    /// Chunk id.
-    pub chunk_id: String,
-    /// Row id.
-    #[serde(skip)]
-    pub row: i64,
-    /// Document id.
-    pub doc_id: String,
-    /// Document key (BEIR `_id`).
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub key: String,
-    /// Source path.
-    pub source: String,
-    /// Title.
-    pub title: String,
-    /// Byte start.
-    pub start: usize,
-    /// Byte end.
-    pub end: usize,
-    /// First line.
-    pub line_start: usize,
-    /// Last line.
-    pub line_end: usize,
-    /// Text.
-    pub text: String,
-}
-
-impl From<&ChunkRow> for ChunkView {
-    fn from(r: &ChunkRow) -> Self {
-        ChunkView {
-            chunk_id: r.chunk_id.clone(),
-            row: r.id,
-            doc_id: r.doc_id.clone(),
-            key: r.doc_key.clone(),
-            source: r.source.clone(),
-            title: r.title.clone(),
-            start: r.span.start,
-            end: r.span.end,
-            line_start: r.lines.0,
-            line_end: r.lines.1,
-            text: r.text.clone(),
-        }
-    }
 }
 
 /// What one multi-query retrieval did and found.
