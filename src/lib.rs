@@ -10,6 +10,7 @@ pub mod corpus;
 pub mod engine;
 pub mod error;
 pub mod eval;
+pub mod evidence;
 pub mod index;
 pub mod ingest;
 pub mod models;

@@ -1,0 +1,336 @@
+//! The Evidence Gate: checks a composed text against the evidence it cites.
+//!
+//! Citations are `[E1]`, `[E1, E3]`, `[E1][E3]` or `[cite:ID]`. The gate checks that
+//! every cited id exists, that every paragraph carries at least `min_citations_per_paragraph`
+//! citations (headings, and paragraphs under 10 words or 50 characters, are exempt), that
+//! the citation density per 100 words meets `min_density_per_100_words`, and that every
+//! sentence that states something (three words or more, outside exempt paragraphs) cites. Violations are machine-readable; `passed` is
+//! false when any violation has severity `error`.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::corpus::segment::sentences;
+
+/// Gate thresholds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateConfig {
+    /// Citations every (non-exempt) paragraph must carry.
+    pub min_citations_per_paragraph: usize,
+    /// Minimum citations per 100 words over the whole text.
+    pub min_density_per_100_words: f64,
+    /// Whether an uncited statement sentence is an error (else a warning).
+    pub every_sentence_cites: bool,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        Self::preset("standard").expect("standard preset")
+    }
+}
+
+impl GateConfig {
+    /// Named presets of increasing strictness: `lenient`, `standard`, `strict`.
+    pub fn preset(name: &str) -> Option<Self> {
+        match name {
+            "lenient" => Some(GateConfig {
+                min_citations_per_paragraph: 1,
+                min_density_per_100_words: 0.25,
+                every_sentence_cites: false,
+            }),
+            "standard" => Some(GateConfig {
+                min_citations_per_paragraph: 1,
+                min_density_per_100_words: 0.5,
+                every_sentence_cites: true,
+            }),
+            "strict" => Some(GateConfig {
+                min_citations_per_paragraph: 2,
+                min_density_per_100_words: 2.0,
+                every_sentence_cites: true,
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// One citation found in the text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Citation {
+    /// The cited id (`E3`, or the ID of `[cite:ID]`).
+    pub id: String,
+    /// Byte offset of the bracket that holds it.
+    pub at: usize,
+}
+
+/// Every citation in `text`, in order. Brackets that are not citations (`[1]`, `[see
+/// below]`) are ignored.
+pub fn citations(text: &str) -> Vec<Citation> {
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(open) = text[rest..].find('[') {
+        let start = rest + open;
+        let Some(close) = text[start..].find(']') else {
+            break;
+        };
+        let inner = &text[start + 1..start + close];
+        if let Some(id) = inner.strip_prefix("cite:") {
+            let id = id.trim();
+            if !id.is_empty() && !id.contains(char::is_whitespace) {
+                out.push(Citation {
+                    id: id.to_string(),
+                    at: start,
+                });
+            }
+        } else {
+            let ids: Vec<&str> = inner.split(',').map(str::trim).collect();
+            if !ids.is_empty() && ids.iter().all(|i| is_evidence_id(i)) {
+                out.extend(ids.into_iter().map(|i| Citation {
+                    id: i.to_string(),
+                    at: start,
+                }));
+            }
+        }
+        rest = start + close + 1;
+    }
+    out
+}
+
+/// `E` followed by one or more digits.
+pub fn is_evidence_id(s: &str) -> bool {
+    s.len() > 1 && s.starts_with('E') && s[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A rule the text broke.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    /// `unknown_citation`, `paragraph_without_citations`, `low_citation_density` or
+    /// `uncited_sentence`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// 1-based paragraph number, when the violation is local.
+    pub paragraph: Option<usize>,
+    /// The sentence concerned, when there is one.
+    pub sentence: Option<String>,
+    /// Human explanation.
+    pub message: String,
+    /// `error` or `warning`.
+    pub severity: String,
+}
+
+/// The gate's verdict.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GateResult {
+    /// No error-severity violation.
+    pub passed: bool,
+    /// Every violation found.
+    pub violations: Vec<Violation>,
+    /// Citations in the text.
+    pub citations: usize,
+    /// Paragraphs in the text (headings included).
+    pub paragraphs: usize,
+    /// Words in the text, citations excluded.
+    pub words: usize,
+    /// Citations per 100 words.
+    pub density_per_100_words: f64,
+}
+
+fn is_heading(p: &str) -> bool {
+    p.trim_start().starts_with('#')
+}
+
+fn strip_citations(s: &str) -> String {
+    let mut out = s.to_string();
+    let mut cits = citations(s);
+    cits.dedup_by_key(|c| c.at);
+    for c in cits.iter().rev() {
+        if let Some(close) = out[c.at..].find(']') {
+            out.replace_range(c.at..c.at + close + 1, " ");
+        }
+    }
+    out
+}
+
+fn word_count(s: &str) -> usize {
+    s.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
+}
+
+/// Check `text` against the ids in `known`.
+pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResult {
+    let mut violations = Vec::new();
+    let all = citations(text);
+    for c in &all {
+        if !known.contains(&c.id) {
+            violations.push(Violation {
+                kind: "unknown_citation".into(),
+                paragraph: None,
+                sentence: None,
+                message: format!(
+                    "cites {} at byte {}, which is not in the evidence",
+                    c.id, c.at
+                ),
+                severity: "error".into(),
+            });
+        }
+    }
+    let paragraphs: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let mut words = 0;
+    for (pi, p) in paragraphs.iter().enumerate() {
+        let plain = strip_citations(p);
+        let w = word_count(&plain);
+        words += w;
+        if is_heading(p) {
+            continue;
+        }
+        let n = citations(p).len();
+        // Short paragraphs (transitions, labels) are exempt from both local rules.
+        if w < 10 || plain.trim().chars().count() < 50 {
+            continue;
+        }
+        if n < cfg.min_citations_per_paragraph {
+            violations.push(Violation {
+                kind: "paragraph_without_citations".into(),
+                paragraph: Some(pi + 1),
+                sentence: None,
+                message: format!(
+                    "paragraph {} has {n} citation(s); at least {} required",
+                    pi + 1,
+                    cfg.min_citations_per_paragraph
+                ),
+                severity: "error".into(),
+            });
+        }
+        for s in sentences(p) {
+            let sent = s.slice(p);
+            if is_heading(sent) || word_count(&strip_citations(sent)) < 3 {
+                continue; // headings and fragments state nothing
+            }
+            if citations(sent).is_empty() {
+                violations.push(Violation {
+                    kind: "uncited_sentence".into(),
+                    paragraph: Some(pi + 1),
+                    sentence: Some(sent.to_string()),
+                    message: "sentence states something but cites no evidence".into(),
+                    severity: if cfg.every_sentence_cites {
+                        "error"
+                    } else {
+                        "warning"
+                    }
+                    .into(),
+                });
+            }
+        }
+    }
+    let density = if words == 0 {
+        0.0
+    } else {
+        all.len() as f64 * 100.0 / words as f64
+    };
+    if words >= 10 && density < cfg.min_density_per_100_words {
+        violations.push(Violation {
+            kind: "low_citation_density".into(),
+            paragraph: None,
+            sentence: None,
+            message: format!(
+                "{density:.2} citations per 100 words; at least {} required",
+                cfg.min_density_per_100_words
+            ),
+            severity: "error".into(),
+        });
+    }
+    GateResult {
+        passed: violations.iter().all(|v| v.severity != "error"),
+        violations,
+        citations: all.len(),
+        paragraphs: paragraphs.len(),
+        words,
+        density_per_100_words: density,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn known(ids: &[&str]) -> HashSet<String> {
+        ids.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn every_citation_form_is_recognised() {
+        let c = citations(
+            "A [E1]. B [E1, E3]. C [E2][E4]. D [cite:doc-7]. E [1] [see below] [E] [Ex].",
+        );
+        let ids: Vec<&str> = c.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, vec!["E1", "E1", "E3", "E2", "E4", "doc-7"]);
+    }
+
+    #[test]
+    fn a_fully_cited_answer_passes() {
+        let text = "# Retention\n\nCounties must keep client records for seven years after the last service [E1]. \
+                    Records of minors are kept until the client turns twenty-five [E2, E3].";
+        let r = check(text, &known(&["E1", "E2", "E3"]), &GateConfig::default());
+        assert!(r.passed, "{:?}", r.violations);
+        assert_eq!((r.citations, r.paragraphs), (3, 2));
+        assert!(r.density_per_100_words > 10.0);
+    }
+
+    #[test]
+    fn unknown_ids_uncited_sentences_and_bare_paragraphs_are_violations() {
+        let text = "Counties must keep client records for seven years after the last service [E9].\n\n\
+                    This paragraph makes a claim about housing payments and their monthly maximum without any support.";
+        let r = check(text, &known(&["E1"]), &GateConfig::default());
+        assert!(!r.passed);
+        let kinds: Vec<&str> = r.violations.iter().map(|v| v.kind.as_str()).collect();
+        assert!(kinds.contains(&"unknown_citation"));
+        assert!(kinds.contains(&"paragraph_without_citations"));
+        assert!(kinds.contains(&"uncited_sentence"));
+        let p = r
+            .violations
+            .iter()
+            .find(|v| v.kind == "paragraph_without_citations")
+            .unwrap();
+        assert_eq!(p.paragraph, Some(2));
+    }
+
+    #[test]
+    fn short_paragraphs_are_exempt_and_presets_grow_stricter() {
+        let short = "In short: yes.\n\nCounties must keep client records for seven years after the last service [E1].";
+        assert!(check(short, &known(&["E1"]), &GateConfig::default()).passed);
+        let one = "Counties must keep client records for seven years after the last service and must also \
+                   document every disclosure in the log that is kept with the record of the client [E1].";
+        assert!(
+            check(
+                one,
+                &known(&["E1"]),
+                &GateConfig::preset("standard").unwrap()
+            )
+            .passed
+        );
+        let strict = check(one, &known(&["E1"]), &GateConfig::preset("strict").unwrap());
+        assert!(!strict.passed);
+        assert!(strict
+            .violations
+            .iter()
+            .any(|v| v.kind == "paragraph_without_citations"));
+        // One citation for ~250 words is below the standard 0.5 per 100 words.
+        let long = format!(
+            "Counties must {} keep records [E1].",
+            "carefully ".repeat(250)
+        );
+        let r = check(&long, &known(&["E1"]), &GateConfig::default());
+        assert!(
+            r.violations
+                .iter()
+                .any(|v| v.kind == "low_citation_density"),
+            "{r:?}"
+        );
+        assert!(GateConfig::preset("nonsense").is_none());
+    }
+}
