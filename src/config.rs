@@ -162,6 +162,16 @@ impl Config {
             "ATTEST_EMBED_BATCH_TOKENS",
             "tokens per bi-encoder forward pass (4096)",
         ),
+        (
+            "reranker_dir",
+            "ATTEST_RERANKER_DIR",
+            "cross-encoder directory (first one found under models/)",
+        ),
+        (
+            "rerank_depth",
+            "ATTEST_RERANK_DEPTH",
+            "candidates scored by the cross-encoder (25)",
+        ),
     ];
 
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
@@ -242,6 +252,33 @@ mod tests {
         cfg.apply_env(|k| (k == "ATTEST_RRF_K").then(|| "10".to_string()))
             .unwrap();
         assert_eq!(cfg.rrf_k, 10.0);
+    }
+
+    #[test]
+    fn every_setting_has_an_environment_variable() {
+        let fields = toml::Value::try_from(Config::default()).unwrap();
+        let mut names: Vec<&str> = fields
+            .as_table()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        names.push("model_dir"); // None is not serialised
+        names.push("reranker_dir");
+        names.sort();
+        names.dedup();
+        let mut keys: Vec<&str> = Config::KEYS.iter().map(|k| k.0).collect();
+        keys.sort();
+        assert_eq!(names, keys);
+        let mut cfg = Config::default();
+        cfg.apply_env(|k| match k {
+            "ATTEST_RERANKER_DIR" => Some("models/ce".into()),
+            "ATTEST_RERANK_DEPTH" => Some("7".into()),
+            _ => None,
+        })
+        .unwrap();
+        assert_eq!(cfg.reranker_dir, Some(PathBuf::from("models/ce")));
+        assert_eq!(cfg.rerank_depth, 7);
     }
 
     #[test]

@@ -127,6 +127,8 @@ pub fn ingest(
         }
     }
     let (files, walk_errors) = walk(&canon_roots);
+    // Paths the walk could not read: nothing under them counts as gone.
+    let unreadable: Vec<PathBuf> = walk_errors.iter().map(|e| e.path().to_path_buf()).collect();
     for e in walk_errors {
         report.failed.push(Failure {
             path: display_path(e.path()),
@@ -265,11 +267,36 @@ pub fn ingest(
     for mut p in pending {
         let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
         let mut vectors = Vec::with_capacity(texts.len());
+        let mut embed_error = None;
         for group in texts.chunks(EMBED_GROUP) {
             let te = Instant::now();
-            vectors.extend(embedder.embed(group)?);
+            match embedder.embed(group) {
+                Ok(v) => vectors.extend(v),
+                Err(e) => {
+                    embed_error = Some(e.to_string());
+                    break;
+                }
+            }
             embed_time += te.elapsed();
             bar.inc(group.len() as u64);
+        }
+        let dim = embedder.dim();
+        if embed_error.is_none()
+            && (vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != dim))
+        {
+            embed_error = Some(format!(
+                "the bi-encoder returned {} vector(s) for {} chunk(s) or a wrong dimension",
+                vectors.len(),
+                texts.len()
+            ));
+        }
+        if let Some(reason) = embed_error {
+            // Nothing of this file is written; what is stored for it stays as it was.
+            report.failed.push(Failure {
+                path: display_path(Path::new(&p.path)),
+                reason: format!("embedding failed: {reason}"),
+            });
+            continue;
         }
         let mut it = vectors.into_iter();
         for d in &mut p.docs {
@@ -295,7 +322,12 @@ pub fn ingest(
         let under_root = canon_roots
             .iter()
             .any(|r| Path::new(&stored).starts_with(r));
-        if under_root && !seen.contains(&stored) && !Path::new(&stored).exists() {
+        let gone = matches!(
+            std::fs::symlink_metadata(&stored),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound
+        );
+        let shadowed = unreadable.iter().any(|u| Path::new(&stored).starts_with(u));
+        if under_root && !seen.contains(&stored) && gone && !shadowed {
             if opts.prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
             } else {
@@ -389,6 +421,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::models::HashEmbedder;
+    use std::collections::HashSet;
     use std::sync::Arc;
 
     fn engine(dir: &Path) -> Engine {
@@ -467,6 +500,46 @@ mod tests {
             r.chunks_embedded, 2,
             "only the changed and the new document are embedded"
         );
+    }
+
+    #[test]
+    fn chunk_row_ids_are_never_reused_so_the_hnsw_graph_never_serves_stale_vectors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let docs = tmp.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
+        std::fs::write(docs.join("b.md"), "# B\n\nZebras graze on the savanna.\n").unwrap();
+        let mut e = engine(tmp.path());
+        ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
+        let before: HashSet<i64> = e.store().chunk_row_ids().unwrap().into_iter().collect();
+        // b.md holds the highest row ids; replacing it must not hand them out again.
+        std::fs::write(docs.join("b.md"), "# B\n\nPenguins swim in cold water.\n").unwrap();
+        let r = ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.updated, 1);
+        let after: HashSet<i64> = e.store().chunk_row_ids().unwrap().into_iter().collect();
+        let new: Vec<&i64> = after.difference(&before).collect();
+        assert!(!new.is_empty());
+        assert!(new.iter().all(|id| **id > *before.iter().max().unwrap()));
+        // The HNSW path finds the new text.
+        let mut cfg = e.config().clone();
+        cfg.exact_threshold = 0;
+        drop(e);
+        let e = Engine::open(cfg, Arc::new(HashEmbedder::new(64)), false).unwrap();
+        assert_eq!(e.dense_backend(), "hnsw");
+        let v = e.embed_query("Penguins swim in cold water").unwrap();
+        let top = e.dense_search(&v, 1)[0].0;
+        let row = &e.store().chunks_by_ids(&[top]).unwrap()[0];
+        assert!(row.text.contains("Penguins"), "{}", row.text);
     }
 
     #[test]

@@ -291,7 +291,9 @@ pub fn retrieve(
     }
     let mut order = "fused".to_string();
     if let Some(rr) = reranker {
-        let depth = hits.len().min(opts.rerank_depth.max(opts.k));
+        // The budget: only the top `rerank_depth` pairs are scored; the rest keep their
+        // fused order (and fused scores) after them.
+        let depth = hits.len().min(opts.rerank_depth);
         let passages: Vec<&str> = hits[..depth]
             .iter()
             .map(|h| h.chunk.text.as_str())

@@ -73,7 +73,8 @@ pub enum StoreError {
 }
 
 /// Schema migrations, applied in order; migration `i` brings the schema to version `i + 1`.
-pub const MIGRATIONS: &[&str] = &[r#"
+pub const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE roots (path TEXT PRIMARY KEY);
 CREATE TABLE files (
@@ -121,7 +122,40 @@ END;
 CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
     INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
-"#];
+"#,
+    // 2: chunk row ids are never reused (AUTOINCREMENT), because the HNSW graph keys its
+    // points by them and cannot delete; existing graphs are rebuilt.
+    r#"
+CREATE TABLE chunks_new (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL,
+    doc INTEGER NOT NULL REFERENCES documents(id) ON DELETE CASCADE,
+    ord INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    end INTEGER NOT NULL,
+    line_start INTEGER NOT NULL,
+    line_end INTEGER NOT NULL,
+    tokens INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+INSERT INTO chunks_new SELECT id, chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector FROM chunks;
+DROP TRIGGER chunks_ai;
+DROP TRIGGER chunks_ad;
+DROP TABLE chunks;
+ALTER TABLE chunks_new RENAME TO chunks;
+CREATE INDEX chunks_doc ON chunks(doc);
+CREATE INDEX chunks_chunk_id ON chunks(chunk_id);
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
+END;
+INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+DELETE FROM meta WHERE key IN ('hnsw_dump', 'hnsw_corpus_version');
+"#,
+];
 
 /// A document as stored.
 #[derive(Debug, Clone)]
