@@ -127,6 +127,19 @@ pub fn ingest(
         }
     }
     let (files, walk_errors) = walk(&canon_roots);
+    // One identity per file, however it was reached (through a symlink or named twice).
+    let mut files: Vec<PathBuf> = files
+        .into_iter()
+        .map(|f| f.canonicalize().unwrap_or(f))
+        .collect();
+    files.sort();
+    files.dedup();
+    // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
+    let budget_key = "chunk_tokens";
+    let rechunk = engine
+        .store()
+        .meta(budget_key)?
+        .is_some_and(|b| b != cfg.chunk_tokens.to_string());
     // Paths the walk could not read: nothing under them counts as gone.
     let unreadable: Vec<PathBuf> = walk_errors.iter().map(|e| e.path().to_path_buf()).collect();
     for e in walk_errors {
@@ -160,7 +173,7 @@ pub fn ingest(
             .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
         if let Some((size, mtime, _)) = engine.store().file_state(&key)? {
-            if size == meta.len() && mtime == mtime_ns {
+            if size == meta.len() && mtime == mtime_ns && !rechunk {
                 report.unchanged += engine.store().docs_of_file(&key)?.len();
                 continue;
             }
@@ -224,7 +237,7 @@ pub fn ingest(
             hashes.push(hash.clone());
             present.insert(id.clone());
             match stored.get(&id) {
-                Some((_, h)) if *h == hash => {
+                Some((_, h)) if *h == hash && !rechunk => {
                     report.unchanged += 1;
                     continue;
                 }
@@ -336,6 +349,11 @@ pub fn ingest(
         }
     }
 
+    if report.failed.is_empty() || !rechunk {
+        engine
+            .store()
+            .set_meta(budget_key, &cfg.chunk_tokens.to_string())?;
+    }
     let ti = Instant::now();
     engine.refresh_dense(true)?;
     report.index_ms = ti.elapsed().as_millis() as u64;
@@ -540,6 +558,43 @@ mod tests {
         let top = e.dense_search(&v, 1)[0].0;
         let row = &e.store().chunks_by_ids(&[top]).unwrap()[0];
         assert!(row.text.contains("Penguins"), "{}", row.text);
+    }
+
+    #[test]
+    fn a_new_chunk_budget_rechunks_documents_and_symlinked_files_count_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let docs = tmp.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        let long = "Counties shall keep records. ".repeat(40);
+        std::fs::write(docs.join("a.md"), format!("# A\n\n{long}\n")).unwrap();
+        std::os::unix::fs::symlink(docs.join("a.md"), tmp.path().join("link.md")).unwrap();
+        let mut e = engine(tmp.path());
+        let roots = [docs.clone(), tmp.path().join("link.md")];
+        let r = ingest(&mut e, &roots, &IngestOptions::default()).unwrap();
+        assert_eq!((r.added, r.documents), (1, 1), "one file, reached twice");
+        let chunks_at_30 = r.chunks;
+        drop(e);
+        let cfg = Config {
+            index: tmp.path().join("idx"),
+            chunk_tokens: 200,
+            ..Config::default()
+        };
+        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(64)), true).unwrap();
+        let r = ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.updated, 1);
+        assert!(r.chunks < chunks_at_30, "{} vs {chunks_at_30}", r.chunks);
+        let r = ingest(
+            &mut e,
+            std::slice::from_ref(&docs),
+            &IngestOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.unchanged, 1, "same budget again: nothing to do");
     }
 
     #[test]
