@@ -174,13 +174,121 @@ impl Rerank for CrossEncoder {
     }
 }
 
+/// Test support: the tiny random cross-encoder of `tests/fixtures/tiny-cross-encoder`,
+/// whose weights are generated here exactly as `make_tiny_cross_encoder.py` generates them
+/// for PyTorch (so no weights are stored in the repository).
+#[cfg(test)]
+pub(crate) mod tiny {
+    use std::collections::HashMap;
+    use std::path::{Path, PathBuf};
+
+    use candle_core::{Device, Tensor};
+
+    /// The fixture directory (config, tokenizer, expected logits).
+    pub fn fixture() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-cross-encoder")
+    }
+
+    /// xorshift64*, uniform in [-0.5, 0.5).
+    struct Gen(u64);
+
+    impl Gen {
+        fn value(&mut self) -> f64 {
+            let mut s = self.0;
+            s ^= s >> 12;
+            s ^= s << 25;
+            s ^= s >> 27;
+            self.0 = s;
+            let out = s.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            (out >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        }
+    }
+
+    fn shape(name: &str, c: &serde_json::Value) -> Vec<usize> {
+        let g = |k: &str| c[k].as_u64().unwrap() as usize;
+        let (h, i) = (g("hidden_size"), g("intermediate_size"));
+        let weight = name.ends_with(".weight");
+        if name.contains("word_embeddings") {
+            vec![g("vocab_size"), h]
+        } else if name.contains("position_embeddings") {
+            vec![g("max_position_embeddings"), h]
+        } else if name.contains("token_type_embeddings") {
+            vec![g("type_vocab_size"), h]
+        } else if name.contains("LayerNorm") {
+            vec![h]
+        } else if name.contains("intermediate.dense") {
+            if weight {
+                vec![i, h]
+            } else {
+                vec![i]
+            }
+        } else if name.contains("layer.")
+            && name.contains(".output.dense")
+            && !name.contains("attention")
+        {
+            if weight {
+                vec![h, i]
+            } else {
+                vec![h]
+            }
+        } else if name.starts_with("classifier") {
+            if weight {
+                vec![1, h]
+            } else {
+                vec![1]
+            }
+        } else if weight {
+            vec![h, h]
+        } else {
+            vec![h]
+        }
+    }
+
+    /// Write the model into `dir` (config, tokenizer and generated `model.safetensors`).
+    pub fn build(dir: &Path) {
+        let fx = fixture();
+        let cfg: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fx.join("config.json")).unwrap())
+                .unwrap();
+        let expected: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(fx.join("expected.json")).unwrap())
+                .unwrap();
+        let mut gen = Gen(expected["seed"].as_u64().unwrap());
+        let mut names: Vec<String> = expected["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n.as_str().unwrap().to_string())
+            .collect();
+        names.sort();
+        let mut tensors = HashMap::new();
+        for name in names {
+            let shape = shape(&name, &cfg);
+            let n: usize = shape.iter().product();
+            let layer_norm_weight = name.contains("LayerNorm") && name.ends_with("weight");
+            let values: Vec<f32> = (0..n)
+                .map(|_| {
+                    let v = gen.value();
+                    (if layer_norm_weight {
+                        1.0 + 0.2 * v
+                    } else {
+                        0.6 * v
+                    }) as f32
+                })
+                .collect();
+            tensors.insert(name, Tensor::from_vec(values, shape, &Device::Cpu).unwrap());
+        }
+        std::fs::create_dir_all(dir).unwrap();
+        candle_core::safetensors::save(&tensors, dir.join("model.safetensors")).unwrap();
+        for f in ["config.json", "tokenizer.json"] {
+            std::fs::copy(fx.join(f), dir.join(f)).unwrap();
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn fixture() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-cross-encoder")
-    }
 
     #[derive(Deserialize)]
     struct Expected {
@@ -190,12 +298,15 @@ mod tests {
 
     #[test]
     fn cross_encoder_matches_pytorch_logits() {
-        let dir = fixture();
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("tiny-cross-encoder");
+        tiny::build(&dir);
         assert!(is_cross_encoder(&dir));
         let ce = CrossEncoder::load(&dir).unwrap();
-        let want: Expected =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap())
-                .unwrap();
+        let want: Expected = serde_json::from_str(
+            &std::fs::read_to_string(tiny::fixture().join("expected.json")).unwrap(),
+        )
+        .unwrap();
         // Pairs one query at a time (as reranking scores them) ...
         for ((q, p), l) in want.pairs.iter().zip(&want.logits) {
             let got = ce.score(q, &[p.as_str()]).unwrap()[0];
