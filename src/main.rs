@@ -88,6 +88,27 @@ enum Command {
         #[command(subcommand)]
         what: EvalCommand,
     },
+    /// Check a text's citations against an evidence file with the Evidence Gate
+    /// (exit 0 passed, 1 violations, 2 error)
+    Validate {
+        /// Text to check (Markdown or plain text; `[E1]`, `[E1, E3]`, `[E1][E3]`, `[cite:ID]`)
+        file: PathBuf,
+        /// Evidence JSON: an array of items with "id", or an answer JSON with "evidence"
+        #[arg(long)]
+        evidence: PathBuf,
+        /// Threshold preset: lenient, standard or strict
+        #[arg(long, default_value = "standard")]
+        preset: String,
+        /// Override: citations every paragraph needs
+        #[arg(long)]
+        min_citations: Option<usize>,
+        /// Override: minimum citations per 100 words
+        #[arg(long)]
+        min_density: Option<f64>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Show what the index holds and whether it is healthy
     Status {
         /// Print as JSON
@@ -337,6 +358,39 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 print!("{}", render::search_eval(&r));
             }
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Validate {
+            file,
+            evidence,
+            preset,
+            min_citations,
+            min_density,
+            json,
+        } => {
+            use attest::evidence::gate::{check, GateConfig};
+            let mut gate = GateConfig::preset(&preset).ok_or_else(|| {
+                anyhow::anyhow!("unknown preset {preset:?} (lenient, standard, strict)")
+            })?;
+            if let Some(n) = min_citations {
+                gate.min_citations_per_paragraph = n;
+            }
+            if let Some(d) = min_density {
+                gate.min_density_per_100_words = d;
+            }
+            let text =
+                std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?;
+            let ids = attest::evidence::evidence_ids(&evidence)?;
+            let r = check(&text, &ids, &gate);
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                print!("{}", render::gate(&r));
+            }
+            Ok(if r.passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Command::Status { json } => {
             let s = status::status(&cfg)?;

@@ -187,6 +187,29 @@ pub fn retrieval(r: &crate::retrieve::multi::Retrieval) -> String {
     s
 }
 
+/// The Evidence Gate's verdict.
+pub fn gate(r: &crate::evidence::gate::GateResult) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} citation(s), {} paragraph(s), {} words, {:.2} citations per 100 words",
+        if r.passed { "PASSED" } else { "FAILED" },
+        r.citations,
+        r.paragraphs,
+        r.words,
+        r.density_per_100_words
+    );
+    for v in &r.violations {
+        let place = match (v.paragraph, &v.sentence) {
+            (Some(p), Some(sent)) => format!(" (paragraph {p}: {:?})", snippet(sent, 80)),
+            (Some(p), None) => format!(" (paragraph {p})"),
+            _ => String::new(),
+        };
+        let _ = writeln!(s, "  {} {}: {}{place}", v.severity, v.kind, v.message);
+    }
+    s
+}
+
 /// Index status.
 pub fn status(st: &Status) -> String {
     let mut s = String::new();

@@ -512,3 +512,76 @@ fn eval_retrieval_reports_every_mode_on_a_small_beir_dataset() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing queries.jsonl"));
 }
+
+#[test]
+fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ev = tmp.path().join("evidence.json");
+    std::fs::write(&ev, r#"[{"id": "E1"}, {"id": "E2"}]"#).unwrap();
+    let good = tmp.path().join("good.md");
+    std::fs::write(
+        &good,
+        "# Retention\n\nCounties must keep client records for seven years after the last service [E1]. \
+         Records of minors are kept until the client turns twenty-five [E1][E2].\n",
+    )
+    .unwrap();
+    let out = attest(tmp.path())
+        .arg("validate")
+        .arg(&good)
+        .arg("--evidence")
+        .arg(&ev)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let r = json(&out.stdout);
+    assert_eq!(r["passed"], true);
+    assert_eq!(r["citations"], 3);
+
+    let bad = tmp.path().join("bad.md");
+    std::fs::write(
+        &bad,
+        "Counties must keep client records for seven years after the last service [E7].\n\n\
+         This paragraph states that housing payments have a monthly maximum but cites nothing at all.\n",
+    )
+    .unwrap();
+    let out = attest(tmp.path())
+        .arg("validate")
+        .arg(&bad)
+        .arg("--evidence")
+        .arg(&ev)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r = json(&out.stdout);
+    let kinds: Vec<&str> = r["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["type"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"unknown_citation") && kinds.contains(&"paragraph_without_citations"),
+        "{r}"
+    );
+
+    // A malformed evidence file and an unknown preset are errors (exit 2).
+    std::fs::write(&ev, r#"[{"quote": "no id"}]"#).unwrap();
+    let out = attest(tmp.path())
+        .arg("validate")
+        .arg(&good)
+        .arg("--evidence")
+        .arg(&ev)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no string \"id\""));
+    let out = attest(tmp.path())
+        .arg("validate")
+        .arg(&good)
+        .args(["--evidence", "x.json", "--preset", "harsh"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -1,4 +1,77 @@
 //! The evidence stage (design.md §1): extract verbatim evidence, verify it, compose
-//! cite-only answers, and gate the result. So far: the Evidence Gate ([`gate`]).
+//! cite-only answers, and gate the result. So far: the Evidence Gate ([`gate`]) and the
+//! evidence files `attest validate` reads.
 
 pub mod gate;
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use crate::error::Error;
+
+/// Read the ids of an evidence file: a JSON array of items, or an object with an
+/// `evidence` array (the answer JSON). Every item needs a string `id`; ids must be unique.
+pub fn evidence_ids(path: &Path) -> Result<HashSet<String>, Error> {
+    let bad = |msg: String| Error::Usage(format!("{}: {msg}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(e.to_string()))?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("not valid JSON ({e})")))?;
+    let items =
+        match &v {
+            serde_json::Value::Array(a) => a,
+            serde_json::Value::Object(o) => match o.get("evidence") {
+                Some(serde_json::Value::Array(a)) => a,
+                _ => return Err(bad(
+                    "expected an array of evidence items or an object with an \"evidence\" array"
+                        .into(),
+                )),
+            },
+            _ => {
+                return Err(bad(
+                    "expected an array of evidence items or an object with an \"evidence\" array"
+                        .into(),
+                ))
+            }
+        };
+    let mut ids = HashSet::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = item
+            .get("id")
+            .and_then(|id| id.as_str())
+            .filter(|id| !id.trim().is_empty())
+            .ok_or_else(|| bad(format!("evidence item {} has no string \"id\"", i + 1)))?;
+        if !ids.insert(id.to_string()) {
+            return Err(bad(format!(
+                "evidence id {id:?} appears twice (item {})",
+                i + 1
+            )));
+        }
+    }
+    Ok(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evidence_files_in_both_shapes_and_their_errors() {
+        let tmp = tempfile::tempdir().unwrap();
+        let p = tmp.path().join("e.json");
+        std::fs::write(&p, r#"[{"id": "E1", "quote": "x"}, {"id": "E2"}]"#).unwrap();
+        assert_eq!(evidence_ids(&p).unwrap().len(), 2);
+        std::fs::write(&p, r#"{"status": "answered", "evidence": [{"id": "E1"}]}"#).unwrap();
+        assert!(evidence_ids(&p).unwrap().contains("E1"));
+        for (body, msg) in [
+            (r#"[{"quote": "x"}]"#, "item 1 has no string \"id\""),
+            (r#"[{"id": "E1"}, {"id": "E1"}]"#, "appears twice"),
+            (r#"{"evidence": 3}"#, "expected an array"),
+            ("[{", "not valid JSON"),
+        ] {
+            std::fs::write(&p, body).unwrap();
+            let e = evidence_ids(&p).unwrap_err().to_string();
+            assert!(e.contains(msg) && e.contains("e.json"), "{body}: {e}");
+        }
+        assert!(evidence_ids(&tmp.path().join("missing.json")).is_err());
+    }
+}
