@@ -119,6 +119,19 @@ enum Command {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// The support check on AttributionBench-style jsonl (claim, references[],
+    /// attribution_label): accuracy, macro-F1, and the calibrated thresholds
+    Attribution {
+        /// Dataset file
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Use at most this many rows
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Ranking quality (nDCG@10, Recall@10/100, MRR@10) and latency per mode on a BEIR
     /// dataset (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), ingested into its own index
     Retrieval {
@@ -281,6 +294,42 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::SUCCESS
             })
+        }
+        Command::Eval {
+            what:
+                EvalCommand::Attribution {
+                    dataset,
+                    limit,
+                    json,
+                },
+        } => {
+            let mut rows = attest::eval::attribution::read_rows(&dataset)?;
+            if let Some(n) = limit {
+                rows.truncate(n.max(1));
+            }
+            let mut model = attest::models::MiniLm::load_default(cfg.model_dir.as_deref())?;
+            model.batch_tokens = cfg.embed_batch_tokens.max(1);
+            let r = attest::eval::attribution::evaluate(
+                &model,
+                &rows,
+                &attest::evidence::support::SupportConfig::default(),
+                &dataset.display().to_string(),
+            )?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&r)?);
+            } else {
+                println!(
+                    "{}: {} claims; accuracy {:.4}, macro-F1 {:.4} at coverage >= {} and similarity >= {}",
+                    r.dataset, r.questions, r.metrics.accuracy, r.metrics.macro_f1,
+                    r.thresholds.min_coverage, r.thresholds.min_similarity
+                );
+                println!(
+                    "best on this file: accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}",
+                    r.calibrated.1.accuracy, r.calibrated.1.macro_f1,
+                    r.calibrated.0.min_coverage, r.calibrated.0.min_similarity
+                );
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Command::Eval {
             what:

@@ -1,8 +1,10 @@
 //! The evidence stage (design.md §1): extract verbatim evidence, verify it, compose
-//! cite-only answers, and gate the result. So far: the Evidence Gate ([`gate`]) and the
-//! evidence files `attest validate` reads.
+//! cite-only answers, and gate the result. So far: the Evidence Gate ([`gate`]), the
+//! support check for non-verbatim sentences ([`support`]) and the evidence files
+//! `attest validate` reads.
 
 pub mod gate;
+pub mod support;
 
 use std::collections::HashSet;
 use std::path::Path;
