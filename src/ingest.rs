@@ -451,6 +451,10 @@ mod tests {
         Engine::open(cfg, Arc::new(HashEmbedder::new(64)), true).unwrap()
     }
 
+    fn run(e: &mut Engine, root: &Path) -> IngestReport {
+        ingest(e, &[root.to_path_buf()], &IngestOptions::default()).unwrap()
+    }
+
     fn jsonl(lines: &[(&str, &str)]) -> String {
         lines
             .iter()
@@ -487,12 +491,7 @@ mod tests {
         )
         .unwrap();
         let mut e = engine(tmp.path());
-        let r = ingest(
-            &mut e,
-            std::slice::from_ref(&file),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r = run(&mut e, &file);
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (3, 0, 0, 0));
         let v1 = r.corpus_version;
 
@@ -505,12 +504,7 @@ mod tests {
             ]),
         )
         .unwrap();
-        let r = ingest(
-            &mut e,
-            std::slice::from_ref(&file),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r = run(&mut e, &file);
         assert_eq!((r.added, r.updated, r.unchanged, r.removed), (1, 1, 1, 1));
         assert_eq!(r.documents, 3);
         assert!(r.corpus_version > v1);
@@ -528,21 +522,11 @@ mod tests {
         std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
         std::fs::write(docs.join("b.md"), "# B\n\nZebras graze on the savanna.\n").unwrap();
         let mut e = engine(tmp.path());
-        ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        run(&mut e, &docs);
         let before: HashSet<i64> = e.store().chunk_row_ids().unwrap().into_iter().collect();
         // b.md holds the highest row ids; replacing it must not hand them out again.
         std::fs::write(docs.join("b.md"), "# B\n\nPenguins swim in cold water.\n").unwrap();
-        let r = ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r = run(&mut e, &docs);
         assert_eq!(r.updated, 1);
         let after: HashSet<i64> = e.store().chunk_row_ids().unwrap().into_iter().collect();
         let new: Vec<&i64> = after.difference(&before).collect();
@@ -580,20 +564,10 @@ mod tests {
             ..Config::default()
         };
         let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(64)), true).unwrap();
-        let r = ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r = run(&mut e, &docs);
         assert_eq!(r.updated, 1);
         assert!(r.chunks < chunks_at_30, "{} vs {chunks_at_30}", r.chunks);
-        let r = ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r = run(&mut e, &docs);
         assert_eq!(r.unchanged, 1, "same budget again: nothing to do");
     }
 
@@ -604,18 +578,8 @@ mod tests {
         std::fs::create_dir_all(&docs).unwrap();
         std::fs::write(docs.join("a.md"), "# A\n\nCounties shall keep records.\n").unwrap();
         let mut e = engine(tmp.path());
-        let r1 = ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
-        let r2 = ingest(
-            &mut e,
-            std::slice::from_ref(&docs),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        let r1 = run(&mut e, &docs);
+        let r2 = run(&mut e, &docs);
         assert_eq!(r2.unchanged, 1);
         assert_eq!(r2.corpus_version, r1.corpus_version);
         // Touching the file without changing it re-reads it but changes nothing.
@@ -635,12 +599,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let mut e = engine(tmp.path());
         let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(
-            &mut e,
-            std::slice::from_ref(&corpus),
-            &IngestOptions::default(),
-        )
-        .unwrap();
+        run(&mut e, &corpus);
         let ids = e.store().chunk_row_ids().unwrap();
         let rows = e.store().chunks_by_ids(&ids).unwrap();
         let mut by_doc: HashMap<String, Vec<_>> = HashMap::new();

@@ -196,6 +196,16 @@ fn main() -> ExitCode {
     }
 }
 
+/// Print `value` as pretty JSON, or in its human form.
+fn emit<T: serde::Serialize>(json: bool, value: &T, human: fn(&T) -> String) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string_pretty(value)?);
+    } else {
+        print!("{}", human(value));
+    }
+    Ok(())
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut cfg = Config::load(cli.config.as_deref())?;
     if let Some(i) = cli.index {
@@ -228,11 +238,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 },
             )
             .context("ingest")?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", render::ingest_report(&report));
-            }
+            emit(json, &report, render::ingest_report)?;
             Ok(if report.failed.is_empty() {
                 ExitCode::SUCCESS
             } else {
@@ -272,11 +278,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     reranker,
                     &opts,
                 )?;
-                if json {
-                    println!("{}", serde_json::to_string_pretty(&r)?);
-                } else {
-                    print!("{}", render::retrieval(&r));
-                }
+                emit(json, &r, render::retrieval)?;
                 return Ok(if r.hits.is_empty() {
                     ExitCode::from(1)
                 } else {
@@ -284,11 +286,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 });
             }
             let result = search(&engine, &query, mode, k)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&result)?);
-            } else {
-                print!("{}", render::search_result(&result));
-            }
+            emit(json, &result, render::search_result)?;
             Ok(if result.hits.is_empty() {
                 ExitCode::from(1)
             } else {
@@ -315,20 +313,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &attest::evidence::support::SupportConfig::default(),
                 &dataset.display().to_string(),
             )?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
-            } else {
-                println!(
-                    "{}: {} claims; accuracy {:.4}, macro-F1 {:.4} at coverage >= {} and similarity >= {}",
-                    r.dataset, r.questions, r.metrics.accuracy, r.metrics.macro_f1,
-                    r.thresholds.min_coverage, r.thresholds.min_similarity
-                );
-                println!(
-                    "best on this file: accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}",
-                    r.calibrated.1.accuracy, r.calibrated.1.macro_f1,
-                    r.calibrated.0.min_coverage, r.calibrated.0.min_similarity
-                );
-            }
+            emit(json, &r, render::attribution_eval)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval {
@@ -376,11 +361,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 mode
             };
             let report = attest::eval::retrieval::evaluate(&engine, &ds, &modes)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
-            } else {
-                print!("{}", render::retrieval_eval(&report));
-            }
+            emit(json, &report, render::retrieval_eval)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Eval {
@@ -401,11 +382,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             let modes = [Mode::Lexical, Mode::Dense, Mode::Hybrid];
             let r =
                 attest::eval::eval_search(&engine, &qs, &queries.display().to_string(), k, &modes)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
-            } else {
-                print!("{}", render::search_eval(&r));
-            }
+            emit(json, &r, render::search_eval)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Validate {
@@ -430,11 +407,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?;
             let ids = attest::evidence::evidence_ids(&evidence)?;
             let r = check(&text, &ids, &gate);
-            if json {
-                println!("{}", serde_json::to_string_pretty(&r)?);
-            } else {
-                print!("{}", render::gate(&r));
-            }
+            emit(json, &r, render::gate)?;
             Ok(if r.passed {
                 ExitCode::SUCCESS
             } else {
@@ -443,11 +416,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
         Command::Status { json } => {
             let s = status::status(&cfg)?;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
-            } else {
-                print!("{}", render::status(&s));
-            }
+            emit(json, &s, render::status)?;
             Ok(if s.index.consistent {
                 ExitCode::SUCCESS
             } else {

@@ -210,6 +210,25 @@ pub fn gate(r: &crate::evidence::gate::GateResult) -> String {
     s
 }
 
+/// The `attest eval attribution` report.
+pub fn attribution_eval(r: &crate::eval::attribution::AttributionReport) -> String {
+    let (best, m) = &r.calibrated;
+    format!(
+        "{}: {} claims; accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}\n\
+         best on this file: accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}\n",
+        r.dataset,
+        r.questions,
+        r.metrics.accuracy,
+        r.metrics.macro_f1,
+        r.thresholds.min_coverage,
+        r.thresholds.min_similarity,
+        m.accuracy,
+        m.macro_f1,
+        best.min_coverage,
+        best.min_similarity
+    )
+}
+
 /// Index status.
 pub fn status(st: &Status) -> String {
     let mut s = String::new();
