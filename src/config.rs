@@ -78,6 +78,23 @@ pub struct Config {
     /// Texts' token budget per forward pass of the bi-encoder (`ATTEST_EMBED_BATCH_TOKENS`,
     /// default 4096).
     pub embed_batch_tokens: usize,
+    /// Chunks `attest ask` retrieves and extracts evidence from (`ATTEST_ASK_CHUNKS`,
+    /// default 5).
+    pub ask_chunks: usize,
+    /// Distinct statements an answer uses at most (`ATTEST_MAX_STATEMENTS`, default 6).
+    pub max_statements: usize,
+    /// Minimum bi-encoder relevance of an evidence item (`ATTEST_MIN_RELEVANCE`,
+    /// default 0.45; see `evidence::verify`).
+    pub min_relevance: f64,
+    /// Weight of the cosine in the bi-encoder relevance (`ATTEST_COSINE_WEIGHT`, default 0.5).
+    pub cosine_weight: f64,
+    /// Minimum cross-encoder relevance (sigmoid of the logit) of an evidence item
+    /// (`ATTEST_MIN_CROSS_RELEVANCE`, default 0.5).
+    pub min_cross_relevance: f64,
+    /// Evidence candidates scored by a model per question (`ATTEST_EMBED_BUDGET`, default 24).
+    pub embed_budget: usize,
+    /// Longest question accepted, in words (`ATTEST_MAX_QUESTION_WORDS`, default 300).
+    pub max_question_words: usize,
 }
 
 impl Default for Config {
@@ -98,6 +115,13 @@ impl Default for Config {
             embed_batch_tokens: 4096,
             reranker_dir: None,
             rerank_depth: 25,
+            ask_chunks: 5,
+            max_statements: 6,
+            min_relevance: 0.45,
+            cosine_weight: 0.5,
+            min_cross_relevance: 0.5,
+            embed_budget: 24,
+            max_question_words: 300,
         }
     }
 }
@@ -172,6 +196,41 @@ impl Config {
             "ATTEST_RERANK_DEPTH",
             "candidates scored by the cross-encoder (25)",
         ),
+        (
+            "ask_chunks",
+            "ATTEST_ASK_CHUNKS",
+            "chunks an answer draws evidence from (5)",
+        ),
+        (
+            "max_statements",
+            "ATTEST_MAX_STATEMENTS",
+            "distinct statements per answer (6)",
+        ),
+        (
+            "min_relevance",
+            "ATTEST_MIN_RELEVANCE",
+            "minimum bi-encoder relevance of evidence (0.45)",
+        ),
+        (
+            "cosine_weight",
+            "ATTEST_COSINE_WEIGHT",
+            "weight of cosine vs question-term coverage in relevance (0.5)",
+        ),
+        (
+            "min_cross_relevance",
+            "ATTEST_MIN_CROSS_RELEVANCE",
+            "minimum cross-encoder relevance of evidence (0.5)",
+        ),
+        (
+            "embed_budget",
+            "ATTEST_EMBED_BUDGET",
+            "evidence candidates scored by a model per question (24)",
+        ),
+        (
+            "max_question_words",
+            "ATTEST_MAX_QUESTION_WORDS",
+            "longest question accepted, in words (300)",
+        ),
     ];
 
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
@@ -230,6 +289,13 @@ impl Config {
                 "embed_batch_tokens" => self.embed_batch_tokens = parse(var, &v)?,
                 "reranker_dir" => self.reranker_dir = Some(PathBuf::from(v)),
                 "rerank_depth" => self.rerank_depth = parse(var, &v)?,
+                "ask_chunks" => self.ask_chunks = parse(var, &v)?,
+                "max_statements" => self.max_statements = parse(var, &v)?,
+                "min_relevance" => self.min_relevance = parse(var, &v)?,
+                "cosine_weight" => self.cosine_weight = parse(var, &v)?,
+                "min_cross_relevance" => self.min_cross_relevance = parse(var, &v)?,
+                "embed_budget" => self.embed_budget = parse(var, &v)?,
+                "max_question_words" => self.max_question_words = parse(var, &v)?,
                 _ => {}
             }
         }

@@ -420,6 +420,12 @@ pub fn chunk_doc(
 }
 
 fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
+    counter_bar(len, enabled, "chunks embedded")
+}
+
+/// A progress bar on stderr for `len` units of work, hidden when `enabled` is false or
+/// stderr is not a terminal.
+pub fn counter_bar(len: u64, enabled: bool, unit: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !enabled || !std::io::stderr().is_terminal() || len == 0 {
         return indicatif::ProgressBar::hidden();
@@ -427,7 +433,7 @@ fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
         indicatif::ProgressStyle::with_template(
-            "embedding {bar:40} {pos}/{len} chunks ({per_sec}, eta {eta})",
+            &format!("{{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"),
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );

@@ -3,8 +3,11 @@
 //!
 //! Modules follow the pipeline (see `ARCHITECTURE.md`): [`corpus`] loads and splits
 //! documents, [`models`] embeds them, [`store`] and [`index`] persist them, [`ingest`]
-//! drives that, [`retrieve`] searches, and [`engine`], [`status`], [`render`] serve the CLI.
+//! drives that, [`retrieve`] searches, [`evidence`] extracts, verifies, composes and gates
+//! the cited answer [`ask`] returns, and [`engine`], [`status`], [`render`] serve the CLI.
 
+pub mod ask;
+pub mod audit;
 pub mod config;
 pub mod corpus;
 pub mod engine;

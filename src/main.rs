@@ -83,19 +83,61 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Answer a question from the index: every sentence a verbatim, span-checked quote
+    /// with its citation, or "no authoritative evidence" (exit 0 answered, 1 no
+    /// authoritative evidence, 2 rejected input or error)
+    Ask {
+        /// The question (several words are joined with spaces)
+        #[arg(required = true, num_args = 1..)]
+        question: Vec<String>,
+        /// Chunks to draw evidence from [default: 5]
+        #[arg(long)]
+        chunks: Option<usize>,
+        /// Distinct statements in the answer at most [default: 6]
+        #[arg(long)]
+        max_statements: Option<usize>,
+        /// Minimum relevance of an evidence item without a cross-encoder [default: 0.45]
+        #[arg(long)]
+        min_relevance: Option<f64>,
+        /// Evidence Gate preset: lenient, standard or strict
+        #[arg(long, default_value = "standard")]
+        preset: String,
+        /// Do not use an installed cross-encoder
+        #[arg(long)]
+        no_rerank: bool,
+        /// Add the research steps, retrieved chunks, rejected items and timings
+        #[arg(long)]
+        explain: bool,
+        /// Write the full lineage (audit trail) as JSON to this file
+        #[arg(long)]
+        audit: Option<PathBuf>,
+        /// Print the answer JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Measure the engine (see `attest eval search --help`)
     Eval {
         #[command(subcommand)]
         what: EvalCommand,
     },
-    /// Check a text's citations against an evidence file with the Evidence Gate
-    /// (exit 0 passed, 1 violations, 2 error)
+    /// Check a text's citations against an evidence file with the Evidence Gate, or
+    /// replay an audit trail against the current index (exit 0 passed, 1 violations or
+    /// drift, 2 error)
     Validate {
         /// Text to check (Markdown or plain text; `[E1]`, `[E1, E3]`, `[E1][E3]`, `[cite:ID]`)
-        file: PathBuf,
-        /// Evidence JSON: an array of items with "id", or an answer JSON with "evidence"
+        #[arg(required_unless_present = "audit", requires = "evidence")]
+        file: Option<PathBuf>,
+        /// Evidence JSON: an array of items with "id" (and "quote"), or an answer JSON
+        /// with "evidence"
         #[arg(long)]
-        evidence: PathBuf,
+        evidence: Option<PathBuf>,
+        /// Replay this audit file (attest ask --audit): re-check every cited quote
+        /// against the current index and report drift
+        #[arg(long, conflicts_with_all = ["file", "evidence"])]
+        audit: Option<PathBuf>,
+        /// Skip the support check of sentences that are not verbatim quotes
+        #[arg(long)]
+        no_support: bool,
         /// Threshold preset: lenient, standard or strict
         #[arg(long, default_value = "standard")]
         preset: String,
@@ -119,6 +161,39 @@ enum Command {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Answer quality: every judged query of a BEIR split asked as a question against the
+    /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
+    /// corpus cannot answer): answered/abstained shares, cited relevant documents,
+    /// cited-item precision, invariants and latency
+    Answers {
+        /// Dataset directory whose corpus answers
+        #[arg(long)]
+        dataset: PathBuf,
+        /// qrels split [default: the only one, else test]
+        #[arg(long)]
+        split: Option<String>,
+        /// Ask this dataset's queries instead (an unanswerable run)
+        #[arg(long)]
+        questions_from: Option<PathBuf>,
+        /// Split of --questions-from [default: the only one, else test]
+        #[arg(long)]
+        questions_split: Option<String>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many questions
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Do not use an installed cross-encoder
+        #[arg(long)]
+        no_rerank: bool,
+        /// Include per-question outcomes in the JSON
+        #[arg(long)]
+        per_question: bool,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// The support check on AttributionBench-style jsonl (claim, references[],
     /// attribution_label): accuracy, macro-F1, and the calibrated thresholds
     Attribution {
@@ -293,6 +368,126 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::SUCCESS
             })
         }
+        Command::Ask {
+            question,
+            chunks,
+            max_statements,
+            min_relevance,
+            preset,
+            no_rerank,
+            explain,
+            audit,
+            json,
+        } => {
+            use attest::ask::{ask, AskOptions, Status};
+            if let Some(n) = chunks {
+                cfg.ask_chunks = n;
+            }
+            if let Some(n) = max_statements {
+                cfg.max_statements = n;
+            }
+            if let Some(r) = min_relevance {
+                cfg.min_relevance = r;
+            }
+            let mut opts = AskOptions::from_config(&cfg);
+            opts.gate = attest::evidence::gate::GateConfig::preset(&preset).ok_or_else(|| {
+                anyhow::anyhow!("unknown preset {preset:?} (lenient, standard, strict)")
+            })?;
+            opts.rerank = !no_rerank;
+            let engine = Engine::open_with_default_model(cfg, false)?;
+            let question = question.join(" ");
+            let run = ask(&engine, &question, &opts)?;
+            if let Some(path) = &audit {
+                attest::audit::write(path, &engine, &run)?;
+            }
+            if json {
+                println!("{}", serde_json::to_string_pretty(&run.answer)?);
+            } else if explain {
+                print!("{}", render::answer_explained(&run));
+            } else {
+                print!("{}", render::answer(&run.answer));
+            }
+            Ok(match run.answer.status {
+                Status::Answered => ExitCode::SUCCESS,
+                Status::NoAuthoritativeEvidence => ExitCode::from(1),
+                Status::RejectedInput => {
+                    if !json {
+                        eprintln!(
+                            "attest: {}",
+                            run.answer.reason.as_deref().unwrap_or("question not accepted")
+                        );
+                    }
+                    ExitCode::from(2)
+                }
+            })
+        }
+        Command::Eval {
+            what:
+                EvalCommand::Answers {
+                    dataset,
+                    split,
+                    questions_from,
+                    questions_split,
+                    eval_index,
+                    limit,
+                    no_rerank,
+                    per_question,
+                    json,
+                },
+        } => {
+            use attest::eval::answers::{evaluate, relevance_sweep, AnswersReport};
+            use attest::eval::retrieval::Dataset;
+            let ds = Dataset::load(&dataset, split.as_deref())?;
+            let from = match &questions_from {
+                Some(d) => Some(Dataset::load(d, questions_split.as_deref())?),
+                None => None,
+            };
+            let mut questions = from.as_ref().unwrap_or(&ds).queries.clone();
+            if let Some(n) = limit {
+                questions.truncate(n.max(1));
+            }
+            let name = dataset
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "dataset".into());
+            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            let mut opts = attest::ask::AskOptions::from_config(&cfg);
+            opts.rerank = !no_rerank;
+            let mut engine = Engine::open_with_default_model(cfg, true)?;
+            let r = ingest(
+                &mut engine,
+                &[ds.corpus()],
+                &IngestOptions {
+                    prune: false,
+                    progress: !json,
+                },
+            )?;
+            if !r.failed.is_empty() {
+                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
+            }
+            let bar = attest::ingest::counter_bar(questions.len() as u64, !json, "questions");
+            let (metrics, results) = evaluate(
+                &engine,
+                &questions,
+                from.is_none().then_some(&ds.qrels),
+                &opts,
+                |n| bar.set_position(n as u64),
+            )?;
+            bar.finish_and_clear();
+            let report = AnswersReport {
+                dataset: dataset.display().to_string(),
+                split: from.as_ref().unwrap_or(&ds).split.clone(),
+                questions_from: questions_from.map(|p| p.display().to_string()),
+                answerable: from.is_none(),
+                questions: results.len(),
+                metrics,
+                relevance_sweep: relevance_sweep(&results),
+                per_question: if per_question { results } else { Vec::new() },
+            };
+            emit(json, &report, render::answers_eval)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Eval {
             what:
                 EvalCommand::Attribution {
@@ -388,12 +583,27 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate {
             file,
             evidence,
+            audit,
+            no_support,
             preset,
             min_citations,
             min_density,
             json,
         } => {
             use attest::evidence::gate::{check, GateConfig};
+            if let Some(audit) = audit {
+                let store = attest::store::Store::open_existing(&cfg.index)?;
+                let r = attest::audit::replay(&store, &audit)?;
+                emit(json, &r, render::replay)?;
+                return Ok(if r.passed {
+                    ExitCode::SUCCESS
+                } else {
+                    ExitCode::from(1)
+                });
+            }
+            let (Some(file), Some(evidence)) = (file, evidence) else {
+                anyhow::bail!("validate needs FILE and --evidence, or --audit");
+            };
             let mut gate = GateConfig::preset(&preset).ok_or_else(|| {
                 anyhow::anyhow!("unknown preset {preset:?} (lenient, standard, strict)")
             })?;
@@ -405,8 +615,23 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             }
             let text =
                 std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?;
-            let ids = attest::evidence::evidence_ids(&evidence)?;
-            let r = check(&text, &ids, &gate);
+            let items = attest::evidence::read_evidence(&evidence)?;
+            let ids = items.keys().cloned().collect();
+            let mut r = check(&text, &ids, &gate);
+            if !no_support && attest::evidence::support::needs_model(&text, &items) {
+                let mut model = attest::models::MiniLm::load_default(cfg.model_dir.as_deref())?;
+                model.batch_tokens = cfg.embed_batch_tokens.max(1);
+                let v = attest::evidence::support::check_text(
+                    &text,
+                    &items,
+                    &model,
+                    &attest::evidence::support::SupportConfig::default(),
+                )?;
+                if !v.is_empty() {
+                    r.passed = false;
+                    r.violations.extend(v);
+                }
+            }
             emit(json, &r, render::gate)?;
             Ok(if r.passed {
                 ExitCode::SUCCESS

@@ -273,3 +273,209 @@ mod tests {
         assert_eq!(s, "alpha beta …");
     }
 }
+
+/// `source`, or `source#key` for a document inside a multi-document file.
+fn place(source: &str, key: &str) -> String {
+    if key.is_empty() {
+        source.to_string()
+    } else {
+        format!("{source}#{key}")
+    }
+}
+
+/// The answer: text, then each cited item with its quote, `source:line` and score.
+pub fn answer(a: &crate::ask::Answer) -> String {
+    use crate::ask::Status;
+    let mut s = String::new();
+    match a.status {
+        Status::Answered => {
+            let _ = writeln!(s, "{}\n", a.answer);
+            for c in &a.conflicts {
+                let sides: Vec<String> = c
+                    .ids
+                    .iter()
+                    .zip(&c.figures)
+                    .map(|(id, f)| format!("{id} says {}", f.join(", ")))
+                    .collect();
+                let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
+            }
+            if !a.conflicts.is_empty() {
+                s.push('\n');
+            }
+            let _ = writeln!(s, "Evidence:");
+            for e in &a.evidence {
+                let _ = writeln!(
+                    s,
+                    "  [{}] {}:{}  ({}, score {:.2})\n      \"{}\"",
+                    e.id,
+                    place(&e.source, &e.key),
+                    e.line,
+                    match e.kind {
+                        crate::evidence::extract::Kind::Requirement => "requirement",
+                        crate::evidence::extract::Kind::Statement => "statement",
+                    },
+                    e.score,
+                    snippet(&e.quote, 400)
+                );
+            }
+            let _ = writeln!(
+                s,
+                "\nconfidence: {} ({} verified item(s); retrieval confidence {:.2})",
+                serde_json::to_value(a.confidence)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                a.metrics.verified,
+                a.steps.first().map_or(0.0, |st| st.confidence)
+            );
+        }
+        Status::NoAuthoritativeEvidence => {
+            let _ = writeln!(
+                s,
+                "No authoritative evidence: the indexed documents do not answer this question."
+            );
+            for m in &a.missing_evidence {
+                let _ = writeln!(s, "  missing: {m}");
+            }
+        }
+        Status::RejectedInput => {
+            let _ = writeln!(
+                s,
+                "Question not accepted: {}",
+                a.reason.as_deref().unwrap_or("invalid input")
+            );
+        }
+    }
+    s
+}
+
+/// The answer plus its lineage: steps, retrieved chunks, rejected items, timings.
+pub fn answer_explained(r: &crate::ask::Run) -> String {
+    let mut s = answer(&r.answer);
+    for (st, ret) in r.answer.steps.iter().zip(&r.retrieval) {
+        let _ = writeln!(
+            s,
+            "\nstep {}: {} (confidence {:.2}, {})",
+            st.step, st.question, st.confidence, ret.order
+        );
+        for q in &st.queries {
+            let _ = writeln!(s, "  query: {q}");
+        }
+        for (i, h) in ret.hits.iter().enumerate() {
+            let _ = writeln!(
+                s,
+                "  {:>2}. {}:{}-{}  score {:.4}  cosine {:.3}  chunk {}",
+                i + 1,
+                h.chunk.source,
+                h.chunk.line_start,
+                h.chunk.line_end,
+                h.score,
+                h.cosine,
+                h.chunk.chunk_id
+            );
+        }
+    }
+    if !r.answer.rejected.is_empty() {
+        let _ = writeln!(s, "\nrejected:");
+        for x in &r.answer.rejected {
+            let _ = writeln!(
+                s,
+                "  {} {}:{} {}: {}\n      \"{}\"",
+                x.id,
+                x.source,
+                x.line,
+                serde_json::to_value(x.reason)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                x.rationale,
+                snippet(&x.quote, 160)
+            );
+        }
+    }
+    if !r.unused.is_empty() {
+        let _ = writeln!(s, "\nverified but not used:");
+        for (id, why) in &r.unused {
+            let _ = writeln!(s, "  {id}: {why}");
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\ngate: {} ({} citation(s), {} paragraph(s), {:.1} per 100 words)",
+        if r.answer.gate.passed { "passed" } else { "failed" },
+        r.answer.gate.citations,
+        r.answer.gate.paragraphs,
+        r.answer.gate.density_per_100_words
+    );
+    let t: Vec<String> = r
+        .answer
+        .metrics
+        .timings_ms
+        .iter()
+        .map(|(k, v)| format!("{k} {v:.1}"))
+        .collect();
+    let _ = writeln!(s, "timings (ms): {}", t.join(", "));
+    s
+}
+
+/// The `attest eval answers` report.
+pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
+    let m = &r.metrics;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} questions from {} ({}) asked of {}: {}",
+        r.questions,
+        r.questions_from.as_deref().unwrap_or(&r.dataset),
+        r.split,
+        r.dataset,
+        if r.answerable {
+            "answerable"
+        } else {
+            "not answerable by this corpus"
+        }
+    );
+    let _ = writeln!(
+        s,
+        "answered {:.3}  abstained {:.3}  rejected input {:.3}",
+        m.answered_rate, m.abstain_rate, m.rejected_input_rate
+    );
+    if let (Some(c), Some(p)) = (m.cites_relevant_doc_rate, m.cited_item_precision) {
+        let _ = writeln!(
+            s,
+            "cites a relevant document {c:.3} (of answered {:.3})  cited-item precision {p:.3}  items per answer {:.2}",
+            m.cites_relevant_doc_rate_answered.unwrap_or(0.0),
+            m.mean_cited_items
+        );
+    }
+    let _ = writeln!(
+        s,
+        "invariants: {} quotes checked, verbatim {:.3}; unknown citations {}; uncited sentences {}; gate failures {}",
+        m.quotes_checked, m.verbatim_rate, m.unknown_citations, m.uncited_sentences, m.gate_failures
+    );
+    let _ = writeln!(
+        s,
+        "latency: p50 {:.1} ms  p95 {:.1} ms  mean {:.1} ms",
+        m.p50_ms, m.p95_ms, m.mean_ms
+    );
+    s
+}
+
+/// The audit replay report.
+pub fn replay(r: &crate::audit::Replay) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{}: {} of {} cited quote(s) still verbatim (corpus version then {}, now {})",
+        r.audit, r.intact, r.checked, r.corpus_version_then, r.corpus_version_now
+    );
+    for d in &r.drift {
+        let _ = writeln!(
+            s,
+            "  {} {} ({}): {}: {}",
+            d.id, d.source, d.evidence_key, d.kind, d.message
+        );
+    }
+    let _ = writeln!(s, "{}", if r.passed { "passed" } else { "DRIFT" });
+    s
+}

@@ -2,6 +2,7 @@
 //! search latency per mode and the recall@k of the HNSW graph against exact search;
 //! [`retrieval`] evaluates ranking quality on BEIR datasets with [`metrics`].
 
+pub mod answers;
 pub mod attribution;
 pub mod metrics;
 pub mod retrieval;

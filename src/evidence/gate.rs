@@ -139,7 +139,7 @@ fn is_heading(p: &str) -> bool {
     p.trim_start().starts_with('#')
 }
 
-fn strip_citations(s: &str) -> String {
+pub(crate) fn strip_citations(s: &str) -> String {
     let mut out = s.to_string();
     let mut cits = citations(s);
     cits.dedup_by_key(|c| c.at);

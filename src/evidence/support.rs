@@ -9,10 +9,11 @@
 //! (`../shared/data/attributionbench/dev.jsonl`, 1,198 balanced claims, all-MiniLM-L6-v2):
 //! the grid point (coverage step 0.05, similarity step 0.02) with the best macro-F1, 0.688.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::gate::{citations, strip_citations, Violation};
 use crate::corpus::segment::sentences;
 use crate::index::lexical::{is_stopword, words};
 use crate::models::{dot, Embed, ModelError};
@@ -121,6 +122,120 @@ pub fn features_from(
     }
 }
 
+/// Whitespace collapsed, for comparing a sentence with a quote.
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A cited sentence of a text, as the support check sees it.
+struct CitedSentence {
+    paragraph: usize,
+    text: String,
+    body: String,
+    ids: Vec<String>,
+}
+
+fn cited_sentences(text: &str) -> Vec<CitedSentence> {
+    let mut out = Vec::new();
+    let paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    for (pi, p) in paragraphs.enumerate() {
+        for s in sentences(p) {
+            let sent = s.slice(p);
+            let ids: Vec<String> = citations(sent).into_iter().map(|c| c.id).collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let body = flat(&strip_citations(sent));
+            let body = body
+                .trim_end_matches(['.', ';', ':', ',', '!', '?'])
+                .trim()
+                .to_string();
+            out.push(CitedSentence {
+                paragraph: pi + 1,
+                text: sent.to_string(),
+                body,
+                ids,
+            });
+        }
+    }
+    out
+}
+
+fn verbatim_in(body: &str, ids: &[String], quotes: &HashMap<String, Option<String>>) -> bool {
+    ids.iter().any(|id| {
+        quotes
+            .get(id)
+            .and_then(|q| q.as_deref())
+            .is_some_and(|q| flat(q).contains(body))
+    })
+}
+
+/// Whether some cited sentence of `text` is not a verbatim part of a quote it cites (so
+/// the support check needs the bi-encoder).
+pub fn needs_model(text: &str, quotes: &HashMap<String, Option<String>>) -> bool {
+    cited_sentences(text)
+        .iter()
+        .any(|s| !verbatim_in(&s.body, &s.ids, quotes))
+}
+
+/// The support check over a text: every cited sentence that is not a verbatim part of a
+/// quote it cites must be supported by the quotes it cites. Violations:
+/// `unsupported_sentence` (signals below `cfg`) and `unverifiable_citation` (a cited item
+/// has no quote). Unknown ids are the gate's business and are skipped here.
+pub fn check_text(
+    text: &str,
+    quotes: &HashMap<String, Option<String>>,
+    embedder: &dyn Embed,
+    cfg: &SupportConfig,
+) -> Result<Vec<Violation>, ModelError> {
+    let mut out = Vec::new();
+    for s in cited_sentences(text) {
+        if s.body.is_empty() || verbatim_in(&s.body, &s.ids, quotes) {
+            continue;
+        }
+        let known: Vec<&String> = s.ids.iter().filter(|id| quotes.contains_key(*id)).collect();
+        let no_quote: Vec<&str> = known
+            .iter()
+            .filter(|id| quotes[**id].is_none())
+            .map(|id| id.as_str())
+            .collect();
+        if !no_quote.is_empty() {
+            out.push(Violation {
+                kind: "unverifiable_citation".into(),
+                paragraph: Some(s.paragraph),
+                sentence: Some(s.text.clone()),
+                message: format!(
+                    "cites {} without a \"quote\" in the evidence file; support cannot be checked",
+                    no_quote.join(", ")
+                ),
+                severity: "error".into(),
+            });
+            continue;
+        }
+        let sources: Vec<&str> = known
+            .iter()
+            .filter_map(|id| quotes[*id].as_deref())
+            .collect();
+        if sources.is_empty() {
+            continue;
+        }
+        let f = features(embedder, &s.body, &sources)?;
+        if !f.supported(cfg) {
+            out.push(Violation {
+                kind: "unsupported_sentence".into(),
+                paragraph: Some(s.paragraph),
+                sentence: Some(s.text.clone()),
+                message: format!(
+                    "not supported by what it cites: content words covered {:.2} (min {:.2}), best sentence similarity {:.2} (min {:.2})",
+                    f.coverage, cfg.min_coverage, f.similarity, cfg.min_similarity
+                ),
+                severity: "error".into(),
+            });
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +266,29 @@ mod tests {
         assert!(yes.supported(&cfg), "{yes:?}");
         assert!(!no.supported(&cfg), "{no:?}");
         assert!(yes.similarity > no.similarity);
+    }
+
+    #[test]
+    fn verbatim_sentences_pass_and_paraphrases_need_support() {
+        let e = HashEmbedder::new(256);
+        let quotes: HashMap<String, Option<String>> = [
+            ("E1".to_string(), Some("Counties must retain client records for seven years.".to_string())),
+            ("E2".to_string(), None),
+        ]
+        .into_iter()
+        .collect();
+        let cfg = SupportConfig::default();
+        let verbatim = "Counties must retain client records for seven years [E1].";
+        assert!(!needs_model(verbatim, &quotes));
+        assert!(check_text(verbatim, &quotes, &e, &cfg).unwrap().is_empty());
+        let off = "Housing payments go to landlords every month [E1].";
+        assert!(needs_model(off, &quotes));
+        let v = check_text(off, &quotes, &e, &cfg).unwrap();
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].kind, "unsupported_sentence");
+        let close = "Counties retain client records for seven years [E1].";
+        assert!(check_text(close, &quotes, &e, &cfg).unwrap().is_empty());
+        let v = check_text("Records are kept for a long time [E2].", &quotes, &e, &cfg).unwrap();
+        assert_eq!(v[0].kind, "unverifiable_citation");
     }
 }

@@ -1,0 +1,567 @@
+//! `attest ask`: question → guard → retrieve → extract → verify → compose → Evidence Gate
+//! → answer, or `no_authoritative_evidence`.
+//!
+//! Fail closed: when no candidate survives verification, or the composed text fails the
+//! gate, the answer is empty and `missing_evidence` says what was searched for and not
+//! found. Never an unsupported sentence.
+//!
+//! Confidence: `high` with 5 or more verified items that address the question, `medium`
+//! with 2–4, `low` with 1, `insufficient` with none; then lowered one level (never below
+//! `low`) when the retrieval confidence (mean cosine between the question and the
+//! retrieved chunks) is under [`WEAK_RETRIEVAL`].
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::evidence::compose::{compose, Conflict, Item, Sentence};
+use crate::evidence::extract::{extract, word_count, Kind};
+use crate::evidence::gate::{check, GateConfig, GateResult};
+use crate::evidence::verify::{question_terms, verify, Reason, RelevanceConfig, Verdict};
+use crate::retrieve::multi::{retrieve, KeywordPrf, MultiOptions, Retrieval};
+
+/// Retrieval confidence under which the answer's confidence is lowered one level.
+pub const WEAK_RETRIEVAL: f64 = 0.35;
+
+/// Outcome of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// An answer made of verified quotes that passed the gate.
+    Answered,
+    /// Nothing verified: the corpus holds no authoritative evidence for the question.
+    NoAuthoritativeEvidence,
+    /// The question was not accepted (see `reason`).
+    RejectedInput,
+}
+
+/// How much verified evidence backs the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// No verified evidence.
+    Insufficient,
+    /// One item.
+    Low,
+    /// Two to four items.
+    Medium,
+    /// Five or more.
+    High,
+}
+
+/// Confidence from the number of verified items and the retrieval confidence.
+pub fn confidence(verified: usize, retrieval_confidence: f64) -> Confidence {
+    let level = match verified {
+        0 => Confidence::Insufficient,
+        1 => Confidence::Low,
+        2..=4 => Confidence::Medium,
+        _ => Confidence::High,
+    };
+    match level {
+        Confidence::High if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Medium,
+        Confidence::Medium if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Low,
+        l => l,
+    }
+}
+
+/// A verified evidence item as the answer lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvidenceItem {
+    /// Run-local id (`E1`).
+    pub id: String,
+    /// Stable key from (document content hash, start, end).
+    pub evidence_key: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), omitted when empty.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// Source path.
+    pub source: String,
+    /// Document title.
+    pub title: String,
+    /// Chunk the quote came from.
+    pub chunk_id: String,
+    /// The verbatim quote.
+    pub quote: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: usize,
+    /// Requirement or statement.
+    pub kind: Kind,
+    /// Relevance to the question.
+    pub score: f64,
+    /// Research step.
+    pub step: usize,
+    /// sha256 of the document text.
+    pub content_hash: String,
+}
+
+/// A rejected candidate.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedItem {
+    /// Run-local id.
+    pub id: String,
+    /// Why.
+    pub reason: Reason,
+    /// Explanation.
+    pub rationale: String,
+    /// Source path.
+    pub source: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The quote.
+    pub quote: String,
+    /// Relevance score.
+    pub score: f64,
+}
+
+/// One research step.
+#[derive(Debug, Clone, Serialize)]
+pub struct Step {
+    /// 1-based.
+    pub step: usize,
+    /// The question this step searched for.
+    pub question: String,
+    /// Primary query and alternatives.
+    pub queries: Vec<String>,
+    /// Chunk ids retrieved.
+    pub retrieved: Vec<String>,
+    /// Mean cosine between question and retrieved chunks.
+    pub confidence: f64,
+    /// `completed`.
+    pub status: String,
+}
+
+/// Timings and counters of a run.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Metrics {
+    /// Milliseconds per stage (`retrieve`, `extract`, `verify`, `compose`, `gate`, `total`).
+    pub timings_ms: std::collections::BTreeMap<String, f64>,
+    /// Generator calls (0: extractive).
+    pub generator_calls: usize,
+    /// Whether a QA memory answered.
+    pub memory_hit: bool,
+    /// Candidates extracted.
+    pub candidates: usize,
+    /// Candidates verified.
+    pub verified: usize,
+}
+
+/// The answer (design.md §3, "Answer JSON").
+#[derive(Debug, Clone, Serialize)]
+pub struct Answer {
+    /// The question as asked.
+    pub question: String,
+    /// Outcome.
+    pub status: Status,
+    /// Why the input was rejected (only for `rejected_input`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The cited answer (empty unless answered).
+    pub answer: String,
+    /// Its sentences with their citations.
+    pub sentences: Vec<Sentence>,
+    /// Cited evidence items.
+    pub evidence: Vec<EvidenceItem>,
+    /// Conflicting figures among the cited items.
+    pub conflicts: Vec<Conflict>,
+    /// Rejected candidates with reasons.
+    pub rejected: Vec<RejectedItem>,
+    /// What was searched for and not found (when not answered).
+    pub missing_evidence: Vec<String>,
+    /// Evidence-based confidence.
+    pub confidence: Confidence,
+    /// The Evidence Gate's result on `answer`.
+    pub gate: GateResult,
+    /// Research steps.
+    pub steps: Vec<Step>,
+    /// Timings and counters.
+    pub metrics: Metrics,
+}
+
+/// Everything a run saw, for the audit trail: the answer plus the full retrieval, every
+/// candidate with its relevance and verdict, and items verified but not used.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// The answer.
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// Full retrieval per step (queries, chunks with scores).
+    pub retrieval: Vec<Retrieval>,
+    /// Every candidate, with its run-local id, relevance and verdict.
+    pub candidates: Vec<Candidate>,
+    /// Verified items the answer did not use, and why.
+    pub unused: Vec<(String, String)>,
+}
+
+/// A candidate of the audit trail: its run-local id and verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Run-local id.
+    pub id: String,
+    /// Candidate, relevance and verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+}
+
+/// Options of a run (from [`crate::config::Config`] by default).
+#[derive(Debug, Clone)]
+pub struct AskOptions {
+    /// Chunks retrieved.
+    pub chunks: usize,
+    /// Distinct statements per answer.
+    pub max_statements: usize,
+    /// Relevance thresholds.
+    pub relevance: RelevanceConfig,
+    /// Gate thresholds.
+    pub gate: GateConfig,
+    /// Longest question, in words.
+    pub max_question_words: usize,
+    /// Use the cross-encoder when one is installed.
+    pub rerank: bool,
+}
+
+impl AskOptions {
+    /// Options from the engine's configuration.
+    pub fn from_config(cfg: &crate::config::Config) -> Self {
+        AskOptions {
+            chunks: cfg.ask_chunks.max(1),
+            max_statements: cfg.max_statements.max(1),
+            relevance: RelevanceConfig {
+                min_relevance: cfg.min_relevance,
+                cosine_weight: cfg.cosine_weight,
+                min_cross_relevance: cfg.min_cross_relevance,
+                embed_budget: cfg.embed_budget,
+            },
+            gate: GateConfig::default(),
+            max_question_words: cfg.max_question_words,
+            rerank: true,
+        }
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e5).round() / 100.0
+}
+
+fn empty_answer(question: &str, status: Status) -> Answer {
+    Answer {
+        question: question.to_string(),
+        status,
+        reason: None,
+        answer: String::new(),
+        sentences: Vec::new(),
+        evidence: Vec::new(),
+        conflicts: Vec::new(),
+        rejected: Vec::new(),
+        missing_evidence: Vec::new(),
+        confidence: Confidence::Insufficient,
+        gate: check("", &HashSet::new(), &GateConfig::default()),
+        steps: Vec::new(),
+        metrics: Metrics::default(),
+    }
+}
+
+/// Check the question before anything runs: `Some(reason)` when it is not accepted.
+pub fn guard(question: &str, opts: &AskOptions) -> Option<String> {
+    let q = question.trim();
+    if q.is_empty() {
+        return Some("the question is empty".into());
+    }
+    let n = word_count(q);
+    if n > opts.max_question_words {
+        return Some(format!(
+            "the question has {n} words; the limit is {} (max_question_words)",
+            opts.max_question_words
+        ));
+    }
+    if !q.chars().any(char::is_alphanumeric) {
+        return Some("the question has no words".into());
+    }
+    None
+}
+
+/// Answer `question` from the engine's index.
+pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Error> {
+    let t0 = Instant::now();
+    let mut timings = std::collections::BTreeMap::new();
+    if let Some(reason) = guard(question, opts) {
+        let mut a = empty_answer(question, Status::RejectedInput);
+        a.reason = Some(reason);
+        a.missing_evidence = Vec::new();
+        return Ok(Run {
+            answer: a,
+            retrieval: Vec::new(),
+            candidates: Vec::new(),
+            unused: Vec::new(),
+        });
+    }
+    let q = question.trim();
+    let reranker = if opts.rerank {
+        engine.reranker()
+    } else {
+        None
+    };
+    // One research step (the research loop adds more).
+    let t = Instant::now();
+    let mopts = MultiOptions {
+        k: opts.chunks,
+        rerank_depth: engine.config().rerank_depth,
+        ..MultiOptions::default()
+    };
+    let retrieval = retrieve(
+        engine,
+        q,
+        &KeywordPrf::default(),
+        &HashSet::new(),
+        reranker,
+        &mopts,
+    )?;
+    timings.insert("retrieve".to_string(), ms(t));
+    let t = Instant::now();
+    let chunks: Vec<_> = retrieval.hits.iter().map(|h| h.chunk.clone()).collect();
+    let candidates = extract(engine.store(), &chunks, 1)?;
+    timings.insert("extract".to_string(), ms(t));
+    let t = Instant::now();
+    let n_candidates = candidates.len();
+    let verdicts = verify(
+        engine.store(),
+        q,
+        candidates,
+        engine.embedder(),
+        reranker,
+        &opts.relevance,
+    )?;
+    timings.insert("verify".to_string(), ms(t));
+    // Ids: verified items by relevance first (E1 is the best), then rejected ones.
+    let t = Instant::now();
+    let mut order: Vec<usize> = (0..verdicts.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (va, vb) = (&verdicts[a], &verdicts[b]);
+        va.rejected
+            .is_some()
+            .cmp(&vb.rejected.is_some())
+            .then(vb.relevance.score.total_cmp(&va.relevance.score))
+            .then(va.candidate.chunk_rank.cmp(&vb.candidate.chunk_rank))
+            .then(va.candidate.start.cmp(&vb.candidate.start))
+    });
+    let mut ided: Vec<(String, Verdict)> = Vec::with_capacity(order.len());
+    let mut slots: Vec<Option<Verdict>> = verdicts.into_iter().map(Some).collect();
+    for (n, i) in order.into_iter().enumerate() {
+        ided.push((format!("E{}", n + 1), slots[i].take().expect("each once")));
+    }
+    let verified: Vec<&(String, Verdict)> =
+        ided.iter().filter(|(_, v)| v.rejected.is_none()).collect();
+    let items: Vec<Item> = verified
+        .iter()
+        .map(|(id, v)| Item {
+            id: id.clone(),
+            doc_id: v.candidate.doc_id.clone(),
+            step: v.candidate.step,
+            quote: v.candidate.quote.clone(),
+            start: v.candidate.start,
+            end: v.candidate.end,
+        })
+        .collect();
+    let first = compose(&items, opts.max_statements);
+    // Renumber so the answer reads E1, E2, … in order: cited items first, then the other
+    // verified items, then the rejected ones; compose again under the new ids (the same
+    // items in the same order give the same text).
+    let mut names: Vec<String> = first.cited.clone();
+    for (id, _) in &ided {
+        if !names.contains(id) {
+            names.push(id.clone());
+        }
+    }
+    let rename: std::collections::HashMap<String, String> = names
+        .into_iter()
+        .enumerate()
+        .map(|(n, old)| (old, format!("E{}", n + 1)))
+        .collect();
+    for (id, _) in ided.iter_mut() {
+        *id = rename[id.as_str()].clone();
+    }
+    let items: Vec<Item> = items
+        .into_iter()
+        .map(|mut it| {
+            it.id = rename[it.id.as_str()].clone();
+            it
+        })
+        .collect();
+    let composition = compose(&items, opts.max_statements);
+    ided.sort_by_key(|(id, _)| id[1..].parse::<usize>().unwrap_or(usize::MAX));
+    let verified: Vec<&(String, Verdict)> =
+        ided.iter().filter(|(_, v)| v.rejected.is_none()).collect();
+    timings.insert("compose".to_string(), ms(t));
+    let t = Instant::now();
+    let cited: HashSet<String> = composition.cited.iter().cloned().collect();
+    let mut gate = check(&composition.answer, &cited, &opts.gate);
+    // Verbatim invariant on the composed text: every sentence, less its citation and
+    // final mark, lies inside the quote of an item it cites (the others it cites hold it
+    // too, or are near-duplicates merged into it).
+    for s in &composition.sentences {
+        let body = sentence_body(&s.text);
+        let inside = s.citations.iter().any(|id| {
+            ided.iter()
+                .find(|(i, _)| i == id)
+                .is_some_and(|(_, v)| v.candidate.quote.contains(body))
+        });
+        if !inside {
+            gate.passed = false;
+            gate.violations.push(crate::evidence::gate::Violation {
+                kind: "not_verbatim".into(),
+                paragraph: None,
+                sentence: Some(s.text.clone()),
+                message: "the sentence is not inside the quote of any item it cites".into(),
+                severity: "error".into(),
+            });
+        }
+    }
+    timings.insert("gate".to_string(), ms(t));
+    let steps = vec![Step {
+        step: 1,
+        question: q.to_string(),
+        queries: retrieval.queries.clone(),
+        retrieved: retrieval
+            .hits
+            .iter()
+            .map(|h| h.chunk.chunk_id.clone())
+            .collect(),
+        confidence: retrieval.confidence,
+        status: "completed".into(),
+    }];
+    let rejected: Vec<RejectedItem> = ided
+        .iter()
+        .filter_map(|(id, v)| {
+            v.rejected.as_ref().map(|r| RejectedItem {
+                id: id.clone(),
+                reason: r.reason,
+                rationale: r.rationale.clone(),
+                source: v.candidate.source.clone(),
+                line: v.candidate.line,
+                quote: v.candidate.quote.clone(),
+                score: v.relevance.score,
+            })
+        })
+        .collect();
+    let answered = !composition.cited.is_empty() && gate.passed;
+    let mut answer = empty_answer(q, Status::NoAuthoritativeEvidence);
+    answer.question = question.to_string();
+    answer.rejected = rejected;
+    answer.steps = steps;
+    answer.gate = gate;
+    if answered {
+        answer.status = Status::Answered;
+        answer.answer = composition.answer.clone();
+        answer.sentences = composition.sentences.clone();
+        answer.conflicts = composition.conflicts.clone();
+        answer.evidence = composition
+            .cited
+            .iter()
+            .filter_map(|id| ided.iter().find(|(i, _)| i == id))
+            .map(|(id, v)| {
+                let c = &v.candidate;
+                EvidenceItem {
+                    id: id.clone(),
+                    evidence_key: c.evidence_key(),
+                    doc_id: c.doc_id.clone(),
+                    key: c.key.clone(),
+                    source: c.source.clone(),
+                    title: c.title.clone(),
+                    chunk_id: c.chunk_id.clone(),
+                    quote: c.quote.clone(),
+                    start: c.start,
+                    end: c.end,
+                    line: c.line,
+                    kind: c.kind,
+                    score: (v.relevance.score * 1e4).round() / 1e4,
+                    step: c.step,
+                    content_hash: c.content_hash.clone(),
+                }
+            })
+            .collect();
+        answer.confidence = confidence(verified.len(), retrieval.confidence);
+    } else {
+        answer.missing_evidence = missing(q, &retrieval, &ided, answer.gate.passed);
+    }
+    answer.metrics = Metrics {
+        timings_ms: timings,
+        generator_calls: 0,
+        memory_hit: false,
+        candidates: n_candidates,
+        verified: verified.len(),
+    };
+    answer
+        .metrics
+        .timings_ms
+        .insert("total".to_string(), ms(t0));
+    Ok(Run {
+        answer,
+        retrieval: vec![retrieval],
+        candidates: ided
+            .into_iter()
+            .map(|(id, verdict)| Candidate { id, verdict })
+            .collect(),
+        unused: composition.unused,
+    })
+}
+
+/// A composed sentence less its citation and final mark: the part that must be verbatim.
+pub fn sentence_body(sentence: &str) -> &str {
+    match sentence.rfind(" [") {
+        Some(i) => &sentence[..i],
+        None => sentence,
+    }
+}
+
+/// What was searched for and not found.
+fn missing(q: &str, r: &Retrieval, ided: &[(String, Verdict)], gate_passed: bool) -> Vec<String> {
+    let mut out = vec![format!(
+        "verbatim evidence that addresses: {q} (searched as: {})",
+        r.queries.join(" | ")
+    )];
+    let text: String = r
+        .hits
+        .iter()
+        .map(|h| h.chunk.text.to_lowercase())
+        .collect::<Vec<_>>()
+        .join(" ");
+    let have: HashSet<String> = crate::evidence::support::content_words(&text)
+        .into_iter()
+        .collect();
+    let absent: Vec<String> = question_terms(q)
+        .into_iter()
+        .filter(|t| !have.contains(t))
+        .take(12)
+        .collect();
+    if !absent.is_empty() {
+        out.push(format!(
+            "no retrieved passage mentions: {}",
+            absent.join(", ")
+        ));
+    }
+    let n_incomplete = ided
+        .iter()
+        .filter(|(_, v)| {
+            v.rejected
+                .as_ref()
+                .is_some_and(|r| r.reason == Reason::IncompleteQuote)
+        })
+        .count();
+    if n_incomplete > 0 {
+        out.push(format!(
+            "{n_incomplete} passage(s) were not self-contained (see rejected)"
+        ));
+    }
+    if !gate_passed {
+        out.push("the composed text failed the Evidence Gate (see gate)".into());
+    }
+    out
+}

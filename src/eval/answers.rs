@@ -1,0 +1,230 @@
+//! `attest eval answers`: every query of a BEIR split asked as a question against the
+//! dataset's corpus, through the whole `ask` pipeline.
+//!
+//! Answerable run (the dataset's own queries): `answered_rate`, `cites_relevant_doc_rate`
+//! (share of questions whose answer cites at least one judged-relevant document; an
+//! abstention counts as a miss), `cited_item_precision` (share of cited items from a
+//! judged-relevant document). Unanswerable run (`--questions-from` another dataset):
+//! `abstain_rate`. Both: latency, and the invariants checked on every answer against the
+//! store (every cited quote verbatim at its span, no unknown ids, every sentence cites).
+//!
+//! `relevance_sweep` shows, for a grid of cosine weights and thresholds, the share of
+//! questions that would be answered (some complete, verbatim candidate at or above the
+//! threshold): the curve the default threshold was chosen from, by putting an
+//! answerable and an unanswerable run side by side.
+
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::metrics::Judgments;
+use super::{percentile, Query};
+use crate::ask::{ask, AskOptions, Status};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::evidence::gate::citations;
+use crate::evidence::verify::Reason;
+
+/// Per-question outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct QuestionResult {
+    /// Query id.
+    pub id: String,
+    /// Status.
+    pub status: Status,
+    /// Document keys of the cited items.
+    pub cited_docs: Vec<String>,
+    /// Whether a cited document is judged relevant (answerable runs).
+    pub cites_relevant: Option<bool>,
+    /// Milliseconds.
+    pub ms: f64,
+    /// (cosine, coverage) of the complete, verbatim candidates scored by the model.
+    #[serde(skip)]
+    pub signals: Vec<(f64, f64)>,
+}
+
+/// Answer-level metrics.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct AnswerMetrics {
+    /// Share of questions answered.
+    pub answered_rate: f64,
+    /// Share ending in `no_authoritative_evidence`.
+    pub abstain_rate: f64,
+    /// Share rejected by the input guard.
+    pub rejected_input_rate: f64,
+    /// Share of questions whose answer cites a judged-relevant document (answerable runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cites_relevant_doc_rate: Option<f64>,
+    /// The same over answered questions only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cites_relevant_doc_rate_answered: Option<f64>,
+    /// Share of cited items from judged-relevant documents (answerable runs).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cited_item_precision: Option<f64>,
+    /// Mean cited items per answered question.
+    pub mean_cited_items: f64,
+    /// Cited quotes checked against the store.
+    pub quotes_checked: usize,
+    /// Share of them verbatim at their spans (must be 1).
+    pub verbatim_rate: f64,
+    /// Citations of ids not in the evidence (must be 0).
+    pub unknown_citations: usize,
+    /// Answer sentences without a citation (must be 0).
+    pub uncited_sentences: usize,
+    /// Composed answers the gate failed (withheld, so they end as abstentions; should be 0).
+    pub gate_failures: usize,
+    /// Median milliseconds per question.
+    pub p50_ms: f64,
+    /// 95th percentile milliseconds.
+    pub p95_ms: f64,
+    /// Mean milliseconds.
+    pub mean_ms: f64,
+}
+
+/// The report.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswersReport {
+    /// Dataset whose corpus answered.
+    pub dataset: String,
+    /// Split of the questions.
+    pub split: String,
+    /// Where the questions came from, when not the dataset itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub questions_from: Option<String>,
+    /// Whether the corpus is expected to answer.
+    pub answerable: bool,
+    /// Questions asked.
+    pub questions: usize,
+    /// Metrics.
+    pub metrics: AnswerMetrics,
+    /// Answered share by cosine weight and relevance threshold.
+    pub relevance_sweep: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Per-question outcomes (with `--per-question`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub per_question: Vec<QuestionResult>,
+}
+
+/// Ask every question; `qrels` given for answerable runs.
+pub fn evaluate(
+    engine: &Engine,
+    questions: &[Query],
+    qrels: Option<&std::collections::HashMap<String, Judgments>>,
+    opts: &AskOptions,
+    mut progress: impl FnMut(usize),
+) -> Result<(AnswerMetrics, Vec<QuestionResult>), Error> {
+    let mut results = Vec::with_capacity(questions.len());
+    let mut m = AnswerMetrics::default();
+    let (mut cited_items, mut relevant_items, mut verbatim) = (0usize, 0usize, 0usize);
+    for (n, q) in questions.iter().enumerate() {
+        let t = Instant::now();
+        let run = ask(engine, &q.text, opts)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let a = &run.answer;
+        // Invariants, checked against the store, not trusted from the run.
+        let ids: HashSet<&str> = a.evidence.iter().map(|e| e.id.as_str()).collect();
+        m.unknown_citations += citations(&a.answer)
+            .iter()
+            .filter(|c| !ids.contains(c.id.as_str()))
+            .count();
+        m.uncited_sentences += a.sentences.iter().filter(|s| s.citations.is_empty()).count();
+        for e in &a.evidence {
+            m.quotes_checked += 1;
+            let text = engine.store().document_text(&e.doc_id)?;
+            if text.as_deref().and_then(|t| t.get(e.start..e.end)) == Some(e.quote.as_str()) {
+                verbatim += 1;
+            }
+        }
+        if !a.gate.passed {
+            m.gate_failures += 1;
+        }
+        let cited_docs: Vec<String> = {
+            let mut seen = Vec::new();
+            for e in &a.evidence {
+                if !seen.contains(&e.key) {
+                    seen.push(e.key.clone());
+                }
+            }
+            seen
+        };
+        let cites_relevant = qrels.map(|qr| {
+            let judged = qr.get(&q.id);
+            let rel = |k: &String| judged.is_some_and(|j| j.get(k).is_some_and(|&s| s > 0));
+            cited_items += a.evidence.len();
+            relevant_items += a.evidence.iter().filter(|e| rel(&e.key)).count();
+            cited_docs.iter().any(rel)
+        });
+        let signals = run
+            .candidates
+            .iter()
+            .filter(|c| {
+                c.verdict
+                    .rejected
+                    .as_ref()
+                    .is_none_or(|r| r.reason == Reason::DoesNotAddressQuestion)
+            })
+            .filter_map(|c| {
+                c.verdict
+                    .relevance
+                    .cosine
+                    .map(|cos| (cos, c.verdict.relevance.coverage))
+            })
+            .collect();
+        results.push(QuestionResult {
+            id: q.id.clone(),
+            status: a.status,
+            cited_docs,
+            cites_relevant,
+            ms,
+            signals,
+        });
+        progress(n + 1);
+    }
+    let n = results.len().max(1) as f64;
+    let count = |s: Status| results.iter().filter(|r| r.status == s).count();
+    let answered = count(Status::Answered);
+    m.answered_rate = answered as f64 / n;
+    m.abstain_rate = count(Status::NoAuthoritativeEvidence) as f64 / n;
+    m.rejected_input_rate = count(Status::RejectedInput) as f64 / n;
+    if qrels.is_some() {
+        let hits = results
+            .iter()
+            .filter(|r| r.cites_relevant == Some(true))
+            .count();
+        m.cites_relevant_doc_rate = Some(hits as f64 / n);
+        m.cites_relevant_doc_rate_answered = Some(hits as f64 / answered.max(1) as f64);
+        m.cited_item_precision = Some(relevant_items as f64 / cited_items.max(1) as f64);
+    }
+    m.mean_cited_items = m.quotes_checked as f64 / answered.max(1) as f64;
+    m.verbatim_rate = if m.quotes_checked == 0 {
+        1.0
+    } else {
+        verbatim as f64 / m.quotes_checked as f64
+    };
+    let mut lat: Vec<f64> = results.iter().map(|r| r.ms).collect();
+    lat.sort_by(f64::total_cmp);
+    m.p50_ms = percentile(&lat, 50.0);
+    m.p95_ms = percentile(&lat, 95.0);
+    m.mean_ms = lat.iter().sum::<f64>() / n;
+    Ok((m, results))
+}
+
+/// Answered share per (cosine weight, threshold) from the per-question signals.
+pub fn relevance_sweep(results: &[QuestionResult]) -> BTreeMap<String, BTreeMap<String, f64>> {
+    let mut out = BTreeMap::new();
+    let n = results.len().max(1) as f64;
+    for wi in 3..=8 {
+        let w = wi as f64 / 10.0;
+        let mut row = BTreeMap::new();
+        for ti in 0..=16 {
+            let t = 0.30 + ti as f64 * 0.025;
+            let answered = results
+                .iter()
+                .filter(|r| r.signals.iter().any(|(c, v)| w * c + (1.0 - w) * v >= t))
+                .count();
+            row.insert(format!("{t:.3}"), answered as f64 / n);
+        }
+        out.insert(format!("w={w:.1}"), row);
+    }
+    out
+}

@@ -1,0 +1,446 @@
+//! Compose: a cite-only, extractive answer from verified evidence.
+//!
+//! Every sentence of the answer is a verbatim quote (or one sentence of a quote) followed
+//! by the ids of the items that state it: `quote text [E1, E4].` The only edits are the
+//! citation and a final full stop in place of the quote's own closing `.`, `;`, `:` or `,`.
+//!
+//! * Items arrive ranked (relevance, then chunk rank, then position); at most `max_items`
+//!   are used.
+//! * Near-duplicates merge into one sentence citing all their ids: a span inside another
+//!   span of the same document, or content words overlapping by [`DUPLICATE_JACCARD`] or
+//!   more. A partial overlap with an item already used is left out.
+//! * Conflicts: two items from different documents about the same thing (content words,
+//!   numbers aside, overlapping by [`CONFLICT_JACCARD`] or more) whose figures (`30
+//!   days`, `7 years`) differ, neither set containing the other, are set side by side in
+//!   one paragraph, both cited, and listed in `conflicts`.
+//! * Paragraphs: one per research step and source document (the aspect), in order of
+//!   their best item; sentences within a paragraph by relevance.
+//!
+//! The result depends only on its input: same items, same bytes.
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde::Serialize;
+
+use super::support::content_words;
+use crate::corpus::segment::sentences;
+use crate::index::lexical::words;
+
+/// Content-word Jaccard at or above which two quotes are the same statement.
+pub const DUPLICATE_JACCARD: f64 = 0.8;
+/// Content-word Jaccard (numbers aside) at or above which two quotes with different
+/// figures are read as a conflict.
+pub const CONFLICT_JACCARD: f64 = 0.3;
+
+/// What compose needs of an item.
+#[derive(Debug, Clone)]
+pub struct Item {
+    /// Run-local id (`E1`).
+    pub id: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Research step.
+    pub step: usize,
+    /// The quote.
+    pub quote: String,
+    /// Span in the document.
+    pub start: usize,
+    /// End of the span.
+    pub end: usize,
+}
+
+/// One sentence of the answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sentence {
+    /// The sentence as it appears in the answer, citations included.
+    pub text: String,
+    /// Ids it cites.
+    pub citations: Vec<String>,
+}
+
+/// Two items that give different figures for the same thing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conflict {
+    /// The items, higher-ranked first.
+    pub ids: Vec<String>,
+    /// The figures each states, in the same order.
+    pub figures: Vec<Vec<String>>,
+}
+
+/// The composed answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Composition {
+    /// Paragraphs joined by blank lines.
+    pub answer: String,
+    /// Every sentence with its citations, in answer order.
+    pub sentences: Vec<Sentence>,
+    /// Ids cited, in first-cited order.
+    pub cited: Vec<String>,
+    /// Items not used: (id, why).
+    pub unused: Vec<(String, String)>,
+    /// Conflicting figures presented side by side.
+    pub conflicts: Vec<Conflict>,
+}
+
+fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    a.intersection(b).count() as f64 / a.union(b).count() as f64
+}
+
+/// Number words and their values, for comparing figures.
+const NUMBER_WORDS: &[(&str, &str)] = &[
+    ("one", "1"),
+    ("two", "2"),
+    ("three", "3"),
+    ("four", "4"),
+    ("five", "5"),
+    ("six", "6"),
+    ("seven", "7"),
+    ("eight", "8"),
+    ("nine", "9"),
+    ("ten", "10"),
+    ("eleven", "11"),
+    ("twelve", "12"),
+    ("fifteen", "15"),
+    ("twenty", "20"),
+    ("thirty", "30"),
+    ("forty", "40"),
+    ("fifty", "50"),
+    ("sixty", "60"),
+    ("ninety", "90"),
+    ("hundred", "100"),
+];
+
+/// Units a figure is counted in (singular; a plural `s` is dropped).
+const UNITS: &[&str] = &[
+    "day", "week", "month", "year", "hour", "minute", "percent", "time", "session", "visit",
+    "attempt", "dollar",
+];
+
+/// The figures a quote states: a number (digits, or a number word as digits) followed,
+/// possibly through `calendar`/`business`/`consecutive`, by a unit (`30 days` →
+/// `30 day`). Sorted and distinct; numbers without a unit (dates, section numbers) are
+/// not figures.
+pub fn figures(quote: &str) -> Vec<String> {
+    let w = words(&quote.replace('%', " percent "));
+    let mut out = BTreeSet::new();
+    for (i, x) in w.iter().enumerate() {
+        let value = if x.chars().all(|c| c.is_ascii_digit()) {
+            Some(x.as_str())
+        } else {
+            NUMBER_WORDS.iter().find(|(n, _)| n == x).map(|(_, v)| *v)
+        };
+        let Some(v) = value else { continue };
+        let mut j = i + 1;
+        while w
+            .get(j)
+            .is_some_and(|u| matches!(u.as_str(), "calendar" | "business" | "consecutive" | "full"))
+        {
+            j += 1;
+        }
+        // "seven (7) years": the digits restate the number word.
+        if w.get(j).is_some_and(|u| u.chars().all(|c| c.is_ascii_digit())) {
+            j += 1;
+        }
+        let Some(unit) = w.get(j) else { continue };
+        let unit = unit.strip_suffix('s').unwrap_or(unit);
+        if UNITS.contains(&unit) {
+            out.insert(format!("{v} {unit}"));
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn without_numbers(quote: &str) -> HashSet<String> {
+    content_words(quote)
+        .into_iter()
+        .filter(|w| {
+            !w.chars().all(|c| c.is_ascii_digit()) && !NUMBER_WORDS.iter().any(|(n, _)| n == w)
+        })
+        .collect()
+}
+
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// One answer sentence per sentence of the group's lead quote. Each cites the lead, the
+/// members whose quotes contain it, and near-duplicate members that share most of its
+/// content words.
+fn cite(items: &[Item], g: &Group) -> Vec<Sentence> {
+    let quote = &items[g.lead].quote;
+    let mut spans = sentences(quote);
+    if spans.is_empty() {
+        spans.push(crate::corpus::Span::new(0, quote.len()));
+    }
+    let single = spans.len() == 1;
+    spans
+        .into_iter()
+        .map(|s| {
+            let piece = s.slice(quote);
+            let (body, end) = match piece.chars().last() {
+                Some(c @ ('?' | '!')) => (&piece[..piece.len() - c.len_utf8()], c),
+                Some('.' | ';' | ':' | ',') => (&piece[..piece.len() - 1], '.'),
+                _ => (piece, '.'),
+            };
+            let body = body.trim_end();
+            let words: HashSet<String> = content_words(body).into_iter().collect();
+            let ids: Vec<String> = g
+                .members
+                .iter()
+                .filter(|&&(m, near)| {
+                    m == g.lead
+                        || flat(&items[m].quote).contains(&flat(body))
+                        || (near
+                            && (single
+                                || jaccard(&words, &content_words(&items[m].quote).into_iter().collect())
+                                    >= 0.5))
+                })
+                .map(|&(m, _)| items[m].id.clone())
+                .collect();
+            Sentence {
+                text: format!("{body} [{}]{end}", ids.join(", ")),
+                citations: ids,
+            }
+        })
+        .collect()
+}
+
+struct Group {
+    lead: usize,
+    /// Items merged into the group (the lead first), and whether each merged as a
+    /// near-duplicate (rather than by span containment).
+    members: Vec<(usize, bool)>,
+    words: HashSet<String>,
+}
+
+/// Compose the answer from `items`, best first, using at most `max_items` distinct
+/// statements.
+pub fn compose(items: &[Item], max_items: usize) -> Composition {
+    let mut groups: Vec<Group> = Vec::new();
+    let mut unused = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let words: HashSet<String> = content_words(&it.quote).into_iter().collect();
+        let mut merged = false;
+        let mut overlaps = None;
+        for g in groups.iter_mut() {
+            let lead = &items[g.lead];
+            let same_doc = lead.doc_id == it.doc_id;
+            let contains = same_doc
+                && ((lead.start <= it.start && it.end <= lead.end)
+                    || (it.start <= lead.start && lead.end <= it.end));
+            if contains || jaccard(&g.words, &words) >= DUPLICATE_JACCARD {
+                g.members.push((i, !contains));
+                merged = true;
+                break;
+            }
+            if same_doc && it.start < lead.end && lead.start < it.end {
+                overlaps = Some(lead.id.clone());
+            }
+        }
+        if merged {
+            continue;
+        }
+        if let Some(other) = overlaps {
+            unused.push((it.id.clone(), format!("overlaps {other}, already quoted")));
+            continue;
+        }
+        if groups.len() >= max_items {
+            unused.push((
+                it.id.clone(),
+                format!("beyond the answer's {max_items} statements"),
+            ));
+            continue;
+        }
+        groups.push(Group {
+            lead: i,
+            members: vec![(i, false)],
+            words,
+        });
+    }
+    // Conflicts: pair each group with the first later group from another document that
+    // speaks of the same thing with different figures.
+    let mut paired: Vec<Option<usize>> = vec![None; groups.len()];
+    let mut conflicts = Vec::new();
+    for a in 0..groups.len() {
+        if paired[a].is_some() {
+            continue;
+        }
+        let fa = figures(&items[groups[a].lead].quote);
+        if fa.is_empty() {
+            continue;
+        }
+        let wa = without_numbers(&items[groups[a].lead].quote);
+        for b in a + 1..groups.len() {
+            if paired[b].is_some() || items[groups[b].lead].doc_id == items[groups[a].lead].doc_id
+            {
+                continue;
+            }
+            let fb = figures(&items[groups[b].lead].quote);
+            let wb = without_numbers(&items[groups[b].lead].quote);
+            let nested = fb.iter().all(|f| fa.contains(f)) || fa.iter().all(|f| fb.contains(f));
+            if !fb.is_empty() && !nested && jaccard(&wa, &wb) >= CONFLICT_JACCARD {
+                paired[a] = Some(b);
+                paired[b] = Some(a);
+                conflicts.push(Conflict {
+                    ids: vec![
+                        items[groups[a].lead].id.clone(),
+                        items[groups[b].lead].id.clone(),
+                    ],
+                    figures: vec![fa.clone(), fb],
+                });
+                break;
+            }
+        }
+    }
+    // Paragraphs: a conflict pair is its own paragraph; other groups gather by (step,
+    // document) in order of their best group.
+    let mut paragraphs: Vec<(Option<(usize, String)>, Vec<usize>)> = Vec::new();
+    for g in 0..groups.len() {
+        match paired[g] {
+            Some(other) if other < g => continue, // placed with its partner
+            Some(other) => paragraphs.push((None, vec![g, other])),
+            None => {
+                let lead = &items[groups[g].lead];
+                let key = (lead.step, lead.doc_id.clone());
+                match paragraphs
+                    .iter_mut()
+                    .find(|(k, _)| k.as_ref() == Some(&key))
+                {
+                    Some((_, members)) => members.push(g),
+                    None => paragraphs.push((Some(key), vec![g])),
+                }
+            }
+        }
+    }
+    let mut text = Vec::new();
+    let mut all = Vec::new();
+    let mut cited = Vec::new();
+    for (_, members) in &paragraphs {
+        let mut para = Vec::new();
+        for &g in members {
+            let s = cite(items, &groups[g]);
+            para.extend(s.iter().map(|s| s.text.clone()));
+            for id in s.iter().flat_map(|s| &s.citations) {
+                if !cited.contains(id) {
+                    cited.push(id.clone());
+                }
+            }
+            all.extend(s);
+        }
+        text.push(para.join(" "));
+    }
+    Composition {
+        answer: text.join("\n\n"),
+        sentences: all,
+        cited,
+        unused,
+        conflicts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evidence::gate::{check, GateConfig};
+
+    fn item(id: &str, doc: &str, quote: &str, start: usize) -> Item {
+        Item {
+            id: id.into(),
+            doc_id: doc.into(),
+            step: 1,
+            quote: quote.into(),
+            start,
+            end: start + quote.len(),
+        }
+    }
+
+    #[test]
+    fn sentences_are_quotes_with_their_citations_and_pass_the_gate() {
+        let items = vec![
+            item("E1", "a", "Client records must be retained for seven years after the last date of service.", 0),
+            item("E2", "b", "Requests for records are answered within 30 days; the clinic logs each request.", 0),
+        ];
+        let c = compose(&items, 6);
+        assert_eq!(c.sentences.len(), 2);
+        assert_eq!(
+            c.sentences[0].text,
+            "Client records must be retained for seven years after the last date of service [E1]."
+        );
+        assert_eq!(c.cited, vec!["E1", "E2"]);
+        assert_eq!(c.answer.split("\n\n").count(), 2, "one paragraph per document");
+        let known = ["E1", "E2"].iter().map(|s| s.to_string()).collect();
+        let g = check(&c.answer, &known, &GateConfig::default());
+        assert!(g.passed, "{:?}", g.violations);
+    }
+
+    #[test]
+    fn near_duplicates_merge_and_contained_spans_merge() {
+        let q = "Client records must be retained for seven years after the last date of service.";
+        let items = vec![
+            item("E1", "a", q, 0),
+            item("E2", "b", q, 40),
+            item("E3", "a", "Client records must be retained", 0),
+        ];
+        let c = compose(&items, 6);
+        assert_eq!(c.sentences.len(), 1);
+        assert_eq!(c.sentences[0].citations, vec!["E1", "E2", "E3"]);
+        assert!(c.answer.ends_with("[E1, E2, E3]."));
+    }
+
+    #[test]
+    fn a_contained_item_is_cited_only_on_the_sentence_it_holds() {
+        let lead = "Records are kept seven years. This rule covers billing files and housing files.";
+        let items = vec![
+            item("E1", "a", lead, 0),
+            item("E2", "a", "Records are kept seven years.", 0),
+        ];
+        let c = compose(&items, 6);
+        assert_eq!(c.sentences.len(), 2);
+        assert_eq!(c.sentences[0].citations, vec!["E1", "E2"]);
+        assert_eq!(c.sentences[1].citations, vec!["E1"]);
+    }
+
+    #[test]
+    fn conflicting_figures_sit_side_by_side() {
+        let items = vec![
+            item("E1", "manual", "A youth assessment must be completed within 60 days of the first visit.", 0),
+            item("E2", "manual", "Crisis calls are returned within one hour by the on-call clinician.", 200),
+            item("E3", "bulletin", "A youth assessment must be completed within 30 days of the first visit.", 0),
+        ];
+        let c = compose(&items, 6);
+        assert_eq!(c.conflicts.len(), 1, "{c:?}");
+        assert_eq!(c.conflicts[0].ids, vec!["E1", "E3"]);
+        assert_eq!(c.conflicts[0].figures, vec![vec!["60 day"], vec!["30 day"]]);
+        let first = c.answer.split("\n\n").next().unwrap();
+        assert!(first.contains("[E1]") && first.contains("[E3]"), "{}", c.answer);
+    }
+
+    #[test]
+    fn the_budget_and_partial_overlaps_leave_items_unused() {
+        let items = vec![
+            item("E1", "a", "Counties must retain client records for seven years.", 0),
+            item("E2", "a", "records for seven years. Minors' records are kept longer.", 30),
+            item("E3", "c", "Grievances are answered within thirty days by the Department.", 0),
+        ];
+        let c = compose(&items, 1);
+        assert_eq!(c.cited, vec!["E1"]);
+        assert_eq!(c.unused.len(), 2);
+        assert!(c.unused[0].1.contains("overlaps E1"));
+        assert!(c.unused[1].1.contains("beyond"));
+    }
+
+    #[test]
+    fn figures_ignore_section_numbers_and_read_number_words() {
+        assert_eq!(figures("kept for seven years under § 5897"), vec!["7 year"]);
+        assert_eq!(figures("within 30 days (Section 9)"), vec!["30 day"]);
+        assert_eq!(figures("not less than seven (7) years"), vec!["7 year"]);
+        assert_eq!(
+            figures("Effective April 1, 2019, within 30 calendar days; 5% of claims"),
+            vec!["30 day", "5 percent"]
+        );
+        assert!(figures("no figures here").is_empty());
+    }
+}

@@ -1,0 +1,641 @@
+//! Extract: atomic evidence candidates from retrieved chunks.
+//!
+//! Each candidate is one verbatim byte span of a stored document text: a sentence of the
+//! chunk, or a clause of a long sentence. Rules, in order:
+//!
+//! * Headings, table rules and fragments under [`MIN_WORDS`] words state nothing and are
+//!   skipped; a leading list marker (`-`, `1.`, `(a)`) is left out of the span.
+//! * A sentence over [`MAX_WORDS`] words is cut at clause boundaries (`;`, then `:`, then
+//!   `, and` / `, but` / `, or` / `, which` / `, unless` / `, except`), each piece at least
+//!   [`MIN_WORDS`] words, recursively, cutting nearest the middle. A piece that begins
+//!   mid-clause (a lower-case verb or modal with no subject, a conjunction or relative
+//!   pronoun) is extended back to the start of its sentence, so it says who does what.
+//! * A quote that opens with an unresolved reference (`This`, `These`, `Such`, `It`, `They`,
+//!   `Said`, …), or in lower case (a list item completing a stem such as "Each clinic
+//!   must:"), is extended to include the sentence before it in the same document; when
+//!   there is none (start of the document, or a heading before it) it is marked
+//!   incomplete.
+//! * A quote that only points elsewhere ("See § 5899(b).") is marked incomplete.
+//!
+//! Kind: `requirement` when the quote states an obligation or prohibition (must, shall,
+//! required, prohibited, mandated, may not, …), else `statement`.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::corpus::segment::{sentences, Span};
+use crate::error::Error;
+use crate::index::lexical::{is_stopword, words};
+use crate::retrieve::ChunkView;
+use crate::store::{sha256_hex, Store};
+
+/// Quotes shorter than this many words are not evidence on their own.
+pub const MIN_WORDS: usize = 4;
+/// Sentences longer than this many words are cut at clause boundaries.
+pub const MAX_WORDS: usize = 40;
+/// Clause pieces are at least this many words.
+pub const MIN_PIECE_WORDS: usize = 10;
+
+/// What a quote states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// An obligation or prohibition.
+    Requirement,
+    /// Anything else.
+    Statement,
+}
+
+/// Whether a quote stands on its own.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "state", content = "why")]
+pub enum Completeness {
+    /// Self-contained as cut.
+    Complete,
+    /// Extended backwards to include what it depends on (the reason says what).
+    Extended(String),
+    /// Not self-contained and could not be repaired (the reason says why).
+    Incomplete(String),
+}
+
+/// One extracted evidence candidate (a verbatim span of a stored document).
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Document id.
+    pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), empty for single-document files.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// Source path.
+    pub source: String,
+    /// Document title.
+    pub title: String,
+    /// Chunk the quote came from.
+    pub chunk_id: String,
+    /// sha256 of the document text the span refers to.
+    pub content_hash: String,
+    /// The quote: `doc_text[start..end]`.
+    pub quote: String,
+    /// Byte offset of the quote in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: usize,
+    /// Requirement or statement.
+    pub kind: Kind,
+    /// Self-contained, extended, or incomplete.
+    pub completeness: Completeness,
+    /// Research step that retrieved the chunk.
+    pub step: usize,
+    /// 1-based rank of the chunk in its step's retrieval.
+    pub chunk_rank: usize,
+}
+
+impl Candidate {
+    /// The key that survives re-indexing: derived from (document content hash, start, end).
+    pub fn evidence_key(&self) -> String {
+        evidence_key(&self.content_hash, self.start, self.end)
+    }
+}
+
+/// Stable evidence key: the first 16 hex digits of sha256("content_hash:start:end").
+pub fn evidence_key(content_hash: &str, start: usize, end: usize) -> String {
+    sha256_hex(format!("{content_hash}:{start}:{end}").as_bytes())[..16].to_string()
+}
+
+/// Words of `s` as the length rules count them: whitespace-separated tokens with a letter
+/// or digit.
+pub fn word_count(s: &str) -> usize {
+    s.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
+}
+
+/// Obligation and prohibition markers (single words, then two-word phrases).
+const REQUIREMENT_WORDS: &[&str] = &[
+    "must",
+    "shall",
+    "required",
+    "requires",
+    "require",
+    "prohibited",
+    "prohibits",
+    "prohibit",
+    "mandated",
+    "mandates",
+    "mandatory",
+    "obligated",
+    "forbidden",
+];
+const REQUIREMENT_PAIRS: &[(&str, &str)] = &[("may", "not"), ("shall", "not"), ("is", "required")];
+
+/// `requirement` when `quote` states an obligation or prohibition.
+pub fn kind_of(quote: &str) -> Kind {
+    let w = words(quote);
+    let single = w.iter().any(|x| REQUIREMENT_WORDS.contains(&x.as_str()));
+    let pair = w
+        .windows(2)
+        .any(|p| REQUIREMENT_PAIRS.contains(&(p[0].as_str(), p[1].as_str())));
+    if single || pair {
+        Kind::Requirement
+    } else {
+        Kind::Statement
+    }
+}
+
+/// Openings that refer back to something the quote does not contain.
+const BACK_REFERENCES: &[&str] = &[
+    "this",
+    "these",
+    "that",
+    "those",
+    "such",
+    "it",
+    "its",
+    "they",
+    "their",
+    "them",
+    "he",
+    "she",
+    "his",
+    "her",
+    "said",
+    "thereafter",
+    "therefore",
+    "thus",
+    "hence",
+    "otherwise",
+    "both",
+    "either",
+    "neither",
+];
+
+/// The first word of `s`, lower-cased (letters and digits only).
+fn first_word(s: &str) -> String {
+    words(s).into_iter().next().unwrap_or_default()
+}
+
+/// Whether `quote` opens with a reference to text before it.
+pub fn opens_with_back_reference(quote: &str) -> bool {
+    let first = first_word(quote);
+    if BACK_REFERENCES.contains(&first.as_str()) {
+        return true;
+    }
+    // "The above", "The same", "The foregoing", "The former/latter".
+    let w: Vec<String> = words(quote).into_iter().take(2).collect();
+    w.len() == 2
+        && w[0] == "the"
+        && matches!(
+            w[1].as_str(),
+            "above" | "same" | "foregoing" | "former" | "latter" | "aforementioned"
+        )
+}
+
+/// Openings of a clause that continues an earlier one (no subject of its own).
+const CONTINUATIONS: &[&str] = &[
+    "and",
+    "or",
+    "but",
+    "nor",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "where",
+    "including",
+    "unless",
+    "except",
+    "must",
+    "shall",
+    "may",
+    "will",
+    "should",
+    "can",
+    "is",
+    "are",
+    "was",
+    "were",
+    "has",
+    "have",
+    "had",
+    "to",
+    "then",
+];
+
+fn continues_a_clause(piece: &str) -> bool {
+    let t = piece.trim_start();
+    let starts_lower = t.chars().next().is_some_and(|c| c.is_lowercase());
+    starts_lower || CONTINUATIONS.contains(&first_word(t).as_str())
+}
+
+/// Words a pure cross-reference is made of ("See § 5899(b) of the Act.").
+const REFERENCE_WORDS: &[&str] = &[
+    "see",
+    "section",
+    "sections",
+    "subdivision",
+    "subsection",
+    "paragraph",
+    "chapter",
+    "article",
+    "part",
+    "title",
+    "act",
+    "code",
+    "above",
+    "below",
+    "also",
+    "cf",
+    "pursuant",
+    "under",
+    "refer",
+    "described",
+    "provided",
+    "set",
+    "forth",
+    "appendix",
+    "table",
+    "figure",
+];
+
+/// Whether `quote` only points to another provision and says nothing itself.
+pub fn is_dangling_reference(quote: &str) -> bool {
+    let w = words(quote);
+    let points = w
+        .iter()
+        .any(|x| matches!(x.as_str(), "see" | "refer" | "cf" | "pursuant"))
+        || quote.contains('§');
+    if !points {
+        return false;
+    }
+    let substantive = w
+        .iter()
+        .filter(|x| {
+            !is_stopword(x)
+                && !REFERENCE_WORDS.contains(&x.as_str())
+                && !x.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase() && x.len() <= 2)
+        })
+        .count();
+    substantive < 2
+}
+
+/// Clause boundaries inside `text`, as byte offsets where the next piece starts, with a
+/// priority (lower is stronger).
+fn clause_cuts(text: &str) -> Vec<(usize, u8)> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        if (c == b';' || c == b':') && b.get(i + 1) == Some(&b' ') {
+            out.push((i + 2, if c == b';' { 0 } else { 1 }));
+        }
+    }
+    for marker in [
+        ", and ", ", but ", ", or ", ", which ", ", unless ", ", except ", ", while ",
+        ", whereas ",
+    ] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(marker) {
+            let at = from + i + 2; // the piece starts at the conjunction
+            out.push((at, 2));
+            from = at;
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Cut `span` of `text` into clause pieces of at most [`MAX_WORDS`] words where a clause
+/// boundary allows (each piece at least [`MIN_PIECE_WORDS`] words).
+fn cut(text: &str, span: Span, out: &mut Vec<Span>) {
+    let s = span.slice(text);
+    let total = word_count(s);
+    if total <= MAX_WORDS {
+        out.push(span);
+        return;
+    }
+    let mut best: Option<(u8, usize, usize)> = None; // (priority, distance from middle, at)
+    for (at, prio) in clause_cuts(s) {
+        let left = word_count(&s[..at]);
+        let right = total - left;
+        if left < MIN_PIECE_WORDS || right < MIN_PIECE_WORDS {
+            continue;
+        }
+        let dist = left.abs_diff(total / 2);
+        if best.is_none_or(|(p, d, _)| (prio, dist) < (p, d)) {
+            best = Some((prio, dist, at));
+        }
+    }
+    match best {
+        None => out.push(span),
+        Some((_, _, at)) => {
+            let left = trim_span(text, Span::new(span.start, span.start + at));
+            let right = trim_span(text, Span::new(span.start + at, span.end));
+            cut(text, left, out);
+            cut(text, right, out);
+        }
+    }
+}
+
+/// Shrink `span` past surrounding whitespace and a trailing comma or semicolon.
+fn trim_span(text: &str, span: Span) -> Span {
+    let s = span.slice(text);
+    let lead = s.len() - s.trim_start().len();
+    let t = s.trim();
+    let t = t.trim_end_matches([',', ';']).trim_end();
+    Span::new(span.start + lead, span.start + lead + t.len())
+}
+
+/// Leave a list marker (`-`, `*`, `1.`, `(a)`, `2)`) and Markdown emphasis out of a
+/// sentence span.
+fn strip_marker(text: &str, span: Span) -> Span {
+    let s = span.slice(text);
+    let mut skip = 0;
+    let t = s;
+    if let Some(rest) = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .or_else(|| t.strip_prefix("• "))
+        .or_else(|| t.strip_prefix("> "))
+    {
+        skip = t.len() - rest.len();
+    } else {
+        // "1.", "1.2.", "2)", "(a)", "(iv)", "a)" followed by whitespace.
+        let first_ws = t.find(char::is_whitespace).unwrap_or(t.len());
+        let tok = &t[..first_ws];
+        let inner = tok
+            .trim_start_matches('(')
+            .trim_end_matches([')', '.'])
+            .replace('.', "");
+        let is_marker = first_ws < t.len()
+            && tok.len() <= 8
+            && (tok.ends_with('.') || tok.ends_with(')'))
+            && !inner.is_empty()
+            && (inner.chars().all(|c| c.is_ascii_digit())
+                || (inner.len() <= 4 && inner.chars().all(|c| c.is_ascii_lowercase())));
+        if is_marker {
+            skip = first_ws;
+        }
+    }
+    let rest = &s[skip..];
+    let rest_trim = rest.trim_start().trim_start_matches("**").trim_start();
+    let start = span.start + (s.len() - rest_trim.len());
+    Span::new(start.min(span.end), span.end)
+}
+
+fn is_heading_or_rule(s: &str) -> bool {
+    let t = s.trim_start();
+    t.starts_with('#') || t.starts_with('|') || t.chars().all(|c| "-*_=".contains(c))
+}
+
+/// The sentence of `text` that ends before `at`, if it is in the same paragraph (no
+/// blank line or heading between) and is not a heading.
+fn previous_sentence(text: &str, at: usize) -> Option<Span> {
+    let mut from = at.saturating_sub(3000);
+    while !text.is_char_boundary(from) {
+        from -= 1;
+    }
+    let last = sentences(&text[from..at]).pop()?;
+    if from > 0 && last.start == 0 {
+        return None; // the window may have cut this sentence: unknown, so not used
+    }
+    let prev = Span::new(from + last.start, from + last.end);
+    let between = &text[prev.end..at];
+    if between.contains("\n\n") || is_heading_or_rule(prev.slice(text)) {
+        return None;
+    }
+    Some(prev)
+}
+
+/// Candidate spans of one chunk: sentence or clause spans with their completeness,
+/// before the document-level fields are attached.
+pub fn spans_of_chunk(doc_text: &str, chunk: Span) -> Vec<(Span, Completeness)> {
+    let mut out = Vec::new();
+    let chunk_text = chunk.slice(doc_text);
+    for s in sentences(chunk_text) {
+        let sent = Span::new(chunk.start + s.start, chunk.start + s.end);
+        if is_heading_or_rule(sent.slice(doc_text)) {
+            continue;
+        }
+        let raw_start = sent.start;
+        let sent = strip_marker(doc_text, sent);
+        if word_count(sent.slice(doc_text)) < MIN_WORDS {
+            continue;
+        }
+        let mut pieces = Vec::new();
+        cut(doc_text, sent, &mut pieces);
+        for (i, p) in pieces.iter().enumerate() {
+            let mut span = *p;
+            let mut state = Completeness::Complete;
+            let q = span.slice(doc_text);
+            if i > 0 && continues_a_clause(q) {
+                span = Span::new(sent.start, p.end);
+                state = Completeness::Extended(
+                    "the clause continues its sentence; quoted from the sentence start".into(),
+                );
+            }
+            let q = span.slice(doc_text);
+            let lower = q.chars().next().is_some_and(char::is_lowercase);
+            if opens_with_back_reference(q) || (lower && span.start == sent.start) {
+                let before = if span.start == sent.start {
+                    raw_start
+                } else {
+                    span.start
+                };
+                match previous_sentence(doc_text, before) {
+                    Some(prev) => {
+                        let prev = strip_marker(doc_text, prev);
+                        span = Span::new(prev.start, span.end);
+                        let head = prev.slice(doc_text);
+                        state = if opens_with_back_reference(head)
+                            || head.chars().next().is_some_and(char::is_lowercase)
+                        {
+                            Completeness::Incomplete(format!(
+                                "opens with {:?}, and the sentence before it depends on another in turn",
+                                first_word(q)
+                            ))
+                        } else {
+                            Completeness::Extended(format!(
+                                "opens with {:?}; the sentence it depends on is included",
+                                first_word(q)
+                            ))
+                        };
+                    }
+                    None => {
+                        state = Completeness::Incomplete(format!(
+                            "opens with {:?} but no earlier sentence in its paragraph says what it refers to",
+                            first_word(q)
+                        ))
+                    }
+                }
+            }
+            let q = span.slice(doc_text);
+            if state == Completeness::Complete && is_dangling_reference(q) {
+                state = Completeness::Incomplete(
+                    "only points to another provision and states nothing itself".into(),
+                );
+            }
+            if word_count(q) >= MIN_WORDS {
+                out.push((span, state));
+            }
+        }
+    }
+    out
+}
+
+/// Extract candidates from `chunks` (retrieved at `step`, best first). Documents are read
+/// from `store`; a chunk whose document is gone is skipped. The same span is returned
+/// once (first chunk wins).
+pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<Candidate>, Error> {
+    let mut docs: HashMap<String, Option<(String, String)>> = HashMap::new();
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (rank, c) in chunks.iter().enumerate() {
+        if !docs.contains_key(&c.doc_id) {
+            let text = store.document_text(&c.doc_id)?;
+            let entry = text.map(|t| {
+                let h = sha256_hex(t.as_bytes());
+                (t, h)
+            });
+            docs.insert(c.doc_id.clone(), entry);
+        }
+        let Some((text, hash)) = docs[&c.doc_id].as_ref() else {
+            continue;
+        };
+        if text.get(c.start..c.end) != Some(c.text.as_str()) {
+            continue; // the chunk no longer matches its document; nothing to quote
+        }
+        let lines = crate::corpus::segment::LineIndex::new(text);
+        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end)) {
+            if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
+                continue;
+            }
+            let quote = span.slice(text).to_string();
+            out.push(Candidate {
+                doc_id: c.doc_id.clone(),
+                key: c.key.clone(),
+                source: c.source.clone(),
+                title: c.title.clone(),
+                chunk_id: c.chunk_id.clone(),
+                content_hash: hash.clone(),
+                kind: kind_of(&quote),
+                quote,
+                start: span.start,
+                end: span.end,
+                line: lines.line_of(span.start),
+                completeness,
+                step,
+                chunk_rank: rank + 1,
+            });
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn quotes(text: &str) -> Vec<(String, Completeness)> {
+        spans_of_chunk(text, Span::new(0, text.len()))
+            .into_iter()
+            .map(|(s, c)| (s.slice(text).to_string(), c))
+            .collect()
+    }
+
+    #[test]
+    fn kinds_follow_obligation_words() {
+        assert_eq!(kind_of("Counties must retain records."), Kind::Requirement);
+        assert_eq!(kind_of("Staff may not bill clients."), Kind::Requirement);
+        assert_eq!(kind_of("Balance billing is prohibited."), Kind::Requirement);
+        assert_eq!(kind_of("The county is required to report."), Kind::Requirement);
+        assert_eq!(kind_of("Staff may bill SMAP."), Kind::Statement);
+        assert_eq!(kind_of("The clinic opened in 1990."), Kind::Statement);
+    }
+
+    #[test]
+    fn headings_markers_and_fragments_are_not_quotes() {
+        let text = "## 4.2 Retention\n\n- Client records must be retained for seven years.\n\nSee above.";
+        let q = quotes(text);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert_eq!(q[0].0, "Client records must be retained for seven years.");
+        assert_eq!(q[0].1, Completeness::Complete);
+    }
+
+    #[test]
+    fn back_references_take_the_sentence_before_or_are_incomplete() {
+        let text = "Client records must be retained for seven years after the last service. \
+                    This requirement follows section 5897 of the Act and the County Code.";
+        let q = quotes(text);
+        assert_eq!(q.len(), 2);
+        assert!(q[1].0.starts_with("Client records must"), "{q:?}");
+        assert!(q[1].0.ends_with("County Code."));
+        assert!(matches!(q[1].1, Completeness::Extended(_)));
+        let text = "## Heading\n\nThis requirement follows section 5897 of the Act and the Code.";
+        let q = quotes(text);
+        assert!(matches!(q[0].1, Completeness::Incomplete(_)), "{q:?}");
+    }
+
+    #[test]
+    fn pure_cross_references_are_incomplete() {
+        assert!(is_dangling_reference("See § 5899(b)."));
+        assert!(is_dangling_reference("See also Section 9.40.140 of the County Code."));
+        assert!(!is_dangling_reference(
+            "Records must be kept for seven years (see § 5897)."
+        ));
+        assert!(!is_dangling_reference("Counties must retain records."));
+    }
+
+    #[test]
+    fn long_sentences_are_cut_at_clause_boundaries() {
+        let long = "The Department must give the client and the landlord written notice at least \
+                    thirty days before housing assistance ends for any reason at all; the notice \
+                    must state the reason for the decision and explain how to file a grievance \
+                    or an appeal under Chapter 6 of this manual within the time allowed.";
+        assert!(word_count(long) > MAX_WORDS);
+        let q = quotes(long);
+        assert_eq!(q.len(), 2, "{q:?}");
+        assert!(q[0].0.ends_with("for any reason at all"));
+        assert!(q[1].0.starts_with("the notice must state"));
+        // A piece that continues its clause is extended to the sentence start.
+        let long = "Each clinic that provides outpatient services to adults in the county \
+                    program keeps a register of every client seen in the past year, and must \
+                    send a complete copy of that register to the Department of Behavioural \
+                    Health every quarter together with the signed quarterly attestation form.";
+        let q = quotes(long);
+        assert_eq!(q.len(), 2, "{q:?}");
+        assert!(q[1].0.starts_with("Each clinic"));
+        assert!(matches!(q[1].1, Completeness::Extended(_)));
+    }
+
+    #[test]
+    fn evidence_keys_depend_on_content_and_span_only() {
+        let a = evidence_key("abc", 1, 5);
+        assert_eq!(a, evidence_key("abc", 1, 5));
+        assert_ne!(a, evidence_key("abd", 1, 5));
+        assert_ne!(a, evidence_key("abc", 1, 6));
+        assert_eq!(a.len(), 16);
+    }
+
+    proptest! {
+        #[test]
+        fn every_candidate_is_a_verbatim_span_inside_the_text(
+            text in "([A-Za-z]{1,9}[ ,;:]{1,2}|This |See § 5 |\\. |\n\n|## h\n|- |1\\. ){0,120}"
+        ) {
+            let chunk = Span::new(0, text.len());
+            for (span, state) in spans_of_chunk(&text, chunk) {
+                let q = text.get(span.start..span.end);
+                prop_assert!(q.is_some(), "span {:?} not on char boundaries", span);
+                let q = q.unwrap();
+                prop_assert!(word_count(q) >= MIN_WORDS);
+                prop_assert_eq!(q.trim(), q);
+                if let Completeness::Incomplete(why) = state {
+                    prop_assert!(!why.is_empty());
+                }
+            }
+        }
+    }
+}
