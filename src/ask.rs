@@ -327,7 +327,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     timings.insert("retrieve".to_string(), ms(t));
     let t = Instant::now();
     let chunks: Vec<_> = retrieval.hits.iter().map(|h| h.chunk.clone()).collect();
-    let candidates = extract(engine.store(), &chunks, 1)?;
+    let mut candidates = extract(engine.store(), &chunks, 1)?;
+    for c in candidates.iter_mut() {
+        c.chunk_cosine = retrieval.hits[c.chunk_rank - 1].cosine;
+    }
     timings.insert("extract".to_string(), ms(t));
     let t = Instant::now();
     let n_candidates = candidates.len();
@@ -564,4 +567,137 @@ fn missing(q: &str, r: &Retrieval, ided: &[(String, Verdict)], gate_passed: bool
         out.push("the composed text failed the Evidence Gate (see gate)".into());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::ingest::{ingest, IngestOptions};
+    use crate::models::HashEmbedder;
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config as PropConfig, TestRunner};
+    use std::path::PathBuf;
+    use std::sync::Arc;
+
+    fn sample_engine(dir: &std::path::Path) -> Engine {
+        let cfg = Config {
+            index: dir.join("idx"),
+            ..Config::default()
+        };
+        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(128)), true).unwrap();
+        let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        ingest(&mut e, &[corpus], &IngestOptions::default()).unwrap();
+        e
+    }
+
+    fn opts() -> AskOptions {
+        let mut o = AskOptions::from_config(&Config::default());
+        o.relevance.min_relevance = 0.3;
+        o
+    }
+
+    /// The invariants of every run, checked against the store.
+    fn check_invariants(e: &Engine, run: &Run) -> Result<(), TestCaseError> {
+        let a = &run.answer;
+        let ids: HashSet<&str> = a.evidence.iter().map(|x| x.id.as_str()).collect();
+        for x in &a.evidence {
+            let text = e.store().document_text(&x.doc_id).unwrap().unwrap();
+            prop_assert_eq!(&text[x.start..x.end], x.quote.as_str());
+        }
+        for c in crate::evidence::gate::citations(&a.answer) {
+            prop_assert!(ids.contains(c.id.as_str()), "unknown id {}", c.id);
+        }
+        for s in &a.sentences {
+            prop_assert!(!s.citations.is_empty());
+            let body = sentence_body(&s.text);
+            prop_assert!(a
+                .evidence
+                .iter()
+                .any(|x| s.citations.contains(&x.id) && x.quote.contains(body)));
+        }
+        match a.status {
+            Status::Answered => {
+                prop_assert!(a.gate.passed && !a.evidence.is_empty());
+                prop_assert!(a.confidence > Confidence::Insufficient);
+            }
+            _ => {
+                prop_assert!(a.answer.is_empty() && a.sentences.is_empty());
+                prop_assert_eq!(a.confidence, Confidence::Insufficient);
+            }
+        }
+        // Ids are E1..En, each once, over evidence, rejected and the audit's candidates.
+        let mut all: Vec<usize> = run
+            .candidates
+            .iter()
+            .map(|c| c.id[1..].parse().unwrap())
+            .collect();
+        all.sort_unstable();
+        prop_assert_eq!(all, (1..=run.candidates.len()).collect::<Vec<_>>());
+        Ok(())
+    }
+
+    #[test]
+    fn every_answer_keeps_the_invariants() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let o = opts();
+        let word = prop_oneof![
+            Just("records".to_string()),
+            Just("retained".to_string()),
+            Just("youth".to_string()),
+            Just("assessment".to_string()),
+            Just("grievance".to_string()),
+            Just("days".to_string()),
+            Just("must".to_string()),
+            Just("This".to_string()),
+            Just("§".to_string()),
+            "[a-z]{2,9}",
+        ];
+        let mut runner = TestRunner::new(PropConfig::with_cases(40));
+        runner
+            .run(&proptest::collection::vec(word, 1..14), |w| {
+                let q = w.join(" ");
+                let run = ask(&e, &q, &o).unwrap();
+                check_invariants(&e, &run)
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn same_corpus_and_question_give_the_same_answer() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let q = "How long must client records be retained?";
+        let a = ask(&e, q, &opts()).unwrap().answer;
+        let b = ask(&e, q, &opts()).unwrap().answer;
+        assert_eq!(a.status, Status::Answered);
+        assert_eq!(a.answer, b.answer);
+        assert_eq!(
+            serde_json::to_string(&a.evidence).unwrap(),
+            serde_json::to_string(&b.evidence).unwrap()
+        );
+        assert!(a.answer.contains("[E1"), "E1 is cited first: {}", a.answer);
+    }
+
+    #[test]
+    fn confidence_levels_follow_counts_and_weak_retrieval_lowers_them() {
+        assert_eq!(confidence(0, 0.9), Confidence::Insufficient);
+        assert_eq!(confidence(1, 0.9), Confidence::Low);
+        assert_eq!(confidence(3, 0.9), Confidence::Medium);
+        assert_eq!(confidence(5, 0.9), Confidence::High);
+        assert_eq!(confidence(5, 0.1), Confidence::Medium);
+        assert_eq!(confidence(2, 0.1), Confidence::Low);
+        assert_eq!(confidence(1, 0.1), Confidence::Low);
+    }
+
+    #[test]
+    fn the_guard_rejects_empty_wordless_and_overlong_questions() {
+        let o = opts();
+        assert!(guard("  ", &o).unwrap().contains("empty"));
+        assert!(guard("?!", &o).unwrap().contains("no words"));
+        let long = "word ".repeat(o.max_question_words + 1);
+        assert!(guard(&long, &o).unwrap().contains("limit"));
+        assert_eq!(guard("How long are records kept?", &o), None);
+    }
 }

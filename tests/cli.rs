@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::common::model_dir;
 
 /// An `attest` command on index `idx`, with the bundled model.
-fn attest(idx: &Path) -> Command {
+pub(crate) fn attest(idx: &Path) -> Command {
     let mut c = Command::cargo_bin("attest").unwrap();
     c.arg("--index")
         .arg(idx)
@@ -19,16 +19,16 @@ fn attest(idx: &Path) -> Command {
     c
 }
 
-fn json(out: &[u8]) -> Value {
+pub(crate) fn json(out: &[u8]) -> Value {
     serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
 }
 
-fn sample_corpus() -> PathBuf {
+pub(crate) fn sample_corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
 /// Copy the sample corpus into a scratch directory the test may change.
-fn scratch_corpus(dir: &Path) -> PathBuf {
+pub(crate) fn scratch_corpus(dir: &Path) -> PathBuf {
     let dst = dir.join("docs");
     std::fs::create_dir_all(&dst).unwrap();
     for e in std::fs::read_dir(sample_corpus()).unwrap() {
@@ -38,7 +38,7 @@ fn scratch_corpus(dir: &Path) -> PathBuf {
     dst
 }
 
-fn ingest_json(idx: &Path, args: &[&Path]) -> (Value, i32) {
+pub(crate) fn ingest_json(idx: &Path, args: &[&Path]) -> (Value, i32) {
     let out = attest(idx)
         .arg("ingest")
         .args(args)
@@ -420,10 +420,10 @@ fn search_on_a_missing_index_says_to_ingest_first() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("attest ingest"));
 }
 
-#[test]
-fn eval_retrieval_reports_every_mode_on_a_small_beir_dataset() {
-    let tmp = tempfile::tempdir().unwrap();
-    let ds = tmp.path().join("tiny");
+/// A five-document BEIR dataset (`corpus.jsonl`, `queries.jsonl`, `qrels/test.tsv`) with
+/// two judged queries, under `dir/tiny`.
+pub(crate) fn tiny_beir(dir: &Path) -> PathBuf {
+    let ds = dir.join("tiny");
     std::fs::create_dir_all(ds.join("qrels")).unwrap();
     let docs = [
         (
@@ -467,6 +467,13 @@ fn eval_retrieval_reports_every_mode_on_a_small_beir_dataset() {
         "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n",
     )
     .unwrap();
+    ds
+}
+
+#[test]
+fn eval_retrieval_reports_every_mode_on_a_small_beir_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tiny_beir(tmp.path());
     let out = attest(&tmp.path().join("unused"))
         .current_dir(tmp.path())
         .args(["eval", "retrieval", "--dataset"])

@@ -42,6 +42,29 @@ pub struct QuestionResult {
     /// (cosine, coverage) of the complete, verbatim candidates scored by the model.
     #[serde(skip)]
     pub signals: Vec<(f64, f64)>,
+    /// Every candidate's relevance signals, for calibration.
+    pub candidates: Vec<CandidateSignals>,
+}
+
+/// Relevance signals of one candidate, with its judgment (for calibrating thresholds).
+#[derive(Debug, Clone, Serialize)]
+pub struct CandidateSignals {
+    /// Document key.
+    pub key: String,
+    /// Rank of its chunk.
+    pub chunk_rank: usize,
+    /// Cosine question–chunk.
+    pub chunk_cosine: f64,
+    /// Cosine question–quote (None when not scored).
+    pub cosine: Option<f64>,
+    /// Question-term coverage.
+    pub coverage: f64,
+    /// Relevance score.
+    pub score: f64,
+    /// Verdict: `verified` or the rejection reason.
+    pub verdict: String,
+    /// Whether its document is judged relevant (answerable runs).
+    pub relevant: Option<bool>,
 }
 
 /// Answer-level metrics.
@@ -170,8 +193,34 @@ pub fn evaluate(
                     .map(|cos| (cos, c.verdict.relevance.coverage))
             })
             .collect();
+        let judged = qrels.and_then(|qr| qr.get(&q.id));
+        let candidates = run
+            .candidates
+            .iter()
+            .map(|c| {
+                let v = &c.verdict;
+                CandidateSignals {
+                    key: v.candidate.key.clone(),
+                    chunk_rank: v.candidate.chunk_rank,
+                    chunk_cosine: v.candidate.chunk_cosine,
+                    cosine: v.relevance.cosine,
+                    coverage: v.relevance.coverage,
+                    score: v.relevance.score,
+                    verdict: v.rejected.as_ref().map_or("verified".into(), |r| {
+                        serde_json::to_value(r.reason)
+                            .ok()
+                            .and_then(|x| x.as_str().map(str::to_string))
+                            .unwrap_or_default()
+                    }),
+                    relevant: qrels.map(|_| {
+                        judged.is_some_and(|j| j.get(&v.candidate.key).is_some_and(|&s| s > 0))
+                    }),
+                }
+            })
+            .collect();
         results.push(QuestionResult {
             id: q.id.clone(),
+            candidates,
             status: a.status,
             cited_docs,
             cites_relevant,

@@ -8,7 +8,9 @@
 //!   are used.
 //! * Near-duplicates merge into one sentence citing all their ids: a span inside another
 //!   span of the same document, or content words overlapping by [`DUPLICATE_JACCARD`] or
-//!   more. A partial overlap with an item already used is left out.
+//!   more with the same figures. A sentence cites the members whose quotes hold it (and
+//!   near-duplicates); a member that holds only part of it is listed as unused. A partial
+//!   overlap with an item already used is left out.
 //! * Conflicts: two items from different documents about the same thing (content words,
 //!   numbers aside, overlapping by [`CONFLICT_JACCARD`] or more) whose figures (`30
 //!   days`, `7 years`) differ, neither set containing the other, are set side by side in
@@ -231,7 +233,9 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
             let contains = same_doc
                 && ((lead.start <= it.start && it.end <= lead.end)
                     || (it.start <= lead.start && lead.end <= it.end));
-            if contains || jaccard(&g.words, &words) >= DUPLICATE_JACCARD {
+            let near = jaccard(&g.words, &words) >= DUPLICATE_JACCARD
+                && figures(&lead.quote) == figures(&it.quote);
+            if contains || near {
                 g.members.push((i, !contains));
                 merged = true;
                 break;
@@ -332,6 +336,16 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
         }
         text.push(para.join(" "));
     }
+    for g in &groups {
+        for &(m, _) in &g.members {
+            if !cited.contains(&items[m].id) {
+                unused.push((
+                    items[m].id.clone(),
+                    format!("part of a sentence quoted from {}", items[g.lead].id),
+                ));
+            }
+        }
+    }
     Composition {
         answer: text.join("\n\n"),
         sentences: all,
@@ -386,8 +400,10 @@ mod tests {
         ];
         let c = compose(&items, 6);
         assert_eq!(c.sentences.len(), 1);
-        assert_eq!(c.sentences[0].citations, vec!["E1", "E2", "E3"]);
-        assert!(c.answer.ends_with("[E1, E2, E3]."));
+        // E3 holds only part of the sentence: merged, not cited for all of it.
+        assert_eq!(c.sentences[0].citations, vec!["E1", "E2"]);
+        assert!(c.answer.ends_with("[E1, E2]."));
+        assert_eq!(c.unused, vec![("E3".to_string(), "part of a sentence quoted from E1".to_string())]);
     }
 
     #[test]

@@ -91,6 +91,8 @@ pub struct Candidate {
     pub step: usize,
     /// 1-based rank of the chunk in its step's retrieval.
     pub chunk_rank: usize,
+    /// Cosine between the question and the whole chunk (set by the caller; 0 unknown).
+    pub chunk_cosine: f64,
 }
 
 impl Candidate {
@@ -225,9 +227,21 @@ const CONTINUATIONS: &[&str] = &[
 ];
 
 fn continues_a_clause(piece: &str) -> bool {
-    let t = piece.trim_start();
-    let starts_lower = t.chars().next().is_some_and(|c| c.is_lowercase());
-    starts_lower || CONTINUATIONS.contains(&first_word(t).as_str())
+    CONTINUATIONS.contains(&first_word(piece).as_str())
+}
+
+/// When `piece` is a conjunction followed by a clause with its own subject ("and the
+/// notice must…"), the byte length of the conjunction and the space after it.
+fn conjunction_before_subject(piece: &str) -> Option<usize> {
+    let w: Vec<String> = words(piece).into_iter().take(2).collect();
+    let subject_start = [
+        "the", "a", "an", "each", "every", "all", "no", "any", "its", "their", "his", "her",
+    ];
+    (w.len() == 2
+        && matches!(w[0].as_str(), "and" | "or" | "but")
+        && subject_start.contains(&w[1].as_str()))
+    .then(|| piece.find(char::is_whitespace).map(|i| i + 1))
+    .flatten()
 }
 
 /// Words a pure cross-reference is made of ("See § 5899(b) of the Act.").
@@ -430,6 +444,12 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span) -> Vec<(Span, Completeness)> 
             let mut span = *p;
             let mut state = Completeness::Complete;
             let q = span.slice(doc_text);
+            if i > 0 {
+                if let Some(skip) = conjunction_before_subject(q) {
+                    span = Span::new(span.start + skip, span.end);
+                }
+            }
+            let q = span.slice(doc_text);
             if i > 0 && continues_a_clause(q) {
                 span = Span::new(sent.start, p.end);
                 state = Completeness::Extended(
@@ -528,6 +548,7 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
                 completeness,
                 step,
                 chunk_rank: rank + 1,
+                chunk_cosine: 0.0,
             });
         }
     }

@@ -1,0 +1,332 @@
+//! `attest ask`, `attest validate --audit` and `attest eval answers` with the real binary,
+//! the real bi-encoder and a real index of the sample corpus.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::cli::{attest, ingest_json, json, sample_corpus, scratch_corpus, tiny_beir};
+
+fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
+    let out = attest(idx)
+        .args(["ask", q, "--json"])
+        .args(extra)
+        .output()
+        .unwrap();
+    (json(&out.stdout), out.status.code().unwrap())
+}
+
+/// The invariants every answer keeps: quotes verbatim in the files, every sentence cites,
+/// no unknown ids, and the text is the sentences.
+fn assert_invariants(a: &Value) {
+    let ids: Vec<&str> = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    for e in a["evidence"].as_array().unwrap() {
+        let text = std::fs::read_to_string(e["source"].as_str().unwrap()).unwrap();
+        let (s, t) = (
+            e["start"].as_u64().unwrap() as usize,
+            e["end"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(&text[s..t], e["quote"].as_str().unwrap(), "verbatim at its span");
+        assert_eq!(e["evidence_key"].as_str().unwrap().len(), 16);
+        assert!(["requirement", "statement"].contains(&e["kind"].as_str().unwrap()));
+    }
+    let mut rebuilt = Vec::new();
+    for s in a["sentences"].as_array().unwrap() {
+        let cites = s["citations"].as_array().unwrap();
+        assert!(!cites.is_empty(), "every sentence cites: {s}");
+        for c in cites {
+            assert!(ids.contains(&c.as_str().unwrap()), "known id {c}");
+        }
+        let body = s["text"].as_str().unwrap();
+        let body = &body[..body.rfind(" [").unwrap()];
+        assert!(
+            cites.iter().any(|c| {
+                a["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|e| e["id"] == *c && e["quote"].as_str().unwrap().contains(body))
+            }),
+            "sentence inside a cited quote: {body}"
+        );
+        rebuilt.push(s["text"].as_str().unwrap().to_string());
+    }
+    let flat: String = a["answer"].as_str().unwrap().replace("\n\n", " ");
+    assert_eq!(flat, rebuilt.join(" "), "the answer is its sentences");
+}
+
+#[test]
+fn ask_answers_with_span_checked_quotes_shows_conflicts_and_abstains_when_silent() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let (_, code) = ingest_json(&idx, &[&sample_corpus()]);
+    assert_eq!(code, 0);
+
+    let q = "How long must client records be retained?";
+    let (a, code) = ask_json(&idx, q, &[]);
+    assert_eq!(code, 0, "{a}");
+    assert_eq!(a["status"], "answered");
+    assert_invariants(&a);
+    assert_eq!(a["gate"]["passed"], true);
+    assert!(a["sentences"][0]["text"].as_str().unwrap().contains("retain"));
+    // The manual says seven years, bulletin 19-04 ten: both cited, side by side.
+    let conflicts = a["conflicts"].as_array().unwrap();
+    assert!(
+        conflicts.iter().any(|c| {
+            let f = c["figures"].to_string();
+            f.contains("7 year") && f.contains("10 year")
+        }),
+        "{}",
+        a["conflicts"]
+    );
+    assert!(["high", "medium"].contains(&a["confidence"].as_str().unwrap()));
+    assert_eq!(a["steps"][0]["status"], "completed");
+    assert!(a["metrics"]["timings_ms"]["total"].as_f64().unwrap() > 0.0);
+
+    // Deterministic: the same question gives the same bytes.
+    let (b, _) = ask_json(&idx, q, &[]);
+    for k in ["answer", "sentences", "evidence", "rejected", "conflicts"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+
+    // Nothing in the corpus: a plain abstention, exit 1, saying what is missing.
+    let (n, code) = ask_json(&idx, "What is the boiling point of liquid nitrogen?", &[]);
+    assert_eq!(code, 1, "{n}");
+    assert_eq!(n["status"], "no_authoritative_evidence");
+    assert_eq!(n["answer"], "");
+    assert_eq!(n["confidence"], "insufficient");
+    assert!(n["evidence"].as_array().unwrap().is_empty());
+    let missing = n["missing_evidence"].to_string();
+    assert!(missing.contains("nitrogen"), "{missing}");
+
+    // Human output: the answer, then each item with source:line; --explain adds the rest.
+    let out = attest(&idx).args(["ask", q, "--explain"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("Evidence:") && text.contains("[E1] "), "{text}");
+    assert!(text.contains(".md:"), "source:line");
+    assert!(text.contains("step 1:") && text.contains("timings (ms):"), "{text}");
+}
+
+#[test]
+fn bad_questions_get_clear_answers_never_a_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    ingest_json(&idx, &[&sample_corpus()]);
+    for (q, why) in [
+        ("", "empty"),
+        ("   \n ", "empty"),
+        ("?!", "no words"),
+    ] {
+        let (a, code) = ask_json(&idx, q, &[]);
+        assert_eq!(code, 2, "{q:?}");
+        assert_eq!(a["status"], "rejected_input");
+        assert!(a["reason"].as_str().unwrap().contains(why), "{a}");
+    }
+    let long = "records retention county ".repeat(3_334); // 10,002 words
+    let (a, code) = ask_json(&idx, &long, &[]);
+    assert_eq!(code, 2);
+    assert!(a["reason"].as_str().unwrap().contains("10002 words"), "{}", a["reason"]);
+    // Human form: the reason on stderr.
+    let out = attest(&idx).args(["ask", ""]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("empty"));
+    // Another language: an answer that keeps the invariants, or an abstention.
+    for q in [
+        "¿Cuánto tiempo deben conservarse los registros de los clientes?",
+        "東京の記録はいつまで保存しますか",
+    ] {
+        let (a, code) = ask_json(&idx, q, &[]);
+        assert!(code == 0 || code == 1, "{a}");
+        assert_invariants(&a);
+    }
+    // No index yet: an error that says so.
+    let out = attest(&tmp.path().join("none"))
+        .args(["ask", "records"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ingest"));
+}
+
+#[test]
+fn the_audit_trail_replays_and_reports_drift_after_a_document_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let docs = scratch_corpus(tmp.path());
+    ingest_json(&idx, &[&docs]);
+    let audit = tmp.path().join("audit.json");
+    let out = attest(&idx)
+        .args(["ask", "How long must client records be retained?", "--audit"])
+        .arg(&audit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let trail: Value = json(&std::fs::read(&audit).unwrap());
+    assert_eq!(trail["audit_version"], 1);
+    for k in ["retrieval", "candidates", "evidence", "gate", "steps", "metrics"] {
+        assert!(!trail[k].is_null(), "audit has {k}");
+    }
+    assert!(trail["retrieval"][0]["hits"][0]["scores"].is_object());
+    assert!(trail["candidates"].as_array().unwrap().len() >= trail["evidence"].as_array().unwrap().len());
+
+    let replay = |code: i32| {
+        let out = attest(&idx)
+            .args(["validate", "--json", "--audit"])
+            .arg(&audit)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(code), "{out:?}");
+        json(&out.stdout)
+    };
+    let r = replay(0);
+    assert_eq!(r["passed"], true);
+    assert_eq!(r["checked"], r["intact"]);
+
+    // Change the manual's retention sentence and re-ingest: that quote drifts.
+    let cited: Vec<String> = trail["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"].as_str().unwrap().to_string())
+        .collect();
+    let victim = cited
+        .iter()
+        .find(|s| s.contains("05-manual"))
+        .expect("the manual is cited");
+    let text = std::fs::read_to_string(victim).unwrap();
+    std::fs::write(
+        victim,
+        text.replace("Client records must be retained", "Client files must be retained"),
+    )
+    .unwrap();
+    ingest_json(&idx, &[&docs]);
+    let r = replay(1);
+    assert_eq!(r["passed"], false);
+    let drift = r["drift"].as_array().unwrap();
+    assert!(
+        drift.iter().any(|d| d["kind"] == "quote_changed" && d["source"].as_str().unwrap().contains("05-manual")),
+        "{r}"
+    );
+    assert!(r["corpus_version_now"].as_u64() > r["corpus_version_then"].as_u64());
+
+    // Malformed audit files: clear errors naming the file.
+    for (body, msg) in [
+        ("{\"audit_version\": 1", "not valid JSON"),
+        ("[]", "expected an audit object"),
+        ("{\"audit_version\": 9}", "not supported"),
+        (
+            "{\"audit_version\": 1, \"question\": \"q\", \"status\": \"answered\", \"corpus_version\": 1, \"evidence\": [{\"id\": \"E1\"}]}",
+            "evidence item 1 has no \"evidence_key\"",
+        ),
+    ] {
+        let bad = tmp.path().join("bad-audit.json");
+        std::fs::write(&bad, body).unwrap();
+        let out = attest(&idx)
+            .args(["validate", "--audit"])
+            .arg(&bad)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{body}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg) && err.contains("bad-audit.json"), "{err}");
+    }
+}
+
+#[test]
+fn validate_checks_that_paraphrases_are_supported_by_the_quotes_they_cite() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ev = tmp.path().join("evidence.json");
+    std::fs::write(
+        &ev,
+        r#"[{"id": "E1", "quote": "Client records must be retained for seven years after the last date of service."},
+            {"id": "E2", "quote": "A crisis call must receive a follow-up contact within 24 hours."}]"#,
+    )
+    .unwrap();
+    let run = |text: &str| {
+        let f = tmp.path().join("answer.md");
+        std::fs::write(&f, text).unwrap();
+        let out = attest(tmp.path())
+            .arg("validate")
+            .arg(&f)
+            .arg("--evidence")
+            .arg(&ev)
+            .arg("--json")
+            .output()
+            .unwrap();
+        (json(&out.stdout), out.status.code().unwrap())
+    };
+    let (r, code) = run("Client records must be retained for seven years after the last date of service [E1].");
+    assert_eq!(code, 0, "{r}");
+    let (r, code) = run("Clients' records are retained for seven years after their last service [E1].");
+    assert_eq!(code, 0, "a faithful paraphrase is supported: {r}");
+    let (r, code) = run("Housing payments are sent to landlords at the start of each month [E2].");
+    assert_eq!(code, 1, "{r}");
+    assert_eq!(r["violations"][0]["type"], "unsupported_sentence");
+    assert!(r["violations"][0]["message"].as_str().unwrap().contains("similarity"));
+    // An evidence file whose items lack ids or carry a non-string quote: exit 2.
+    std::fs::write(&ev, r#"[{"id": "E1", "quote": ["x"]}]"#).unwrap();
+    let (_, code) = {
+        let f = tmp.path().join("answer.md");
+        let out = attest(tmp.path())
+            .arg("validate")
+            .arg(&f)
+            .arg("--evidence")
+            .arg(&ev)
+            .output()
+            .unwrap();
+        (out.stderr, out.status.code().unwrap())
+    };
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn eval_answers_measures_answerable_and_unanswerable_questions() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ds = tiny_beir(tmp.path());
+    let other = tmp.path().join("other");
+    std::fs::create_dir_all(other.join("qrels")).unwrap();
+    std::fs::write(
+        other.join("corpus.jsonl"),
+        "{\"_id\": \"x1\", \"title\": \"Moons\", \"text\": \"Jupiter has many moons.\"}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        other.join("queries.jsonl"),
+        "{\"_id\": \"o1\", \"text\": \"Which planet has the largest moon in the solar system?\"}\n{\"_id\": \"o2\", \"text\": \"Who painted the Mona Lisa?\"}\n",
+    )
+    .unwrap();
+    std::fs::write(other.join("qrels/test.tsv"), "o1\tx1\t1\no2\tx1\t1\n").unwrap();
+    let run = |extra: &[&str]| {
+        let out = attest(&tmp.path().join("unused"))
+            .current_dir(tmp.path())
+            .args(["eval", "answers", "--json", "--dataset"])
+            .arg(&ds)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        json(&out.stdout)
+    };
+    let r = run(&[]);
+    assert_eq!(r["questions"], 2);
+    assert_eq!(r["answerable"], true);
+    let m = &r["metrics"];
+    assert_eq!(m["answered_rate"], 1.0, "{r}");
+    assert_eq!(m["cites_relevant_doc_rate"], 1.0, "{r}");
+    assert_eq!(m["verbatim_rate"], 1.0);
+    assert_eq!(m["unknown_citations"], 0);
+    assert_eq!(m["uncited_sentences"], 0);
+    assert!(m["p50_ms"].as_f64().unwrap() > 0.0);
+    assert!(r["relevance_sweep"]["w=0.5"].is_object());
+    let other_s = other.display().to_string();
+    let r = run(&["--questions-from", &other_s]);
+    assert_eq!(r["answerable"], false);
+    assert_eq!(r["metrics"]["abstain_rate"], 1.0, "{r}");
+    assert!(r["metrics"]["cites_relevant_doc_rate"].is_null());
+}
