@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: fetch the models if absent, build, ingest the bundled
-# sample corpus into ./.attest, and run sample searches (plain and multi-query).
+# sample corpus into ./.attest, run sample searches (plain and multi-query), then ask the
+# corpus real questions: a cited answer (with a conflict between two sources), and an
+# abstention for a question the corpus cannot answer.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,3 +24,9 @@ done
 echo
 echo "== attest search --multi-query \"How soon must an assessment be completed after first contact?\""
 "$attest" search --multi-query "How soon must an assessment be completed after first contact?"
+echo
+echo "== attest ask \"How long must client records be retained?\""
+"$attest" ask "How long must client records be retained?"
+echo
+echo "== attest ask \"What is the boiling point of liquid nitrogen?\"   (not in the corpus: exit 1)"
+"$attest" ask "What is the boiling point of liquid nitrogen?" || [ $? -eq 1 ]

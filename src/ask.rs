@@ -237,6 +237,7 @@ impl AskOptions {
             relevance: RelevanceConfig {
                 min_relevance: cfg.min_relevance,
                 cosine_weight: cfg.cosine_weight,
+                coverage_weight: cfg.coverage_weight,
                 min_cross_relevance: cfg.min_cross_relevance,
                 embed_budget: cfg.embed_budget,
             },
@@ -304,11 +305,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         });
     }
     let q = question.trim();
-    let reranker = if opts.rerank {
-        engine.reranker()
-    } else {
-        None
-    };
+    let reranker = if opts.rerank { engine.reranker() } else { None };
     // One research step (the research loop adds more).
     let t = Instant::now();
     let mopts = MultiOptions {
@@ -373,7 +370,45 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             end: v.candidate.end,
         })
         .collect();
-    let first = compose(&items, opts.max_statements);
+    let mut items = items;
+    let mut first = compose(&items, opts.max_statements);
+    // Sentences the gate rejects are dropped with the items they cite, and the rest is
+    // composed again (at most three rounds); what still fails is withheld below.
+    let mut dropped: Vec<(String, String)> = Vec::new();
+    for _ in 0..3 {
+        let cited: HashSet<String> = first.cited.iter().cloned().collect();
+        let g = check(&first.answer, &cited, &opts.gate);
+        if g.passed {
+            break;
+        }
+        let mut drop: Vec<(String, String)> = Vec::new();
+        for v in g.violations.iter().filter(|v| v.severity == "error") {
+            if let Some(sent) = &v.sentence {
+                for s in &first.sentences {
+                    if sent.contains(sentence_body(&s.text)) || s.text.contains(sent.as_str()) {
+                        for id in &s.citations {
+                            drop.push((id.clone(), format!("dropped by the gate: {}", v.message)));
+                        }
+                    }
+                }
+            } else if v.kind == "low_citation_density" {
+                // The longest cited quote carries the fewest citations per word.
+                if let Some(it) = items
+                    .iter()
+                    .filter(|i| cited.contains(&i.id))
+                    .max_by_key(|i| (word_count(&i.quote), std::cmp::Reverse(i.id.clone())))
+                {
+                    drop.push((it.id.clone(), format!("dropped by the gate: {}", v.message)));
+                }
+            }
+        }
+        if drop.is_empty() {
+            break;
+        }
+        items.retain(|i| !drop.iter().any(|(id, _)| *id == i.id));
+        dropped.extend(drop);
+        first = compose(&items, opts.max_statements);
+    }
     // Renumber so the answer reads E1, E2, … in order: cited items first, then the other
     // verified items, then the rejected ones; compose again under the new ids (the same
     // items in the same order give the same text).
@@ -492,7 +527,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             .collect();
         answer.confidence = confidence(verified.len(), retrieval.confidence);
     } else {
-        answer.missing_evidence = missing(q, &retrieval, &ided, answer.gate.passed);
+        answer.missing_evidence = missing(q, &retrieval, &ided, answer.gate.passed, opts);
     }
     answer.metrics = Metrics {
         timings_ms: timings,
@@ -512,7 +547,15 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             .into_iter()
             .map(|(id, verdict)| Candidate { id, verdict })
             .collect(),
-        unused: composition.unused,
+        unused: composition
+            .unused
+            .into_iter()
+            .chain(
+                dropped
+                    .into_iter()
+                    .map(|(id, why)| (rename[id.as_str()].clone(), why)),
+            )
+            .collect(),
     })
 }
 
@@ -525,7 +568,13 @@ pub fn sentence_body(sentence: &str) -> &str {
 }
 
 /// What was searched for and not found.
-fn missing(q: &str, r: &Retrieval, ided: &[(String, Verdict)], gate_passed: bool) -> Vec<String> {
+fn missing(
+    q: &str,
+    r: &Retrieval,
+    ided: &[(String, Verdict)],
+    gate_passed: bool,
+    opts: &AskOptions,
+) -> Vec<String> {
     let mut out = vec![format!(
         "verbatim evidence that addresses: {q} (searched as: {})",
         r.queries.join(" | ")
@@ -556,11 +605,12 @@ fn missing(q: &str, r: &Retrieval, ided: &[(String, Verdict)], gate_passed: bool
             v.rejected
                 .as_ref()
                 .is_some_and(|r| r.reason == Reason::IncompleteQuote)
+                && v.relevance.score >= opts.relevance.min_relevance
         })
         .count();
     if n_incomplete > 0 {
         out.push(format!(
-            "{n_incomplete} passage(s) were not self-contained (see rejected)"
+            "{n_incomplete} relevant passage(s) were not self-contained, so not quoted (see rejected)"
         ));
     }
     if !gate_passed {

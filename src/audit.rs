@@ -106,9 +106,12 @@ fn string(item: &Value, name: &str, path: &Path, what: &str) -> Result<String, E
 }
 
 fn number(item: &Value, name: &str, path: &Path, what: &str) -> Result<u64, Error> {
-    field(item, name, path, what)?
-        .as_u64()
-        .ok_or_else(|| bad(path, format!("{what}: \"{name}\" is not a non-negative integer")))
+    field(item, name, path, what)?.as_u64().ok_or_else(|| {
+        bad(
+            path,
+            format!("{what}: \"{name}\" is not a non-negative integer"),
+        )
+    })
 }
 
 /// Re-check every cited quote of the audit at `path` against `store`.

@@ -81,13 +81,17 @@ pub struct Config {
     /// Chunks `attest ask` retrieves and extracts evidence from (`ATTEST_ASK_CHUNKS`,
     /// default 5).
     pub ask_chunks: usize,
-    /// Distinct statements an answer uses at most (`ATTEST_MAX_STATEMENTS`, default 6).
+    /// Distinct statements an answer uses at most (`ATTEST_MAX_STATEMENTS`, default 4).
     pub max_statements: usize,
     /// Minimum bi-encoder relevance of an evidence item (`ATTEST_MIN_RELEVANCE`,
-    /// default 0.45; see `evidence::verify`).
+    /// default 0.42; see `evidence::verify`).
     pub min_relevance: f64,
-    /// Weight of the cosine in the bi-encoder relevance (`ATTEST_COSINE_WEIGHT`, default 0.5).
+    /// Weight of the question–quote cosine in the bi-encoder relevance
+    /// (`ATTEST_COSINE_WEIGHT`, default 0.3).
     pub cosine_weight: f64,
+    /// Weight of the question-term coverage in the bi-encoder relevance; the question–chunk
+    /// cosine weighs the rest (`ATTEST_COVERAGE_WEIGHT`, default 0.2).
+    pub coverage_weight: f64,
     /// Minimum cross-encoder relevance (sigmoid of the logit) of an evidence item
     /// (`ATTEST_MIN_CROSS_RELEVANCE`, default 0.5).
     pub min_cross_relevance: f64,
@@ -116,9 +120,10 @@ impl Default for Config {
             reranker_dir: None,
             rerank_depth: 25,
             ask_chunks: 5,
-            max_statements: 6,
-            min_relevance: 0.45,
-            cosine_weight: 0.5,
+            max_statements: 4,
+            min_relevance: 0.42,
+            cosine_weight: 0.3,
+            coverage_weight: 0.2,
             min_cross_relevance: 0.5,
             embed_budget: 24,
             max_question_words: 300,
@@ -204,17 +209,22 @@ impl Config {
         (
             "max_statements",
             "ATTEST_MAX_STATEMENTS",
-            "distinct statements per answer (6)",
+            "distinct statements per answer (4)",
         ),
         (
             "min_relevance",
             "ATTEST_MIN_RELEVANCE",
-            "minimum bi-encoder relevance of evidence (0.45)",
+            "minimum bi-encoder relevance of evidence (0.42)",
         ),
         (
             "cosine_weight",
             "ATTEST_COSINE_WEIGHT",
-            "weight of cosine vs question-term coverage in relevance (0.5)",
+            "weight of the question-quote cosine in relevance (0.3)",
+        ),
+        (
+            "coverage_weight",
+            "ATTEST_COVERAGE_WEIGHT",
+            "weight of question-term coverage in relevance; chunk cosine gets the rest (0.2)",
         ),
         (
             "min_cross_relevance",
@@ -293,6 +303,7 @@ impl Config {
                 "max_statements" => self.max_statements = parse(var, &v)?,
                 "min_relevance" => self.min_relevance = parse(var, &v)?,
                 "cosine_weight" => self.cosine_weight = parse(var, &v)?,
+                "coverage_weight" => self.coverage_weight = parse(var, &v)?,
                 "min_cross_relevance" => self.min_cross_relevance = parse(var, &v)?,
                 "embed_budget" => self.embed_budget = parse(var, &v)?,
                 "max_question_words" => self.max_question_words = parse(var, &v)?,

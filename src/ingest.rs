@@ -432,9 +432,9 @@ pub fn counter_bar(len: u64, enabled: bool, unit: &str) -> indicatif::ProgressBa
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            &format!("{{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"),
-        )
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"
+        ))
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar

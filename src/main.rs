@@ -93,10 +93,10 @@ enum Command {
         /// Chunks to draw evidence from [default: 5]
         #[arg(long)]
         chunks: Option<usize>,
-        /// Distinct statements in the answer at most [default: 6]
+        /// Distinct statements in the answer at most [default: 4]
         #[arg(long)]
         max_statements: Option<usize>,
-        /// Minimum relevance of an evidence item without a cross-encoder [default: 0.45]
+        /// Minimum relevance of an evidence item without a cross-encoder [default: 0.42]
         #[arg(long)]
         min_relevance: Option<f64>,
         /// Evidence Gate preset: lenient, standard or strict
@@ -414,7 +414,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     if !json {
                         eprintln!(
                             "attest: {}",
-                            run.answer.reason.as_deref().unwrap_or("question not accepted")
+                            run.answer
+                                .reason
+                                .as_deref()
+                                .unwrap_or("question not accepted")
                         );
                     }
                     ExitCode::from(2)
@@ -482,7 +485,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 answerable: from.is_none(),
                 questions: results.len(),
                 metrics,
-                relevance_sweep: relevance_sweep(&results),
+                relevance_sweep: relevance_sweep(&results, &opts.relevance),
                 per_question: if per_question { results } else { Vec::new() },
             };
             emit(json, &report, render::answers_eval)?;

@@ -262,18 +262,6 @@ pub fn status(st: &Status) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn snippet_flattens_and_cuts_at_words() {
-        assert_eq!(snippet("a\n\n b   c", 100), "a b c");
-        let s = snippet("alpha beta gamma delta", 12);
-        assert_eq!(s, "alpha beta …");
-    }
-}
-
 /// `source`, or `source#key` for a document inside a multi-document file.
 fn place(source: &str, key: &str) -> String {
     if key.is_empty() {
@@ -402,7 +390,11 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
     let _ = writeln!(
         s,
         "\ngate: {} ({} citation(s), {} paragraph(s), {:.1} per 100 words)",
-        if r.answer.gate.passed { "passed" } else { "failed" },
+        if r.answer.gate.passed {
+            "passed"
+        } else {
+            "failed"
+        },
         r.answer.gate.citations,
         r.answer.gate.paragraphs,
         r.answer.gate.density_per_100_words
@@ -478,4 +470,16 @@ pub fn replay(r: &crate::audit::Replay) -> String {
     }
     let _ = writeln!(s, "{}", if r.passed { "passed" } else { "DRIFT" });
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snippet_flattens_and_cuts_at_words() {
+        assert_eq!(snippet("a\n\n b   c", 100), "a b c");
+        let s = snippet("alpha beta gamma delta", 12);
+        assert_eq!(s, "alpha beta …");
+    }
 }

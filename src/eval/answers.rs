@@ -39,9 +39,13 @@ pub struct QuestionResult {
     pub cites_relevant: Option<bool>,
     /// Milliseconds.
     pub ms: f64,
-    /// (cosine, coverage) of the complete, verbatim candidates scored by the model.
+    /// Types of the gate's error violations (an answer withheld by the gate).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gate_violations: Vec<String>,
+    /// (cosine, coverage, chunk cosine) of the complete, verbatim candidates scored by
+    /// the model.
     #[serde(skip)]
-    pub signals: Vec<(f64, f64)>,
+    pub signals: Vec<(f64, f64, f64)>,
     /// Every candidate's relevance signals, for calibration.
     pub candidates: Vec<CandidateSignals>,
 }
@@ -150,7 +154,11 @@ pub fn evaluate(
             .iter()
             .filter(|c| !ids.contains(c.id.as_str()))
             .count();
-        m.uncited_sentences += a.sentences.iter().filter(|s| s.citations.is_empty()).count();
+        m.uncited_sentences += a
+            .sentences
+            .iter()
+            .filter(|s| s.citations.is_empty())
+            .count();
         for e in &a.evidence {
             m.quotes_checked += 1;
             let text = engine.store().document_text(&e.doc_id)?;
@@ -187,10 +195,13 @@ pub fn evaluate(
                     .is_none_or(|r| r.reason == Reason::DoesNotAddressQuestion)
             })
             .filter_map(|c| {
-                c.verdict
-                    .relevance
-                    .cosine
-                    .map(|cos| (cos, c.verdict.relevance.coverage))
+                c.verdict.relevance.cosine.map(|cos| {
+                    (
+                        cos,
+                        c.verdict.relevance.coverage,
+                        c.verdict.candidate.chunk_cosine,
+                    )
+                })
             })
             .collect();
         let judged = qrels.and_then(|qr| qr.get(&q.id));
@@ -219,6 +230,13 @@ pub fn evaluate(
             })
             .collect();
         results.push(QuestionResult {
+            gate_violations: a
+                .gate
+                .violations
+                .iter()
+                .filter(|v| v.severity == "error")
+                .map(|v| format!("{}: {}", v.kind, v.message))
+                .collect(),
             id: q.id.clone(),
             candidates,
             status: a.status,
@@ -258,22 +276,38 @@ pub fn evaluate(
     Ok((m, results))
 }
 
-/// Answered share per (cosine weight, threshold) from the per-question signals.
-pub fn relevance_sweep(results: &[QuestionResult]) -> BTreeMap<String, BTreeMap<String, f64>> {
+/// Answered share per relevance weighting and threshold, from the per-question signals:
+/// the configured weights and two alternatives (no chunk cosine; chunk cosine alone).
+pub fn relevance_sweep(
+    results: &[QuestionResult],
+    cfg: &crate::evidence::verify::RelevanceConfig,
+) -> BTreeMap<String, BTreeMap<String, f64>> {
     let mut out = BTreeMap::new();
     let n = results.len().max(1) as f64;
-    for wi in 3..=8 {
-        let w = wi as f64 / 10.0;
+    let weightings = [
+        (cfg.cosine_weight, cfg.coverage_weight),
+        (0.5, 0.5),
+        (0.0, 0.0),
+    ];
+    for (a, b) in weightings {
+        let w = crate::evidence::verify::RelevanceConfig {
+            cosine_weight: a,
+            coverage_weight: b,
+            ..*cfg
+        };
         let mut row = BTreeMap::new();
-        for ti in 0..=16 {
-            let t = 0.30 + ti as f64 * 0.025;
+        for ti in 0..=20 {
+            let t = 0.30 + ti as f64 * 0.01;
             let answered = results
                 .iter()
-                .filter(|r| r.signals.iter().any(|(c, v)| w * c + (1.0 - w) * v >= t))
+                .filter(|r| r.signals.iter().any(|&(c, v, k)| w.score(c, v, k) >= t))
                 .count();
-            row.insert(format!("{t:.3}"), answered as f64 / n);
+            row.insert(format!("{t:.2}"), answered as f64 / n);
         }
-        out.insert(format!("w={w:.1}"), row);
+        out.insert(
+            format!("cosine {a:.1} coverage {b:.1} chunk {:.1}", 1.0 - a - b),
+            row,
+        );
     }
     out
 }

@@ -143,7 +143,9 @@ pub fn figures(quote: &str) -> Vec<String> {
             j += 1;
         }
         // "seven (7) years": the digits restate the number word.
-        if w.get(j).is_some_and(|u| u.chars().all(|c| c.is_ascii_digit())) {
+        if w.get(j)
+            .is_some_and(|u| u.chars().all(|c| c.is_ascii_digit()))
+        {
             j += 1;
         }
         let Some(unit) = w.get(j) else { continue };
@@ -197,8 +199,10 @@ fn cite(items: &[Item], g: &Group) -> Vec<Sentence> {
                         || flat(&items[m].quote).contains(&flat(body))
                         || (near
                             && (single
-                                || jaccard(&words, &content_words(&items[m].quote).into_iter().collect())
-                                    >= 0.5))
+                                || jaccard(
+                                    &words,
+                                    &content_words(&items[m].quote).into_iter().collect(),
+                                ) >= 0.5))
                 })
                 .map(|&(m, _)| items[m].id.clone())
                 .collect();
@@ -278,8 +282,7 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
         }
         let wa = without_numbers(&items[groups[a].lead].quote);
         for b in a + 1..groups.len() {
-            if paired[b].is_some() || items[groups[b].lead].doc_id == items[groups[a].lead].doc_id
-            {
+            if paired[b].is_some() || items[groups[b].lead].doc_id == items[groups[a].lead].doc_id {
                 continue;
             }
             let fb = figures(&items[groups[b].lead].quote);
@@ -301,7 +304,9 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
     }
     // Paragraphs: a conflict pair is its own paragraph; other groups gather by (step,
     // document) in order of their best group.
-    let mut paragraphs: Vec<(Option<(usize, String)>, Vec<usize>)> = Vec::new();
+    // (aspect: step and document, or None for a conflict pair; member groups)
+    type Paragraph = (Option<(usize, String)>, Vec<usize>);
+    let mut paragraphs: Vec<Paragraph> = Vec::new();
     for g in 0..groups.len() {
         match paired[g] {
             Some(other) if other < g => continue, // placed with its partner
@@ -374,8 +379,18 @@ mod tests {
     #[test]
     fn sentences_are_quotes_with_their_citations_and_pass_the_gate() {
         let items = vec![
-            item("E1", "a", "Client records must be retained for seven years after the last date of service.", 0),
-            item("E2", "b", "Requests for records are answered within 30 days; the clinic logs each request.", 0),
+            item(
+                "E1",
+                "a",
+                "Client records must be retained for seven years after the last date of service.",
+                0,
+            ),
+            item(
+                "E2",
+                "b",
+                "Requests for records are answered within 30 days; the clinic logs each request.",
+                0,
+            ),
         ];
         let c = compose(&items, 6);
         assert_eq!(c.sentences.len(), 2);
@@ -384,7 +399,11 @@ mod tests {
             "Client records must be retained for seven years after the last date of service [E1]."
         );
         assert_eq!(c.cited, vec!["E1", "E2"]);
-        assert_eq!(c.answer.split("\n\n").count(), 2, "one paragraph per document");
+        assert_eq!(
+            c.answer.split("\n\n").count(),
+            2,
+            "one paragraph per document"
+        );
         let known = ["E1", "E2"].iter().map(|s| s.to_string()).collect();
         let g = check(&c.answer, &known, &GateConfig::default());
         assert!(g.passed, "{:?}", g.violations);
@@ -403,12 +422,19 @@ mod tests {
         // E3 holds only part of the sentence: merged, not cited for all of it.
         assert_eq!(c.sentences[0].citations, vec!["E1", "E2"]);
         assert!(c.answer.ends_with("[E1, E2]."));
-        assert_eq!(c.unused, vec![("E3".to_string(), "part of a sentence quoted from E1".to_string())]);
+        assert_eq!(
+            c.unused,
+            vec![(
+                "E3".to_string(),
+                "part of a sentence quoted from E1".to_string()
+            )]
+        );
     }
 
     #[test]
     fn a_contained_item_is_cited_only_on_the_sentence_it_holds() {
-        let lead = "Records are kept seven years. This rule covers billing files and housing files.";
+        let lead =
+            "Records are kept seven years. This rule covers billing files and housing files.";
         let items = vec![
             item("E1", "a", lead, 0),
             item("E2", "a", "Records are kept seven years.", 0),
@@ -422,24 +448,58 @@ mod tests {
     #[test]
     fn conflicting_figures_sit_side_by_side() {
         let items = vec![
-            item("E1", "manual", "A youth assessment must be completed within 60 days of the first visit.", 0),
-            item("E2", "manual", "Crisis calls are returned within one hour by the on-call clinician.", 200),
-            item("E3", "bulletin", "A youth assessment must be completed within 30 days of the first visit.", 0),
+            item(
+                "E1",
+                "manual",
+                "A youth assessment must be completed within 60 days of the first visit.",
+                0,
+            ),
+            item(
+                "E2",
+                "manual",
+                "Crisis calls are returned within one hour by the on-call clinician.",
+                200,
+            ),
+            item(
+                "E3",
+                "bulletin",
+                "A youth assessment must be completed within 30 days of the first visit.",
+                0,
+            ),
         ];
         let c = compose(&items, 6);
         assert_eq!(c.conflicts.len(), 1, "{c:?}");
         assert_eq!(c.conflicts[0].ids, vec!["E1", "E3"]);
         assert_eq!(c.conflicts[0].figures, vec![vec!["60 day"], vec!["30 day"]]);
         let first = c.answer.split("\n\n").next().unwrap();
-        assert!(first.contains("[E1]") && first.contains("[E3]"), "{}", c.answer);
+        assert!(
+            first.contains("[E1]") && first.contains("[E3]"),
+            "{}",
+            c.answer
+        );
     }
 
     #[test]
     fn the_budget_and_partial_overlaps_leave_items_unused() {
         let items = vec![
-            item("E1", "a", "Counties must retain client records for seven years.", 0),
-            item("E2", "a", "records for seven years. Minors' records are kept longer.", 30),
-            item("E3", "c", "Grievances are answered within thirty days by the Department.", 0),
+            item(
+                "E1",
+                "a",
+                "Counties must retain client records for seven years.",
+                0,
+            ),
+            item(
+                "E2",
+                "a",
+                "records for seven years. Minors' records are kept longer.",
+                30,
+            ),
+            item(
+                "E3",
+                "c",
+                "Grievances are answered within thirty days by the Department.",
+                0,
+            ),
         ];
         let c = compose(&items, 1);
         assert_eq!(c.cited, vec!["E1"]);

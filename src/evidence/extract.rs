@@ -7,7 +7,8 @@
 //!   skipped; a leading list marker (`-`, `1.`, `(a)`) is left out of the span.
 //! * A sentence over [`MAX_WORDS`] words is cut at clause boundaries (`;`, then `:`, then
 //!   `, and` / `, but` / `, or` / `, which` / `, unless` / `, except`), each piece at least
-//!   [`MIN_WORDS`] words, recursively, cutting nearest the middle. A piece that begins
+//!   [`MIN_PIECE_WORDS`] words, recursively, cutting nearest the middle (any comma is the last
+//!   resort). A piece that begins
 //!   mid-clause (a lower-case verb or modal with no subject, a conjunction or relative
 //!   pronoun) is extended back to the start of its sentence, so it says who does what.
 //! * A quote that opens with an unresolved reference (`This`, `These`, `Such`, `It`, `They`,
@@ -137,10 +138,13 @@ const REQUIREMENT_PAIRS: &[(&str, &str)] = &[("may", "not"), ("shall", "not"), (
 pub fn kind_of(quote: &str) -> Kind {
     let w = words(quote);
     let single = w.iter().any(|x| REQUIREMENT_WORDS.contains(&x.as_str()));
+    // "No client may be refused …", "Nothing in this section shall …"
+    let negated_subject = w.first().is_some_and(|f| f == "no" || f == "neither")
+        && w.iter().take(8).any(|x| x == "may" || x == "can");
     let pair = w
         .windows(2)
         .any(|p| REQUIREMENT_PAIRS.contains(&(p[0].as_str(), p[1].as_str())));
-    if single || pair {
+    if single || pair || negated_subject {
         Kind::Requirement
     } else {
         Kind::Statement
@@ -289,7 +293,9 @@ pub fn is_dangling_reference(quote: &str) -> bool {
         .filter(|x| {
             !is_stopword(x)
                 && !REFERENCE_WORDS.contains(&x.as_str())
-                && !x.chars().all(|c| c.is_ascii_digit() || c.is_ascii_lowercase() && x.len() <= 2)
+                && !x
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || c.is_ascii_lowercase() && x.len() <= 2)
         })
         .count();
     substantive < 2
@@ -306,7 +312,13 @@ fn clause_cuts(text: &str) -> Vec<(usize, u8)> {
         }
     }
     for marker in [
-        ", and ", ", but ", ", or ", ", which ", ", unless ", ", except ", ", while ",
+        ", and ",
+        ", but ",
+        ", or ",
+        ", which ",
+        ", unless ",
+        ", except ",
+        ", while ",
         ", whereas ",
     ] {
         let mut from = 0;
@@ -316,7 +328,14 @@ fn clause_cuts(text: &str) -> Vec<(usize, u8)> {
             from = at;
         }
     }
+    // Last resort for very long sentences: any comma.
+    let mut from = 0;
+    while let Some(i) = text[from..].find(", ") {
+        out.push((from + i + 2, 3));
+        from += i + 2;
+    }
     out.sort();
+    out.dedup_by_key(|x| x.0);
     out
 }
 
@@ -572,14 +591,22 @@ mod tests {
         assert_eq!(kind_of("Counties must retain records."), Kind::Requirement);
         assert_eq!(kind_of("Staff may not bill clients."), Kind::Requirement);
         assert_eq!(kind_of("Balance billing is prohibited."), Kind::Requirement);
-        assert_eq!(kind_of("The county is required to report."), Kind::Requirement);
+        assert_eq!(
+            kind_of("The county is required to report."),
+            Kind::Requirement
+        );
         assert_eq!(kind_of("Staff may bill SMAP."), Kind::Statement);
+        assert_eq!(
+            kind_of("No client may be refused services because of inability to pay."),
+            Kind::Requirement
+        );
         assert_eq!(kind_of("The clinic opened in 1990."), Kind::Statement);
     }
 
     #[test]
     fn headings_markers_and_fragments_are_not_quotes() {
-        let text = "## 4.2 Retention\n\n- Client records must be retained for seven years.\n\nSee above.";
+        let text =
+            "## 4.2 Retention\n\n- Client records must be retained for seven years.\n\nSee above.";
         let q = quotes(text);
         assert_eq!(q.len(), 1, "{q:?}");
         assert_eq!(q[0].0, "Client records must be retained for seven years.");
@@ -603,7 +630,9 @@ mod tests {
     #[test]
     fn pure_cross_references_are_incomplete() {
         assert!(is_dangling_reference("See § 5899(b)."));
-        assert!(is_dangling_reference("See also Section 9.40.140 of the County Code."));
+        assert!(is_dangling_reference(
+            "See also Section 9.40.140 of the County Code."
+        ));
         assert!(!is_dangling_reference(
             "Records must be kept for seven years (see § 5897)."
         ));

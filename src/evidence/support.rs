@@ -277,7 +277,10 @@ mod tests {
     fn verbatim_sentences_pass_and_paraphrases_need_support() {
         let e = HashEmbedder::new(256);
         let quotes: HashMap<String, Option<String>> = [
-            ("E1".to_string(), Some("Counties must retain client records for seven years.".to_string())),
+            (
+                "E1".to_string(),
+                Some("Counties must retain client records for seven years.".to_string()),
+            ),
             ("E2".to_string(), None),
         ]
         .into_iter()
@@ -296,6 +299,9 @@ mod tests {
         let v = check_text("Records are kept for a long time [E2].", &quotes, &e, &cfg).unwrap();
         assert_eq!(v[0].kind, "unverifiable_citation");
         assert_eq!(v[0].severity, "warning");
-        assert!(!needs_model("Records are kept for a long time [E2].", &quotes));
+        assert!(!needs_model(
+            "Records are kept for a long time [E2].",
+            &quotes
+        ));
     }
 }
