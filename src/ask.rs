@@ -21,6 +21,9 @@ use crate::evidence::compose::{compose, Conflict, Item, Sentence};
 use crate::evidence::extract::{extract, word_count, Kind};
 use crate::evidence::gate::{check, GateConfig, GateResult};
 use crate::evidence::verify::{question_terms, verify, Reason, RelevanceConfig, Verdict};
+use crate::research::{
+    classify, replan, strip_choices, Choice, Class, Classification, Move, StepOutcome,
+};
 use crate::retrieve::multi::{retrieve, KeywordPrf, MultiOptions, Retrieval};
 
 /// Retrieval confidence under which the answer's confidence is lowered one level.
@@ -129,14 +132,33 @@ pub struct Step {
     pub step: usize,
     /// The question this step searched for.
     pub question: String,
+    /// How the planner chose it: `first`, `next_step` or `retry`.
+    pub action: String,
+    /// Why.
+    pub reason: String,
+    /// Evidence items this step verified.
+    pub verified: usize,
     /// Primary query and alternatives.
     pub queries: Vec<String>,
     /// Chunk ids retrieved.
     pub retrieved: Vec<String>,
     /// Mean cosine between question and retrieved chunks.
     pub confidence: f64,
-    /// `completed`.
+    /// `completed` (it verified evidence) or `failed`.
     pub status: String,
+}
+
+/// How the question was researched.
+#[derive(Debug, Clone, Serialize)]
+pub struct Research {
+    /// `simple` or `multi_hop`, and why.
+    #[serde(flatten)]
+    pub classification: Classification,
+    /// Why the loop stopped.
+    pub stopped: String,
+    /// Answer choices found in the question (stripped before research).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
 }
 
 /// Timings and counters of a run.
@@ -152,6 +174,8 @@ pub struct Metrics {
     pub candidates: usize,
     /// Candidates verified.
     pub verified: usize,
+    /// The prompt-injection guard's finding on the question (`null`: clean).
+    pub injection: Option<crate::guard::Screen>,
 }
 
 /// The answer (design.md §3, "Answer JSON").
@@ -182,6 +206,9 @@ pub struct Answer {
     pub gate: GateResult,
     /// Research steps.
     pub steps: Vec<Step>,
+    /// Classification and stop reason of the research loop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub research: Option<Research>,
     /// Timings and counters.
     pub metrics: Metrics,
 }
@@ -226,6 +253,8 @@ pub struct AskOptions {
     pub max_question_words: usize,
     /// Use the cross-encoder when one is installed.
     pub rerank: bool,
+    /// Run the research loop for multi-hop questions (else every question is one step).
+    pub research: bool,
 }
 
 impl AskOptions {
@@ -244,6 +273,7 @@ impl AskOptions {
             gate: GateConfig::default(),
             max_question_words: cfg.max_question_words,
             rerank: true,
+            research: true,
         }
     }
 }
@@ -266,8 +296,34 @@ fn empty_answer(question: &str, status: Status) -> Answer {
         confidence: Confidence::Insufficient,
         gate: check("", &HashSet::new(), &GateConfig::default()),
         steps: Vec::new(),
+        research: None,
         metrics: Metrics::default(),
     }
+}
+
+fn add_time(timings: &mut std::collections::BTreeMap<String, f64>, stage: &str, t: Instant) {
+    *timings.entry(stage.to_string()).or_insert(0.0) += ms(t);
+}
+
+/// Completed steps after which the loop stops.
+pub const MAX_COMPLETED_STEPS: usize = 3;
+/// Iterations (completed or failed steps) after which the loop stops.
+pub const MAX_ITERATIONS: usize = 4;
+/// Most answer choices accepted.
+pub const MAX_CHOICES: usize = 10;
+
+/// Reject a question that is only answer choices, or has too many.
+fn guard_choices(stem: &str, choices: &[Choice]) -> Option<String> {
+    if !choices.is_empty() && !stem.chars().any(char::is_alphanumeric) {
+        return Some("the question is only answer choices".into());
+    }
+    if choices.len() > MAX_CHOICES {
+        return Some(format!(
+            "the question has {} answer choices; at most {MAX_CHOICES} are accepted",
+            choices.len()
+        ));
+    }
+    None
 }
 
 /// Check the question before anything runs: `Some(reason)` when it is not accepted.
@@ -304,42 +360,153 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             unused: Vec::new(),
         });
     }
-    let q = question.trim();
+    if let Some(hit) = crate::guard::screen(question) {
+        let mut a = empty_answer(question, Status::RejectedInput);
+        a.reason = Some(format!(
+            "possible prompt injection ({}: \"{}\"); questions are answered from the documents only",
+            hit.kind, hit.matched
+        ));
+        a.metrics.injection = Some(hit);
+        return Ok(Run {
+            answer: a,
+            retrieval: Vec::new(),
+            candidates: Vec::new(),
+            unused: Vec::new(),
+        });
+    }
+    let (stem, choices) = strip_choices(question);
+    let q = stem.trim();
+    if let Some(reason) = guard_choices(q, &choices) {
+        let mut a = empty_answer(question, Status::RejectedInput);
+        a.reason = Some(reason);
+        return Ok(Run {
+            answer: a,
+            retrieval: Vec::new(),
+            candidates: Vec::new(),
+            unused: Vec::new(),
+        });
+    }
     let reranker = if opts.rerank { engine.reranker() } else { None };
-    // One research step (the research loop adds more).
-    let t = Instant::now();
+    let classification = if opts.research {
+        classify(q)
+    } else {
+        crate::research::Classification {
+            class: Class::Simple,
+            reason: "research loop off".into(),
+        }
+    };
     let mopts = MultiOptions {
         k: opts.chunks,
         rerank_depth: engine.config().rerank_depth,
         ..MultiOptions::default()
     };
-    let retrieval = retrieve(
-        engine,
-        q,
-        &KeywordPrf::default(),
-        &HashSet::new(),
-        reranker,
-        &mopts,
-    )?;
-    timings.insert("retrieve".to_string(), ms(t));
-    let t = Instant::now();
-    let chunks: Vec<_> = retrieval.hits.iter().map(|h| h.chunk.clone()).collect();
-    let mut candidates = extract(engine.store(), &chunks, 1)?;
-    for c in candidates.iter_mut() {
-        c.chunk_cosine = retrieval.hits[c.chunk_rank - 1].cosine;
+    // The research loop: plan, execute, evaluate, replan (multi-hop only).
+    let mut steps: Vec<Step> = Vec::new();
+    let mut outcomes: Vec<StepOutcome> = Vec::new();
+    let mut retrievals: Vec<Retrieval> = Vec::new();
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let (mut iterations, mut failures_in_row, mut n_candidates) = (0, 0, 0);
+    let mut next = replan(q, &[]);
+    let stop_reason: String;
+    loop {
+        let (sub_q, action, why) = match &next {
+            Move::NextStep { question, reason } => (question.clone(), "next_step", reason.clone()),
+            Move::Retry { question } => (question.clone(), "retry", "the last step failed".into()),
+            Move::Complete { reason } => {
+                stop_reason = reason.clone();
+                break;
+            }
+        };
+        iterations += 1;
+        let step_no = steps.len() + 1;
+        let t = Instant::now();
+        let retrieval = retrieve(
+            engine,
+            &sub_q,
+            &KeywordPrf::default(),
+            &seen,
+            reranker,
+            &mopts,
+        )?;
+        add_time(&mut timings, "retrieve", t);
+        seen.extend(retrieval.hits.iter().map(|h| h.chunk.chunk_id.clone()));
+        let t = Instant::now();
+        let chunks: Vec<_> = retrieval.hits.iter().map(|h| h.chunk.clone()).collect();
+        let mut candidates = extract(engine.store(), &chunks, step_no)?;
+        for c in candidates.iter_mut() {
+            c.chunk_cosine = retrieval.hits[c.chunk_rank - 1].cosine;
+        }
+        add_time(&mut timings, "extract", t);
+        let t = Instant::now();
+        n_candidates += candidates.len();
+        let mut step_verdicts = verify(
+            engine.store(),
+            &sub_q,
+            candidates,
+            engine.embedder(),
+            reranker,
+            &opts.relevance,
+        )?;
+        add_time(&mut timings, "verify", t);
+        step_verdicts.sort_by(|a, b| {
+            a.rejected
+                .is_some()
+                .cmp(&b.rejected.is_some())
+                .then(b.relevance.score.total_cmp(&a.relevance.score))
+                .then(a.candidate.chunk_rank.cmp(&b.candidate.chunk_rank))
+                .then(a.candidate.start.cmp(&b.candidate.start))
+        });
+        let good: Vec<String> = step_verdicts
+            .iter()
+            .filter(|v| v.rejected.is_none())
+            .map(|v| v.candidate.quote.clone())
+            .collect();
+        // Evaluate: a step is completed when it verified evidence (relevance at or above
+        // the calibrated threshold); otherwise failed.
+        let completed = !good.is_empty();
+        failures_in_row = if completed { 0 } else { failures_in_row + 1 };
+        steps.push(Step {
+            step: step_no,
+            question: sub_q.clone(),
+            action: if step_no == 1 {
+                "first".into()
+            } else {
+                action.into()
+            },
+            reason: why,
+            queries: retrieval.queries.clone(),
+            retrieved: retrieval
+                .hits
+                .iter()
+                .map(|h| h.chunk.chunk_id.clone())
+                .collect(),
+            confidence: retrieval.confidence,
+            verified: good.len(),
+            status: if completed { "completed" } else { "failed" }.into(),
+        });
+        outcomes.push(StepOutcome {
+            reason: steps.last().map(|st| st.reason.clone()).unwrap_or_default(),
+            question: sub_q,
+            completed,
+            verified: good,
+        });
+        retrievals.push(retrieval);
+        verdicts.extend(step_verdicts);
+        let done = outcomes.iter().filter(|o| o.completed).count();
+        if classification.class == Class::Simple {
+            stop_reason = "simple question: one step".into();
+            break;
+        }
+        if done >= MAX_COMPLETED_STEPS || iterations >= MAX_ITERATIONS || failures_in_row >= 3 {
+            stop_reason = format!(
+                "cap reached ({done} completed steps, {iterations} iterations, {failures_in_row} failures in a row)"
+            );
+            break;
+        }
+        next = replan(q, &outcomes);
     }
-    timings.insert("extract".to_string(), ms(t));
-    let t = Instant::now();
-    let n_candidates = candidates.len();
-    let verdicts = verify(
-        engine.store(),
-        q,
-        candidates,
-        engine.embedder(),
-        reranker,
-        &opts.relevance,
-    )?;
-    timings.insert("verify".to_string(), ms(t));
+    let retrieval_confidence = retrievals.first().map_or(0.0, |r| r.confidence);
     // Ids: verified items by relevance first (E1 is the best), then rejected ones.
     let t = Instant::now();
     let mut order: Vec<usize> = (0..verdicts.len()).collect();
@@ -348,6 +515,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         va.rejected
             .is_some()
             .cmp(&vb.rejected.is_some())
+            .then(va.candidate.step.cmp(&vb.candidate.step))
             .then(vb.relevance.score.total_cmp(&va.relevance.score))
             .then(va.candidate.chunk_rank.cmp(&vb.candidate.chunk_rank))
             .then(va.candidate.start.cmp(&vb.candidate.start))
@@ -463,18 +631,6 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         }
     }
     timings.insert("gate".to_string(), ms(t));
-    let steps = vec![Step {
-        step: 1,
-        question: q.to_string(),
-        queries: retrieval.queries.clone(),
-        retrieved: retrieval
-            .hits
-            .iter()
-            .map(|h| h.chunk.chunk_id.clone())
-            .collect(),
-        confidence: retrieval.confidence,
-        status: "completed".into(),
-    }];
     let rejected: Vec<RejectedItem> = ided
         .iter()
         .filter_map(|(id, v)| {
@@ -494,6 +650,11 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     answer.question = question.to_string();
     answer.rejected = rejected;
     answer.steps = steps;
+    answer.research = Some(Research {
+        classification,
+        stopped: stop_reason,
+        choices,
+    });
     answer.gate = gate;
     if answered {
         answer.status = Status::Answered;
@@ -525,9 +686,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
                 }
             })
             .collect();
-        answer.confidence = confidence(verified.len(), retrieval.confidence);
+        answer.confidence = confidence(verified.len(), retrieval_confidence);
     } else {
-        answer.missing_evidence = missing(q, &retrieval, &ided, answer.gate.passed, opts);
+        answer.missing_evidence =
+            missing(&answer.steps, &retrievals, &ided, answer.gate.passed, opts);
     }
     answer.metrics = Metrics {
         timings_ms: timings,
@@ -535,6 +697,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         memory_hit: false,
         candidates: n_candidates,
         verified: verified.len(),
+        injection: None,
     };
     answer
         .metrics
@@ -542,7 +705,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         .insert("total".to_string(), ms(t0));
     Ok(Run {
         answer,
-        retrieval: vec![retrieval],
+        retrieval: retrievals,
         candidates: ided
             .into_iter()
             .map(|(id, verdict)| Candidate { id, verdict })
@@ -569,35 +732,43 @@ pub fn sentence_body(sentence: &str) -> &str {
 
 /// What was searched for and not found.
 fn missing(
-    q: &str,
-    r: &Retrieval,
+    steps: &[Step],
+    retrievals: &[Retrieval],
     ided: &[(String, Verdict)],
     gate_passed: bool,
     opts: &AskOptions,
 ) -> Vec<String> {
-    let mut out = vec![format!(
-        "verbatim evidence that addresses: {q} (searched as: {})",
-        r.queries.join(" | ")
-    )];
-    let text: String = r
-        .hits
-        .iter()
-        .map(|h| h.chunk.text.to_lowercase())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let have: HashSet<String> = crate::evidence::support::content_words(&text)
-        .into_iter()
-        .collect();
-    let absent: Vec<String> = question_terms(q)
-        .into_iter()
-        .filter(|t| !have.contains(t))
-        .take(12)
-        .collect();
-    if !absent.is_empty() {
+    let mut out = Vec::new();
+    for (st, r) in steps.iter().zip(retrievals) {
+        if st.status == "completed" {
+            continue;
+        }
         out.push(format!(
-            "no retrieved passage mentions: {}",
-            absent.join(", ")
+            "verbatim evidence that addresses: {} (step {}, searched as: {})",
+            st.question,
+            st.step,
+            r.queries.join(" | ")
         ));
+        let text: String = r
+            .hits
+            .iter()
+            .map(|h| h.chunk.text.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let have: HashSet<String> = crate::evidence::support::content_words(&text)
+            .into_iter()
+            .collect();
+        let absent: Vec<String> = question_terms(&st.question)
+            .into_iter()
+            .filter(|t| !have.contains(t))
+            .take(12)
+            .collect();
+        if !absent.is_empty() {
+            out.push(format!(
+                "no retrieved passage mentions: {}",
+                absent.join(", ")
+            ));
+        }
     }
     let n_incomplete = ided
         .iter()

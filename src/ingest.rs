@@ -414,6 +414,7 @@ pub fn chunk_doc(
             lines: lines.range(c.span),
             tokens: c.tokens,
             vector: Vec::new(),
+            injection: crate::guard::screen(body),
         });
     }
     (chunks, texts)

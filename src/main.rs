@@ -105,6 +105,9 @@ enum Command {
         /// Do not use an installed cross-encoder
         #[arg(long)]
         no_rerank: bool,
+        /// One retrieval step even for multi-hop questions (no research loop)
+        #[arg(long)]
+        single_step: bool,
         /// Add the research steps, retrieved chunks, rejected items and timings
         #[arg(long)]
         explain: bool,
@@ -161,6 +164,26 @@ enum Command {
 
 #[derive(Subcommand)]
 enum EvalCommand {
+    /// Multi-hop evidence: questions with two or more gold paragraphs asked as one step
+    /// and through the research loop; the share whose evidence includes every gold
+    /// paragraph, side by side
+    Multihop {
+        /// Dataset directory (BEIR format)
+        #[arg(long)]
+        dataset: PathBuf,
+        /// qrels split [default: the only one, else test]
+        #[arg(long)]
+        split: Option<String>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many questions
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Answer quality: every judged query of a BEIR split asked as a question against the
     /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
     /// corpus cannot answer): answered/abstained shares, cited relevant documents,
@@ -375,6 +398,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             min_relevance,
             preset,
             no_rerank,
+            single_step,
             explain,
             audit,
             json,
@@ -394,6 +418,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 anyhow::anyhow!("unknown preset {preset:?} (lenient, standard, strict)")
             })?;
             opts.rerank = !no_rerank;
+            opts.research = !single_step;
             let engine = Engine::open_with_default_model(cfg, false)?;
             let question = question.join(" ");
             let run = ask(&engine, &question, &opts)?;
@@ -423,6 +448,47 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     ExitCode::from(2)
                 }
             })
+        }
+        Command::Eval {
+            what:
+                EvalCommand::Multihop {
+                    dataset,
+                    split,
+                    eval_index,
+                    limit,
+                    json,
+                },
+        } => {
+            let mut ds = attest::eval::retrieval::Dataset::load(&dataset, split.as_deref())?;
+            if let Some(n) = limit {
+                ds.queries.truncate(n.max(1));
+            }
+            let name = dataset
+                .canonicalize()
+                .ok()
+                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+                .unwrap_or_else(|| "dataset".into());
+            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            let opts = attest::ask::AskOptions::from_config(&cfg);
+            let mut engine = Engine::open_with_default_model(cfg, true)?;
+            let r = ingest(
+                &mut engine,
+                &[ds.corpus()],
+                &IngestOptions {
+                    prune: false,
+                    progress: !json,
+                },
+            )?;
+            if !r.failed.is_empty() {
+                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
+            }
+            let bar = attest::ingest::counter_bar(ds.queries.len() as u64, !json, "questions");
+            let report = attest::eval::multihop::evaluate(&engine, &ds, &opts, |n| {
+                bar.set_position(n as u64)
+            })?;
+            bar.finish_and_clear();
+            emit(json, &report, render::multihop_eval)?;
+            Ok(ExitCode::SUCCESS)
         }
         Command::Eval {
             what:

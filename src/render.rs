@@ -259,6 +259,14 @@ pub fn status(st: &Status) -> String {
     for p in &h.problems {
         let _ = writeln!(s, "  problem: {p}");
     }
+    let _ = writeln!(
+        s,
+        "injection flags: {} chunk(s) with instruction-like text",
+        st.injection_flags.len()
+    );
+    for f in st.injection_flags.iter().take(10) {
+        let _ = writeln!(s, "  {}:{} {} ({:?})", f.source, f.line, f.kind, f.matched);
+    }
     s
 }
 
@@ -469,6 +477,42 @@ pub fn replay(r: &crate::audit::Replay) -> String {
         );
     }
     let _ = writeln!(s, "{}", if r.passed { "passed" } else { "DRIFT" });
+    s
+}
+
+/// The `attest eval multihop` report.
+pub fn multihop_eval(r: &crate::eval::multihop::MultihopReport) -> String {
+    let m = &r.metrics;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{} multi-gold questions ({}, {}); {:.0}% classified multi-hop, {:.2} steps each",
+        r.questions,
+        r.dataset,
+        r.split,
+        m.multi_hop_share * 100.0,
+        m.steps_per_question
+    );
+    let _ = writeln!(
+        s,
+        "every gold paragraph cited: single step {:.3}, research loop {:.3}",
+        m.both_gold_single_step, m.both_gold_loop
+    );
+    let _ = writeln!(
+        s,
+        "every gold paragraph verified: single step {:.3}, research loop {:.3}",
+        m.both_gold_verified_single_step, m.both_gold_verified_loop
+    );
+    let _ = writeln!(
+        s,
+        "answered: single step {:.3}, loop {:.3}; not verbatim {}, uncited sentences {}",
+        m.answered_single_step, m.answered_loop, m.not_verbatim, m.uncited_sentences
+    );
+    let _ = writeln!(
+        s,
+        "latency p50: single step {:.1} ms, loop {:.1} ms (p95 {:.1} ms)",
+        m.p50_ms_single_step, m.p50_ms_loop, m.p95_ms_loop
+    );
     s
 }
 

@@ -27,6 +27,21 @@ pub struct Status {
     pub schema_version: i64,
     /// Dense index health (plus store integrity problems).
     pub index: IndexHealth,
+    /// Chunks the prompt-injection guard flagged at ingest.
+    pub injection_flags: Vec<InjectionFlag>,
+}
+
+/// A chunk flagged by the prompt-injection guard.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InjectionFlag {
+    /// Source path (with `#key` for BEIR documents).
+    pub source: String,
+    /// First line of the chunk.
+    pub line: usize,
+    /// Kind of injection.
+    pub kind: String,
+    /// The phrase that matched (normalised).
+    pub matched: String,
 }
 
 /// Inspect the index named by `cfg`.
@@ -52,5 +67,15 @@ pub fn status(cfg: &Config) -> Result<Status, Error> {
         corpus_version: store.corpus_version()?,
         schema_version: store.schema_version()?,
         index,
+        injection_flags: store
+            .injection_flags()?
+            .into_iter()
+            .map(|(source, line, kind, matched)| InjectionFlag {
+                source,
+                line,
+                kind,
+                matched,
+            })
+            .collect(),
     })
 }

@@ -5,6 +5,7 @@
 pub mod answers;
 pub mod attribution;
 pub mod metrics;
+pub mod multihop;
 pub mod retrieval;
 
 use std::path::Path;

@@ -4,8 +4,8 @@
 //! by the ids of the items that state it: `quote text [E1, E4].` The only edits are the
 //! citation and a final full stop in place of the quote's own closing `.`, `;`, `:` or `,`.
 //!
-//! * Items arrive ranked (relevance, then chunk rank, then position); at most `max_items`
-//!   are used.
+//! * Items arrive ranked (step, relevance, chunk rank, position); at most `max_items`
+//!   statements per research step are used.
 //! * Near-duplicates merge into one sentence citing all their ids: a span inside another
 //!   span of the same document, or content words overlapping by [`DUPLICATE_JACCARD`] or
 //!   more with the same figures. A sentence cites the members whose quotes hold it (and
@@ -222,8 +222,8 @@ struct Group {
     words: HashSet<String>,
 }
 
-/// Compose the answer from `items`, best first, using at most `max_items` distinct
-/// statements.
+/// Compose the answer from `items` (by step, best first), using at most `max_items`
+/// distinct statements per research step.
 pub fn compose(items: &[Item], max_items: usize) -> Composition {
     let mut groups: Vec<Group> = Vec::new();
     let mut unused = Vec::new();
@@ -255,10 +255,15 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
             unused.push((it.id.clone(), format!("overlaps {other}, already quoted")));
             continue;
         }
-        if groups.len() >= max_items {
+        if groups
+            .iter()
+            .filter(|g| items[g.lead].step == it.step)
+            .count()
+            >= max_items
+        {
             unused.push((
                 it.id.clone(),
-                format!("beyond the answer's {max_items} statements"),
+                format!("beyond the {max_items} statements of step {}", it.step),
             ));
             continue;
         }
@@ -505,7 +510,7 @@ mod tests {
         assert_eq!(c.cited, vec!["E1"]);
         assert_eq!(c.unused.len(), 2);
         assert!(c.unused[0].1.contains("overlaps E1"));
-        assert!(c.unused[1].1.contains("beyond"));
+        assert!(c.unused[1].1.contains("beyond the 1 statements of step 1"));
     }
 
     #[test]

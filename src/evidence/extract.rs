@@ -551,6 +551,9 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }
+            if span.slice(text).trim() == c.title.trim() {
+                continue; // the document's title line names it; it states nothing
+            }
             let quote = span.slice(text).to_string();
             out.push(Candidate {
                 doc_id: c.doc_id.clone(),

@@ -155,6 +155,18 @@ END;
 INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
 DELETE FROM meta WHERE key IN ('hnsw_dump', 'hnsw_corpus_version');
 "#,
+    // 3: chunks flagged by the prompt-injection guard at ingest (chunks ingested before
+    // this version are not flagged until their file changes).
+    r#"
+CREATE TABLE injection_flags (
+    chunk INTEGER PRIMARY KEY,      -- chunks.id
+    kind TEXT NOT NULL,
+    matched TEXT NOT NULL
+);
+CREATE TRIGGER chunks_flags_ad AFTER DELETE ON chunks BEGIN
+    DELETE FROM injection_flags WHERE chunk = old.id;
+END;
+"#,
 ];
 
 /// A document as stored.
@@ -187,6 +199,8 @@ pub struct NewChunk {
     pub tokens: usize,
     /// Unit-length embedding.
     pub vector: Vec<f32>,
+    /// What the prompt-injection guard found in the chunk, if anything.
+    pub injection: Option<crate::guard::Screen>,
 }
 
 /// A document to insert.
@@ -685,6 +699,31 @@ impl Store {
         Ok(out)
     }
 
+    /// Chunks flagged by the prompt-injection guard: (source, first line, kind, matched).
+    pub fn injection_flags(&self) -> Result<Vec<(String, usize, String, String)>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT d.source, c.line_start, f.kind, f.matched FROM injection_flags f \
+                 JOIN chunks c ON c.id = f.chunk JOIN documents d ON d.id = c.doc \
+                 ORDER BY d.source, c.line_start",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, i64>(1)? as usize,
+                    r.get::<_, String>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
     /// The stored text of document `doc_id`.
     pub fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
         self.conn
@@ -797,7 +836,14 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
             &d.text[c.span.start..c.span.end],
             vector_to_blob(&c.vector)
         ])?;
-        chunk_rows.push(tx.last_insert_rowid());
+        let row = tx.last_insert_rowid();
+        chunk_rows.push(row);
+        if let Some(f) = &c.injection {
+            tx.execute(
+                "INSERT INTO injection_flags(chunk, kind, matched) VALUES (?1, ?2, ?3)",
+                params![row, f.kind, f.matched],
+            )?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,590 @@
+//! The research loop's decisions (design.md §1): classify a question as `simple` or
+//! `multi_hop`, strip answer choices, and choose the next step from what earlier steps
+//! verified. Deterministic rules; `ask` runs the steps.
+//!
+//! * **Classify**: `multi_hop` when the question compares (`same`, `both`, `which … first`,
+//!   `older`, `more`, … with two named things), asks through a bridge (a relative clause
+//!   such as "the woman who portrayed …", "the director of the film …", a possessive chain),
+//!   or names three or more things; otherwise `simple`.
+//! * **Replan** (multi-hop only), in order: `next_step` for a thing the question names that
+//!   no verified evidence mentions yet (comparisons); `next_step` for a bridge entity, a
+//!   name in the last step's best verified evidence that the question does not contain;
+//!   `retry` with the keyword form when the last step failed; else `complete`.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use crate::index::lexical::{is_stopword, words};
+use crate::retrieve::multi::keyword_terms;
+
+/// How a question is researched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// One focused passage answers it.
+    Simple,
+    /// Several concepts, a bridge entity, or a comparison.
+    MultiHop,
+}
+
+/// The classification and why.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Classification {
+    /// The class.
+    pub class: Class,
+    /// The rule that decided.
+    pub reason: String,
+}
+
+/// Words that mark a comparison.
+const COMPARATIVES: &[&str] = &[
+    "same",
+    "both",
+    "first",
+    "older",
+    "younger",
+    "earlier",
+    "later",
+    "more",
+    "less",
+    "larger",
+    "smaller",
+    "longer",
+    "shorter",
+    "higher",
+    "lower",
+    "bigger",
+    "compare",
+    "compared",
+    "difference",
+    "either",
+    "between",
+];
+
+/// Words after which a relative clause or a "… of the …" chain asks through a bridge.
+const BRIDGE_MARKERS: &[(&str, &str)] = &[
+    ("who", ""),
+    ("whose", ""),
+    ("which", "was"),
+    ("that", "was"),
+    ("director", "of"),
+    ("author", "of"),
+    ("founder", "of"),
+    ("creator", "of"),
+    ("star", "of"),
+    ("singer", "of"),
+    ("owner", "of"),
+    ("member", "of"),
+    ("capital", "of"),
+    ("home", "of"),
+];
+
+/// Names in `text`: runs of capitalised words (joined by `of`, `and`, `the`, `de`, `&`
+/// inside a run), not counting a lone sentence-initial stop word. Quoted titles count too.
+pub fn names(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    // Quoted titles: "Big Stone Gap".
+    let mut rest = text;
+    while let Some(i) = rest.find('"') {
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('"') else { break };
+        let t = after[..j].trim();
+        if !t.is_empty() && t.split_whitespace().count() <= 8 {
+            out.push(t.to_string());
+        }
+        rest = &after[j + 1..];
+    }
+    let toks: Vec<&str> = text.split_whitespace().collect();
+    let mut run: Vec<&str> = Vec::new();
+    let flush = |run: &mut Vec<&str>, out: &mut Vec<String>| {
+        while run
+            .last()
+            .is_some_and(|w| matches!(*w, "of" | "and" | "the" | "de" | "&"))
+        {
+            run.pop();
+        }
+        if !run.is_empty() {
+            let name = run.join(" ");
+            let single_stop = run.len() == 1 && is_stopword(&run[0].to_lowercase());
+            if !single_stop && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+        run.clear();
+    };
+    for (i, raw) in toks.iter().enumerate() {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '.');
+        let w = w.trim_end_matches('.');
+        if raw.starts_with(['(', '[', '"']) {
+            flush(&mut run, &mut out);
+        }
+        let cap = w.chars().next().is_some_and(char::is_uppercase);
+        // "and" joins a one-word start ("Kiss and Tell"), not two full names
+        // ("Scott Derrickson and Ed Wood").
+        let joiner = !run.is_empty()
+            && (matches!(w, "of" | "the" | "de" | "&") || (w == "and" && run.len() == 1));
+        let sentence_start =
+            i == 0 || toks[i - 1].ends_with(['.', '?', '!', ':']) || toks[i - 1].ends_with(".\"");
+        if (cap && !(sentence_start && is_stopword(&w.to_lowercase()))) || joiner {
+            run.push(w);
+        } else {
+            flush(&mut run, &mut out);
+        }
+        // A name ends at punctuation.
+        if raw.ends_with([',', '.', ';', ':', '?', '!', ')']) {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    out.retain(|n| n.chars().any(char::is_alphabetic));
+    out
+}
+
+/// Single words that are capitalised without naming a bridge: demonyms, months, days.
+const NOT_BRIDGES: &[&str] = &[
+    "american",
+    "british",
+    "english",
+    "french",
+    "german",
+    "italian",
+    "spanish",
+    "canadian",
+    "australian",
+    "irish",
+    "scottish",
+    "welsh",
+    "japanese",
+    "chinese",
+    "korean",
+    "indian",
+    "russian",
+    "european",
+    "african",
+    "asian",
+    "mexican",
+    "swedish",
+    "dutch",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "i",
+    "ii",
+    "iii",
+];
+
+/// Names of `quote` that could be bridges, best first: multi-word names before single
+/// words, each in order of appearance; demonyms, months and days left out.
+pub fn bridge_candidates(quote: &str) -> Vec<String> {
+    let all = names(quote);
+    let (multi, single): (Vec<String>, Vec<String>) = all
+        .into_iter()
+        .partition(|n| n.split_whitespace().count() > 1);
+    multi
+        .into_iter()
+        .chain(
+            single
+                .into_iter()
+                .filter(|n| !NOT_BRIDGES.contains(&n.to_lowercase().as_str())),
+        )
+        .collect()
+}
+
+/// Classify `question` (answer choices already stripped).
+pub fn classify(question: &str) -> Classification {
+    let w = words(question);
+    let named = names(question);
+    let comparative = w.iter().find(|x| COMPARATIVES.contains(&x.as_str()));
+    if let Some(c) = comparative {
+        if named.len() >= 2 || w.iter().any(|x| x == "or") {
+            return Classification {
+                class: Class::MultiHop,
+                reason: format!("compares ({c:?}) two named things"),
+            };
+        }
+    }
+    for pair in w.windows(2) {
+        for (a, b) in BRIDGE_MARKERS {
+            if pair[0] == *a && (b.is_empty() || pair[1] == *b) {
+                // "Who wrote X?" opens with "who": not a bridge. A relative clause is inside.
+                let first = w.first().map(String::as_str);
+                if *a == "who"
+                    && first == Some("who")
+                    && w.iter().filter(|x| *x == "who").count() == 1
+                {
+                    continue;
+                }
+                return Classification {
+                    class: Class::MultiHop,
+                    reason: format!("asks through a bridge (\"{} {}\")", pair[0], pair[1]),
+                };
+            }
+        }
+    }
+    if let Some(r) = w.iter().skip(1).find(|x| {
+        matches!(
+            x.as_str(),
+            "who" | "whom" | "whose" | "which" | "that" | "where"
+        )
+    }) {
+        if named.len() >= 2 || w.len() >= 10 {
+            return Classification {
+                class: Class::MultiHop,
+                reason: format!(
+                    "a relative clause (\"{r}\") asks about something found on the way"
+                ),
+            };
+        }
+    }
+    if named.len() >= 2 {
+        return Classification {
+            class: Class::MultiHop,
+            reason: format!("names {} things", named.len()),
+        };
+    }
+    Classification {
+        class: Class::Simple,
+        reason: "one focused passage can answer it".into(),
+    }
+}
+
+/// Whether `name` occurs in `text` (case-insensitive, whole words).
+pub fn mentions(text: &str, name: &str) -> bool {
+    let t = words(text);
+    let n = words(name);
+    !n.is_empty() && t.windows(n.len()).any(|w| w == n.as_slice())
+}
+
+/// The next move of the research loop.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "action")]
+pub enum Move {
+    /// Research this sub-question next.
+    NextStep {
+        /// The sub-question.
+        question: String,
+        /// Why.
+        reason: String,
+    },
+    /// Reword the failed step and try again.
+    Retry {
+        /// The reworded question.
+        question: String,
+    },
+    /// Stop.
+    Complete {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What the replanner knows of a finished step.
+#[derive(Debug, Clone)]
+pub struct StepOutcome {
+    /// The step's question.
+    pub question: String,
+    /// Whether the evaluator marked it completed.
+    pub completed: bool,
+    /// Why the planner chose it (`bridge entity …` for a bridge step).
+    pub reason: String,
+    /// Verified quotes, best first.
+    pub verified: Vec<String>,
+}
+
+/// Choose the next move for `question` after `steps`.
+pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
+    let Some(last) = steps.last() else {
+        return Move::NextStep {
+            question: question.to_string(),
+            reason: "first step: the question itself".into(),
+        };
+    };
+    let asked: HashSet<String> = steps.iter().map(|s| s.question.to_lowercase()).collect();
+    let all_verified: Vec<&String> = steps.iter().flat_map(|s| &s.verified).collect();
+    let focus = keyword_terms(question);
+    // Terms of the question that verified evidence has not covered yet: what the next
+    // step still has to find.
+    let covered: HashSet<String> = all_verified.iter().flat_map(|v| words(v)).collect();
+    let question_names = names(question);
+    let focus_text = |name: &str| {
+        let extra: Vec<&String> = focus
+            .iter()
+            .filter(|t| {
+                !mentions(name, t)
+                    && !question_names.iter().any(|n| mentions(n, t))
+                    && !covered.contains(*t)
+            })
+            .collect();
+        let mut q = name.to_string();
+        for t in extra.iter().take(6) {
+            q.push(' ');
+            q.push_str(t);
+        }
+        q
+    };
+    // A thing a comparison names that no verified evidence mentions yet.
+    let comparison = words(question)
+        .iter()
+        .any(|w| COMPARATIVES.contains(&w.as_str()));
+    if comparison && steps.iter().any(|s| s.completed) {
+        for n in names(question) {
+            if all_verified.iter().any(|v| mentions(v, &n)) {
+                continue;
+            }
+            let q = focus_text(&n);
+            if !asked.contains(&q.to_lowercase()) {
+                return Move::NextStep {
+                    question: q,
+                    reason: format!(
+                        "{n:?} is named in the question but no verified evidence covers it"
+                    ),
+                };
+            }
+        }
+    }
+    // A bridge: a name in the last step's best evidence that the question does not contain.
+    // One hop through a bridge: after a bridge step has found evidence, stop following.
+    let bridged = steps
+        .iter()
+        .any(|s| s.completed && s.reason.starts_with("bridge"));
+    if last.completed && !bridged {
+        // Quotes about something the question names come first: a bridge is a hop from
+        // the question's own entities.
+        let top: Vec<&String> = last.verified.iter().take(6).collect();
+        let anchored = |v: &&String| question_names.iter().any(|n| mentions(v, n));
+        let ordered: Vec<&String> = top
+            .iter()
+            .copied()
+            .filter(anchored)
+            .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
+            .collect();
+        let mut found: Vec<String> = Vec::new();
+        for quote in ordered {
+            for n in bridge_candidates(quote) {
+                if !found.contains(&n) {
+                    found.push(n);
+                }
+            }
+        }
+        // Multi-word names first, across all the quotes.
+        found.sort_by_key(|n| n.split_whitespace().count() < 2);
+        {
+            for n in found {
+                // Not in the question, and not a longer form of an earlier step's bridge.
+                let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                let fresh = !mentions(question, &n)
+                    && !steps.iter().any(|s| mentions(&s.question, &head))
+                    && !words(&n)
+                        .iter()
+                        .all(|w| is_stopword(w) || focus.contains(w));
+                let q = focus_text(&n);
+                if fresh && !asked.contains(&q.to_lowercase()) {
+                    return Move::NextStep {
+                        question: q,
+                        reason: format!("bridge entity {n:?} found in verified evidence"),
+                    };
+                }
+            }
+        }
+    }
+    if !last.completed {
+        let reworded = keyword_terms(&last.question).join(" ");
+        if !reworded.is_empty() && !asked.contains(&reworded.to_lowercase()) {
+            return Move::Retry { question: reworded };
+        }
+    }
+    Move::Complete {
+        reason: if last.completed {
+            "no uncovered aspect or new bridge entity".into()
+        } else {
+            "the last step failed and rewording does not change it".into()
+        },
+    }
+}
+
+/// Answer choices found in a question.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    /// The label (`A`, `B`, …).
+    pub label: String,
+    /// The choice text.
+    pub text: String,
+}
+
+/// Split answer choices ("(A) …" lines, "A. …" / "A) …" lines after an "Answer choices:"
+/// line) from the question: (question without choices, choices).
+pub fn strip_choices(question: &str) -> (String, Vec<Choice>) {
+    let mut stem = Vec::new();
+    let mut choices = Vec::new();
+    let mut in_block = false;
+    for line in question.lines() {
+        let t = line.trim();
+        let lower = t.to_lowercase();
+        if lower.starts_with("answer choices") || lower == "choices:" || lower == "options:" {
+            in_block = true;
+            continue;
+        }
+        let parsed = choice_line(t, in_block);
+        match parsed {
+            Some(c) => choices.push(c),
+            None => {
+                if !t.is_empty() {
+                    stem.push(t);
+                }
+            }
+        }
+    }
+    (stem.join(" "), choices)
+}
+
+fn choice_line(t: &str, in_block: bool) -> Option<Choice> {
+    let b = t.as_bytes();
+    // "(A) text"
+    if b.len() >= 4 && b[0] == b'(' && b[1].is_ascii_uppercase() && b[2] == b')' {
+        return Some(Choice {
+            label: (b[1] as char).to_string(),
+            text: t[3..].trim().to_string(),
+        });
+    }
+    // "A. text" / "A) text" inside a choices block
+    if in_block && b.len() >= 3 && b[0].is_ascii_uppercase() && (b[1] == b'.' || b[1] == b')') {
+        return Some(Choice {
+            label: (b[0] as char).to_string(),
+            text: t[2..].trim().to_string(),
+        });
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_capitalised_runs_and_quoted_titles() {
+        assert_eq!(
+            names("Kiss and Tell is a 1945 film starring Shirley Temple as Corliss Archer."),
+            vec!["Kiss and Tell", "Shirley Temple", "Corliss Archer"]
+        );
+        assert_eq!(
+            names("The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?"),
+            vec!["Big Stone Gap", "New York"]
+        );
+    }
+
+    #[test]
+    fn comparisons_and_bridges_are_multi_hop_plain_questions_simple() {
+        for q in [
+            "Were Scott Derrickson and Ed Wood of the same nationality?",
+            "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
+            "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?",
+            "Which magazine was started first, Arthur's Magazine or First for Women?",
+        ] {
+            assert_eq!(classify(q).class, Class::MultiHop, "{q}");
+        }
+        for q in [
+            "How long must client records be retained?",
+            "Who wrote Hamlet?",
+            "What is the grievance deadline?",
+        ] {
+            assert_eq!(classify(q).class, Class::Simple, "{q}");
+        }
+    }
+
+    #[test]
+    fn the_replanner_follows_a_bridge_then_completes() {
+        let q = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?";
+        let first = replan(q, &[]);
+        assert!(matches!(first, Move::NextStep { ref question, .. } if question == q));
+        let s1 = StepOutcome {
+            reason: "first step".into(),
+            question: q.into(),
+            completed: true,
+            verified: vec!["Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer, portrayed on radio.".into()],
+        };
+        let m = replan(q, std::slice::from_ref(&s1));
+        let Move::NextStep { question, reason } = m else {
+            panic!("{m:?}")
+        };
+        assert!(question.starts_with("Shirley Temple"), "{question}");
+        assert!(
+            question.contains("government"),
+            "uncovered terms follow: {question}"
+        );
+        assert!(
+            !question.contains("portrayed"),
+            "covered terms do not: {question}"
+        );
+        assert!(reason.contains("bridge"));
+        let s2 = StepOutcome {
+            reason: "bridge entity \"Shirley Temple\"".into(),
+            question,
+            completed: true,
+            verified: vec!["Shirley Temple Black was an American actress who served as Chief of Protocol of the United States.".into()],
+        };
+        let m = replan(q, &[s1, s2]);
+        assert!(
+            matches!(m, Move::NextStep { .. } | Move::Complete { .. }),
+            "{m:?}"
+        );
+    }
+
+    #[test]
+    fn a_failed_step_is_retried_once_reworded() {
+        let q = "Were Scott Derrickson and Ed Wood of the same nationality?";
+        let s1 = StepOutcome {
+            reason: "first step".into(),
+            question: q.into(),
+            completed: false,
+            verified: vec![],
+        };
+        let m = replan(q, std::slice::from_ref(&s1));
+        let Move::Retry { question } = m else {
+            panic!("{m:?}")
+        };
+        let s2 = StepOutcome {
+            reason: "retry".into(),
+            question,
+            completed: false,
+            verified: vec![],
+        };
+        assert!(matches!(replan(q, &[s1, s2]), Move::Complete { .. }));
+    }
+
+    #[test]
+    fn answer_choices_are_split_from_the_stem() {
+        let (stem, c) =
+            strip_choices("How long are records kept?\n(A) 5 years\n(B) 7 years\n(C) 10 years");
+        assert_eq!(stem, "How long are records kept?");
+        assert_eq!(c.len(), 3);
+        assert_eq!(
+            c[1],
+            Choice {
+                label: "B".into(),
+                text: "7 years".into()
+            }
+        );
+        let (stem, c) = strip_choices("Which applies?\nAnswer choices:\nA. seven\nB) ten");
+        assert_eq!(stem, "Which applies?");
+        assert_eq!(c.len(), 2);
+        let (_, c) = strip_choices("A. plain question without a block");
+        assert!(c.is_empty());
+    }
+}
