@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::Error;
@@ -30,7 +30,7 @@ use crate::retrieve::multi::{retrieve, KeywordPrf, MultiOptions, Retrieval};
 pub const WEAK_RETRIEVAL: f64 = 0.35;
 
 /// Outcome of a question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// An answer made of verified quotes that passed the gate.
@@ -42,7 +42,7 @@ pub enum Status {
 }
 
 /// How much verified evidence backs the answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Confidence {
     /// No verified evidence.
@@ -71,7 +71,7 @@ pub fn confidence(verified: usize, retrieval_confidence: f64) -> Confidence {
 }
 
 /// A verified evidence item as the answer lists it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EvidenceItem {
     /// Run-local id (`E1`).
     pub id: String,
@@ -80,7 +80,7 @@ pub struct EvidenceItem {
     /// Document id.
     pub doc_id: String,
     /// Document key within its file (BEIR `_id`), omitted when empty.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub key: String,
     /// Source path.
     pub source: String,
@@ -107,7 +107,7 @@ pub struct EvidenceItem {
 }
 
 /// A rejected candidate.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RejectedItem {
     /// Run-local id.
     pub id: String,
@@ -126,7 +126,7 @@ pub struct RejectedItem {
 }
 
 /// One research step.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Step {
     /// 1-based.
     pub step: usize,
@@ -149,7 +149,7 @@ pub struct Step {
 }
 
 /// How the question was researched.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Research {
     /// `simple` or `multi_hop`, and why.
     #[serde(flatten)]
@@ -157,12 +157,12 @@ pub struct Research {
     /// Why the loop stopped.
     pub stopped: String,
     /// Answer choices found in the question (stripped before research).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub choices: Vec<Choice>,
 }
 
 /// Timings and counters of a run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Metrics {
     /// Milliseconds per stage (`retrieve`, `extract`, `verify`, `compose`, `gate`, `total`).
     pub timings_ms: std::collections::BTreeMap<String, f64>,
@@ -179,14 +179,14 @@ pub struct Metrics {
 }
 
 /// The answer (design.md §3, "Answer JSON").
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
     /// The question as asked.
     pub question: String,
     /// Outcome.
     pub status: Status,
     /// Why the input was rejected (only for `rejected_input`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// The cited answer (empty unless answered).
     pub answer: String,
@@ -207,8 +207,12 @@ pub struct Answer {
     /// Research steps.
     pub steps: Vec<Step>,
     /// Classification and stop reason of the research loop.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub research: Option<Research>,
+    /// For a question with answer choices: the selection (`selected` null when the
+    /// evidence cannot decide) and a cited line per choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<crate::research::choice::Selection>,
     /// Timings and counters.
     pub metrics: Metrics,
 }
@@ -255,6 +259,10 @@ pub struct AskOptions {
     pub rerank: bool,
     /// Run the research loop for multi-hop questions (else every question is one step).
     pub research: bool,
+    /// Use the QA memory (serve and store answers).
+    pub memory: bool,
+    /// Cosine between questions at or above which a stored answer is served.
+    pub memory_threshold: f64,
 }
 
 impl AskOptions {
@@ -274,6 +282,8 @@ impl AskOptions {
             max_question_words: cfg.max_question_words,
             rerank: true,
             research: true,
+            memory: cfg.memory,
+            memory_threshold: cfg.memory_threshold,
         }
     }
 }
@@ -297,6 +307,7 @@ fn empty_answer(question: &str, status: Status) -> Answer {
         gate: check("", &HashSet::new(), &GateConfig::default()),
         steps: Vec::new(),
         research: None,
+        choice: None,
         metrics: Metrics::default(),
     }
 }
@@ -386,6 +397,24 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             unused: Vec::new(),
         });
     }
+    // QA memory: a stored answer to the same question, if its quotes still stand.
+    let memory_vec = if opts.memory && choices.is_empty() {
+        let v = engine.embed_query(q)?;
+        if let Some(hit) = crate::memory::lookup(engine.store(), &v, opts.memory_threshold)? {
+            let mut answer = hit.answer;
+            answer.question = question.to_string();
+            answer.metrics.timings_ms.insert("total".into(), ms(t0));
+            return Ok(Run {
+                answer,
+                retrieval: Vec::new(),
+                candidates: Vec::new(),
+                unused: Vec::new(),
+            });
+        }
+        Some(v)
+    } else {
+        None
+    };
     let reranker = if opts.rerank { engine.reranker() } else { None };
     let classification = if opts.research {
         classify(q)
@@ -409,9 +438,18 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let (mut iterations, mut failures_in_row, mut n_candidates) = (0, 0, 0);
     let mut next = replan(q, &[]);
     let stop_reason: String;
+    let mut focus_entity: Option<String>;
     loop {
+        focus_entity = None;
         let (sub_q, action, why) = match &next {
-            Move::NextStep { question, reason } => (question.clone(), "next_step", reason.clone()),
+            Move::NextStep {
+                question,
+                reason,
+                entity,
+            } => {
+                focus_entity = entity.clone();
+                (question.clone(), "next_step", reason.clone())
+            }
             Move::Retry { question } => (question.clone(), "retry", "the last step failed".into()),
             Move::Complete { reason } => {
                 stop_reason = reason.clone();
@@ -449,6 +487,28 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             &opts.relevance,
         )?;
         add_time(&mut timings, "verify", t);
+        // A step about an entity (a bridge, a compared thing) keeps only evidence whose
+        // quote or document title mentions a word of its name.
+        if let Some(e) = &focus_entity {
+            for v in step_verdicts.iter_mut() {
+                let about = |text: &str| {
+                    crate::index::lexical::words(e).iter().any(|w| {
+                        w.chars().count() >= 4
+                            && !crate::index::lexical::is_stopword(w)
+                            && crate::research::mentions(text, w)
+                    })
+                };
+                if v.rejected.is_none() && !about(&v.candidate.quote) && !about(&v.candidate.title)
+                {
+                    v.rejected = Some(crate::evidence::verify::Rejection {
+                        reason: Reason::DoesNotAddressQuestion,
+                        rationale: format!(
+                            "step {step_no} researches {e:?}, which the quote does not mention"
+                        ),
+                    });
+                }
+            }
+        }
         step_verdicts.sort_by(|a, b| {
             a.rejected
                 .is_some()
@@ -653,7 +713,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     answer.research = Some(Research {
         classification,
         stopped: stop_reason,
-        choices,
+        choices: choices.clone(),
     });
     answer.gate = gate;
     if answered {
@@ -703,6 +763,19 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         .metrics
         .timings_ms
         .insert("total".to_string(), ms(t0));
+    if !choices.is_empty() && answer.status == Status::Answered {
+        let items: Vec<(String, String)> = answer
+            .evidence
+            .iter()
+            .map(|e| (e.id.clone(), e.quote.clone()))
+            .collect();
+        answer.choice = Some(crate::research::choice::select(&choices, &items));
+    } else if !choices.is_empty() {
+        answer.choice = Some(crate::research::choice::select(&choices, &[]));
+    }
+    if let Some(v) = memory_vec {
+        crate::memory::remember(engine.store(), &v, &answer)?;
+    }
     Ok(Run {
         answer,
         retrieval: retrievals,

@@ -99,6 +99,11 @@ pub struct Config {
     pub embed_budget: usize,
     /// Longest question accepted, in words (`ATTEST_MAX_QUESTION_WORDS`, default 300).
     pub max_question_words: usize,
+    /// Serve and store answers in the QA memory (`ATTEST_MEMORY`, default true).
+    pub memory: bool,
+    /// Question cosine at or above which a stored answer is served
+    /// (`ATTEST_MEMORY_THRESHOLD`, default 0.92).
+    pub memory_threshold: f64,
 }
 
 impl Default for Config {
@@ -127,6 +132,8 @@ impl Default for Config {
             min_cross_relevance: 0.5,
             embed_budget: 24,
             max_question_words: 300,
+            memory: true,
+            memory_threshold: 0.92,
         }
     }
 }
@@ -241,6 +248,16 @@ impl Config {
             "ATTEST_MAX_QUESTION_WORDS",
             "longest question accepted, in words (300)",
         ),
+        (
+            "memory",
+            "ATTEST_MEMORY",
+            "serve and store answers in the QA memory (true)",
+        ),
+        (
+            "memory_threshold",
+            "ATTEST_MEMORY_THRESHOLD",
+            "question cosine at which a stored answer is served (0.92)",
+        ),
     ];
 
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
@@ -307,6 +324,8 @@ impl Config {
                 "min_cross_relevance" => self.min_cross_relevance = parse(var, &v)?,
                 "embed_budget" => self.embed_budget = parse(var, &v)?,
                 "max_question_words" => self.max_question_words = parse(var, &v)?,
+                "memory" => self.memory = parse(var, &v)?,
+                "memory_threshold" => self.memory_threshold = parse(var, &v)?,
                 _ => {}
             }
         }

@@ -17,6 +17,7 @@ pub mod evidence;
 pub mod guard;
 pub mod index;
 pub mod ingest;
+pub mod memory;
 pub mod models;
 pub mod render;
 pub mod research;

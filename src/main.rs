@@ -108,6 +108,9 @@ enum Command {
         /// One retrieval step even for multi-hop questions (no research loop)
         #[arg(long)]
         single_step: bool,
+        /// Neither serve nor store answers in the QA memory
+        #[arg(long)]
+        no_memory: bool,
         /// Add the research steps, retrieved chunks, rejected items and timings
         #[arg(long)]
         explain: bool,
@@ -213,6 +216,13 @@ enum EvalCommand {
         /// Include per-question outcomes in the JSON
         #[arg(long)]
         per_question: bool,
+        /// Ask every answered question a second time with the QA memory on, and report
+        /// memory hits and the repeat's latency
+        #[arg(long)]
+        repeat: bool,
+        /// One retrieval step per question (no research loop)
+        #[arg(long)]
+        single_step: bool,
         /// Print as JSON
         #[arg(long)]
         json: bool,
@@ -399,6 +409,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             preset,
             no_rerank,
             single_step,
+            no_memory,
             explain,
             audit,
             json,
@@ -419,6 +430,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             })?;
             opts.rerank = !no_rerank;
             opts.research = !single_step;
+            opts.memory &= !no_memory;
             let engine = Engine::open_with_default_model(cfg, false)?;
             let question = question.join(" ");
             let run = ask(&engine, &question, &opts)?;
@@ -432,7 +444,13 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } else {
                 print!("{}", render::answer(&run.answer));
             }
+            let undecided = run
+                .answer
+                .choice
+                .as_ref()
+                .is_some_and(|c| c.selected.is_none());
             Ok(match run.answer.status {
+                Status::Answered if undecided => ExitCode::from(1),
                 Status::Answered => ExitCode::SUCCESS,
                 Status::NoAuthoritativeEvidence => ExitCode::from(1),
                 Status::RejectedInput => {
@@ -469,7 +487,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .unwrap_or_else(|| "dataset".into());
             cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
-            let opts = attest::ask::AskOptions::from_config(&cfg);
+            let mut opts = attest::ask::AskOptions::from_config(&cfg);
+            opts.memory = false; // every question is researched, never served from memory
             let mut engine = Engine::open_with_default_model(cfg, true)?;
             let r = ingest(
                 &mut engine,
@@ -501,6 +520,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     limit,
                     no_rerank,
                     per_question,
+                    repeat,
+                    single_step,
                     json,
                 },
         } => {
@@ -523,6 +544,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
             let mut opts = attest::ask::AskOptions::from_config(&cfg);
             opts.rerank = !no_rerank;
+            // Every question is researched, never served from memory (with --repeat the
+            // memory stores the first answer and serves the second).
+            opts.memory = repeat;
+            opts.research = !single_step;
             let mut engine = Engine::open_with_default_model(cfg, true)?;
             let r = ingest(
                 &mut engine,
@@ -541,6 +566,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 &questions,
                 from.is_none().then_some(&ds.qrels),
                 &opts,
+                repeat,
                 |n| bar.set_position(n as u64),
             )?;
             bar.finish_and_clear();

@@ -283,6 +283,20 @@ fn place(source: &str, key: &str) -> String {
 pub fn answer(a: &crate::ask::Answer) -> String {
     use crate::ask::Status;
     let mut s = String::new();
+    if let Some(sel) = &a.choice {
+        match &sel.selected {
+            Some(l) => {
+                let _ = writeln!(s, "Answer: ({l})");
+            }
+            None => {
+                let _ = writeln!(s, "Answer: undecided (the verified evidence cannot decide)");
+            }
+        }
+        for c in &sel.choices {
+            let _ = writeln!(s, "  {}", c.line);
+        }
+        s.push('\n');
+    }
     match a.status {
         Status::Answered => {
             let _ = writeln!(s, "{}\n", a.answer);
@@ -348,15 +362,36 @@ pub fn answer(a: &crate::ask::Answer) -> String {
 /// The answer plus its lineage: steps, retrieved chunks, rejected items, timings.
 pub fn answer_explained(r: &crate::ask::Run) -> String {
     let mut s = answer(&r.answer);
-    for (st, ret) in r.answer.steps.iter().zip(&r.retrieval) {
+    if r.answer.metrics.memory_hit {
         let _ = writeln!(
             s,
-            "\nstep {}: {} (confidence {:.2}, {})",
-            st.step, st.question, st.confidence, ret.order
+            "\nserved from the QA memory (every cited quote re-checked against the index)"
+        );
+    }
+    if let Some(res) = &r.answer.research {
+        let _ = writeln!(
+            s,
+            "\nresearch: {} ({}); stopped: {}",
+            serde_json::to_value(res.classification.class)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            res.classification.reason,
+            res.stopped
+        );
+    }
+    for (i, st) in r.answer.steps.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            "\nstep {}: {} [{}, {}; {} verified; confidence {:.2}] {}",
+            st.step, st.question, st.action, st.status, st.verified, st.confidence, st.reason
         );
         for q in &st.queries {
             let _ = writeln!(s, "  query: {q}");
         }
+        let Some(ret) = r.retrieval.get(i) else {
+            continue;
+        };
         for (i, h) in ret.hits.iter().enumerate() {
             let _ = writeln!(
                 s,
@@ -458,6 +493,12 @@ pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
         "latency: p50 {:.1} ms  p95 {:.1} ms  mean {:.1} ms",
         m.p50_ms, m.p95_ms, m.mean_ms
     );
+    if let (Some(h), Some(p), Some(r)) = (m.memory_hit_rate, m.p50_ms_repeat, m.repeat_time_ratio) {
+        let _ = writeln!(
+            s,
+            "repeated: served from memory {h:.3}; p50 {p:.1} ms; repeat ÷ first {r:.3}"
+        );
+    }
     s
 }
 

@@ -479,3 +479,112 @@ fn the_research_loop_follows_a_bridge_entity_to_a_second_document() {
     let (b, _) = ask_json(&idx, q, &["--chunks", "1", "--single-step"]);
     assert_eq!(b["steps"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn the_qa_memory_serves_repeats_and_never_a_stale_answer() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    let docs = scratch_corpus(tmp.path());
+    ingest_json(&idx, &[&docs]);
+    let q = "How long must client records be retained?";
+    let (first, code) = ask_json(&idx, q, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(first["metrics"]["memory_hit"], false);
+    // The same question, and a near-identical wording: served from memory, same answer.
+    for again in [q, "How long must client records be retained ?"] {
+        let (a, code) = ask_json(&idx, again, &[]);
+        assert_eq!(code, 0);
+        assert_eq!(a["metrics"]["memory_hit"], true, "{again}");
+        assert_eq!(a["answer"], first["answer"]);
+        assert_eq!(a["evidence"], first["evidence"]);
+    }
+    // --no-memory researches again.
+    let (a, _) = ask_json(&idx, q, &["--no-memory"]);
+    assert_eq!(a["metrics"]["memory_hit"], false);
+    // A cited document changes: the memory is stale and is not served.
+    let manual = docs.join("05-manual-client-records-and-confidentiality.md");
+    let text = std::fs::read_to_string(&manual).unwrap();
+    std::fs::write(
+        &manual,
+        text.replace(
+            "Client records must be retained",
+            "Client files must be retained",
+        ),
+    )
+    .unwrap();
+    ingest_json(&idx, &[&docs]);
+    let (a, _) = ask_json(&idx, q, &[]);
+    assert_eq!(a["metrics"]["memory_hit"], false, "stale memory served");
+    assert_invariants(&a);
+    // An unrelated change elsewhere keeps a memory whose quotes still stand.
+    let (_, _) = ask_json(&idx, q, &[]);
+    std::fs::write(
+        docs.join("zz-new.md"),
+        "# Parking\n\nStaff parking permits are renewed each spring.\n",
+    )
+    .unwrap();
+    ingest_json(&idx, &[&docs]);
+    let (a, _) = ask_json(&idx, q, &[]);
+    assert_eq!(
+        a["metrics"]["memory_hit"], true,
+        "quotes still verbatim after an unrelated change"
+    );
+}
+
+#[test]
+fn multiple_choice_selects_from_verified_evidence_or_says_it_cannot() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    ingest_json(&idx, &[&sample_corpus()]);
+    let q = "Under the county code, for how long must a client record be retained?\n(A) 3 years\n(B) 7 years\n(C) 50 years";
+    let (a, code) = ask_json(&idx, q, &["--no-memory"]);
+    assert_eq!(code, 0, "{a}");
+    let sel = &a["choice"];
+    assert_eq!(sel["selected"], "B", "{sel}");
+    let b = &sel["choices"][1];
+    assert_eq!(b["verdict"], "supported");
+    let ids: Vec<&str> = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    for c in b["citations"].as_array().unwrap() {
+        assert!(
+            ids.contains(&c.as_str().unwrap()),
+            "cited choice evidence exists"
+        );
+    }
+    assert_eq!(sel["choices"][0]["verdict"], "ruled_out");
+    assert_eq!(a["research"]["choices"].as_array().unwrap().len(), 3);
+    let out = attest(&idx)
+        .args(["ask", q, "--no-memory"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("Answer: (B)"), "{text}");
+    // Choices the evidence does not speak to: undecided, exit 1.
+    let (a, code) = ask_json(
+        &idx,
+        "How long must client records be retained?\n(A) purple\n(B) green",
+        &["--no-memory"],
+    );
+    assert_eq!(code, 1, "{a}");
+    assert!(a["choice"]["selected"].is_null());
+    // Only choices, or twenty of them: rejected with a reason.
+    let (a, code) = ask_json(&idx, "(A) 7 years\n(B) 10 years", &[]);
+    assert_eq!(code, 2);
+    assert!(a["reason"]
+        .as_str()
+        .unwrap()
+        .contains("only answer choices"));
+    let many: String = (0..20)
+        .map(|i| format!("\n({}) option {i}", (b'A' + i as u8) as char))
+        .collect();
+    let (a, code) = ask_json(&idx, &format!("Which one?{many}"), &[]);
+    assert_eq!(code, 2);
+    assert!(
+        a["reason"].as_str().unwrap().contains("20 answer choices"),
+        "{a}"
+    );
+}

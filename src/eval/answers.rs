@@ -107,6 +107,16 @@ pub struct AnswerMetrics {
     pub p95_ms: f64,
     /// Mean milliseconds.
     pub mean_ms: f64,
+    /// With `--repeat`: share of answered questions served from the QA memory when asked
+    /// again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_hit_rate: Option<f64>,
+    /// With `--repeat`: median milliseconds of the repeated question.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p50_ms_repeat: Option<f64>,
+    /// With `--repeat`: median over answered questions of repeat time ÷ first time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeat_time_ratio: Option<f64>,
 }
 
 /// The report.
@@ -138,8 +148,10 @@ pub fn evaluate(
     questions: &[Query],
     qrels: Option<&std::collections::HashMap<String, Judgments>>,
     opts: &AskOptions,
+    repeat: bool,
     mut progress: impl FnMut(usize),
 ) -> Result<(AnswerMetrics, Vec<QuestionResult>), Error> {
+    let (mut hits, mut repeat_ms, mut ratios) = (0usize, Vec::new(), Vec::new());
     let mut results = Vec::with_capacity(questions.len());
     let mut m = AnswerMetrics::default();
     let (mut cited_items, mut relevant_items, mut verbatim) = (0usize, 0usize, 0usize);
@@ -148,6 +160,14 @@ pub fn evaluate(
         let run = ask(engine, &q.text, opts)?;
         let ms = t.elapsed().as_secs_f64() * 1e3;
         let a = &run.answer;
+        if repeat && a.status == Status::Answered {
+            let t = Instant::now();
+            let again = ask(engine, &q.text, opts)?;
+            let ms2 = t.elapsed().as_secs_f64() * 1e3;
+            hits += again.answer.metrics.memory_hit as usize;
+            repeat_ms.push(ms2);
+            ratios.push(ms2 / ms.max(1e-9));
+        }
         // Invariants, checked against the store, not trusted from the run.
         let ids: HashSet<&str> = a.evidence.iter().map(|e| e.id.as_str()).collect();
         m.unknown_citations += citations(&a.answer)
@@ -273,6 +293,13 @@ pub fn evaluate(
     m.p50_ms = percentile(&lat, 50.0);
     m.p95_ms = percentile(&lat, 95.0);
     m.mean_ms = lat.iter().sum::<f64>() / n;
+    if repeat {
+        repeat_ms.sort_by(f64::total_cmp);
+        ratios.sort_by(f64::total_cmp);
+        m.memory_hit_rate = Some(hits as f64 / answered.max(1) as f64);
+        m.p50_ms_repeat = Some(percentile(&repeat_ms, 50.0));
+        m.repeat_time_ratio = Some(percentile(&ratios, 50.0));
+    }
     Ok((m, results))
 }
 

@@ -22,7 +22,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::support::content_words;
 use crate::corpus::segment::sentences;
@@ -52,7 +52,7 @@ pub struct Item {
 }
 
 /// One sentence of the answer.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Sentence {
     /// The sentence as it appears in the answer, citations included.
     pub text: String,
@@ -61,7 +61,7 @@ pub struct Sentence {
 }
 
 /// Two items that give different figures for the same thing.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Conflict {
     /// The items, higher-ranked first.
     pub ids: Vec<String>,

@@ -9,7 +9,7 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::corpus::segment::sentences;
 
@@ -102,7 +102,7 @@ pub fn is_evidence_id(s: &str) -> bool {
 }
 
 /// A rule the text broke.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
     /// `unknown_citation`, `paragraph_without_citations`, `low_citation_density` or
     /// `uncited_sentence`.
@@ -119,7 +119,7 @@ pub struct Violation {
 }
 
 /// The gate's verdict.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GateResult {
     /// No error-severity violation.
     pub passed: bool,

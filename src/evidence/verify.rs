@@ -22,7 +22,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::extract::{Candidate, Completeness};
 use super::support::content_words;
@@ -68,7 +68,7 @@ impl Default for RelevanceConfig {
 }
 
 /// Why a candidate was rejected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// The span no longer holds the quote (or the document is gone or changed).

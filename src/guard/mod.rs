@@ -10,10 +10,10 @@
 //! (`"ig-nore" … "previous instructions"` aside) are still found. Questions about
 //! sensitive subjects (crime, drugs, violence) are not injections and pass.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The guard's verdict on a text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Screen {
     /// What kind of injection was found.
     pub kind: String,

@@ -13,13 +13,15 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
+pub mod choice;
+
+use serde::{Deserialize, Serialize};
 
 use crate::index::lexical::{is_stopword, words};
 use crate::retrieve::multi::keyword_terms;
 
 /// How a question is researched.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Class {
     /// One focused passage answers it.
@@ -29,7 +31,7 @@ pub enum Class {
 }
 
 /// The classification and why.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Classification {
     /// The class.
     pub class: Class,
@@ -210,7 +212,56 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
 /// Classify `question` (answer choices already stripped).
 pub fn classify(question: &str) -> Classification {
     let w = words(question);
-    let named = names(question);
+    // Acronyms and codes (HIV, IL-6, UK) name terms, not things to hop between.
+    let named: Vec<String> = names(question)
+        .into_iter()
+        .filter(|n| {
+            n.split_whitespace().count() > 1
+                || n.chars()
+                    .filter(|c| c.is_alphabetic())
+                    .any(char::is_lowercase)
+                    && !n.chars().any(|c| c.is_ascii_digit())
+        })
+        .collect();
+    // A statement to check (a claim) rather than a question: one focused passage.
+    let interrogative = question.trim_end().ends_with('?')
+        || w.first().is_some_and(|f| {
+            matches!(
+                f.as_str(),
+                "who"
+                    | "what"
+                    | "which"
+                    | "when"
+                    | "where"
+                    | "why"
+                    | "how"
+                    | "whose"
+                    | "whom"
+                    | "is"
+                    | "are"
+                    | "was"
+                    | "were"
+                    | "do"
+                    | "does"
+                    | "did"
+                    | "can"
+                    | "could"
+                    | "should"
+                    | "would"
+                    | "will"
+                    | "has"
+                    | "have"
+                    | "had"
+                    | "in"
+                    | "on"
+            )
+        });
+    if !interrogative {
+        return Classification {
+            class: Class::Simple,
+            reason: "a statement to check: one focused passage".into(),
+        };
+    }
     let comparative = w.iter().find(|x| COMPARATIVES.contains(&x.as_str()));
     if let Some(c) = comparative {
         if named.len() >= 2 || w.iter().any(|x| x == "or") {
@@ -282,6 +333,10 @@ pub enum Move {
         question: String,
         /// Why.
         reason: String,
+        /// The entity the step is about (a bridge or a compared thing): its evidence must
+        /// mention it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        entity: Option<String>,
     },
     /// Reword the failed step and try again.
     Retry {
@@ -314,6 +369,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
         return Move::NextStep {
             question: question.to_string(),
             reason: "first step: the question itself".into(),
+            entity: None,
         };
     };
     let asked: HashSet<String> = steps.iter().map(|s| s.question.to_lowercase()).collect();
@@ -355,6 +411,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
                     reason: format!(
                         "{n:?} is named in the question but no verified evidence covers it"
                     ),
+                    entity: Some(n),
                 };
             }
         }
@@ -364,47 +421,59 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
     let bridged = steps
         .iter()
         .any(|s| s.completed && s.reason.starts_with("bridge"));
-    if last.completed && !bridged {
-        // Quotes about something the question names come first: a bridge is a hop from
-        // the question's own entities.
-        let top: Vec<&String> = last.verified.iter().take(6).collect();
-        let anchored = |v: &&String| question_names.iter().any(|n| mentions(v, n));
-        let ordered: Vec<&String> = top
-            .iter()
-            .copied()
-            .filter(anchored)
-            .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
-            .collect();
-        let mut found: Vec<String> = Vec::new();
-        for quote in ordered {
-            for n in bridge_candidates(quote) {
-                if !found.contains(&n) {
-                    found.push(n);
+    // The bridge source: the latest completed step that was not itself a bridge step;
+    // a failed bridge step falls through to the next candidate from the same source.
+    let source = steps
+        .iter()
+        .rev()
+        .find(|s| s.completed && !s.reason.starts_with("bridge"));
+    let last_failed_bridge = !last.completed && last.reason.starts_with("bridge");
+    if let (Some(src), false) = (source, bridged) {
+        if !(last.completed || last_failed_bridge) {
+            // the last step failed for another reason: the retry below handles it
+        } else {
+            // Quotes about something the question names come first: a bridge is a hop from
+            // the question's own entities.
+            let top: Vec<&String> = src.verified.iter().take(6).collect();
+            let anchored = |v: &&String| question_names.iter().any(|n| mentions(v, n));
+            let ordered: Vec<&String> = top
+                .iter()
+                .copied()
+                .filter(anchored)
+                .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
+                .collect();
+            let mut found: Vec<String> = Vec::new();
+            for quote in ordered {
+                for n in bridge_candidates(quote) {
+                    if !found.contains(&n) {
+                        found.push(n);
+                    }
                 }
             }
-        }
-        // Multi-word names first, across all the quotes.
-        found.sort_by_key(|n| n.split_whitespace().count() < 2);
-        {
-            for n in found {
-                // Not in the question, and not a longer form of an earlier step's bridge.
-                let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
-                let fresh = !mentions(question, &n)
-                    && !steps.iter().any(|s| mentions(&s.question, &head))
-                    && !words(&n)
-                        .iter()
-                        .all(|w| is_stopword(w) || focus.contains(w));
-                let q = focus_text(&n);
-                if fresh && !asked.contains(&q.to_lowercase()) {
-                    return Move::NextStep {
-                        question: q,
-                        reason: format!("bridge entity {n:?} found in verified evidence"),
-                    };
+            // Multi-word names first, across all the quotes.
+            found.sort_by_key(|n| n.split_whitespace().count() < 2);
+            {
+                for n in found {
+                    // Not in the question, and not a longer form of an earlier step's bridge.
+                    let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+                    let fresh = !mentions(question, &n)
+                        && !steps.iter().any(|s| mentions(&s.question, &head))
+                        && !words(&n)
+                            .iter()
+                            .all(|w| is_stopword(w) || focus.contains(w));
+                    let q = focus_text(&n);
+                    if fresh && !asked.contains(&q.to_lowercase()) {
+                        return Move::NextStep {
+                            question: q,
+                            reason: format!("bridge entity {n:?} found in verified evidence"),
+                            entity: Some(n),
+                        };
+                    }
                 }
             }
         }
     }
-    if !last.completed {
+    if !last.completed && !last_failed_bridge {
         let reworded = keyword_terms(&last.question).join(" ");
         if !reworded.is_empty() && !asked.contains(&reworded.to_lowercase()) {
             return Move::Retry { question: reworded };
@@ -420,7 +489,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
 }
 
 /// Answer choices found in a question.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Choice {
     /// The label (`A`, `B`, …).
     pub label: String,
@@ -503,6 +572,7 @@ mod tests {
             "How long must client records be retained?",
             "Who wrote Hamlet?",
             "What is the grievance deadline?",
+            "AMP-activated protein kinase (AMPK) activation reduces inflammation-related fibrosis in the lungs of mice that were exposed.",
         ] {
             assert_eq!(classify(q).class, Class::Simple, "{q}");
         }
@@ -520,7 +590,10 @@ mod tests {
             verified: vec!["Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer, portrayed on radio.".into()],
         };
         let m = replan(q, std::slice::from_ref(&s1));
-        let Move::NextStep { question, reason } = m else {
+        let Move::NextStep {
+            question, reason, ..
+        } = m
+        else {
             panic!("{m:?}")
         };
         assert!(question.starts_with("Shirley Temple"), "{question}");

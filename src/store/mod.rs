@@ -167,6 +167,16 @@ CREATE TRIGGER chunks_flags_ad AFTER DELETE ON chunks BEGIN
     DELETE FROM injection_flags WHERE chunk = old.id;
 END;
 "#,
+    // 4: the QA memory (answers keyed by question embedding and corpus version).
+    r#"
+CREATE TABLE qa_memory (
+    id INTEGER PRIMARY KEY,
+    question TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    corpus_version INTEGER NOT NULL,
+    answer TEXT NOT NULL            -- the answer JSON
+);
+"#,
 ];
 
 /// A document as stored.
@@ -223,6 +233,9 @@ pub struct NewDoc {
     /// Chunks with vectors.
     pub chunks: Vec<NewChunk>,
 }
+
+/// A QA memory row: (id, question vector blob, corpus version, answer JSON).
+pub type MemoryRow = (i64, Vec<u8>, u64, String);
 
 /// A chunk joined with its document, as search results need it.
 #[derive(Debug, Clone)]
@@ -722,6 +735,50 @@ impl Store {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
         Ok(rows)
+    }
+
+    /// Every QA memory row: (id, question vector blob, corpus version, answer JSON).
+    pub fn memory_rows(&self) -> Result<Vec<MemoryRow>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, vector, corpus_version, answer FROM qa_memory")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as u64, r.get(3)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
+    /// Store an answer in the QA memory (replacing one for the same question).
+    pub fn remember(
+        &self,
+        question: &str,
+        vector: &[u8],
+        corpus_version: u64,
+        answer: &str,
+    ) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM qa_memory WHERE question = ?1", [question])
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute(
+                "INSERT INTO qa_memory(question, vector, corpus_version, answer) VALUES (?1, ?2, ?3, ?4)",
+                params![question, vector, corpus_version as i64, answer],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// Delete a QA memory row.
+    pub fn forget(&self, id: i64) -> Result<(), StoreError> {
+        self.conn
+            .execute("DELETE FROM qa_memory WHERE id = ?1", [id])
+            .map_err(|e| self.err(e))?;
+        Ok(())
     }
 
     /// The stored text of document `doc_id`.
