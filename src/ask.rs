@@ -398,7 +398,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         });
     }
     // QA memory: a stored answer to the same question, if its quotes still stand.
-    let memory_vec = if opts.memory && choices.is_empty() {
+    // Only default-mode answers (research loop on) are stored and served.
+    let memory_vec = if opts.memory && opts.research && choices.is_empty() {
         let v = engine.embed_query(q)?;
         if let Some(hit) = crate::memory::lookup(engine.store(), &v, opts.memory_threshold)? {
             let mut answer = hit.answer;

@@ -3,7 +3,7 @@
 //! one gets the stored answer, marked `memory_hit`, but only when it is not stale: the
 //! corpus version is unchanged, or every cited quote is still verbatim at its span in the
 //! current store. A stale memory is deleted and never served. Questions with answer
-//! choices are not stored (their selection reruns).
+//! choices are not stored (their selection reruns), nor single-step runs.
 
 use std::time::Instant;
 

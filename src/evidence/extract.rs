@@ -551,8 +551,8 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }
-            if span.slice(text).trim() == c.title.trim() {
-                continue; // the document's title line names it; it states nothing
+            if span.slice(text).trim() == c.title.trim() && word_count(&c.title) < 6 {
+                continue; // a short title line names the document; it states nothing
             }
             let quote = span.slice(text).to_string();
             out.push(Candidate {

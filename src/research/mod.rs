@@ -252,8 +252,6 @@ pub fn classify(question: &str) -> Classification {
                     | "has"
                     | "have"
                     | "had"
-                    | "in"
-                    | "on"
             )
         });
     if !interrogative {
