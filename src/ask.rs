@@ -868,23 +868,10 @@ fn missing(
 mod tests {
     use super::*;
     use crate::config::Config;
-    use crate::ingest::{ingest, IngestOptions};
-    use crate::models::HashEmbedder;
     use proptest::prelude::*;
     use proptest::test_runner::{Config as PropConfig, TestRunner};
-    use std::path::PathBuf;
-    use std::sync::Arc;
 
-    fn sample_engine(dir: &std::path::Path) -> Engine {
-        let cfg = Config {
-            index: dir.join("idx"),
-            ..Config::default()
-        };
-        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(128)), true).unwrap();
-        let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(&mut e, &[corpus], &IngestOptions::default()).unwrap();
-        e
-    }
+    use crate::engine::sample_engine;
 
     fn opts() -> AskOptions {
         let mut o = AskOptions::from_config(&Config::default());

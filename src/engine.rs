@@ -164,3 +164,17 @@ impl Engine {
         self.dense().health()
     }
 }
+
+/// An engine over the bundled sample corpus with the deterministic fake embedder, in
+/// `dir/idx` (for unit tests).
+#[cfg(test)]
+pub(crate) fn sample_engine(dir: &Path) -> Engine {
+    let cfg = Config {
+        index: dir.join("idx"),
+        ..Config::default()
+    };
+    let mut e = Engine::open(cfg, Arc::new(crate::models::HashEmbedder::new(128)), true).unwrap();
+    let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
+    crate::ingest::ingest(&mut e, &[corpus], &crate::ingest::IngestOptions::default()).unwrap();
+    e
+}

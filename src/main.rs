@@ -304,6 +304,39 @@ fn main() -> ExitCode {
     }
 }
 
+/// The index an evaluation uses: `eval_index`, or `.attest-eval/<dataset directory name>`.
+fn eval_index_dir(dataset: &std::path::Path, eval_index: Option<PathBuf>) -> PathBuf {
+    eval_index.unwrap_or_else(|| {
+        let name = dataset
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "dataset".into());
+        PathBuf::from(".attest-eval").join(name)
+    })
+}
+
+/// Open (creating if needed) the evaluation index and bring the dataset's corpus into it.
+fn open_eval_engine(
+    cfg: Config,
+    ds: &attest::eval::retrieval::Dataset,
+    json: bool,
+) -> anyhow::Result<Engine> {
+    let mut engine = Engine::open_with_default_model(cfg, true)?;
+    let r = ingest(
+        &mut engine,
+        &[ds.corpus()],
+        &IngestOptions {
+            prune: false,
+            progress: !json,
+        },
+    )?;
+    if let Some(f) = r.failed.first() {
+        anyhow::bail!("{}: {}", f.path, f.reason);
+    }
+    Ok(engine)
+}
+
 /// Print `value` as pretty JSON, or in its human form.
 fn emit<T: serde::Serialize>(json: bool, value: &T, human: fn(&T) -> String) -> anyhow::Result<()> {
     if json {
@@ -481,26 +514,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(n) = limit {
                 ds.queries.truncate(n.max(1));
             }
-            let name = dataset
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "dataset".into());
-            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            cfg.index = eval_index_dir(&dataset, eval_index);
             let mut opts = attest::ask::AskOptions::from_config(&cfg);
             opts.memory = false; // every question is researched, never served from memory
-            let mut engine = Engine::open_with_default_model(cfg, true)?;
-            let r = ingest(
-                &mut engine,
-                &[ds.corpus()],
-                &IngestOptions {
-                    prune: false,
-                    progress: !json,
-                },
-            )?;
-            if !r.failed.is_empty() {
-                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
-            }
+            let engine = open_eval_engine(cfg, &ds, json)?;
             let bar = attest::ingest::counter_bar(ds.queries.len() as u64, !json, "questions");
             let report = attest::eval::multihop::evaluate(&engine, &ds, &opts, |n| {
                 bar.set_position(n as u64)
@@ -536,30 +553,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(n) = limit {
                 questions.truncate(n.max(1));
             }
-            let name = dataset
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "dataset".into());
-            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            cfg.index = eval_index_dir(&dataset, eval_index);
             let mut opts = attest::ask::AskOptions::from_config(&cfg);
             opts.rerank = !no_rerank;
             // Every question is researched, never served from memory (with --repeat the
             // memory stores the first answer and serves the second).
             opts.memory = repeat;
             opts.research = !single_step;
-            let mut engine = Engine::open_with_default_model(cfg, true)?;
-            let r = ingest(
-                &mut engine,
-                &[ds.corpus()],
-                &IngestOptions {
-                    prune: false,
-                    progress: !json,
-                },
-            )?;
-            if !r.failed.is_empty() {
-                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
-            }
+            let engine = open_eval_engine(cfg, &ds, json)?;
             let bar = attest::ingest::counter_bar(questions.len() as u64, !json, "questions");
             let (metrics, results) = evaluate(
                 &engine,
@@ -621,26 +622,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if let Some(n) = limit {
                 ds.queries.truncate(n.max(1));
             }
-            let name = dataset
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-                .unwrap_or_else(|| "dataset".into());
-            cfg.index = eval_index.unwrap_or_else(|| PathBuf::from(".attest-eval").join(name));
+            cfg.index = eval_index_dir(&dataset, eval_index);
             // Documents are ranked up to depth 100: take enough candidates from each retriever.
             cfg.candidates = cfg.candidates.max(300);
-            let mut engine = Engine::open_with_default_model(cfg, true)?;
-            let r = ingest(
-                &mut engine,
-                &[ds.corpus()],
-                &IngestOptions {
-                    prune: false,
-                    progress: !json,
-                },
-            )?;
-            if !r.failed.is_empty() {
-                anyhow::bail!("{}: {}", r.failed[0].path, r.failed[0].reason);
-            }
+            let engine = open_eval_engine(cfg, &ds, json)?;
             let modes = if mode.is_empty() {
                 let mut m = attest::eval::retrieval::ALL_MODES.to_vec();
                 if engine.reranker().is_some() {

@@ -81,21 +81,12 @@ pub fn remember(store: &Store, qv: &[f32], answer: &Answer) -> Result<(), Error>
 mod tests {
     use crate::ask::{ask, Answer, AskOptions};
     use crate::config::Config;
-    use crate::engine::Engine;
-    use crate::ingest::{ingest, IngestOptions};
-    use crate::models::HashEmbedder;
-    use std::sync::Arc;
 
     #[test]
     fn a_stored_answer_round_trips_through_json() {
         let tmp = tempfile::tempdir().unwrap();
-        let cfg = Config {
-            index: tmp.path().join("idx"),
-            ..Config::default()
-        };
-        let mut e = Engine::open(cfg.clone(), Arc::new(HashEmbedder::new(128)), true).unwrap();
-        let corpus = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(&mut e, &[corpus], &IngestOptions::default()).unwrap();
+        let e = crate::engine::sample_engine(tmp.path());
+        let cfg = Config::default();
         let mut o = AskOptions::from_config(&cfg);
         o.relevance.min_relevance = 0.3;
         let first = ask(&e, "How long must client records be retained?", &o).unwrap();

@@ -354,23 +354,9 @@ fn record(scores: &mut HashMap<i64, ModeScores>, dense: &[(i64, f32)], lex: &[(i
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
-    use crate::ingest::{ingest, IngestOptions};
     use crate::models::cross::CrossEncoder;
-    use crate::models::HashEmbedder;
-    use std::path::{Path, PathBuf};
-    use std::sync::Arc;
 
-    fn sample_engine(dir: &Path) -> Engine {
-        let cfg = Config {
-            index: dir.join("idx"),
-            ..Config::default()
-        };
-        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(128)), true).unwrap();
-        let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus");
-        ingest(&mut e, &[corpus], &IngestOptions::default()).unwrap();
-        e
-    }
+    use crate::engine::sample_engine;
 
     #[test]
     fn steps_never_refetch_chunks_an_earlier_step_saw() {
