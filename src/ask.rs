@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::evidence::compose::{compose, Conflict, Item, Sentence};
+use crate::evidence::compose::{compose_diverse, Conflict, Item, Sentence};
 use crate::evidence::extract::{extract, word_count, Kind};
 use crate::evidence::gate::{check, GateConfig, GateResult};
 use crate::evidence::verify::{question_terms, verify, Reason, RelevanceConfig, Verdict};
@@ -320,6 +320,8 @@ fn add_time(timings: &mut std::collections::BTreeMap<String, f64>, stage: &str, 
 pub const MAX_COMPLETED_STEPS: usize = 3;
 /// Iterations (completed or failed steps) after which the loop stops.
 pub const MAX_ITERATIONS: usize = 4;
+/// Statements one document contributes to a step of a multi-hop answer.
+pub const MULTI_HOP_STATEMENTS_PER_DOCUMENT: usize = 2;
 /// Most answer choices accepted.
 pub const MAX_CHOICES: usize = 10;
 
@@ -600,7 +602,13 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         })
         .collect();
     let mut items = items;
-    let mut first = compose(&items, opts.max_statements);
+    // Multi-hop answers spread their statements over the documents each step verified.
+    let per_doc = if classification.class == Class::MultiHop {
+        MULTI_HOP_STATEMENTS_PER_DOCUMENT
+    } else {
+        usize::MAX
+    };
+    let mut first = compose_diverse(&items, opts.max_statements, per_doc);
     // Sentences the gate rejects are dropped with the items they cite, and the rest is
     // composed again (at most three rounds); what still fails is withheld below.
     let mut dropped: Vec<(String, String)> = Vec::new();
@@ -636,7 +644,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         }
         items.retain(|i| !drop.iter().any(|(id, _)| *id == i.id));
         dropped.extend(drop);
-        first = compose(&items, opts.max_statements);
+        first = compose_diverse(&items, opts.max_statements, per_doc);
     }
     // Renumber so the answer reads E1, E2, … in order: cited items first, then the other
     // verified items, then the rejected ones; compose again under the new ids (the same
@@ -662,7 +670,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             it
         })
         .collect();
-    let composition = compose(&items, opts.max_statements);
+    let composition = compose_diverse(&items, opts.max_statements, per_doc);
     ided.sort_by_key(|(id, _)| id[1..].parse::<usize>().unwrap_or(usize::MAX));
     let verified: Vec<&(String, Verdict)> =
         ided.iter().filter(|(_, v)| v.rejected.is_none()).collect();

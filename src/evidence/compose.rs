@@ -225,6 +225,12 @@ struct Group {
 /// Compose the answer from `items` (by step, best first), using at most `max_items`
 /// distinct statements per research step.
 pub fn compose(items: &[Item], max_items: usize) -> Composition {
+    compose_diverse(items, max_items, usize::MAX)
+}
+
+/// [`compose`], with at most `max_per_document` statements from one document in a step
+/// (a multi-hop step's answer then spans more of the documents it verified).
+pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize) -> Composition {
     let mut groups: Vec<Group> = Vec::new();
     let mut unused = Vec::new();
     for (i, it) in items.iter().enumerate() {
@@ -264,6 +270,21 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
             unused.push((
                 it.id.clone(),
                 format!("beyond the {max_items} statements of step {}", it.step),
+            ));
+            continue;
+        }
+        if groups
+            .iter()
+            .filter(|g| items[g.lead].step == it.step && items[g.lead].doc_id == it.doc_id)
+            .count()
+            >= max_per_document
+        {
+            unused.push((
+                it.id.clone(),
+                format!(
+                    "beyond {max_per_document} statements from one document in step {}",
+                    it.step
+                ),
             ));
             continue;
         }
@@ -511,6 +532,44 @@ mod tests {
         assert_eq!(c.unused.len(), 2);
         assert!(c.unused[0].1.contains("overlaps E1"));
         assert!(c.unused[1].1.contains("beyond the 1 statements of step 1"));
+    }
+
+    #[test]
+    fn a_per_document_cap_spreads_statements_over_documents() {
+        let items = vec![
+            item(
+                "E1",
+                "a",
+                "Shirley Temple starred as Corliss Archer in the comedy film.",
+                0,
+            ),
+            item(
+                "E2",
+                "a",
+                "The film opened in New York in October to good reviews.",
+                100,
+            ),
+            item(
+                "E3",
+                "a",
+                "Its sequel followed four years later with the same star.",
+                200,
+            ),
+            item(
+                "E4",
+                "b",
+                "Shirley Temple later served as the Chief of Protocol.",
+                0,
+            ),
+        ];
+        let c = compose_diverse(&items, 3, 2);
+        assert_eq!(c.cited, vec!["E1", "E2", "E4"]);
+        assert!(
+            c.unused[0].1.contains("from one document"),
+            "{:?}",
+            c.unused
+        );
+        assert_eq!(compose(&items, 3).cited, vec!["E1", "E2", "E3"]);
     }
 
     #[test]
