@@ -312,6 +312,25 @@ fn empty_answer(question: &str, status: Status) -> Answer {
     }
 }
 
+impl Run {
+    /// A run that did no work: the answer alone (a rejected question, a memory hit).
+    fn answer_only(answer: Answer) -> Run {
+        Run {
+            answer,
+            retrieval: Vec::new(),
+            candidates: Vec::new(),
+            unused: Vec::new(),
+        }
+    }
+}
+
+/// A `rejected_input` run with `reason`.
+fn rejected(question: &str, reason: String) -> Run {
+    let mut a = empty_answer(question, Status::RejectedInput);
+    a.reason = Some(reason);
+    Run::answer_only(a)
+}
+
 fn add_time(timings: &mut std::collections::BTreeMap<String, f64>, stage: &str, t: Instant) {
     *timings.entry(stage.to_string()).or_insert(0.0) += ms(t);
 }
@@ -363,41 +382,21 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let t0 = Instant::now();
     let mut timings = std::collections::BTreeMap::new();
     if let Some(reason) = guard(question, opts) {
-        let mut a = empty_answer(question, Status::RejectedInput);
-        a.reason = Some(reason);
-        a.missing_evidence = Vec::new();
-        return Ok(Run {
-            answer: a,
-            retrieval: Vec::new(),
-            candidates: Vec::new(),
-            unused: Vec::new(),
-        });
+        return Ok(rejected(question, reason));
     }
     if let Some(hit) = crate::guard::screen(question) {
-        let mut a = empty_answer(question, Status::RejectedInput);
-        a.reason = Some(format!(
+        let reason = format!(
             "possible prompt injection ({}: \"{}\"); questions are answered from the documents only",
             hit.kind, hit.matched
-        ));
-        a.metrics.injection = Some(hit);
-        return Ok(Run {
-            answer: a,
-            retrieval: Vec::new(),
-            candidates: Vec::new(),
-            unused: Vec::new(),
-        });
+        );
+        let mut run = rejected(question, reason);
+        run.answer.metrics.injection = Some(hit);
+        return Ok(run);
     }
     let (stem, choices) = strip_choices(question);
     let q = stem.trim();
     if let Some(reason) = guard_choices(q, &choices) {
-        let mut a = empty_answer(question, Status::RejectedInput);
-        a.reason = Some(reason);
-        return Ok(Run {
-            answer: a,
-            retrieval: Vec::new(),
-            candidates: Vec::new(),
-            unused: Vec::new(),
-        });
+        return Ok(rejected(question, reason));
     }
     // QA memory: a stored answer to the same question, if its quotes still stand.
     // Only default-mode answers (research loop on) are stored and served.
@@ -407,12 +406,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             let mut answer = hit.answer;
             answer.question = question.to_string();
             answer.metrics.timings_ms.insert("total".into(), ms(t0));
-            return Ok(Run {
-                answer,
-                retrieval: Vec::new(),
-                candidates: Vec::new(),
-                unused: Vec::new(),
-            });
+            return Ok(Run::answer_only(answer));
         }
         Some(v)
     } else {

@@ -270,6 +270,14 @@ pub fn status(st: &Status) -> String {
     s
 }
 
+/// The serialised (snake_case) name of a unit enum value, as the JSON spells it.
+pub fn name<T: serde::Serialize>(value: T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 /// `source`, or `source#key` for a document inside a multi-document file.
 fn place(source: &str, key: &str) -> String {
     if key.is_empty() {
@@ -331,10 +339,7 @@ pub fn answer(a: &crate::ask::Answer) -> String {
             let _ = writeln!(
                 s,
                 "\nconfidence: {} ({} verified item(s); retrieval confidence {:.2})",
-                serde_json::to_value(a.confidence)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                name(a.confidence),
                 a.metrics.verified,
                 a.steps.first().map_or(0.0, |st| st.confidence)
             );
@@ -372,10 +377,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
         let _ = writeln!(
             s,
             "\nresearch: {} ({}); stopped: {}",
-            serde_json::to_value(res.classification.class)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default(),
+            name(res.classification.class),
             res.classification.reason,
             res.stopped
         );
@@ -415,10 +417,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
                 x.id,
                 x.source,
                 x.line,
-                serde_json::to_value(x.reason)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default(),
+                name(x.reason),
                 x.rationale,
                 snippet(&x.quote, 160)
             );

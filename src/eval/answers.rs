@@ -237,12 +237,10 @@ pub fn evaluate(
                     cosine: v.relevance.cosine,
                     coverage: v.relevance.coverage,
                     score: v.relevance.score,
-                    verdict: v.rejected.as_ref().map_or("verified".into(), |r| {
-                        serde_json::to_value(r.reason)
-                            .ok()
-                            .and_then(|x| x.as_str().map(str::to_string))
-                            .unwrap_or_default()
-                    }),
+                    verdict: v
+                        .rejected
+                        .as_ref()
+                        .map_or("verified".into(), |r| crate::render::name(r.reason)),
                     relevant: qrels.map(|_| {
                         judged.is_some_and(|j| j.get(&v.candidate.key).is_some_and(|&s| s > 0))
                     }),
