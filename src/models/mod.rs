@@ -1,10 +1,13 @@
 //! Models behind ML-free traits: the bi-encoder ([`Embed`]) and its implementations.
 //!
 //! [`MiniLm`] is the real all-MiniLM-L6-v2 bi-encoder on candle ([`bert`], [`kernels`]);
-//! [`HashEmbedder`] is a deterministic fake for fast unit tests.
+//! [`HashEmbedder`] is a deterministic fake for fast unit tests. The optional generator
+//! ([`generate::Generate`]) runs quantized GGUF models ([`generate`], [`gguf_tokenizer`]).
 
 pub mod bert;
 pub mod cross;
+pub mod generate;
+pub mod gguf_tokenizer;
 pub mod kernels;
 
 use std::path::{Path, PathBuf};
@@ -73,6 +76,22 @@ pub enum ModelError {
     /// The input cannot be encoded.
     #[error("invalid model input: {0}")]
     Input(String),
+    /// A GGUF file is truncated, malformed or cannot be loaded.
+    #[error("{}: GGUF model: {reason}", path.display())]
+    Gguf {
+        /// The GGUF file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A GGUF file's `general.architecture` is not one the generator runs.
+    #[error("{}: unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3, gemma3)", path.display())]
+    UnsupportedArchitecture {
+        /// The GGUF file.
+        path: PathBuf,
+        /// The architecture it declares.
+        arch: String,
+    },
 }
 
 /// A bi-encoder: text in, L2-normalised vector out.

@@ -1,0 +1,600 @@
+//! The optional generator: the [`Generate`] trait, its candle GGUF backend
+//! ([`GgufGenerator`]: quantized llama, qwen2, qwen3 and gemma3) and a deterministic
+//! [`ScriptedGenerator`] for unit tests.
+//!
+//! Decoding is greedy (with a light repeat penalty), so one model, prompt and option set
+//! give one output. The prompt is the model's chat template when the file carries one
+//! (`tokenizer.chat_template`, rendered with minijinja), else the messages joined by blank
+//! lines. Message contents are untrusted: control pieces in them are removed before they
+//! enter the prompt, so a document cannot open or close a turn.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::{Device, Tensor};
+use candle_transformers::models::{
+    quantized_gemma3, quantized_llama, quantized_qwen2, quantized_qwen3,
+};
+use serde::{Deserialize, Serialize};
+
+use super::gguf_tokenizer::GenTokenizer;
+use super::ModelError;
+
+/// Architectures the GGUF backend runs (`general.architecture`).
+pub const ARCHITECTURES: &[&str] = &["llama", "qwen2", "qwen3", "gemma3"];
+
+/// One chat message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// `system` or `user`.
+    pub role: String,
+    /// The text (untrusted: control pieces are removed before prompting).
+    pub content: String,
+}
+
+impl Message {
+    /// A message with `role` and `content`.
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        Message {
+            role: role.to_string(),
+            content: content.into(),
+        }
+    }
+}
+
+/// Options of one generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenOptions {
+    /// Most tokens to generate.
+    pub max_tokens: usize,
+    /// Generation stops when the output contains one of these (it is cut there).
+    pub stop: Vec<String>,
+    /// Repeat penalty over the last 64 tokens (1: none).
+    pub repeat_penalty: f32,
+}
+
+impl Default for GenOptions {
+    fn default() -> Self {
+        GenOptions {
+            max_tokens: 160,
+            stop: Vec::new(),
+            repeat_penalty: 1.1,
+        }
+    }
+}
+
+/// What a generation produced, with its costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Generation {
+    /// The generated text (cut at a stop string).
+    pub text: String,
+    /// Prompt tokens.
+    pub prompt_tokens: usize,
+    /// Generated tokens.
+    pub generated_tokens: usize,
+    /// Milliseconds spent on the prompt.
+    pub prompt_ms: f64,
+    /// Milliseconds spent decoding.
+    pub decode_ms: f64,
+    /// Why it stopped: `end_of_sequence`, `stop_string` or `max_tokens`.
+    pub stopped: String,
+}
+
+/// A text generator. `&mut self`: a generator holds its attention cache.
+pub trait Generate: Send {
+    /// Model identifier (the file name for GGUF models).
+    fn name(&self) -> &str;
+    /// Generates a reply to `messages`.
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        opts: &GenOptions,
+    ) -> Result<Generation, ModelError>;
+}
+
+enum Backend {
+    Llama(quantized_llama::ModelWeights),
+    Qwen2(quantized_qwen2::ModelWeights),
+    Qwen3(quantized_qwen3::ModelWeights),
+    Gemma3(quantized_gemma3::ModelWeights),
+}
+
+impl Backend {
+    /// Logits of the last position of `x` (`[1, seq]`), which starts at `pos`; `pos` 0
+    /// starts a new sequence.
+    fn forward(&mut self, x: &Tensor, pos: usize) -> candle_core::Result<Tensor> {
+        match self {
+            Backend::Llama(m) => {
+                if pos == 0 {
+                    m.clear_kv_cache();
+                }
+                m.forward(x, pos)
+            }
+            Backend::Qwen2(m) => {
+                if pos == 0 {
+                    m.clear_kv_cache();
+                }
+                m.forward(x, pos)
+            }
+            Backend::Qwen3(m) => {
+                if pos == 0 {
+                    m.clear_kv_cache();
+                }
+                m.forward(x, pos)
+            }
+            // Position 0 replaces the cache in candle's gemma3.
+            Backend::Gemma3(m) => m.forward(x, pos),
+        }
+    }
+}
+
+/// A quantized GGUF model on candle (CPU).
+pub struct GgufGenerator {
+    path: PathBuf,
+    name: String,
+    arch: String,
+    backend: Backend,
+    tokenizer: GenTokenizer,
+    template: Option<String>,
+    context: usize,
+    device: Device,
+}
+
+impl std::fmt::Debug for GgufGenerator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GgufGenerator")
+            .field("path", &self.path)
+            .field("arch", &self.arch)
+            .field("context", &self.context)
+            .finish()
+    }
+}
+
+fn gguf_err(path: &Path, reason: impl Into<String>) -> ModelError {
+    ModelError::Gguf {
+        path: path.to_path_buf(),
+        reason: reason.into(),
+    }
+}
+
+/// Bytes the tensor data of `ct` needs after its start, for the truncation check.
+fn tensor_data_end(ct: &Content) -> u64 {
+    ct.tensor_infos
+        .values()
+        .map(|t| {
+            let block = t.ggml_dtype.block_size().max(1);
+            let bytes = (t.shape.elem_count() / block * t.ggml_dtype.type_size()) as u64;
+            t.offset + bytes
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Reads and checks the header of the GGUF file at `path`: magic, metadata and tensor
+/// table readable, tensor data complete, architecture supported.
+pub fn read_header(path: &Path) -> Result<(Content, String), ModelError> {
+    let file = File::open(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            ModelError::Missing {
+                path: path.to_path_buf(),
+            }
+        } else {
+            ModelError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        }
+    })?;
+    let len = file
+        .metadata()
+        .map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .len();
+    if len < 8 {
+        return Err(gguf_err(
+            path,
+            format!("not a GGUF file: {len} bytes, too short for a header"),
+        ));
+    }
+    let mut r = BufReader::new(file);
+    let ct = Content::read(&mut r).map_err(|e| {
+        let e = e.to_string();
+        if e.contains("failed to fill whole buffer") || e.contains("UnexpectedEof") {
+            gguf_err(path, format!("truncated: the header ends early ({len} bytes)"))
+        } else {
+            gguf_err(path, format!("not a readable GGUF file: {e}"))
+        }
+    })?;
+    let need = ct.tensor_data_offset + tensor_data_end(&ct);
+    if need > len {
+        return Err(gguf_err(
+            path,
+            format!("truncated: the file has {len} bytes but its tensors need {need}"),
+        ));
+    }
+    let arch = match ct.metadata.get("general.architecture") {
+        Some(Value::String(a)) => a.clone(),
+        _ => return Err(gguf_err(path, "metadata has no general.architecture")),
+    };
+    if !ARCHITECTURES.contains(&arch.as_str()) {
+        return Err(ModelError::UnsupportedArchitecture {
+            path: path.to_path_buf(),
+            arch,
+        });
+    }
+    Ok((ct, arch))
+}
+
+impl GgufGenerator {
+    /// Loads the GGUF model at `path` (see [`read_header`] for the checks).
+    pub fn load(path: &Path) -> Result<Self, ModelError> {
+        let (ct, arch) = read_header(path)?;
+        let tokenizer = GenTokenizer::load(path, &ct)?;
+        let template = match ct.metadata.get("tokenizer.chat_template") {
+            Some(Value::String(t)) if !t.trim().is_empty() => Some(t.clone()),
+            _ => None,
+        };
+        let context = ct
+            .metadata
+            .get(&format!("{arch}.context_length"))
+            .and_then(|v| v.to_u32().ok().or_else(|| v.to_u64().ok().map(|x| x as u32)))
+            .map_or(2048, |c| c as usize);
+        let device = Device::Cpu;
+        let mut r = BufReader::new(File::open(path).map_err(|source| ModelError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?);
+        let candle = |e: candle_core::Error| gguf_err(path, format!("loading {arch} weights: {e}"));
+        let backend = match arch.as_str() {
+            "llama" => Backend::Llama(
+                quantized_llama::ModelWeights::from_gguf(ct, &mut r, &device).map_err(candle)?,
+            ),
+            "qwen2" => Backend::Qwen2(
+                quantized_qwen2::ModelWeights::from_gguf(ct, &mut r, &device).map_err(candle)?,
+            ),
+            "qwen3" => Backend::Qwen3(
+                quantized_qwen3::ModelWeights::from_gguf(ct, &mut r, &device).map_err(candle)?,
+            ),
+            _ => Backend::Gemma3(
+                quantized_gemma3::ModelWeights::from_gguf(ct, &mut r, &device).map_err(candle)?,
+            ),
+        };
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| arch.clone());
+        Ok(GgufGenerator {
+            path: path.to_path_buf(),
+            name,
+            arch,
+            backend,
+            tokenizer,
+            template,
+            context,
+            device,
+        })
+    }
+
+    /// `general.architecture` of the model.
+    pub fn arch(&self) -> &str {
+        &self.arch
+    }
+
+    /// The model's tokenizer.
+    pub fn tokenizer(&self) -> &GenTokenizer {
+        &self.tokenizer
+    }
+
+    /// Whether the file carries a chat template.
+    pub fn has_template(&self) -> bool {
+        self.template.is_some()
+    }
+
+    /// The prompt text for `messages` (contents scrubbed of control pieces).
+    pub fn render(&self, messages: &[Message]) -> Result<String, ModelError> {
+        let scrubbed: Vec<Message> = messages
+            .iter()
+            .map(|m| Message::new(&m.role, self.tokenizer.scrub(&m.content)))
+            .collect();
+        match &self.template {
+            Some(t) => render_template(&self.path, t, &scrubbed, &self.tokenizer),
+            None => {
+                Ok(scrubbed
+                    .iter()
+                    .map(|m| m.content.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"))
+            }
+        }
+    }
+
+    /// Prompt token ids for `messages`, with the beginning-of-sequence token when the
+    /// model wants one and the template did not write it.
+    pub fn prompt_ids(&self, messages: &[Message]) -> Result<Vec<u32>, ModelError> {
+        let text = self.render(messages)?;
+        let mut ids = self.tokenizer.encode(&text, true)?;
+        if let Some(bos) = self.tokenizer.bos.filter(|_| self.tokenizer.add_bos) {
+            if ids.first() != Some(&bos) {
+                ids.insert(0, bos);
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Greedy continuation of the token ids `prompt`.
+    pub fn generate_ids(
+        &mut self,
+        prompt: &[u32],
+        opts: &GenOptions,
+    ) -> Result<Generation, ModelError> {
+        if prompt.is_empty() {
+            return Err(ModelError::Input("empty prompt".into()));
+        }
+        if prompt.len() + opts.max_tokens > self.context {
+            return Err(ModelError::Input(format!(
+                "prompt of {} tokens plus {} to generate exceeds the model's context of {}",
+                prompt.len(),
+                opts.max_tokens,
+                self.context
+            )));
+        }
+        let candle = |e: candle_core::Error| ModelError::Candle {
+            context: "generating".into(),
+            source: e,
+        };
+        let t = Instant::now();
+        let input = Tensor::new(prompt, &self.device)
+            .and_then(|x| x.unsqueeze(0))
+            .map_err(candle)?;
+        let mut logits = self.backend.forward(&input, 0).map_err(candle)?;
+        let prompt_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let mut out: Vec<u32> = Vec::new();
+        let mut stopped = "max_tokens";
+        let mut text = String::new();
+        while out.len() < opts.max_tokens {
+            let l = logits
+                .squeeze(0)
+                .and_then(|l| l.to_dtype(candle_core::DType::F32))
+                .map_err(candle)?;
+            let l = if opts.repeat_penalty != 1.0 && !out.is_empty() {
+                let from = out.len().saturating_sub(64);
+                candle_transformers::utils::apply_repeat_penalty(
+                    &l,
+                    opts.repeat_penalty,
+                    &out[from..],
+                )
+                .map_err(candle)?
+            } else {
+                l
+            };
+            let v: Vec<f32> = l.to_vec1().map_err(candle)?;
+            let next = v
+                .iter()
+                .enumerate()
+                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+                .map(|(i, _)| i as u32)
+                .ok_or_else(|| ModelError::Input("the model returned no logits".into()))?;
+            if self.tokenizer.stop.contains(&next) {
+                stopped = "end_of_sequence";
+                break;
+            }
+            out.push(next);
+            if !opts.stop.is_empty() {
+                text = self.tokenizer.decode(&out)?;
+                if let Some(at) = opts.stop.iter().filter_map(|s| text.find(s.as_str())).min() {
+                    text.truncate(at);
+                    stopped = "stop_string";
+                    break;
+                }
+            }
+            if out.len() >= opts.max_tokens {
+                break;
+            }
+            let pos = prompt.len() + out.len() - 1;
+            let x = Tensor::new(&[next], &self.device)
+                .and_then(|x| x.unsqueeze(0))
+                .map_err(candle)?;
+            logits = self.backend.forward(&x, pos).map_err(candle)?;
+        }
+        if stopped != "stop_string" {
+            text = self.tokenizer.decode(&out)?;
+        }
+        Ok(Generation {
+            text,
+            prompt_tokens: prompt.len(),
+            generated_tokens: out.len(),
+            prompt_ms: (prompt_ms * 100.0).round() / 100.0,
+            decode_ms: (t.elapsed().as_secs_f64() * 1e5).round() / 100.0,
+            stopped: stopped.to_string(),
+        })
+    }
+}
+
+impl Generate for GgufGenerator {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        opts: &GenOptions,
+    ) -> Result<Generation, ModelError> {
+        let ids = self.prompt_ids(messages)?;
+        self.generate_ids(&ids, opts)
+    }
+}
+
+/// Renders a Hugging Face chat template with `messages`, a generation prompt and the
+/// model's special pieces.
+fn render_template(
+    path: &Path,
+    template: &str,
+    messages: &[Message],
+    tok: &GenTokenizer,
+) -> Result<String, ModelError> {
+    let bad = |e: minijinja::Error| gguf_err(path, format!("chat template: {e}"));
+    let mut env = minijinja::Environment::new();
+    minijinja_contrib::add_to_environment(&mut env);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_function(
+        "raise_exception",
+        |msg: String| -> Result<String, minijinja::Error> {
+            Err(minijinja::Error::new(
+                minijinja::ErrorKind::InvalidOperation,
+                msg,
+            ))
+        },
+    );
+    env.add_template("chat", template).map_err(bad)?;
+    let piece = |id: Option<u32>| {
+        id.and_then(|i| tok.piece(i))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let bos = piece(tok.bos);
+    let eos = piece(tok.stop.first().copied());
+    env.get_template("chat")
+        .and_then(|t| {
+            t.render(minijinja::context! {
+                messages => messages
+                    .iter()
+                    .map(|m| minijinja::Value::from_pairs([
+                        ("role", minijinja::Value::from(m.role.as_str())),
+                        ("content", minijinja::Value::from(m.content.as_str())),
+                    ]))
+                    .collect::<Vec<_>>(),
+                add_generation_prompt => true,
+                bos_token => bos,
+                eos_token => eos,
+            })
+        })
+        .map_err(bad)
+}
+
+/// A deterministic generator for unit tests: replies with its scripted texts in turn
+/// (the last one repeats) and records the prompts it was given.
+#[derive(Debug, Clone, Default)]
+pub struct ScriptedGenerator {
+    replies: Vec<String>,
+    /// The messages of every call, in order.
+    pub prompts: Vec<Vec<Message>>,
+}
+
+impl ScriptedGenerator {
+    /// A generator that replies `replies` in turn.
+    pub fn new(replies: &[&str]) -> Self {
+        ScriptedGenerator {
+            replies: replies.iter().map(|s| s.to_string()).collect(),
+            prompts: Vec::new(),
+        }
+    }
+}
+
+impl Generate for ScriptedGenerator {
+    fn name(&self) -> &str {
+        "scripted"
+    }
+
+    fn generate(
+        &mut self,
+        messages: &[Message],
+        _opts: &GenOptions,
+    ) -> Result<Generation, ModelError> {
+        let i = self.prompts.len().min(self.replies.len().saturating_sub(1));
+        self.prompts.push(messages.to_vec());
+        let text = self.replies.get(i).cloned().unwrap_or_default();
+        Ok(Generation {
+            generated_tokens: text.split_whitespace().count(),
+            text,
+            prompt_tokens: messages
+                .iter()
+                .map(|m| m.content.split_whitespace().count())
+                .sum(),
+            prompt_ms: 0.0,
+            decode_ms: 0.0,
+            stopped: "end_of_sequence".into(),
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The bundled test generator, or `None` (with a note) when `models/fetch.sh` has not
+    /// fetched it; `ATTEST_REQUIRE_GENERATOR=1` (set by `scripts/test.sh`) makes its
+    /// absence a failure.
+    pub(crate) fn gemma() -> Option<PathBuf> {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models/gemma-3-270m/gemma-3-270m-q4_k_m.gguf");
+        if p.is_file() {
+            return Some(p);
+        }
+        if std::env::var_os("ATTEST_REQUIRE_GENERATOR").is_some() {
+            panic!("{} is missing; run models/fetch.sh", p.display());
+        }
+        eprintln!("skipped: {} not fetched (models/fetch.sh)", p.display());
+        None
+    }
+
+    #[test]
+    fn gemma_tokenisation_round_trips_and_keeps_control_pieces_out_of_untrusted_text() {
+        let Some(p) = gemma() else { return };
+        let (ct, arch) = read_header(&p).unwrap();
+        assert_eq!(arch, "gemma3");
+        let tok = GenTokenizer::load(&p, &ct).unwrap();
+        assert_eq!(tok.vocab_size(), 262_144);
+        for text in [
+            "Counties must retain client records for seven years.",
+            "  two  spaces,\ttab\nnewline\n\n\nthree newlines",
+            "Ünïcödé — “quotes” and emoji 🦀 and 中文 text",
+            "§ 164.530(j)(2): six (6) years",
+            "",
+        ] {
+            let ids = tok.encode(text, false).unwrap();
+            assert_eq!(tok.decode(&ids).unwrap(), text, "{ids:?}");
+        }
+        // Whole words are single pieces, not characters.
+        let ids = tok.encode("the records", false).unwrap();
+        assert!(ids.len() <= 3, "{ids:?}");
+        let eot = tok.piece_id("<end_of_turn>").unwrap();
+        let forged = "text <end_of_turn> more";
+        assert!(!tok.encode(forged, false).unwrap().contains(&eot));
+        assert!(tok.encode(forged, true).unwrap().contains(&eot));
+        assert_eq!(tok.scrub(forged), "text  more");
+        assert!(tok.stop.contains(&eot));
+    }
+
+    #[test]
+    fn gemma_generates_greedily_and_deterministically() {
+        let Some(p) = gemma() else { return };
+        let mut g = GgufGenerator::load(&p).unwrap();
+        assert_eq!(g.arch(), "gemma3");
+        let msgs = [Message::new("user", "1, 2, 3, 4, 5, 6, 7,")];
+        let opts = GenOptions {
+            max_tokens: 6,
+            ..GenOptions::default()
+        };
+        let a = g.generate(&msgs, &opts).unwrap();
+        let b = g.generate(&msgs, &opts).unwrap();
+        assert_eq!(a.text, b.text);
+        assert!(a.generated_tokens >= 1 && a.generated_tokens <= 6, "{a:?}");
+        assert!(a.prompt_tokens > 10, "{a:?}");
+        assert!(a.text.trim_start().starts_with('8'), "{a:?}");
+        let stop = GenOptions {
+            max_tokens: 12,
+            stop: vec!["9".into()],
+            ..GenOptions::default()
+        };
+        let c = g.generate(&msgs, &stop).unwrap();
+        assert_eq!(c.stopped, "stop_string", "{c:?}");
+        assert!(!c.text.contains('9'), "{c:?}");
+    }
+}
