@@ -209,6 +209,9 @@ pub struct Answer {
     /// Classification and stop reason of the research loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub research: Option<Research>,
+    /// What the generator wrote and what became of it (only when one is configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phrasing: Option<crate::evidence::phrase::Phrasing>,
     /// For a question with answer choices: the selection (`selected` null when the
     /// evidence cannot decide) and a cited line per choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -263,6 +266,8 @@ pub struct AskOptions {
     pub memory: bool,
     /// Cosine between questions at or above which a stored answer is served.
     pub memory_threshold: f64,
+    /// Let the engine's generator, when one is configured, phrase the answer.
+    pub generate: bool,
 }
 
 impl AskOptions {
@@ -284,6 +289,7 @@ impl AskOptions {
             research: true,
             memory: cfg.memory,
             memory_threshold: cfg.memory_threshold,
+            generate: true,
         }
     }
 }
@@ -308,6 +314,7 @@ fn empty_answer(question: &str, status: Status) -> Answer {
         steps: Vec::new(),
         research: None,
         choice: None,
+        phrasing: None,
         metrics: Metrics::default(),
     }
 }
@@ -400,7 +407,9 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     }
     // QA memory: a stored answer to the same question, if its quotes still stand.
     // Only default-mode answers (research loop on) are stored and served.
-    let memory_vec = if opts.memory && opts.research && choices.is_empty() {
+    let generator = engine.generator().filter(|_| opts.generate);
+    // Phrased answers are not cached: the memory serves default (extractive) runs only.
+    let memory_vec = if opts.memory && opts.research && choices.is_empty() && generator.is_none() {
         let v = engine.embed_query(q)?;
         if let Some(hit) = crate::memory::lookup(engine.store(), &v, opts.memory_threshold)? {
             let mut answer = hit.answer;
@@ -709,6 +718,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         })
         .collect();
     let answered = !composition.cited.is_empty() && gate.passed;
+    let mut generator_calls = 0;
     let mut answer = empty_answer(q, Status::NoAuthoritativeEvidence);
     answer.question = question.to_string();
     answer.rejected = rejected;
@@ -750,13 +760,43 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             })
             .collect();
         answer.confidence = confidence(verified.len(), retrieval_confidence);
+        if let Some(g) = generator {
+            let t = Instant::now();
+            let quotes: Vec<(String, String)> = answer
+                .evidence
+                .iter()
+                .map(|e| (e.id.clone(), e.quote.clone()))
+                .collect();
+            let mut g = g.lock().map_err(|_| {
+                Error::Model(crate::models::ModelError::Input(
+                    "the generator is unusable: an earlier run panicked while holding it".into(),
+                ))
+            })?;
+            let (phrased, record) = crate::evidence::phrase::phrase(
+                &mut *g,
+                q,
+                &quotes,
+                &answer.answer,
+                engine.embedder(),
+                &crate::evidence::support::SupportConfig::default(),
+                &opts.gate,
+            )?;
+            generator_calls += 1;
+            if let Some(p) = phrased {
+                answer.answer = p.answer;
+                answer.sentences = p.sentences;
+                answer.gate = p.gate;
+            }
+            answer.phrasing = Some(record);
+            timings.insert("phrase".to_string(), ms(t));
+        }
     } else {
         answer.missing_evidence =
             missing(&answer.steps, &retrievals, &ided, answer.gate.passed, opts);
     }
     answer.metrics = Metrics {
         timings_ms: timings,
-        generator_calls: 0,
+        generator_calls,
         memory_hit: false,
         candidates: n_candidates,
         verified: verified.len(),
@@ -946,6 +986,62 @@ mod tests {
                 check_invariants(&e, &run)
             })
             .unwrap();
+    }
+
+    #[test]
+    fn a_generator_phrases_checked_sentences_or_the_extractive_answer_stands() {
+        use crate::models::generate::ScriptedGenerator;
+        use std::sync::{Arc, Mutex};
+        let tmp = tempfile::tempdir().unwrap();
+        let mut e = sample_engine(tmp.path());
+        let q = "How long must client records be retained?";
+        let mut o = opts();
+        o.memory = false;
+        let plain = ask(&e, q, &o).unwrap().answer;
+        assert_eq!(plain.status, Status::Answered);
+        let first = &plain.sentences[0];
+        let body = sentence_body(&first.text);
+        let id = &first.citations[0];
+        // One sentence the evidence states (reworded only by its connective), one it
+        // does not, one uncited.
+        let reply = format!(
+            "In short, {} [{id}]. Housing payments go to landlords every month [{id}]. Records matter.",
+            body.trim_end_matches('.')
+        );
+        let g = Arc::new(Mutex::new(ScriptedGenerator::new(&[
+            reply.as_str(),
+            "No idea.",
+        ])));
+        e.set_generator(Some(g.clone()));
+        let run = ask(&e, q, &o).unwrap();
+        let a = &run.answer;
+        let p = a.phrasing.as_ref().expect("phrasing recorded");
+        assert_eq!(p.outcome, "phrased", "{p:?}");
+        assert_eq!(a.metrics.generator_calls, 1);
+        assert_eq!(a.sentences.len(), 1, "{:?}", a.sentences);
+        assert!(a.answer.starts_with("In short,"));
+        assert_eq!(p.dropped.len(), 2);
+        assert_eq!(p.extractive, plain.answer);
+        assert!(a.gate.passed);
+        assert_eq!(a.evidence.len(), plain.evidence.len());
+        for c in crate::evidence::gate::citations(&a.answer) {
+            assert!(a.evidence.iter().any(|x| x.id == c.id));
+        }
+        // The prompt quoted the cited evidence.
+        let prompt = g.lock().unwrap().prompts[0][1].content.clone();
+        assert!(prompt.contains(&format!("[{id}] \"")), "{prompt}");
+        // A reply with nothing usable: the extractive answer stands, recorded as such.
+        let run = ask(&e, q, &o).unwrap();
+        let a = &run.answer;
+        assert_eq!(a.phrasing.as_ref().unwrap().outcome, "fallback");
+        assert_eq!(a.answer, plain.answer);
+        assert_eq!(a.sentences, plain.sentences);
+        assert_eq!(a.metrics.generator_calls, 1);
+        // Without the generator nothing is called and nothing is recorded.
+        o.generate = false;
+        let a = ask(&e, q, &o).unwrap().answer;
+        assert!(a.phrasing.is_none() && a.metrics.generator_calls == 0);
+        assert_eq!(g.lock().unwrap().prompts.len(), 2);
     }
 
     #[test]

@@ -104,6 +104,9 @@ pub struct Config {
     /// Question cosine at or above which a stored answer is served
     /// (`ATTEST_MEMORY_THRESHOLD`, default 0.92).
     pub memory_threshold: f64,
+    /// GGUF model that phrases answers (`ATTEST_GENERATOR`; default none: answers are
+    /// extractive).
+    pub generator: Option<PathBuf>,
 }
 
 impl Default for Config {
@@ -134,6 +137,7 @@ impl Default for Config {
             max_question_words: 300,
             memory: true,
             memory_threshold: 0.92,
+            generator: None,
         }
     }
 }
@@ -258,6 +262,11 @@ impl Config {
             "ATTEST_MEMORY_THRESHOLD",
             "question cosine at which a stored answer is served (0.92)",
         ),
+        (
+            "generator",
+            "ATTEST_GENERATOR",
+            "GGUF model that phrases answers (none: extractive answers)",
+        ),
     ];
 
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
@@ -315,6 +324,7 @@ impl Config {
                 "rebuild_dead_fraction" => self.rebuild_dead_fraction = parse(var, &v)?,
                 "embed_batch_tokens" => self.embed_batch_tokens = parse(var, &v)?,
                 "reranker_dir" => self.reranker_dir = Some(PathBuf::from(v)),
+                "generator" => self.generator = Some(PathBuf::from(v)),
                 "rerank_depth" => self.rerank_depth = parse(var, &v)?,
                 "ask_chunks" => self.ask_chunks = parse(var, &v)?,
                 "max_statements" => self.max_statements = parse(var, &v)?,
@@ -361,6 +371,7 @@ mod tests {
             .collect();
         names.push("model_dir"); // None is not serialised
         names.push("reranker_dir");
+        names.push("generator");
         names.sort();
         names.dedup();
         let mut keys: Vec<&str> = Config::KEYS.iter().map(|k| k.0).collect();

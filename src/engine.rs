@@ -2,12 +2,13 @@
 //! as every command that reads or writes the corpus needs them together.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::{Dense, IndexHealth};
 use crate::models::cross::{find_cross_encoder, CrossEncoder, Rerank};
+use crate::models::generate::{Generate, GgufGenerator};
 use crate::models::{Embed, MiniLm};
 use crate::store::Store;
 
@@ -18,6 +19,7 @@ pub struct Engine {
     embedder: Arc<dyn Embed>,
     dense: Option<Dense>,
     reranker: Option<Arc<dyn Rerank>>,
+    generator: Option<Arc<Mutex<dyn Generate>>>,
 }
 
 impl Engine {
@@ -31,6 +33,7 @@ impl Engine {
             embedder,
             dense: None,
             reranker: None,
+            generator: None,
         };
         e.refresh_dense(false)?;
         Ok(e)
@@ -67,6 +70,25 @@ impl Engine {
     /// The cross-encoder, when one is installed.
     pub fn reranker(&self) -> Option<&dyn Rerank> {
         self.reranker.as_deref()
+    }
+
+    /// Use `generator` to phrase answers (`None`: answers are extractive).
+    pub fn set_generator(&mut self, generator: Option<Arc<Mutex<dyn Generate>>>) {
+        self.generator = generator;
+    }
+
+    /// Load the GGUF generator the configuration names (`generator`), if any; commands
+    /// that answer questions call this, the others never pay for it.
+    pub fn load_generator(&mut self) -> Result<(), Error> {
+        if let Some(path) = &self.cfg.generator {
+            self.generator = Some(Arc::new(Mutex::new(GgufGenerator::load(path)?)));
+        }
+        Ok(())
+    }
+
+    /// The generator, when one is configured.
+    pub fn generator(&self) -> Option<&Arc<Mutex<dyn Generate>>> {
+        self.generator.as_ref()
     }
 
     /// Reload the dense index from the store. With `persist`, first bring the HNSW file

@@ -29,6 +29,10 @@ struct Cli {
     /// Bi-encoder model directory [env: ATTEST_MODEL_DIR] [default: models/all-MiniLM-L6-v2]
     #[arg(long, global = true)]
     model_dir: Option<PathBuf>,
+    /// GGUF model that phrases answers (`ask`, `eval answers`) [env: ATTEST_GENERATOR]
+    /// [default: none, answers are extractive]
+    #[arg(long, global = true)]
+    generator: Option<PathBuf>,
     /// More logging on stderr (repeat for more)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -111,6 +115,9 @@ enum Command {
         /// Neither serve nor store answers in the QA memory
         #[arg(long)]
         no_memory: bool,
+        /// Do not use the configured generator (the answer is extractive)
+        #[arg(long)]
+        no_generator: bool,
         /// Add the research steps, retrieved chunks, rejected items and timings
         #[arg(long)]
         explain: bool,
@@ -355,6 +362,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     if let Some(m) = cli.model_dir {
         cfg.model_dir = Some(m);
     }
+    if let Some(g) = cli.generator {
+        cfg.generator = Some(g);
+    }
     match cli.command {
         Command::Ingest {
             paths,
@@ -443,6 +453,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             no_rerank,
             single_step,
             no_memory,
+            no_generator,
             explain,
             audit,
             json,
@@ -464,7 +475,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             opts.rerank = !no_rerank;
             opts.research = !single_step;
             opts.memory &= !no_memory;
-            let engine = Engine::open_with_default_model(cfg, false)?;
+            if no_generator {
+                cfg.generator = None;
+            }
+            let mut engine = Engine::open_with_default_model(cfg, false)?;
+            engine.load_generator()?;
             let question = question.join(" ");
             let run = ask(&engine, &question, &opts)?;
             if let Some(path) = &audit {
@@ -560,7 +575,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             // memory stores the first answer and serves the second).
             opts.memory = repeat;
             opts.research = !single_step;
-            let engine = open_eval_engine(cfg, &ds, json)?;
+            let mut engine = open_eval_engine(cfg, &ds, json)?;
+            engine.load_generator()?;
             let bar = attest::ingest::counter_bar(questions.len() as u64, !json, "questions");
             let (metrics, results) = evaluate(
                 &engine,

@@ -441,6 +441,41 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
         r.answer.gate.paragraphs,
         r.answer.gate.density_per_100_words
     );
+    if let Some(p) = &r.answer.phrasing {
+        let _ = writeln!(
+            s,
+            "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
+            p.model,
+            p.outcome,
+            p.reason,
+            p.prompt_tokens,
+            p.prompt_ms,
+            p.generated_tokens,
+            p.decode_ms
+        );
+        for d in &p.dropped {
+            let _ = writeln!(
+                s,
+                "  dropped: \"{}\" ({})",
+                snippet(&d.sentence, 160),
+                d.reason
+            );
+        }
+        if p.outcome == "phrased" {
+            let _ = writeln!(s, "  extractive answer: {}", snippet(&p.extractive, 400));
+        }
+    }
+    let m = &r.answer.metrics;
+    let _ =
+        writeln!(
+        s,
+        "metrics: {} candidate(s), {} verified, {} generator call(s), memory hit {}, injection {}",
+        m.candidates,
+        m.verified,
+        m.generator_calls,
+        m.memory_hit,
+        m.injection.as_ref().map_or("none".to_string(), |i| i.kind.clone())
+    );
     let t: Vec<String> = r
         .answer
         .metrics

@@ -1,11 +1,13 @@
 //! The evidence stage (design.md §1): [`extract`] verbatim evidence candidates from
 //! retrieved chunks, [`verify`] them (verbatim, complete, relevant), [`compose`] a
 //! cite-only answer, and check it with the Evidence [`gate`]; the [`support`] check guards
-//! sentences that are not verbatim quotes. Also the evidence files `attest validate` reads.
+//! sentences that are not verbatim quotes, such as those an optional generator writes when
+//! it [`phrase`]s the answer. Also the evidence files `attest validate` reads.
 
 pub mod compose;
 pub mod extract;
 pub mod gate;
+pub mod phrase;
 pub mod support;
 pub mod verify;
 

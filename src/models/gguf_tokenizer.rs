@@ -96,18 +96,15 @@ fn strings(ct: &Content, key: &str, path: &Path) -> Result<Vec<String>, ModelErr
         .collect()
 }
 
-fn numbers<T>(
-    ct: &Content,
-    key: &str,
-    n: usize,
-    default: T,
-    f: fn(&Value) -> Option<T>,
-) -> Vec<T>
+fn numbers<T>(ct: &Content, key: &str, n: usize, default: T, f: fn(&Value) -> Option<T>) -> Vec<T>
 where
     T: Clone,
 {
     match meta(ct, key).and_then(|v| v.to_vec().ok()) {
-        Some(arr) if arr.len() == n => arr.iter().map(|x| f(x).unwrap_or(default.clone())).collect(),
+        Some(arr) if arr.len() == n => arr
+            .iter()
+            .map(|x| f(x).unwrap_or(default.clone()))
+            .collect(),
         _ => vec![default; n],
     }
 }
@@ -323,7 +320,10 @@ fn byte_level_bpe(
     };
     let merges: Vec<(String, String)> = strings(ct, "tokenizer.ggml.merges", path)?
         .into_iter()
-        .filter_map(|m| m.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())))
+        .filter_map(|m| {
+            m.split_once(' ')
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+        })
         .collect();
     let vocab: tokenizers::models::bpe::Vocab = pieces
         .iter()
@@ -462,20 +462,21 @@ impl Spm {
         let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
         let mut next: Vec<Option<usize>> = (0..n).map(|i| (i + 1 < n).then_some(i + 1)).collect();
         let mut heap = BinaryHeap::new();
-        let try_pair = |heap: &mut BinaryHeap<Bigram>, l: usize, r: usize, start: &[usize], len: &[usize]| {
-            let piece = &s[start[l]..start[r] + len[r]];
-            if let Some(&id) = self.ids.get(piece) {
-                let t = self.types[id as usize];
-                if t == TYPE_NORMAL || t == TYPE_USER_DEFINED {
-                    heap.push(Bigram {
-                        score: self.scores[id as usize],
-                        left: l,
-                        right: r,
-                        len: piece.len(),
-                    });
+        let try_pair =
+            |heap: &mut BinaryHeap<Bigram>, l: usize, r: usize, start: &[usize], len: &[usize]| {
+                let piece = &s[start[l]..start[r] + len[r]];
+                if let Some(&id) = self.ids.get(piece) {
+                    let t = self.types[id as usize];
+                    if t == TYPE_NORMAL || t == TYPE_USER_DEFINED {
+                        heap.push(Bigram {
+                            score: self.scores[id as usize],
+                            left: l,
+                            right: r,
+                            len: piece.len(),
+                        });
+                    }
                 }
-            }
-        };
+            };
         for i in 1..n {
             try_pair(&mut heap, i - 1, i, &start, &len);
         }
