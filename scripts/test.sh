@@ -6,4 +6,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 models/fetch.sh
-cargo test --quiet "$@"
+ATTEST_REQUIRE_GENERATOR=1 cargo test --quiet "$@"

@@ -4,3 +4,4 @@ mod ask;
 mod cli;
 mod common;
 mod embed;
+mod generate;

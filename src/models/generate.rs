@@ -214,13 +214,6 @@ pub fn read_header(path: &Path) -> Result<(Content, String), ModelError> {
             gguf_err(path, format!("not a readable GGUF file: {e}"))
         }
     })?;
-    let need = ct.tensor_data_offset + tensor_data_end(&ct);
-    if need > len {
-        return Err(gguf_err(
-            path,
-            format!("truncated: the file has {len} bytes but its tensors need {need}"),
-        ));
-    }
     let arch = match ct.metadata.get("general.architecture") {
         Some(Value::String(a)) => a.clone(),
         _ => return Err(gguf_err(path, "metadata has no general.architecture")),
@@ -230,6 +223,13 @@ pub fn read_header(path: &Path) -> Result<(Content, String), ModelError> {
             path: path.to_path_buf(),
             arch,
         });
+    }
+    let need = ct.tensor_data_offset + tensor_data_end(&ct);
+    if !ct.tensor_infos.is_empty() && need > len {
+        return Err(gguf_err(
+            path,
+            format!("truncated: the file has {len} bytes but its tensors need {need}"),
+        ));
     }
     Ok((ct, arch))
 }
