@@ -519,9 +519,21 @@ pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
     }
     let _ = writeln!(
         s,
-        "invariants: {} quotes checked, verbatim {:.3}; unknown citations {}; uncited sentences {}; gate failures {}",
-        m.quotes_checked, m.verbatim_rate, m.unknown_citations, m.uncited_sentences, m.gate_failures
+        "invariants: {} quotes checked, verbatim {:.3}; unknown citations {}; uncited sentences {}; unsupported sentences {}; gate failures {}",
+        m.quotes_checked,
+        m.verbatim_rate,
+        m.unknown_citations,
+        m.uncited_sentences,
+        m.unsupported_sentences,
+        m.gate_failures
     );
+    if m.generator_calls > 0 {
+        let _ = writeln!(
+            s,
+            "generator: {} call(s); phrased answers kept {}, extractive fallbacks {}",
+            m.generator_calls, m.phrased, m.phrase_fallbacks
+        );
+    }
     let _ = writeln!(
         s,
         "latency: p50 {:.1} ms  p95 {:.1} ms  mean {:.1} ms",

@@ -24,6 +24,7 @@ use crate::ask::{ask, AskOptions, Status};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::citations;
+use crate::evidence::support::SupportConfig;
 use crate::evidence::verify::Reason;
 
 /// Per-question outcome.
@@ -101,6 +102,17 @@ pub struct AnswerMetrics {
     pub uncited_sentences: usize,
     /// Composed answers the gate failed (withheld, so they end as abstentions; should be 0).
     pub gate_failures: usize,
+    /// Answer sentences neither verbatim inside a quote they cite nor supported by the
+    /// quotes they cite, re-checked here (must be 0; only a generator writes sentences
+    /// that are not verbatim).
+    pub unsupported_sentences: usize,
+    /// Generator calls (0 without `--generator`).
+    pub generator_calls: usize,
+    /// Answers whose phrased text was kept.
+    pub phrased: usize,
+    /// Answers where the generator's text failed the checks and the extractive answer
+    /// stood.
+    pub phrase_fallbacks: usize,
     /// Median milliseconds per question.
     pub p50_ms: f64,
     /// 95th percentile milliseconds.
@@ -188,6 +200,30 @@ pub fn evaluate(
         }
         if !a.gate.passed {
             m.gate_failures += 1;
+        }
+        for st in &a.sentences {
+            let body = crate::ask::sentence_body(&st.text);
+            let cited: Vec<&str> = a
+                .evidence
+                .iter()
+                .filter(|e| st.citations.contains(&e.id))
+                .map(|e| e.quote.as_str())
+                .collect();
+            if cited.iter().any(|q| q.contains(body)) {
+                continue;
+            }
+            let f = crate::evidence::support::features(engine.embedder(), body, &cited)?;
+            if cited.is_empty() || !f.supported(&SupportConfig::default()) {
+                m.unsupported_sentences += 1;
+            }
+        }
+        m.generator_calls += a.metrics.generator_calls;
+        if let Some(p) = &a.phrasing {
+            if p.outcome == "phrased" {
+                m.phrased += 1;
+            } else {
+                m.phrase_fallbacks += 1;
+            }
         }
         let cited_docs: Vec<String> = {
             let mut seen = Vec::new();

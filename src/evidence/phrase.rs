@@ -70,6 +70,13 @@ pub struct Phrased {
     pub gate: GateResult,
 }
 
+/// A worked example at the head of the prompt: small models follow a pattern more
+/// readily than an instruction.
+const EXAMPLE: &str = "Evidence:\n[E1] \"The library opens at 9 a.m. on weekdays.\"\n\
+[E2] \"On Saturdays the library opens at 10 a.m. and closes at noon.\"\n\n\
+Question: When does the library open?\n\
+Answer: On weekdays the library opens at 9 a.m. [E1]. On Saturdays it opens at 10 a.m. [E2].\n\n";
+
 /// The messages asking for a phrased answer to `question` from `quotes` (id, quote).
 pub fn prompt(question: &str, quotes: &[(String, String)]) -> Vec<Message> {
     let mut evidence = String::new();
@@ -93,7 +100,7 @@ pub fn prompt(question: &str, quotes: &[(String, String)]) -> Vec<Message> {
         Message::new(
             "user",
             format!(
-                "Evidence:\n{evidence}\nQuestion: {}\nAnswer:",
+                "{EXAMPLE}Evidence:\n{evidence}\nQuestion: {}\nAnswer:",
                 question.split_whitespace().collect::<Vec<_>>().join(" ")
             ),
         ),
