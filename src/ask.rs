@@ -481,6 +481,42 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         for c in candidates.iter_mut() {
             c.chunk_cosine = retrieval.hits[c.chunk_rank - 1].cosine;
         }
+        // A step about an entity also reconsiders what earlier steps rejected as off the
+        // question but which mentions the entity: a bridge's second paragraph is often
+        // retrieved by the first step, judged against the whole question, and excluded
+        // from later retrievals. It is scored again against this step's question.
+        let mut revisited: HashSet<(String, usize, usize)> = HashSet::new();
+        if let Some(e) = &focus_entity {
+            let mut again: Vec<crate::evidence::extract::Candidate> = verdicts
+                .iter()
+                .filter(|v| {
+                    v.rejected
+                        .as_ref()
+                        .is_some_and(|r| r.reason == Reason::DoesNotAddressQuestion)
+                        && (about_entity(e, &v.candidate.quote)
+                            || about_entity(e, &v.candidate.title))
+                })
+                .map(|v| v.candidate.clone())
+                .collect();
+            if !again.is_empty() {
+                let rows: std::collections::HashMap<&str, i64> = retrievals
+                    .iter()
+                    .flat_map(|r| r.hits.iter().map(|h| (h.chunk.chunk_id.as_str(), h.chunk.row)))
+                    .collect();
+                let ids: Vec<i64> = again
+                    .iter()
+                    .map(|c| rows.get(c.chunk_id.as_str()).copied().unwrap_or(-1))
+                    .collect();
+                let vecs = engine.store().vectors_by_ids(&ids)?;
+                let qv = engine.embed_query(&sub_q)?;
+                for (c, v) in again.iter_mut().zip(vecs) {
+                    c.step = step_no;
+                    c.chunk_cosine = v.map_or(0.0, |v| crate::models::dot(&qv, &v) as f64);
+                    revisited.insert((c.doc_id.clone(), c.start, c.end));
+                }
+                candidates.extend(again);
+            }
+        }
         add_time(&mut timings, "extract", t);
         let t = Instant::now();
         n_candidates += candidates.len();
@@ -497,14 +533,9 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         // quote or document title mentions a word of its name.
         if let Some(e) = &focus_entity {
             for v in step_verdicts.iter_mut() {
-                let about = |text: &str| {
-                    crate::index::lexical::words(e).iter().any(|w| {
-                        w.chars().count() >= 4
-                            && !crate::index::lexical::is_stopword(w)
-                            && crate::research::mentions(text, w)
-                    })
-                };
-                if v.rejected.is_none() && !about(&v.candidate.quote) && !about(&v.candidate.title)
+                if v.rejected.is_none()
+                    && !about_entity(e, &v.candidate.quote)
+                    && !about_entity(e, &v.candidate.title)
                 {
                     v.rejected = Some(crate::evidence::verify::Rejection {
                         reason: Reason::DoesNotAddressQuestion,
@@ -514,6 +545,24 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
                     });
                 }
             }
+        }
+        // A reconsidered candidate replaces its earlier verdict when it now passes; when
+        // it still fails, the earlier verdict stands.
+        if !revisited.is_empty() {
+            let span = |v: &Verdict| {
+                (
+                    v.candidate.doc_id.clone(),
+                    v.candidate.start,
+                    v.candidate.end,
+                )
+            };
+            let passed: HashSet<(String, usize, usize)> = step_verdicts
+                .iter()
+                .filter(|v| v.rejected.is_none() && revisited.contains(&span(v)))
+                .map(span)
+                .collect();
+            verdicts.retain(|v| !passed.contains(&span(v)));
+            step_verdicts.retain(|v| v.rejected.is_none() || !revisited.contains(&span(v)));
         }
         step_verdicts.sort_by(|a, b| {
             a.rejected
@@ -835,6 +884,15 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
                     .map(|(id, why)| (rename[id.as_str()].clone(), why)),
             )
             .collect(),
+    })
+}
+
+/// Whether `text` mentions a word (4+ letters, not a stop word) of `entity`'s name.
+fn about_entity(entity: &str, text: &str) -> bool {
+    crate::index::lexical::words(entity).iter().any(|w| {
+        w.chars().count() >= 4
+            && !crate::index::lexical::is_stopword(w)
+            && crate::research::mentions(text, w)
     })
 }
 
