@@ -228,12 +228,28 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
     compose_diverse(items, max_items, usize::MAX)
 }
 
-/// [`compose`], with at most `max_per_document` statements from one document in a step
-/// (a multi-hop step's answer then spans more of the documents it verified).
+/// [`compose`], with at most `max_per_document` statements from one document in a step,
+/// and a document's second statement only after every document's first (a multi-hop
+/// step's answer then spans the documents it verified).
 pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize) -> Composition {
     let mut groups: Vec<Group> = Vec::new();
     let mut unused = Vec::new();
-    for (i, it) in items.iter().enumerate() {
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    if max_per_document != usize::MAX {
+        // Rank within its document and step: 0 for the best item of each document.
+        let mut seen: std::collections::HashMap<(usize, &str), usize> = Default::default();
+        let rank: Vec<usize> = items
+            .iter()
+            .map(|it| {
+                let n = seen.entry((it.step, it.doc_id.as_str())).or_insert(0);
+                *n += 1;
+                *n - 1
+            })
+            .collect();
+        order.sort_by_key(|&i| (items[i].step, rank[i], i));
+    }
+    for i in order {
+        let it = &items[i];
         let words: HashSet<String> = content_words(&it.quote).into_iter().collect();
         let mut merged = false;
         let mut overlaps = None;
