@@ -501,7 +501,11 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             if !again.is_empty() {
                 let rows: std::collections::HashMap<&str, i64> = retrievals
                     .iter()
-                    .flat_map(|r| r.hits.iter().map(|h| (h.chunk.chunk_id.as_str(), h.chunk.row)))
+                    .flat_map(|r| {
+                        r.hits
+                            .iter()
+                            .map(|h| (h.chunk.chunk_id.as_str(), h.chunk.row))
+                    })
                     .collect();
                 let ids: Vec<i64> = again
                     .iter()
@@ -600,11 +604,24 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             verified: good.len(),
             status: if completed { "completed" } else { "failed" }.into(),
         });
+        let verified_docs: HashSet<&str> = step_verdicts
+            .iter()
+            .filter(|v| v.rejected.is_none())
+            .map(|v| v.candidate.doc_id.as_str())
+            .collect();
+        let mut titles: Vec<String> = Vec::new();
+        for h in &retrieval.hits {
+            if !verified_docs.contains(h.chunk.doc_id.as_str()) && !titles.contains(&h.chunk.title)
+            {
+                titles.push(h.chunk.title.clone());
+            }
+        }
         outcomes.push(StepOutcome {
             reason: steps.last().map(|st| st.reason.clone()).unwrap_or_default(),
             question: sub_q,
             completed,
             verified: good,
+            titles,
         });
         retrievals.push(retrieval);
         verdicts.extend(step_verdicts);

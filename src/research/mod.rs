@@ -359,6 +359,15 @@ pub struct StepOutcome {
     pub reason: String,
     /// Verified quotes, best first.
     pub verified: Vec<String>,
+    /// Titles of documents the step retrieved but verified nothing from.
+    pub titles: Vec<String>,
+}
+
+/// The name a document title stands for: the part before a parenthesis or comma
+/// ("Drifting (motorsport)" → "Drifting", "Southaven, Mississippi" → "Southaven").
+pub fn title_name(title: &str) -> &str {
+    let end = title.find(['(', ',']).unwrap_or(title.len());
+    title[..end].trim()
 }
 
 /// Choose the next move for `question` after `steps`.
@@ -441,7 +450,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
                 .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
                 .collect();
             let mut found: Vec<String> = Vec::new();
-            for quote in ordered {
+            for quote in &ordered {
                 for n in bridge_candidates(quote) {
                     if !found.contains(&n) {
                         found.push(n);
@@ -450,6 +459,22 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
             }
             // Multi-word names first, across all the quotes.
             found.sort_by_key(|n| n.split_whitespace().count() < 2);
+            // Before them: documents already retrieved whose titles the evidence names
+            // (the evidence points at a document the corpus holds).
+            let mut titled: Vec<String> = Vec::new();
+            for quote in &ordered {
+                for t in steps.iter().flat_map(|s| &s.titles) {
+                    let n = title_name(t);
+                    if n.chars().filter(|c| c.is_alphabetic()).count() >= 4
+                        && mentions(quote, n)
+                        && !titled.iter().any(|x| x == n)
+                    {
+                        titled.push(n.to_string());
+                    }
+                }
+            }
+            found.retain(|n| !titled.contains(n));
+            let found: Vec<String> = titled.into_iter().chain(found).collect();
             {
                 for n in found {
                     // Not in the question, and not a longer form of an earlier step's bridge.
@@ -586,6 +611,7 @@ mod tests {
             question: q.into(),
             completed: true,
             verified: vec!["Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer, portrayed on radio.".into()],
+            titles: Vec::new(),
         };
         let m = replan(q, std::slice::from_ref(&s1));
         let Move::NextStep {
@@ -609,6 +635,7 @@ mod tests {
             question,
             completed: true,
             verified: vec!["Shirley Temple Black was an American actress who served as Chief of Protocol of the United States.".into()],
+            titles: Vec::new(),
         };
         let m = replan(q, &[s1, s2]);
         assert!(
@@ -625,6 +652,7 @@ mod tests {
             question: q.into(),
             completed: false,
             verified: vec![],
+            titles: Vec::new(),
         };
         let m = replan(q, std::slice::from_ref(&s1));
         let Move::Retry { question } = m else {
@@ -635,6 +663,7 @@ mod tests {
             question,
             completed: false,
             verified: vec![],
+            titles: Vec::new(),
         };
         assert!(matches!(replan(q, &[s1, s2]), Move::Complete { .. }));
     }
