@@ -578,7 +578,13 @@ mod tests {
                 0,
             ),
         ];
+        // Each document's best statement before any document's second.
+        let c = compose_diverse(&items, 2, 2);
+        assert_eq!(c.cited, vec!["E1", "E4"]);
         let c = compose_diverse(&items, 3, 2);
+        assert_eq!(c.cited, vec!["E1", "E2", "E4"]);
+        assert!(c.unused[0].1.contains("beyond the 3 statements"));
+        let c = compose_diverse(&items, 4, 2);
         assert_eq!(c.cited, vec!["E1", "E2", "E4"]);
         assert!(
             c.unused[0].1.contains("from one document"),

@@ -602,6 +602,38 @@ mod tests {
     }
 
     #[test]
+    fn a_retrieved_document_whose_title_the_evidence_names_is_the_first_bridge() {
+        assert_eq!(title_name("Drifting (motorsport)"), "Drifting");
+        assert_eq!(title_name("Southaven, Mississippi"), "Southaven");
+        let q = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?";
+        let quote = "Sachin Warrier is a playback singer from Kerala who worked with Muthuchippi Poloru and as a software engineer at Tata Consultancy Services.";
+        let step = |titles: Vec<String>| StepOutcome {
+            reason: "first step".into(),
+            question: q.into(),
+            completed: true,
+            verified: vec![quote.into()],
+            titles,
+        };
+        let entity = |m: Move| match m {
+            Move::NextStep { entity, .. } => entity,
+            other => panic!("{other:?}"),
+        };
+        // Without titles, the first new name in the quote is the bridge.
+        assert_eq!(
+            entity(replan(q, &[step(Vec::new())])).as_deref(),
+            Some("Muthuchippi Poloru")
+        );
+        let titles = vec![
+            "Kerala State Film Awards".to_string(),
+            "Tata Consultancy Services".into(),
+        ];
+        assert_eq!(
+            entity(replan(q, &[step(titles)])).as_deref(),
+            Some("Tata Consultancy Services")
+        );
+    }
+
+    #[test]
     fn the_replanner_follows_a_bridge_then_completes() {
         let q = "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?";
         let first = replan(q, &[]);
