@@ -44,7 +44,7 @@ pub struct GenTokenizer {
 
 #[derive(Debug)]
 enum Inner {
-    Spm(Spm),
+    Spm(Box<Spm>),
     Hf(Box<tokenizers::Tokenizer>),
 }
 
@@ -146,7 +146,7 @@ impl GenTokenizer {
                     .and_then(|v| v.to_string().ok().cloned())
                     .unwrap_or_else(|| "llama".to_string());
                 let inner = match model.as_str() {
-                    "llama" | "gemma" => Inner::Spm(Spm::new(ct, &pieces, &types)),
+                    "llama" | "gemma" => Inner::Spm(Box::new(Spm::new(ct, &pieces, &types))),
                     "gpt2" => Inner::Hf(Box::new(byte_level_bpe(path, ct, &pieces)?)),
                     other => {
                         return Err(ModelError::Tokenizer {
@@ -396,7 +396,7 @@ impl Spm {
             ids.entry(p.clone()).or_insert(id);
         }
         for list in user.values_mut() {
-            list.sort_by(|a, b| b.0.len().cmp(&a.0.len()));
+            list.sort_by_key(|b| std::cmp::Reverse(b.0.len()));
         }
         Spm {
             ids,
