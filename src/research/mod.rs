@@ -424,10 +424,13 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
         }
     }
     // A bridge: a name in the last step's best evidence that the question does not contain.
-    // One hop through a bridge: after a bridge step has found evidence, stop following.
+    // Bridges from one source: after two bridge steps have found evidence, stop (the first
+    // may have been the wrong hop, so a second candidate is still tried).
     let bridged = steps
         .iter()
-        .any(|s| s.completed && s.reason.starts_with("bridge"));
+        .filter(|s| s.completed && s.reason.starts_with("bridge"))
+        .count()
+        >= 2;
     // The bridge source: the latest completed step that was not itself a bridge step;
     // a failed bridge step falls through to the next candidate from the same source.
     let source = steps
