@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli::{attest, ingest_json, json, sample_corpus, scratch_corpus, tiny_beir};
+use super::cli::{attest, ingest_json, json, sample_corpus, scratch_corpus, tiny_beir, validate};
 
 fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
     let out = attest(idx)
@@ -284,14 +284,7 @@ fn validate_checks_that_paraphrases_are_supported_by_the_quotes_they_cite() {
     let run = |text: &str| {
         let f = tmp.path().join("answer.md");
         std::fs::write(&f, text).unwrap();
-        let out = attest(tmp.path())
-            .arg("validate")
-            .arg(&f)
-            .arg("--evidence")
-            .arg(&ev)
-            .arg("--json")
-            .output()
-            .unwrap();
+        let out = validate(tmp.path(), &f, &ev, &["--json"]);
         (json(&out.stdout), out.status.code().unwrap())
     };
     let (r, code) =
@@ -311,13 +304,7 @@ fn validate_checks_that_paraphrases_are_supported_by_the_quotes_they_cite() {
     std::fs::write(&ev, r#"[{"id": "E1", "quote": ["x"]}]"#).unwrap();
     let (_, code) = {
         let f = tmp.path().join("answer.md");
-        let out = attest(tmp.path())
-            .arg("validate")
-            .arg(&f)
-            .arg("--evidence")
-            .arg(&ev)
-            .output()
-            .unwrap();
+        let out = validate(tmp.path(), &f, &ev, &[]);
         (out.stderr, out.status.code().unwrap())
     };
     assert_eq!(code, 2);

@@ -19,6 +19,23 @@ pub(crate) fn attest(idx: &Path) -> Command {
     c
 }
 
+/// `attest validate TEXT --evidence EVIDENCE [extra…]` against the index `idx`.
+pub(crate) fn validate(
+    idx: &Path,
+    text: &Path,
+    evidence: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    attest(idx)
+        .arg("validate")
+        .arg(text)
+        .arg("--evidence")
+        .arg(evidence)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
 pub(crate) fn json(out: &[u8]) -> Value {
     serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))
 }
@@ -532,14 +549,7 @@ fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
          Records of minors are kept until the client turns twenty-five [E1][E2].\n",
     )
     .unwrap();
-    let out = attest(tmp.path())
-        .arg("validate")
-        .arg(&good)
-        .arg("--evidence")
-        .arg(&ev)
-        .arg("--json")
-        .output()
-        .unwrap();
+    let out = validate(tmp.path(), &good, &ev, &["--json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let r = json(&out.stdout);
     assert_eq!(r["passed"], true);
@@ -552,14 +562,7 @@ fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
          This paragraph states that housing payments have a monthly maximum but cites nothing at all.\n",
     )
     .unwrap();
-    let out = attest(tmp.path())
-        .arg("validate")
-        .arg(&bad)
-        .arg("--evidence")
-        .arg(&ev)
-        .arg("--json")
-        .output()
-        .unwrap();
+    let out = validate(tmp.path(), &bad, &ev, &["--json"]);
     assert_eq!(out.status.code(), Some(1));
     let r = json(&out.stdout);
     let kinds: Vec<&str> = r["violations"]
@@ -575,13 +578,7 @@ fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
 
     // A malformed evidence file and an unknown preset are errors (exit 2).
     std::fs::write(&ev, r#"[{"quote": "no id"}]"#).unwrap();
-    let out = attest(tmp.path())
-        .arg("validate")
-        .arg(&good)
-        .arg("--evidence")
-        .arg(&ev)
-        .output()
-        .unwrap();
+    let out = validate(tmp.path(), &good, &ev, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no string \"id\""));
     let out = attest(tmp.path())

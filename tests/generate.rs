@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::cli::{attest, ingest_json, json, sample_corpus};
+use super::cli::{attest, ingest_json, json, sample_corpus, validate};
 
 /// The bundled test generator, or `None` when `models/fetch.sh` has not fetched it
 /// (`ATTEST_REQUIRE_GENERATOR=1`, set by `scripts/test.sh`, makes that a failure).
@@ -81,13 +81,7 @@ fn a_phrased_answer_is_checked_and_recorded_or_the_extractive_answer_stands() {
             let ev = tmp.path().join("answer.json");
             std::fs::write(&f, a["answer"].as_str().unwrap()).unwrap();
             std::fs::write(&ev, a.to_string()).unwrap();
-            let out = attest(&idx)
-                .arg("validate")
-                .arg(&f)
-                .arg("--evidence")
-                .arg(&ev)
-                .output()
-                .unwrap();
+            let out = validate(&idx, &f, &ev, &[]);
             assert_eq!(
                 out.status.code(),
                 Some(0),
