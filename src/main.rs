@@ -323,6 +323,19 @@ fn eval_index_dir(dataset: &std::path::Path, eval_index: Option<PathBuf>) -> Pat
     })
 }
 
+/// Load a BEIR dataset's split, keeping at most `limit` queries.
+fn load_dataset(
+    dir: &std::path::Path,
+    split: Option<&str>,
+    limit: Option<usize>,
+) -> anyhow::Result<attest::eval::retrieval::Dataset> {
+    let mut ds = attest::eval::retrieval::Dataset::load(dir, split)?;
+    if let Some(n) = limit {
+        ds.queries.truncate(n.max(1));
+    }
+    Ok(ds)
+}
+
 /// Open (creating if needed) the evaluation index and bring the dataset's corpus into it.
 fn open_eval_engine(
     cfg: Config,
@@ -525,10 +538,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     json,
                 },
         } => {
-            let mut ds = attest::eval::retrieval::Dataset::load(&dataset, split.as_deref())?;
-            if let Some(n) = limit {
-                ds.queries.truncate(n.max(1));
-            }
+            let ds = load_dataset(&dataset, split.as_deref(), limit)?;
             cfg.index = eval_index_dir(&dataset, eval_index);
             let mut opts = attest::ask::AskOptions::from_config(&cfg);
             opts.memory = false; // every question is researched, never served from memory
@@ -634,10 +644,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     json,
                 },
         } => {
-            let mut ds = attest::eval::retrieval::Dataset::load(&dataset, split.as_deref())?;
-            if let Some(n) = limit {
-                ds.queries.truncate(n.max(1));
-            }
+            let ds = load_dataset(&dataset, split.as_deref(), limit)?;
             cfg.index = eval_index_dir(&dataset, eval_index);
             // Documents are ranked up to depth 100: take enough candidates from each retriever.
             cfg.candidates = cfg.candidates.max(300);

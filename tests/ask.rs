@@ -5,7 +5,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli::{attest, ingest_json, json, sample_corpus, scratch_corpus, tiny_beir, validate};
+use super::cli::{
+    attest, ingest_json, json, sample_corpus, sample_index, scratch_corpus, tiny_beir, validate,
+};
 
 fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
     let out = attest(idx)
@@ -128,9 +130,7 @@ fn ask_answers_with_span_checked_quotes_shows_conflicts_and_abstains_when_silent
 
 #[test]
 fn bad_questions_get_clear_answers_never_a_panic() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (tmp, idx) = sample_index();
     for (q, why) in [("", "empty"), ("   \n ", "empty"), ("?!", "no words")] {
         let (a, code) = ask_json(&idx, q, &[]);
         assert_eq!(code, 2, "{q:?}");
@@ -520,9 +520,7 @@ fn the_qa_memory_serves_repeats_and_never_a_stale_answer() {
 
 #[test]
 fn multiple_choice_selects_from_verified_evidence_or_says_it_cannot() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (_tmp, idx) = sample_index();
     let q = "Under the county code, for how long must a client record be retained?\n(A) 3 years\n(B) 7 years\n(C) 50 years";
     let (a, code) = ask_json(&idx, q, &["--no-memory"]);
     assert_eq!(code, 0, "{a}");

@@ -44,6 +44,14 @@ pub(crate) fn sample_corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
+/// A temporary directory holding an index (`<tmp>/idx`) of the sample corpus.
+pub(crate) fn sample_index() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = tmp.path().join("idx");
+    ingest_json(&idx, &[&sample_corpus()]);
+    (tmp, idx)
+}
+
 /// Copy the sample corpus into a scratch directory the test may change.
 pub(crate) fn scratch_corpus(dir: &Path) -> PathBuf {
     let dst = dir.join("docs");
@@ -321,9 +329,7 @@ fn bad_files_are_reported_by_name_and_reason_while_the_rest_is_ingested() {
 
 #[test]
 fn queries_with_fts_syntax_and_empty_queries_are_safe() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (_tmp, idx) = sample_index();
     for q in [
         "\"unbalanced quote",
         "records -retention",
@@ -354,9 +360,7 @@ fn queries_with_fts_syntax_and_empty_queries_are_safe() {
 
 #[test]
 fn missing_or_stale_hnsw_files_are_detected_and_rebuilt() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (_tmp, idx) = sample_index();
     let q = "What must happen within 24 hours of a crisis call?";
     let exact = search_json(&idx, q, &["--mode", "dense", "--k", "3"]);
     assert_eq!(exact["dense_backend"], "exact");

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::cli::{attest, ingest_json, json, sample_corpus, validate};
+use super::cli::{attest, json, sample_index, validate};
 
 /// The bundled test generator, or `None` when `models/fetch.sh` has not fetched it
 /// (`ATTEST_REQUIRE_GENERATOR=1`, set by `scripts/test.sh`, makes that a failure).
@@ -50,9 +50,7 @@ fn ask(idx: &Path, extra: &[&str]) -> (Value, i32, String) {
 #[test]
 fn a_phrased_answer_is_checked_and_recorded_or_the_extractive_answer_stands() {
     let Some(model) = gemma() else { return };
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (tmp, idx) = sample_index();
     let (plain, code, _) = ask(&idx, &[]);
     assert_eq!(code, 0);
     assert_eq!(plain["metrics"]["generator_calls"], 0);
@@ -130,9 +128,7 @@ fn gguf_header(arch: &str) -> Vec<u8> {
 
 #[test]
 fn bad_generator_files_are_clear_errors_and_leave_the_index_alone() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    let (tmp, idx) = sample_index();
     let mut cases: Vec<(String, Vec<u8>, &str)> = vec![
         (
             "mamba.gguf".into(),
