@@ -5,10 +5,12 @@
 //! gate, the answer is empty and `missing_evidence` says what was searched for and not
 //! found. Never an unsupported sentence.
 //!
-//! Confidence: `high` with 5 or more verified items that address the question, `medium`
-//! with 2–4, `low` with 1, `insufficient` with none; then lowered one level (never below
-//! `low`) when the retrieval confidence (mean cosine between the question and the
-//! retrieved chunks) is under [`WEAK_RETRIEVAL`].
+//! Confidence counts distinct statements, not quote instances: identical quotes are one
+//! item (their other places are its `locations`) and near-duplicates one statement.
+//! `high` with 5 or more distinct statements from two documents or more, `medium` with
+//! 2–4 (or 5 or more from one document), `low` with 1, `insufficient` with none; then
+//! lowered one level (never below `low`) when the retrieval confidence (mean cosine
+//! between the question and the retrieved chunks) is under [`WEAK_RETRIEVAL`].
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -55,12 +57,15 @@ pub enum Confidence {
     High,
 }
 
-/// Confidence from the number of verified items and the retrieval confidence.
-pub fn confidence(verified: usize, retrieval_confidence: f64) -> Confidence {
-    let level = match verified {
+/// Confidence from the distinct statements verified, the documents stating them and the
+/// retrieval confidence. Five or more statements are `high` only when they come from two
+/// documents or more (else `medium`): one document repeating itself is one voice.
+pub fn confidence(statements: usize, documents: usize, retrieval_confidence: f64) -> Confidence {
+    let level = match statements {
         0 => Confidence::Insufficient,
         1 => Confidence::Low,
         2..=4 => Confidence::Medium,
+        _ if documents < 2 => Confidence::Medium,
         _ => Confidence::High,
     };
     match level {
@@ -68,6 +73,92 @@ pub fn confidence(verified: usize, retrieval_confidence: f64) -> Confidence {
         Confidence::Medium if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Low,
         l => l,
     }
+}
+
+/// Distinct statements among quotes: near-duplicates (content words overlapping by
+/// [`crate::evidence::compose::DUPLICATE_JACCARD`] or more, with the same figures) count
+/// once.
+pub fn distinct_statements(quotes: &[&str]) -> usize {
+    use crate::evidence::compose::{figures, DUPLICATE_JACCARD};
+    let mut reps: Vec<(HashSet<String>, Vec<String>)> = Vec::new();
+    for q in quotes {
+        let words: HashSet<String> = crate::evidence::support::content_words(q)
+            .into_iter()
+            .collect();
+        let figs = figures(q);
+        let same = reps.iter().any(|(w, f)| {
+            let union = w.union(&words).count().max(1);
+            *f == figs && w.intersection(&words).count() as f64 / union as f64 >= DUPLICATE_JACCARD
+        });
+        if !same {
+            reps.push((words, figs));
+        }
+    }
+    reps.len()
+}
+
+/// Another place that states an evidence item's quote byte for byte (identical quotes
+/// collapse into one item; every place is kept).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Location {
+    /// Stable key from (document content hash, start, end).
+    pub evidence_key: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Source path.
+    pub source: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: usize,
+    /// sha256 of the document text.
+    pub content_hash: String,
+}
+
+impl Location {
+    fn of(c: &crate::evidence::extract::Candidate) -> Self {
+        Location {
+            evidence_key: c.evidence_key(),
+            doc_id: c.doc_id.clone(),
+            source: c.source.clone(),
+            start: c.start,
+            end: c.end,
+            line: c.line,
+            content_hash: c.content_hash.clone(),
+        }
+    }
+}
+
+/// Collapse verdicts whose quotes are identical and whose verdicts agree (verified, or
+/// rejected for the same reason) into the first of them in `order`; the others become
+/// its locations. Returns the kept indexes in order and the locations per kept index.
+fn collapse_identical(
+    verdicts: &[Verdict],
+    order: Vec<usize>,
+) -> (Vec<usize>, std::collections::HashMap<usize, Vec<Location>>) {
+    let mut first: std::collections::HashMap<(Option<Reason>, &str), usize> = Default::default();
+    let mut kept = Vec::new();
+    let mut locations: std::collections::HashMap<usize, Vec<Location>> = Default::default();
+    for i in order {
+        let v = &verdicts[i];
+        let key = (
+            v.rejected.as_ref().map(|r| r.reason),
+            v.candidate.quote.as_str(),
+        );
+        match first.get(&key) {
+            Some(&lead) => locations
+                .entry(lead)
+                .or_default()
+                .push(Location::of(&v.candidate)),
+            None => {
+                first.insert(key, i);
+                kept.push(i);
+            }
+        }
+    }
+    (kept, locations)
 }
 
 /// A verified evidence item as the answer lists it.
@@ -104,6 +195,9 @@ pub struct EvidenceItem {
     pub step: usize,
     /// sha256 of the document text.
     pub content_hash: String,
+    /// Other places stating the same quote byte for byte (identical quotes are one item).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<Location>,
 }
 
 /// A rejected candidate.
@@ -411,13 +505,16 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     // Phrased answers are not cached: the memory serves default (extractive) runs only.
     let memory_vec = if opts.memory && opts.research && choices.is_empty() && generator.is_none() {
         let v = engine.embed_query(q)?;
-        if let Some(hit) = crate::memory::lookup(engine.store(), &v, opts.memory_threshold)? {
+        let fp = crate::memory::fingerprint(engine, opts);
+        if let Some(hit) =
+            crate::memory::lookup(engine.store(), question, &fp, &v, opts.memory_threshold)?
+        {
             let mut answer = hit.answer;
             answer.question = question.to_string();
             answer.metrics.timings_ms.insert("total".into(), ms(t0));
             return Ok(Run::answer_only(answer));
         }
-        Some(v)
+        Some((v, fp))
     } else {
         None
     };
@@ -433,6 +530,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let mopts = MultiOptions {
         k: opts.chunks,
         rerank_depth: engine.config().rerank_depth,
+        per_document: engine.config().max_chunks_per_document,
         ..MultiOptions::default()
     };
     // The research loop: plan, execute, evaluate, replan (multi-hop only).
@@ -652,10 +750,18 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             .then(va.candidate.chunk_rank.cmp(&vb.candidate.chunk_rank))
             .then(va.candidate.start.cmp(&vb.candidate.start))
     });
+    // Identical quotes (a document repeating itself, or two documents quoting the same
+    // text) are one item with every place kept as a location.
+    let (order, mut places) = collapse_identical(&verdicts, order);
     let mut ided: Vec<(String, Verdict)> = Vec::with_capacity(order.len());
+    let mut locations: std::collections::HashMap<String, Vec<Location>> = Default::default();
     let mut slots: Vec<Option<Verdict>> = verdicts.into_iter().map(Some).collect();
     for (n, i) in order.into_iter().enumerate() {
-        ided.push((format!("E{}", n + 1), slots[i].take().expect("each once")));
+        let id = format!("E{}", n + 1);
+        if let Some(l) = places.remove(&i) {
+            locations.insert(id.clone(), l);
+        }
+        ided.push((id, slots[i].take().expect("each once")));
     }
     let verified: Vec<&(String, Verdict)> =
         ided.iter().filter(|(_, v)| v.rejected.is_none()).collect();
@@ -732,6 +838,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     for (id, _) in ided.iter_mut() {
         *id = rename[id.as_str()].clone();
     }
+    let locations: std::collections::HashMap<String, Vec<Location>> = locations
+        .into_iter()
+        .map(|(id, l)| (rename[id.as_str()].clone(), l))
+        .collect();
     let items: Vec<Item> = items
         .into_iter()
         .map(|mut it| {
@@ -753,9 +863,9 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     for s in &composition.sentences {
         let body = sentence_body(&s.text);
         let inside = s.citations.iter().any(|id| {
-            ided.iter()
-                .find(|(i, _)| i == id)
-                .is_some_and(|(_, v)| v.candidate.quote.contains(body))
+            ided.iter().find(|(i, _)| i == id).is_some_and(|(_, v)| {
+                crate::evidence::gate::neutralise_markers(&v.candidate.quote).contains(body)
+            })
         });
         if !inside {
             gate.passed = false;
@@ -822,10 +932,31 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
                     score: (v.relevance.score * 1e4).round() / 1e4,
                     step: c.step,
                     content_hash: c.content_hash.clone(),
+                    locations: locations.get(id).cloned().unwrap_or_default(),
                 }
             })
             .collect();
-        answer.confidence = confidence(verified.len(), retrieval_confidence);
+        let quotes: Vec<&str> = verified
+            .iter()
+            .map(|(_, v)| v.candidate.quote.as_str())
+            .collect();
+        let documents: HashSet<&str> = verified
+            .iter()
+            .map(|(id, v)| (id, v.candidate.doc_id.as_str()))
+            .flat_map(|(id, d)| {
+                let more = locations
+                    .get(id)
+                    .into_iter()
+                    .flatten()
+                    .map(|l| l.doc_id.as_str());
+                std::iter::once(d).chain(more)
+            })
+            .collect();
+        answer.confidence = confidence(
+            distinct_statements(&quotes),
+            documents.len(),
+            retrieval_confidence,
+        );
         if let Some(g) = generator {
             let t = Instant::now();
             let quotes: Vec<(String, String)> = answer
@@ -882,8 +1013,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     } else if !choices.is_empty() {
         answer.choice = Some(crate::research::choice::select(&choices, &[]));
     }
-    if let Some(v) = memory_vec {
-        crate::memory::remember(engine.store(), &v, &answer)?;
+    if let Some((v, fp)) = memory_vec {
+        crate::memory::remember(engine.store(), &v, &fp, &answer)?;
     }
     Ok(Run {
         answer,
@@ -1137,13 +1268,30 @@ mod tests {
 
     #[test]
     fn confidence_levels_follow_counts_and_weak_retrieval_lowers_them() {
-        assert_eq!(confidence(0, 0.9), Confidence::Insufficient);
-        assert_eq!(confidence(1, 0.9), Confidence::Low);
-        assert_eq!(confidence(3, 0.9), Confidence::Medium);
-        assert_eq!(confidence(5, 0.9), Confidence::High);
-        assert_eq!(confidence(5, 0.1), Confidence::Medium);
-        assert_eq!(confidence(2, 0.1), Confidence::Low);
-        assert_eq!(confidence(1, 0.1), Confidence::Low);
+        assert_eq!(confidence(0, 0, 0.9), Confidence::Insufficient);
+        assert_eq!(confidence(1, 1, 0.9), Confidence::Low);
+        assert_eq!(confidence(3, 2, 0.9), Confidence::Medium);
+        assert_eq!(confidence(5, 2, 0.9), Confidence::High);
+        assert_eq!(confidence(5, 1, 0.9), Confidence::Medium);
+        assert_eq!(confidence(5, 2, 0.1), Confidence::Medium);
+        assert_eq!(confidence(2, 1, 0.1), Confidence::Low);
+        assert_eq!(confidence(1, 1, 0.1), Confidence::Low);
+        let same = "Client records must be retained for seven years after the last service.";
+        assert_eq!(
+            distinct_statements(&[
+                same,
+                same,
+                "Client records must be retained for seven years after the last service date."
+            ]),
+            1
+        );
+        assert_eq!(
+            distinct_statements(&[
+                same,
+                "Client records must be retained for ten years after the last service."
+            ]),
+            2
+        );
     }
 
     #[test]

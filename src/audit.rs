@@ -5,16 +5,23 @@
 //!
 //! Drift kinds: `document_missing` (the document is no longer indexed), `quote_changed`
 //! (the span no longer holds the quote), and `document_changed` (the document's content
-//! hash differs but the quote still stands at its span: reported, not a failure).
+//! hash differs but the quote still stands at its span: reported, not a failure). The
+//! recorded answer is checked again too: the Evidence Gate on its text, its sentences
+//! against the text, and every sentence that is not verbatim against what it cites
+//! (figures, negation, support), so an edited answer fails. An audit whose corpus
+//! version is newer than the index's is refused.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde_json::Value;
 
+use std::collections::{HashMap, HashSet};
+
 use crate::ask::Run;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::evidence::gate::{check_external, citations, GateConfig, GateResult, Violation};
 use crate::store::{sha256_hex, Store};
 
 /// Version of the audit file format.
@@ -89,8 +96,72 @@ pub struct Replay {
     pub intact: usize,
     /// Quotes that drifted (and documents that changed around intact quotes).
     pub drift: Vec<Drift>,
-    /// Whether every cited quote still stands.
+    /// The Evidence Gate on the recorded answer text against its evidence (answered
+    /// runs only): a forged or edited answer fails here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateResult>,
+    /// Sentences that contradict or are not supported by what they cite, and recorded
+    /// sentences that are not the answer's.
+    pub violations: Vec<Violation>,
+    /// Whether every cited quote still stands and the answer passes its checks.
     pub passed: bool,
+    /// The recorded answer text (for the caller's support check).
+    #[serde(skip)]
+    pub answer: String,
+    /// Evidence id → quote (for the caller's support check).
+    #[serde(skip)]
+    pub quotes: HashMap<String, Option<String>>,
+}
+
+impl Replay {
+    /// Add support-check violations and recompute `passed`.
+    pub fn add_violations(&mut self, v: Vec<Violation>) {
+        self.violations.extend(v);
+        self.passed = self.passed && self.violations.iter().all(|v| v.severity != "error");
+    }
+}
+
+/// The answer's own checks: the gate on its text, recorded sentences that are the
+/// answer's and cite what they say, and the model-free claim checks.
+fn check_answer(
+    v: &Value,
+    quotes: &HashMap<String, Option<String>>,
+) -> (Option<GateResult>, Vec<Violation>) {
+    let text = v.get("answer").and_then(Value::as_str).unwrap_or_default();
+    let answered = v.get("status").and_then(Value::as_str) == Some("answered");
+    let mut out = Vec::new();
+    let sentences = v
+        .get("sentences")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (i, s) in sentences.iter().enumerate() {
+        let st = s.get("text").and_then(Value::as_str).unwrap_or_default();
+        let listed: Vec<&str> = s
+            .get("citations")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let parsed: Vec<String> = citations(st).into_iter().map(|c| c.id).collect();
+        if st.is_empty() || !text.contains(st) || parsed != listed {
+            out.push(Violation {
+                kind: "sentence_mismatch".into(),
+                paragraph: None,
+                sentence: Some(st.to_string()),
+                message: format!(
+                    "recorded sentence {} is not a sentence of the answer citing what it lists",
+                    i + 1
+                ),
+                severity: "error".into(),
+            });
+        }
+    }
+    out.extend(crate::evidence::support::check_claims(text, quotes));
+    let gate = answered.then(|| {
+        let ids: HashSet<String> = quotes.keys().cloned().collect();
+        check_external(text, &ids, &GateConfig::default())
+    });
+    (gate, out)
 }
 
 fn field<'a>(item: &'a Value, name: &str, path: &Path, what: &str) -> Result<&'a Value, Error> {
@@ -132,11 +203,19 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
     let question = string(&v, "question", path, "the audit")?;
     let status = string(&v, "status", path, "the audit")?;
     let then = number(&v, "corpus_version", path, "the audit")?;
+    let now = store.corpus_version()?;
+    if then > now {
+        return Err(bad(
+            path,
+            format!("corpus_version {then} is newer than this index's ({now}): the audit does not come from this index"),
+        ));
+    }
     let items = field(&v, "evidence", path, "the audit")?
         .as_array()
         .ok_or_else(|| bad(path, "\"evidence\" is not an array"))?;
     let mut drift = Vec::new();
     let mut intact = 0;
+    let mut quotes = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let what = format!("evidence item {}", i + 1);
         let id = string(item, "id", path, &what)?;
@@ -147,6 +226,7 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
         let start = number(item, "start", path, &what)? as usize;
         let end = number(item, "end", path, &what)? as usize;
         let hash = string(item, "content_hash", path, &what)?;
+        quotes.insert(id.clone(), Some(quote.clone()));
         let d = |kind: &str, message: String| Drift {
             id: id.clone(),
             evidence_key: key.clone(),
@@ -154,35 +234,69 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
             kind: kind.into(),
             message,
         };
-        match store.document_text(&doc_id)? {
-            None => drift.push(d(
-                "document_missing",
-                format!("document {doc_id} is no longer in the index"),
-            )),
-            Some(t) if t.get(start..end) != Some(quote.as_str()) => drift.push(d(
-                "quote_changed",
-                format!("bytes {start}..{end} no longer hold the quote"),
-            )),
-            Some(t) => {
-                intact += 1;
-                if sha256_hex(t.as_bytes()) != hash {
+        let mut places = vec![(doc_id, start, end, hash)];
+        for (j, l) in item
+            .get("locations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let what = format!("{what}, location {}", j + 1);
+            places.push((
+                string(l, "doc_id", path, &what)?,
+                number(l, "start", path, &what)? as usize,
+                number(l, "end", path, &what)? as usize,
+                string(l, "content_hash", path, &what)?,
+            ));
+        }
+        let mut stands = true;
+        for (doc_id, start, end, hash) in places {
+            match store.document_text(&doc_id)? {
+                None => {
+                    stands = false;
                     drift.push(d(
-                        "document_changed",
-                        "the document changed; the quote still stands at its span".into(),
-                    ));
+                        "document_missing",
+                        format!("document {doc_id} is no longer in the index"),
+                    ))
                 }
+                Some(t) if t.get(start..end) != Some(quote.as_str()) => {
+                    stands = false;
+                    drift.push(d(
+                        "quote_changed",
+                        format!("bytes {start}..{end} of {doc_id} no longer hold the quote"),
+                    ))
+                }
+                Some(t) if sha256_hex(t.as_bytes()) != hash => drift.push(d(
+                    "document_changed",
+                    "the document changed; the quote still stands at its span".into(),
+                )),
+                Some(_) => {}
             }
         }
+        intact += usize::from(stands);
     }
+    let (gate, violations) = check_answer(&v, &quotes);
+    let passed = intact == items.len()
+        && gate.as_ref().is_none_or(|g| g.passed)
+        && violations.iter().all(|v| v.severity != "error");
     Ok(Replay {
         audit: path.display().to_string(),
         question,
         status,
         corpus_version_then: then,
-        corpus_version_now: store.corpus_version()?,
+        corpus_version_now: now,
         checked: items.len(),
         intact,
-        passed: intact == items.len(),
+        passed,
         drift,
+        gate,
+        violations,
+        answer: v
+            .get("answer")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string(),
+        quotes,
     })
 }

@@ -27,6 +27,18 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+    /// A setting is out of range (or not a finite number); names where it was set.
+    #[error("setting {key} = {value} (from {origin}): {reason}")]
+    Invalid {
+        /// The setting.
+        key: String,
+        /// Its value.
+        value: String,
+        /// Where it came from.
+        origin: Origin,
+        /// The accepted range.
+        reason: String,
+    },
     /// An environment variable has an invalid value.
     #[error("environment variable {var}={value:?}: {reason}")]
     Env {
@@ -37,6 +49,38 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+}
+
+/// Where a setting's value came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// The built-in default.
+    Default,
+    /// A configuration file.
+    File(PathBuf),
+    /// An environment variable.
+    Env(String),
+    /// A command-line flag.
+    Flag(String),
+}
+
+impl std::fmt::Display for Origin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Origin::Default => write!(f, "the default"),
+            Origin::File(p) => write!(f, "file {}", p.display()),
+            Origin::Env(v) => write!(f, "environment variable {v}"),
+            Origin::Flag(n) => write!(f, "flag {n}"),
+        }
+    }
+}
+
+/// The accepted range of a numeric setting.
+enum Range {
+    /// Finite and within `[lo, hi]`.
+    Float(f64, f64),
+    /// An integer within `[lo, hi]`.
+    Int(u64, u64),
 }
 
 /// All settings, with their defaults in [`Config::default`].
@@ -54,6 +98,9 @@ pub struct Config {
     pub max_file_bytes: u64,
     /// Time limit for extracting one PDF, in seconds (`ATTEST_PDF_TIMEOUT_SECS`, default 30).
     pub pdf_timeout_secs: u64,
+    /// Chunks of one document among the hits of a search or a retrieval step, before
+    /// other documents' chunks are taken (`ATTEST_MAX_CHUNKS_PER_DOCUMENT`, default 3).
+    pub max_chunks_per_document: usize,
     /// Reciprocal rank fusion constant k in `1 / (k + rank)` (`ATTEST_RRF_K`, default 60).
     pub rrf_k: f64,
     /// Candidates taken from each retriever before fusion (`ATTEST_CANDIDATES`, default 100).
@@ -107,6 +154,9 @@ pub struct Config {
     /// GGUF model that phrases answers (`ATTEST_GENERATOR`; default none: answers are
     /// extractive).
     pub generator: Option<PathBuf>,
+    /// Where each setting that is not a default came from (key → origin).
+    #[serde(skip)]
+    pub origins: std::collections::BTreeMap<String, Origin>,
 }
 
 impl Default for Config {
@@ -117,6 +167,7 @@ impl Default for Config {
             chunk_tokens: 200,
             max_file_bytes: 50 * 1024 * 1024,
             pdf_timeout_secs: 30,
+            max_chunks_per_document: 3,
             rrf_k: 60.0,
             candidates: 100,
             exact_threshold: 20_000,
@@ -138,6 +189,7 @@ impl Default for Config {
             memory: true,
             memory_threshold: 0.92,
             generator: None,
+            origins: Default::default(),
         }
     }
 }
@@ -165,6 +217,11 @@ impl Config {
             "pdf_timeout_secs",
             "ATTEST_PDF_TIMEOUT_SECS",
             "time limit per PDF (30)",
+        ),
+        (
+            "max_chunks_per_document",
+            "ATTEST_MAX_CHUNKS_PER_DOCUMENT",
+            "chunks of one document among hits before other documents' (3)",
         ),
         (
             "rrf_k",
@@ -289,10 +346,129 @@ impl Config {
             path: path.to_path_buf(),
             source,
         })?;
-        toml::from_str(&text).map_err(|e| ConfigError::Parse {
+        let parse = |e: toml::de::Error| ConfigError::Parse {
             path: path.to_path_buf(),
             reason: e.to_string(),
-        })
+        };
+        let mut cfg: Config = toml::from_str(&text).map_err(parse)?;
+        let table: toml::Table = toml::from_str(&text).map_err(parse)?;
+        for key in table.keys() {
+            cfg.origins
+                .insert(key.clone(), Origin::File(path.to_path_buf()));
+        }
+        Ok(cfg)
+    }
+
+    /// Record that `key` was set by the command-line flag `flag`.
+    pub fn set_by_flag(&mut self, key: &str, flag: &str) {
+        self.origins
+            .insert(key.to_string(), Origin::Flag(flag.to_string()));
+    }
+
+    /// Where `key`'s value came from.
+    pub fn origin(&self, key: &str) -> Origin {
+        self.origins.get(key).cloned().unwrap_or(Origin::Default)
+    }
+
+    /// The accepted range of every numeric setting.
+    fn ranges(&self) -> Vec<(&'static str, f64, Range)> {
+        use Range::{Float, Int};
+        let n = |v: usize| v as f64;
+        vec![
+            ("chunk_tokens", n(self.chunk_tokens), Int(8, 256)),
+            (
+                "max_file_bytes",
+                self.max_file_bytes as f64,
+                Int(1, 1 << 40),
+            ),
+            (
+                "pdf_timeout_secs",
+                self.pdf_timeout_secs as f64,
+                Int(1, 86_400),
+            ),
+            ("rrf_k", self.rrf_k, Float(0.0, 1e6)),
+            (
+                "max_chunks_per_document",
+                n(self.max_chunks_per_document),
+                Int(1, 10_000),
+            ),
+            ("candidates", n(self.candidates), Int(1, 100_000)),
+            (
+                "exact_threshold",
+                n(self.exact_threshold),
+                Int(0, u32::MAX as u64),
+            ),
+            ("hnsw_m", n(self.hnsw_m), Int(2, 256)),
+            (
+                "hnsw_ef_construction",
+                n(self.hnsw_ef_construction),
+                Int(1, 100_000),
+            ),
+            ("hnsw_ef_search", n(self.hnsw_ef_search), Int(1, 100_000)),
+            (
+                "rebuild_dead_fraction",
+                self.rebuild_dead_fraction,
+                Float(0.0, 1.0),
+            ),
+            ("rerank_depth", n(self.rerank_depth), Int(0, 10_000)),
+            (
+                "embed_batch_tokens",
+                n(self.embed_batch_tokens),
+                Int(1, 1 << 20),
+            ),
+            ("ask_chunks", n(self.ask_chunks), Int(1, 1_000)),
+            ("max_statements", n(self.max_statements), Int(1, 1_000)),
+            ("min_relevance", self.min_relevance, Float(0.0, 1.0)),
+            ("cosine_weight", self.cosine_weight, Float(0.0, 1.0)),
+            ("coverage_weight", self.coverage_weight, Float(0.0, 1.0)),
+            (
+                "min_cross_relevance",
+                self.min_cross_relevance,
+                Float(0.0, 1.0),
+            ),
+            ("embed_budget", n(self.embed_budget), Int(1, 100_000)),
+            (
+                "max_question_words",
+                n(self.max_question_words),
+                Int(1, 100_000),
+            ),
+            ("memory_threshold", self.memory_threshold, Float(0.0, 1.0)),
+        ]
+    }
+
+    /// Check every numeric setting is finite and in range; the error names the key, its
+    /// value and where it was set (default, file, environment or flag).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        for (key, v, range) in self.ranges() {
+            let reason = match range {
+                Range::Float(lo, hi) if !v.is_finite() || v < lo || v > hi => {
+                    format!("must be a finite number from {lo} to {hi}")
+                }
+                Range::Int(lo, hi) if v < lo as f64 || v > hi as f64 => {
+                    format!("must be an integer from {lo} to {hi}")
+                }
+                _ => continue,
+            };
+            return Err(self.invalid(key, v.to_string(), reason));
+        }
+        if self.cosine_weight + self.coverage_weight > 1.0 {
+            let v = format!(
+                "{} (+ coverage_weight {})",
+                self.cosine_weight, self.coverage_weight
+            );
+            let reason = "cosine_weight + coverage_weight must not exceed 1".to_string();
+            return Err(self.invalid("cosine_weight", v, reason));
+        }
+        Ok(())
+    }
+
+    fn invalid(&self, key: &str, value: String, reason: String) -> ConfigError {
+        ConfigError::Invalid {
+            key: key.to_string(),
+            value,
+            origin: self.origin(key),
+            reason,
+        }
     }
 
     /// Override settings from environment variables looked up through `get`.
@@ -309,6 +485,8 @@ impl Config {
         }
         for (key, var, _) in Self::KEYS {
             let Some(v) = get(var) else { continue };
+            self.origins
+                .insert(key.to_string(), Origin::Env(var.to_string()));
             match *key {
                 "index" => self.index = PathBuf::from(v),
                 "model_dir" => self.model_dir = Some(PathBuf::from(v)),
@@ -316,6 +494,7 @@ impl Config {
                 "max_file_bytes" => self.max_file_bytes = parse(var, &v)?,
                 "pdf_timeout_secs" => self.pdf_timeout_secs = parse(var, &v)?,
                 "rrf_k" => self.rrf_k = parse(var, &v)?,
+                "max_chunks_per_document" => self.max_chunks_per_document = parse(var, &v)?,
                 "candidates" => self.candidates = parse(var, &v)?,
                 "exact_threshold" => self.exact_threshold = parse(var, &v)?,
                 "hnsw_m" => self.hnsw_m = parse(var, &v)?,

@@ -26,6 +26,7 @@ impl Engine {
     /// Open (or, with `create`, create) the index in `cfg.index` for `embedder`. Fails
     /// when the index was built with another model or dimension.
     pub fn open(cfg: Config, embedder: Arc<dyn Embed>, create: bool) -> Result<Self, Error> {
+        cfg.validate()?;
         let store = Store::open(&cfg.index, embedder.model_id(), embedder.dim(), create)?;
         let mut e = Engine {
             cfg,
@@ -152,6 +153,16 @@ impl Engine {
     /// Top-`n` chunks by cosine similarity with `v`.
     pub fn dense_search(&self, v: &[f32], n: usize) -> Vec<(i64, f32)> {
         self.dense().search(v, n)
+    }
+
+    /// [`Self::dense_search`] among chunk rows where `keep(row)` is true.
+    pub fn dense_search_filtered(
+        &self,
+        v: &[f32],
+        n: usize,
+        keep: &(dyn Fn(i64) -> bool + Sync),
+    ) -> Vec<(i64, f32)> {
+        self.dense().search_filtered(v, n, keep)
     }
 
     /// Exact top-`n` (for measuring HNSW recall).

@@ -71,7 +71,7 @@ enum Command {
         #[arg(long, default_value = "hybrid")]
         mode: Mode,
         /// Reciprocal rank fusion constant [default: 60]
-        #[arg(long)]
+        #[arg(long, value_parser = finite_f64)]
         rrf_k: Option<f64>,
         /// Candidates per retriever before fusion [default: 100]
         #[arg(long)]
@@ -101,7 +101,7 @@ enum Command {
         #[arg(long)]
         max_statements: Option<usize>,
         /// Minimum relevance of an evidence item without a cross-encoder [default: 0.42]
-        #[arg(long)]
+        #[arg(long, value_parser = finite_f64)]
         min_relevance: Option<f64>,
         /// Evidence Gate preset: lenient, standard or strict
         #[arg(long, default_value = "standard")]
@@ -158,7 +158,7 @@ enum Command {
         #[arg(long)]
         min_citations: Option<usize>,
         /// Override: minimum citations per 100 words
-        #[arg(long)]
+        #[arg(long, value_parser = finite_f64)]
         min_density: Option<f64>,
         /// Print as JSON
         #[arg(long)]
@@ -367,8 +367,18 @@ fn emit<T: serde::Serialize>(json: bool, value: &T, human: fn(&T) -> String) -> 
     Ok(())
 }
 
+/// A flag value that must be a finite number (`nan` and `inf` would switch gates off).
+fn finite_f64(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err("not a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let mut cfg = Config::load(cli.config.as_deref())?;
+    cfg.validate()?;
     if let Some(i) = cli.index {
         cfg.index = i;
     }
@@ -388,9 +398,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             if let Some(n) = chunk_tokens {
                 cfg.chunk_tokens = n;
+                cfg.set_by_flag("chunk_tokens", "--chunk-tokens");
             }
             if let Some(n) = max_file_bytes {
                 cfg.max_file_bytes = n;
+                cfg.set_by_flag("max_file_bytes", "--max-file-bytes");
             }
             let mut engine = Engine::open_with_default_model(cfg, true)?;
             let report = ingest(
@@ -421,9 +433,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         } => {
             if let Some(r) = rrf_k {
                 cfg.rrf_k = r;
+                cfg.set_by_flag("rrf_k", "--rrf-k");
             }
             if let Some(c) = candidates {
                 cfg.candidates = c;
+                cfg.set_by_flag("candidates", "--candidates");
             }
             let engine = Engine::open_with_default_model(cfg, false)?;
             if multi_query {
@@ -431,6 +445,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 let opts = MultiOptions {
                     k,
                     rerank_depth: engine.config().rerank_depth,
+                    per_document: engine.config().max_chunks_per_document,
                     ..MultiOptions::default()
                 };
                 let reranker = if no_rerank { None } else { engine.reranker() };
@@ -474,12 +489,15 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             use attest::ask::{ask, AskOptions, Status};
             if let Some(n) = chunks {
                 cfg.ask_chunks = n;
+                cfg.set_by_flag("ask_chunks", "--chunks");
             }
             if let Some(n) = max_statements {
                 cfg.max_statements = n;
+                cfg.set_by_flag("max_statements", "--max-statements");
             }
             if let Some(r) = min_relevance {
                 cfg.min_relevance = r;
+                cfg.set_by_flag("min_relevance", "--min-relevance");
             }
             let mut opts = AskOptions::from_config(&cfg);
             opts.gate = attest::evidence::gate::GateConfig::preset(&preset).ok_or_else(|| {
@@ -693,10 +711,26 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             min_density,
             json,
         } => {
-            use attest::evidence::gate::{check, GateConfig};
+            use attest::evidence::gate::{check_external, GateConfig};
             if let Some(audit) = audit {
                 let store = attest::store::Store::open_existing(&cfg.index)?;
-                let r = attest::audit::replay(&store, &audit)?;
+                let mut r = attest::audit::replay(&store, &audit)?;
+                if attest::evidence::support::needs_model(&r.answer, &r.quotes) {
+                    let mut model = attest::models::MiniLm::load_default(cfg.model_dir.as_deref())?;
+                    model.batch_tokens = cfg.embed_batch_tokens.max(1);
+                    let v = attest::evidence::support::check_text(
+                        &r.answer,
+                        &r.quotes,
+                        &model,
+                        &attest::evidence::support::SupportConfig::default(),
+                    )?;
+                    // Claim violations were recorded by the replay already.
+                    let v = v
+                        .into_iter()
+                        .filter(|x| !r.violations.contains(x))
+                        .collect();
+                    r.add_violations(v);
+                }
                 emit(json, &r, render::replay)?;
                 return Ok(if r.passed {
                     ExitCode::SUCCESS
@@ -714,13 +748,14 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 gate.min_citations_per_paragraph = n;
             }
             if let Some(d) = min_density {
+                anyhow::ensure!(d >= 0.0, "--min-density {d}: must not be negative");
                 gate.min_density_per_100_words = d;
             }
             let text =
                 std::fs::read_to_string(&file).with_context(|| format!("{}", file.display()))?;
             let items = attest::evidence::read_evidence(&evidence)?;
             let ids = items.keys().cloned().collect();
-            let mut r = check(&text, &ids, &gate);
+            let mut r = check_external(&text, &ids, &gate);
             if !no_support && attest::evidence::support::needs_model(&text, &items) {
                 let mut model = attest::models::MiniLm::load_default(cfg.model_dir.as_deref())?;
                 model.batch_tokens = cfg.embed_batch_tokens.max(1);

@@ -1,16 +1,40 @@
-//! QA memory: answered questions are stored in the index with their question embedding;
-//! a later question whose embedding has cosine ≥ `memory_threshold` (0.92) with a stored
-//! one gets the stored answer, marked `memory_hit`, but only when it is not stale: the
-//! corpus version is unchanged, or every cited quote is still verbatim at its span in the
-//! current store. A stale memory is deleted and never served. Questions with answer
-//! choices are not stored (their selection reruns), nor single-step runs.
+//! QA memory: an answered question is stored with its question embedding, the corpus
+//! version and a fingerprint of every setting that shapes an answer. A stored answer is
+//! served only when a fresh run would provably give the same answer:
+//!
+//! * the question is the same text (spacing aside): a cosine of 0.99 between "must" and
+//!   "must **not**" is not the same question, and capitals or wording steer retrieval;
+//! * the corpus version is unchanged: a new document may hold new evidence, so after any
+//!   ingest that changed the corpus every stored answer is stale and deleted unserved;
+//! * the settings fingerprint (models, retrieval, relevance and gate settings, attest
+//!   version) is the same;
+//! * the question embeddings' cosine is at least `memory_threshold` (a second check),
+//!   and every cited quote still stands at its span.
+//!
+//! Questions with answer choices are not stored (their selection reruns), nor
+//! single-step runs or phrased answers.
 
 use std::time::Instant;
 
-use crate::ask::{Answer, Status};
+use serde::{Deserialize, Serialize};
+
+use crate::ask::{Answer, AskOptions, Status};
+use crate::engine::Engine;
 use crate::error::Error;
 use crate::models::dot;
-use crate::store::{blob_to_vector, vector_to_blob, Store};
+use crate::store::{blob_to_vector, sha256_hex, vector_to_blob, Store};
+
+/// Version of the stored entry format; entries of another version are deleted.
+const ENTRY_FORMAT: u32 = 2;
+
+/// What the memory stores per question.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    format: u32,
+    key: String,
+    fingerprint: String,
+    answer: Answer,
+}
 
 /// A stored answer that may be served.
 pub struct Hit {
@@ -20,37 +44,96 @@ pub struct Hit {
     pub similarity: f64,
 }
 
-/// Look `qv` up in `store`'s memory; serve only answers whose quotes still stand.
-pub fn lookup(store: &Store, qv: &[f32], threshold: f64) -> Result<Option<Hit>, Error> {
-    let t = Instant::now();
-    let now = store.corpus_version()?;
-    let rows = store.memory_rows()?;
-    let mut best: Option<(f64, i64, u64, String)> = None;
-    for (id, vector, version, json) in rows {
-        let v = blob_to_vector(&vector);
-        if v.len() != qv.len() {
-            continue;
-        }
-        let sim = dot(qv, &v) as f64;
-        if sim >= threshold && best.as_ref().is_none_or(|b| sim > b.0) {
-            best = Some((sim, id, version, json));
+/// The memory key of a question: its text with runs of white space made one space.
+pub fn question_key(question: &str) -> String {
+    question.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A digest of every setting that shapes an answer: a stored answer is served only
+/// under the same fingerprint.
+pub fn fingerprint(engine: &Engine, opts: &AskOptions) -> String {
+    let cfg = engine.config();
+    let reranker = engine
+        .reranker()
+        .filter(|_| opts.rerank)
+        .map(|r| r.model_id().to_string());
+    let parts = format!(
+        "attest {}|model {}|chunks {}|statements {}|relevance {:?}|gate {:?}|reranker {:?} depth {}|candidates {}|rrf_k {}|exact {}|ef {}|research {}",
+        env!("CARGO_PKG_VERSION"),
+        engine.embedder().model_id(),
+        opts.chunks,
+        opts.max_statements,
+        opts.relevance,
+        opts.gate,
+        reranker,
+        cfg.rerank_depth,
+        cfg.candidates,
+        cfg.rrf_k,
+        cfg.exact_threshold,
+        cfg.hnsw_ef_search,
+        opts.research,
+    );
+    sha256_hex(parts.as_bytes())
+}
+
+fn forget(store: &Store, id: i64) {
+    if let Err(e) = store.forget(id) {
+        tracing::warn!("QA memory: cannot delete a stale entry: {e}");
+    }
+}
+
+fn quotes_stand(store: &Store, answer: &Answer) -> Result<bool, Error> {
+    for e in &answer.evidence {
+        let text = store.document_text(&e.doc_id)?;
+        if text.as_deref().and_then(|t| t.get(e.start..e.end)) != Some(e.quote.as_str()) {
+            return Ok(false);
         }
     }
-    let Some((similarity, id, version, json)) = best else {
-        return Ok(None);
-    };
-    let Ok(mut answer) = serde_json::from_str::<Answer>(&json) else {
-        store.forget(id)?;
-        return Ok(None);
-    };
-    if version != now {
-        for e in &answer.evidence {
-            let text = store.document_text(&e.doc_id)?;
-            if text.as_deref().and_then(|t| t.get(e.start..e.end)) != Some(e.quote.as_str()) {
-                store.forget(id)?; // stale: a cited quote no longer stands
-                return Ok(None);
+    Ok(true)
+}
+
+/// Look `question` (embedded as `qv`) up in `store`'s memory under settings
+/// `fingerprint`; serve only an answer a fresh run would give (see the module docs).
+/// Stale entries (another corpus version or entry format) are deleted.
+pub fn lookup(
+    store: &Store,
+    question: &str,
+    fingerprint: &str,
+    qv: &[f32],
+    threshold: f64,
+) -> Result<Option<Hit>, Error> {
+    let t = Instant::now();
+    let now = store.corpus_version()?;
+    let key = question_key(question);
+    let mut found: Option<(f64, i64, Entry)> = None;
+    for (id, vector, version, json) in store.memory_rows()? {
+        let entry = match serde_json::from_str::<Entry>(&json) {
+            Ok(e) if e.format == ENTRY_FORMAT && version == now => e,
+            _ => {
+                forget(store, id); // stale: the corpus changed, or an older format
+                continue;
             }
+        };
+        if entry.key != key || entry.fingerprint != fingerprint {
+            continue;
         }
+        let v = blob_to_vector(&vector);
+        let sim = if v.len() == qv.len() {
+            dot(qv, &v) as f64
+        } else {
+            f64::NAN
+        };
+        if sim >= threshold && found.as_ref().is_none_or(|b| sim > b.0) {
+            found = Some((sim, id, entry));
+        }
+    }
+    let Some((similarity, id, entry)) = found else {
+        return Ok(None);
+    };
+    let mut answer = entry.answer;
+    if !quotes_stand(store, &answer)? {
+        forget(store, id);
+        return Ok(None);
     }
     answer.metrics.memory_hit = true;
     answer.metrics.timings_ms.clear();
@@ -61,12 +144,23 @@ pub fn lookup(store: &Store, qv: &[f32], threshold: f64) -> Result<Option<Hit>, 
     Ok(Some(Hit { answer, similarity }))
 }
 
-/// Remember an answered question.
-pub fn remember(store: &Store, qv: &[f32], answer: &Answer) -> Result<(), Error> {
+/// Remember an answered question under settings `fingerprint`.
+pub fn remember(
+    store: &Store,
+    qv: &[f32],
+    fingerprint: &str,
+    answer: &Answer,
+) -> Result<(), Error> {
     if answer.status != Status::Answered {
         return Ok(());
     }
-    let json = serde_json::to_string(answer)
+    let entry = Entry {
+        format: ENTRY_FORMAT,
+        key: question_key(&answer.question),
+        fingerprint: fingerprint.to_string(),
+        answer: answer.clone(),
+    };
+    let json = serde_json::to_string(&entry)
         .map_err(|e| Error::Usage(format!("memory: cannot serialise the answer: {e}")))?;
     store.remember(
         &answer.question,

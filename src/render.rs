@@ -563,7 +563,18 @@ pub fn replay(r: &crate::audit::Replay) -> String {
             d.id, d.source, d.evidence_key, d.kind, d.message
         );
     }
-    let _ = writeln!(s, "{}", if r.passed { "passed" } else { "DRIFT" });
+    let gate = r.gate.iter().flat_map(|g| &g.violations);
+    for v in gate.chain(&r.violations) {
+        let _ = writeln!(s, "  {} [{}]: {}", v.kind, v.severity, v.message);
+    }
+    let verdict = if r.passed {
+        "passed"
+    } else if r.intact < r.checked {
+        "DRIFT"
+    } else {
+        "FAILED"
+    };
+    let _ = writeln!(s, "{verdict}");
     s
 }
 

@@ -225,6 +225,7 @@ pub fn rank_documents(
             let opts = MultiOptions {
                 k: depth * 3,
                 rerank_depth: engine.config().rerank_depth,
+                per_document: engine.config().max_chunks_per_document,
                 ..MultiOptions::default()
             };
             let reranker = match mode {

@@ -2,7 +2,9 @@
 //!
 //! Every sentence of the answer is a verbatim quote (or one sentence of a quote) followed
 //! by the ids of the items that state it: `quote text [E1, E4].` The only edits are the
-//! citation and a final full stop in place of the quote's own closing `.`, `;`, `:` or `,`.
+//! citation, a final full stop in place of the quote's own closing `.`, `;`, `:` or `,`,
+//! and full-width brackets around marker-like text inside the quote (`［E2］`, see
+//! [`super::gate::neutralise_markers`]).
 //!
 //! * Items arrive ranked (step, relevance, chunk rank, position); at most `max_items`
 //!   statements per research step are used.
@@ -115,6 +117,11 @@ const NUMBER_WORDS: &[(&str, &str)] = &[
     ("hundred", "100"),
 ];
 
+/// The digits a number word stands for (`seven` → `7`).
+pub fn number_word_value(w: &str) -> Option<&'static str> {
+    NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v)
+}
+
 /// Units a figure is counted in (singular; a plural `s` is dropped).
 const UNITS: &[&str] = &[
     "day", "week", "month", "year", "hour", "minute", "percent", "time", "session", "visit",
@@ -189,14 +196,18 @@ fn cite(items: &[Item], g: &Group) -> Vec<Sentence> {
                 Some('.' | ';' | ':' | ',') => (&piece[..piece.len() - 1], '.'),
                 _ => (piece, '.'),
             };
-            let body = body.trim_end();
+            // Text quoted from a document never carries a citation: marker-like text in
+            // the quote is shown with full-width brackets.
+            let body = super::gate::neutralise_markers(body.trim_end());
+            let body = body.as_ref();
             let words: HashSet<String> = content_words(body).into_iter().collect();
             let ids: Vec<String> = g
                 .members
                 .iter()
                 .filter(|&&(m, near)| {
                     m == g.lead
-                        || flat(&items[m].quote).contains(&flat(body))
+                        || flat(&super::gate::neutralise_markers(&items[m].quote))
+                            .contains(&flat(body))
                         || (near
                             && (single
                                 || jaccard(

@@ -96,6 +96,101 @@ pub fn citations(text: &str) -> Vec<Citation> {
     out
 }
 
+/// Byte ranges of bracketed text that looks like a citation marker: a bracket holding an
+/// evidence id (`E3`) or `cite:`, whether or not it parses as a citation list.
+fn marker_like(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut rest = 0;
+    while let Some(open) = text[rest..].find(['[', '\u{FF3B}']) {
+        let start = rest + open;
+        let after = start + text[start..].chars().next().map_or(1, char::len_utf8);
+        let Some(close) = text[after..].find([']', '\u{FF3D}', '[', '\n']) else {
+            break;
+        };
+        let end = after + close;
+        let inner = &text[after..end];
+        let closes = text[end..].starts_with([']', '\u{FF3D}']);
+        let looks = inner.trim_start().to_lowercase().starts_with("cite:")
+            || inner
+                .split(|c: char| !c.is_alphanumeric())
+                .any(is_evidence_id);
+        if closes && looks {
+            let close_len = text[end..].chars().next().map_or(1, char::len_utf8);
+            out.push((start, end + close_len));
+        }
+        rest = end;
+    }
+    out
+}
+
+/// `text` with every citation-like marker's brackets replaced by full-width ones
+/// (`[E2]` → `［E2］`): text quoted from a document can never carry a citation. Markers
+/// are left readable; the gate and the citation parser ignore them.
+pub fn neutralise_markers(text: &str) -> std::borrow::Cow<'_, str> {
+    let spans = marker_like(text);
+    if spans
+        .iter()
+        .all(|&(s, e)| text[s..].starts_with('\u{FF3B}') && text[..e].ends_with('\u{FF3D}'))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 4 * spans.len());
+    let mut last = 0;
+    for (s, e) in spans {
+        let open = text[s..].chars().next().map_or(1, char::len_utf8);
+        let close = text[..e].chars().next_back().map_or(1, char::len_utf8);
+        out.push_str(&text[last..s]);
+        out.push('\u{FF3B}');
+        out.push_str(&text[s + open..e - close]);
+        out.push('\u{FF3D}');
+        last = e;
+    }
+    out.push_str(&text[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Citation-like markers in `text` that are not valid citations (`[E1; E2]`, `[E1 E2]`,
+/// `[cite: ]`, `[E1, note]`), with their byte offsets.
+pub fn malformed_markers(text: &str) -> Vec<(usize, String)> {
+    let valid: HashSet<usize> = citations(text).into_iter().map(|c| c.at).collect();
+    marker_like(text)
+        .into_iter()
+        .filter(|(s, _)| text[*s..].starts_with('[') && !valid.contains(s))
+        .map(|(s, e)| (s, text[s..e].to_string()))
+        .collect()
+}
+
+/// The gate for text written outside the engine (`attest validate`): [`check`], plus
+/// violations for an empty text (`empty_text`), an empty evidence list (`no_evidence`)
+/// and markers that look like citations but are not valid ones (`malformed_citation`):
+/// nothing passes by saying nothing, and no marker is silently counted or ignored.
+pub fn check_external(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResult {
+    let mut r = check(text, known, cfg);
+    let mut add = |kind: &str, message: String| {
+        r.violations.push(Violation {
+            kind: kind.into(),
+            paragraph: None,
+            sentence: None,
+            message,
+            severity: "error".into(),
+        })
+    };
+    if r.words == 0 {
+        add("empty_text", "the text states nothing to check".into());
+    }
+    if known.is_empty() {
+        add("no_evidence", "the evidence list is empty".into());
+    }
+    for (at, m) in malformed_markers(text) {
+        add(
+            "malformed_citation",
+            format!("{m} at byte {at} looks like a citation but is not one ([E1], [E1, E3] or [cite:ID])"),
+        );
+    }
+    r.passed = r.violations.iter().all(|v| v.severity != "error");
+    r
+}
+
 /// `E` followed by one or more digits.
 pub fn is_evidence_id(s: &str) -> bool {
     s.len() > 1 && s.starts_with('E') && s[1..].bytes().all(|b| b.is_ascii_digit())

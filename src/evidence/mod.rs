@@ -4,6 +4,7 @@
 //! sentences that are not verbatim quotes, such as those an optional generator writes when
 //! it [`phrase`]s the answer. Also the evidence files `attest validate` reads.
 
+pub mod claims;
 pub mod compose;
 pub mod extract;
 pub mod gate;

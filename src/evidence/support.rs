@@ -2,7 +2,8 @@
 //! evidence it cites? Two signals: content-word coverage (the share of the sentence's
 //! content words found in the cited texts) and embedding similarity (the best cosine
 //! between the sentence and any sentence of the cited texts). A sentence is supported
-//! when both reach their thresholds.
+//! when both reach their thresholds, and it states no figure and no negation its cited
+//! texts do not ([`super::claims`]: checked first, without the model).
 //!
 //! Default thresholds (coverage ≥ 0.40, similarity ≥ 0.66) were calibrated with
 //! `attest eval attribution` on AttributionBench dev
@@ -166,8 +167,39 @@ fn verbatim_in(body: &str, ids: &[String], quotes: &HashMap<String, Option<Strin
         quotes
             .get(id)
             .and_then(|q| q.as_deref())
-            .is_some_and(|q| flat(q).contains(body))
+            .is_some_and(|q| flat(&super::gate::neutralise_markers(q)).contains(body))
     })
+}
+
+/// The model-free checks of one cited sentence: a figure or a negation its cited quotes
+/// do not state (see [`super::claims`]).
+fn contradicted(s: &CitedSentence, quotes: &HashMap<String, Option<String>>) -> Option<Violation> {
+    let sources: Vec<&str> = s
+        .ids
+        .iter()
+        .filter_map(|id| quotes.get(id).and_then(|q| q.as_deref()))
+        .collect();
+    if sources.is_empty() {
+        return None;
+    }
+    let (kind, why) = super::claims::contradiction(&s.body, &sources)?;
+    Some(Violation {
+        kind: kind.as_str().into(),
+        paragraph: Some(s.paragraph),
+        sentence: Some(s.text.clone()),
+        message: format!("contradicts what it cites ({}): {why}", s.ids.join(", ")),
+        severity: "error".into(),
+    })
+}
+
+/// The model-free part of [`check_text`]: every cited sentence that is not a verbatim
+/// part of a quote it cites must state no figure and no negation its quotes do not.
+pub fn check_claims(text: &str, quotes: &HashMap<String, Option<String>>) -> Vec<Violation> {
+    cited_sentences(text)
+        .iter()
+        .filter(|s| !s.body.is_empty() && !verbatim_in(&s.body, &s.ids, quotes))
+        .filter_map(|s| contradicted(s, quotes))
+        .collect()
 }
 
 /// Whether some cited sentence of `text` is not a verbatim part of a quote it cites (so
@@ -196,6 +228,10 @@ pub fn check_text(
     let mut out = Vec::new();
     for s in cited_sentences(text) {
         if s.body.is_empty() || verbatim_in(&s.body, &s.ids, quotes) {
+            continue;
+        }
+        if let Some(v) = contradicted(&s, quotes) {
+            out.push(v);
             continue;
         }
         let known: Vec<&String> = s.ids.iter().filter(|id| quotes.contains_key(*id)).collect();

@@ -68,7 +68,7 @@ impl Default for RelevanceConfig {
 }
 
 /// Why a candidate was rejected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// The span no longer holds the quote (or the document is gone or changed).
@@ -227,7 +227,9 @@ pub fn verify(
                         None => (cfg.min_relevance, "relevance"),
                     };
                     let scored = cosine[i].is_some() || cross[i].is_some();
-                    (score < min || !scored).then(|| {
+                    // Fail closed: a NaN score or threshold never passes.
+                    let passes = score >= min && min.is_finite();
+                    (!passes || !scored).then(|| {
                         (
                             Reason::DoesNotAddressQuestion,
                             match cosine[i].or(cross[i]) {

@@ -250,6 +250,23 @@ impl Dense {
         hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
     }
 
+    /// [`Self::search`] among chunks where `keep(row)` is also true.
+    pub fn search_filtered(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: &(dyn Fn(i64) -> bool + Sync),
+    ) -> Vec<(i64, f32)> {
+        let live = &self.live;
+        let keep = |id: u64| live.contains(&id) && keep(id as i64);
+        let hits = match (&self.exact, &self.hnsw) {
+            (Some(ex), _) => ex.search(query, k, &keep),
+            (None, Some(g)) => g.search(query, k, &keep),
+            (None, None) => Vec::new(),
+        };
+        hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
+    }
+
     /// Exact top-`k` (brute force over the stored vectors), regardless of the backend.
     pub fn search_exact(
         &self,

@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+pub mod diverse;
 pub mod multi;
 
 use crate::engine::Engine;
@@ -185,11 +186,11 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
     let mut lexical_hits: Vec<(i64, f64)> = Vec::new();
     if mode != Mode::Lexical {
         let v = engine.embed_query(q)?;
-        dense = engine.dense_search(&v, n);
+        dense = diverse::dense_candidates(engine, &v, n)?;
     }
     if mode != Mode::Dense {
         if let Some(expr) = lexical::fts_query(q) {
-            lexical_hits = engine.store().fts_search(&expr, n)?;
+            lexical_hits = diverse::lexical_candidates(engine, &expr, n)?;
         }
     }
     let mut scores: HashMap<i64, ModeScores> = HashMap::new();
@@ -212,19 +213,14 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
             rrf(&[&d, &l], cfg.rrf_k)
         }
     };
-    let top: Vec<(i64, f64)> = ranked.into_iter().take(k).collect();
-    let rows = engine
-        .store()
-        .chunks_by_ids(&top.iter().map(|x| x.0).collect::<Vec<_>>())?;
-    let by_id: HashMap<i64, _> = rows.into_iter().map(|r| (r.id, r)).collect();
+    // At most `max_chunks_per_document` hits from one document before other documents'.
+    let (top, _) = diverse::walk(engine, &ranked, &|_| false, k, cfg.max_chunks_per_document)?;
     let hits = top
         .iter()
-        .filter_map(|(id, score)| {
-            Some(Hit {
-                chunk: ChunkView::from(by_id.get(id)?),
-                score: *score,
-                scores: scores.get(id).cloned().unwrap_or_default(),
-            })
+        .map(|(r, score)| Hit {
+            chunk: ChunkView::from(r),
+            score: *score,
+            scores: scores.get(&r.id).cloned().unwrap_or_default(),
         })
         .collect();
     Ok(SearchResult {

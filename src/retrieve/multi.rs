@@ -18,7 +18,6 @@ use crate::index::lexical::{self, is_stopword, words};
 use crate::models::cross::Rerank;
 use crate::models::dot;
 use crate::retrieve::{clean_query, ChunkView, ModeScores};
-use crate::store::ChunkRow;
 
 /// Words that frame a question rather than carry its content.
 const SCAFFOLDING: &[&str] = &[
@@ -199,6 +198,9 @@ pub struct MultiOptions {
     /// Candidates the cross-encoder scores, when one is used (a budget: one pair costs
     /// about five query embeddings).
     pub rerank_depth: usize,
+    /// Chunks of one document among the hits before other documents' (3; see
+    /// [`super::diverse`]).
+    pub per_document: usize,
 }
 
 impl Default for MultiOptions {
@@ -207,6 +209,7 @@ impl Default for MultiOptions {
             k: 5,
             alternative_weight: 0.5,
             rerank_depth: 25,
+            per_document: 3,
         }
     }
 }
@@ -228,9 +231,9 @@ pub fn retrieve(
     let qv = engine.embed_query(q)?;
     let mut lists: Vec<(f64, Vec<i64>)> = Vec::new();
     let mut scores: HashMap<i64, ModeScores> = HashMap::new();
-    let dense = engine.dense_search(&qv, n);
+    let dense = super::diverse::dense_candidates(engine, &qv, n)?;
     let lex = match lexical::fts_query(q) {
-        Some(e) => engine.store().fts_search(&e, n)?,
+        Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
         None => Vec::new(),
     };
     record(&mut scores, &dense, &lex);
@@ -247,9 +250,9 @@ pub fn retrieve(
             continue;
         }
         let v = engine.embed_query(&alt)?;
-        let dense = engine.dense_search(&v, n);
+        let dense = super::diverse::dense_candidates(engine, &v, n)?;
         let lex = match lexical::fts_query(&alt) {
-            Some(e) => engine.store().fts_search(&e, n)?,
+            Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
             None => Vec::new(),
         };
         record(&mut scores, &dense, &lex);
@@ -263,32 +266,22 @@ pub fn retrieve(
         Some(_) => opts.k.max(opts.rerank_depth),
         None => opts.k,
     };
-    let mut hits = Vec::new();
-    let mut excluded = 0;
-    for batch in fused.chunks(want.max(16)) {
-        let ids: Vec<i64> = batch.iter().map(|x| x.0).collect();
-        let rows = engine.store().chunks_by_ids(&ids)?;
-        let by_id: HashMap<i64, &ChunkRow> = rows.iter().map(|r| (r.id, r)).collect();
-        for (id, score) in batch {
-            let Some(r) = by_id.get(id) else { continue };
-            if exclude.contains(&r.chunk_id) {
-                excluded += 1;
-                continue;
-            }
-            hits.push(Retrieved {
-                chunk: ChunkView::from(*r),
-                score: *score,
-                scores: scores.get(id).cloned().unwrap_or_default(),
-                cosine: 0.0,
-            });
-            if hits.len() == want {
-                break;
-            }
-        }
-        if hits.len() == want {
-            break;
-        }
-    }
+    let (rows, excluded) = super::diverse::walk(
+        engine,
+        &fused,
+        &|r| exclude.contains(&r.chunk_id),
+        want,
+        opts.per_document,
+    )?;
+    let mut hits: Vec<Retrieved> = rows
+        .iter()
+        .map(|(r, score)| Retrieved {
+            chunk: ChunkView::from(r),
+            score: *score,
+            scores: scores.get(&r.id).cloned().unwrap_or_default(),
+            cosine: 0.0,
+        })
+        .collect();
     let mut order = "fused".to_string();
     if let Some(rr) = reranker {
         // The budget: only the top `rerank_depth` pairs are scored; the rest keep their

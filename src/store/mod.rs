@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
+mod diverse;
+
 use crate::corpus::load::SourceKind;
 use crate::corpus::Span;
 

@@ -1,0 +1,78 @@
+//! Store queries behind per-document diversity in retrieval: which document a chunk
+//! belongs to, every chunk of some documents, and BM25 search without some documents.
+
+use std::collections::{HashMap, HashSet};
+
+use rusqlite::params;
+
+use super::{Store, StoreError};
+
+impl Store {
+    /// Document row of each chunk row in `ids` (unknown ids are left out).
+    pub fn chunk_docs(&self, ids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT doc FROM chunks WHERE id = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut out = HashMap::with_capacity(ids.len());
+        for &id in ids {
+            let doc = st
+                .query_row([id], |r| r.get::<_, i64>(0))
+                .map(Some)
+                .or_else(|e| match e {
+                    rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                    e => Err(e),
+                })
+                .map_err(|e| self.err(e))?;
+            if let Some(d) = doc {
+                out.insert(id, d);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Every chunk row of the documents `docs` (document row ids).
+    pub fn chunk_rows_of_docs(&self, docs: &[i64]) -> Result<HashSet<i64>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id FROM chunks WHERE doc = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut out = HashSet::new();
+        for &d in docs {
+            let rows = st
+                .query_map([d], |r| r.get::<_, i64>(0))
+                .map_err(|e| self.err(e))?;
+            for r in rows {
+                out.insert(r.map_err(|e| self.err(e))?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Store::fts_search`] leaving out the chunks of documents `docs` (document rows).
+    pub fn fts_search_without_docs(
+        &self,
+        match_expr: &str,
+        limit: usize,
+        docs: &[i64],
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        let docs_json = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT f.rowid, bm25(chunks_fts) AS s FROM chunks_fts f \
+                 WHERE chunks_fts MATCH ?1 AND f.rowid NOT IN \
+                 (SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?3))) \
+                 ORDER BY s, f.rowid LIMIT ?2",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map(params![match_expr, limit as i64, docs_json], |r| {
+                Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+}
