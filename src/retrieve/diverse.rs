@@ -9,7 +9,8 @@
 //!   has candidates are the dropped chunks put back (after everything else), so a
 //!   single-document corpus keeps its full list.
 //! * **Hits.** [`pick`] takes at most `per_document` chunks from one document, and never
-//!   a chunk whose words are (90 %) those of one already taken, before it takes any other;
+//!   a chunk whose words are (90 %) those of one already taken, nor one all of whose
+//!   sentences a chunk already taken holds, before it takes any other;
 //!   the rest follow only to fill up to `k`.
 
 use std::collections::{HashMap, HashSet};
@@ -114,6 +115,7 @@ pub fn pick(rows: &[(&str, &str)], k: usize, per_document: usize) -> Vec<usize> 
 fn pick_with(rows: &[(&str, &str)], k: usize, per_document: usize, fill: bool) -> Vec<usize> {
     let mut per_doc: HashMap<&str, usize> = HashMap::new();
     let mut texts: Vec<HashSet<String>> = Vec::new();
+    let mut said: HashSet<String> = HashSet::new();
     let mut taken = Vec::new();
     let mut rest = Vec::new();
     for (i, (doc, text)) in rows.iter().enumerate() {
@@ -122,9 +124,12 @@ fn pick_with(rows: &[(&str, &str)], k: usize, per_document: usize, fill: bool) -
         }
         let c = per_doc.entry(doc).or_default();
         let words: HashSet<String> = crate::index::lexical::words(text).into_iter().collect();
-        if *c < per_document && !texts.iter().any(|t| same_words(t, &words)) {
+        let sents = sentence_set(text);
+        let novel = sents.iter().any(|x| !said.contains(x));
+        if *c < per_document && novel && !texts.iter().any(|t| same_words(t, &words)) {
             *c += 1;
             texts.push(words);
+            said.extend(sents);
             taken.push(i);
         } else {
             rest.push(i);
@@ -180,6 +185,17 @@ pub fn walk(
     Ok((out, skipped))
 }
 
+/// The sentences of `text`, whitespace-collapsed and lower-cased.
+fn sentence_set(text: &str) -> HashSet<String> {
+    crate::corpus::segment::sentences(text)
+        .into_iter()
+        .map(|sp| {
+            let s = sp.slice(text).to_lowercase();
+            s.split_whitespace().collect::<Vec<_>>().join(" ")
+        })
+        .collect()
+}
+
 /// Word sets overlapping by [`SAME_TEXT_JACCARD`] or more: the same text (a document
 /// repeating one sentence gives chunks that differ only in how many times they hold it).
 fn same_words(a: &HashSet<String>, b: &HashSet<String>) -> bool {
@@ -210,6 +226,14 @@ mod tests {
         assert_eq!(pick(&rows, 5, 2), vec![0, 3, 6, 1, 2]);
         let one = [("d", "a"), ("d", "b"), ("d", "c")];
         assert_eq!(pick(&one, 3, 1), vec![0, 1, 2]);
+        // A chunk that says nothing a taken chunk does not (another document repeating a
+        // sentence) comes after one that does.
+        let said = [
+            ("a", "Keep records 7 years. Shred them after."),
+            ("r", "Keep records 7 years.  keep records 7 years."),
+            ("b", "Keep records 10 years."),
+        ];
+        assert_eq!(pick(&said, 2, 3), vec![0, 2]);
     }
 
     #[test]
