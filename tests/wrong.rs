@@ -75,10 +75,13 @@ fn memory_does_not_serve_a_negated_or_reworded_question() {
     assert!(memory_hit(&a));
 }
 
+/// Arguments, environment, and what the error must name.
+type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+
 #[test]
 fn out_of_range_and_nan_settings_are_errors_naming_key_and_source() {
     let (_tmp, idx) = sample_index();
-    let cases: [(&[&str], &[(&str, &str)], &[&str]); 5] = [
+    let cases: [Case; 5] = [
         (
             &["ask", RETENTION, "--min-relevance", "nan"],
             &[],

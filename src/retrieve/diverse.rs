@@ -28,6 +28,9 @@ pub fn candidate_cap(n: usize) -> usize {
     (n / 10).max(MIN_CANDIDATES_PER_DOCUMENT)
 }
 
+/// A capped candidate list: entries kept, entries over the cap, documents that went over.
+type Capped<S> = (Vec<(i64, S)>, Vec<(i64, S)>, Vec<i64>);
+
 /// Split `list` into the entries within `cap` per document (in order), the entries over
 /// it, and the documents that went over. An entry with the same document and the same
 /// score as one kept is a copy (identical text scores identically): it counts toward the
@@ -36,7 +39,7 @@ fn cap_list<S: Copy + Into<f64>>(
     engine: &Engine,
     list: &[(i64, S)],
     cap: usize,
-) -> Result<(Vec<(i64, S)>, Vec<(i64, S)>, Vec<i64>), Error> {
+) -> Result<Capped<S>, Error> {
     let ids: Vec<i64> = list.iter().map(|x| x.0).collect();
     let docs = engine.store().chunk_docs(&ids)?;
     let mut count: HashMap<i64, usize> = HashMap::new();
