@@ -49,7 +49,7 @@ impl fmt::Display for VectorFault {
 pub fn vector_fault(blob: &[u8], dim: Option<usize>) -> Option<VectorFault> {
     let len_ok = match dim {
         Some(d) => blob.len() == d * 4 && d > 0,
-        None => blob.len() % 4 == 0 && !blob.is_empty(),
+        None => blob.len().is_multiple_of(4) && !blob.is_empty(),
     };
     if !len_ok {
         return Some(VectorFault::Length {

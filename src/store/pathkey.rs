@@ -35,7 +35,7 @@ pub fn key_path(key: &str) -> PathBuf {
         match part.get(..2).and_then(|h| u8::from_str_radix(h, 16).ok()) {
             Some(b) => {
                 out.push(b);
-                out.extend_from_slice(part[2..].as_bytes());
+                out.extend_from_slice(&part.as_bytes()[2..]);
             }
             None => out.extend_from_slice(part.as_bytes()),
         }
