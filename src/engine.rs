@@ -12,6 +12,29 @@ use crate::models::generate::{Generate, GgufGenerator};
 use crate::models::{Embed, MiniLm};
 use crate::store::Store;
 
+/// How a command uses the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read only: never creates an index; one that cannot be written is opened read-only.
+    Read,
+    /// Create or update the index; a read-only index is an error.
+    Write,
+    /// Write, without loading the dense index first: `ingest --repair` rewrites damaged
+    /// vectors before the dense index is built from them.
+    Repair,
+}
+
+impl From<bool> for Access {
+    /// `true` (create) is [`Access::Write`], `false` is [`Access::Read`].
+    fn from(create: bool) -> Self {
+        if create {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
+}
+
 /// An index opened with the model it was built with.
 pub struct Engine {
     cfg: Config,
@@ -23,9 +46,16 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// Open (or, with `create`, create) the index in `cfg.index` for `embedder`. Fails
-    /// when the index was built with another model or dimension.
-    pub fn open(cfg: Config, embedder: Arc<dyn Embed>, create: bool) -> Result<Self, Error> {
+    /// Open the index in `cfg.index` for `embedder` (`true`/[`Access::Write`]: creating
+    /// it when absent). Fails when the index was built with another model or dimension,
+    /// or holds a damaged vector (except for [`Access::Repair`]).
+    pub fn open(
+        cfg: Config,
+        embedder: Arc<dyn Embed>,
+        access: impl Into<Access>,
+    ) -> Result<Self, Error> {
+        let access = access.into();
+        let create = access != Access::Read;
         cfg.validate()?;
         let store = Store::open(&cfg.index, embedder.model_id(), embedder.dim(), create)?;
         let mut e = Engine {
@@ -36,13 +66,17 @@ impl Engine {
             reranker: None,
             generator: None,
         };
-        e.refresh_dense(false)?;
+        if access == Access::Repair {
+            e.dense = Some(Dense::empty());
+        } else {
+            e.refresh_dense(false)?;
+        }
         Ok(e)
     }
 
     /// Open with the bundled all-MiniLM-L6-v2 bi-encoder (located as in
     /// [`crate::models::locate`]).
-    pub fn open_with_default_model(cfg: Config, create: bool) -> Result<Self, Error> {
+    pub fn open_with_default_model(cfg: Config, access: impl Into<Access>) -> Result<Self, Error> {
         let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
         model.batch_tokens = cfg.embed_batch_tokens.max(1);
         let reranker: Option<Arc<dyn Rerank>> = match &cfg.reranker_dir {
@@ -58,7 +92,7 @@ impl Engine {
                 None => None,
             },
         };
-        let mut engine = Self::open(cfg, Arc::new(model), create)?;
+        let mut engine = Self::open(cfg, Arc::new(model), access)?;
         engine.reranker = reranker;
         Ok(engine)
     }
@@ -95,9 +129,15 @@ impl Engine {
     /// Reload the dense index from the store. With `persist`, first bring the HNSW file
     /// up to date (insert new chunks, or rebuild) and save it.
     pub fn refresh_dense(&mut self, persist: bool) -> Result<(), Error> {
+        self.refresh_dense_with(persist, false)
+    }
+
+    /// [`Engine::refresh_dense`]; with `rebuild`, the HNSW file is rebuilt from the stored
+    /// vectors rather than updated (repair).
+    pub fn refresh_dense_with(&mut self, persist: bool, rebuild: bool) -> Result<(), Error> {
         let dim = self.embedder.dim();
         if persist {
-            Dense::update(&self.store, &self.cfg.index, &self.cfg, dim)?;
+            Dense::update(&self.store, &self.cfg.index, &self.cfg, dim, rebuild)?;
         }
         self.dense = Some(Dense::open(
             &self.store,

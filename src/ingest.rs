@@ -20,7 +20,7 @@ use crate::corpus::load::{load_file, walk, LoadOptions, LoadedDoc};
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::store::{doc_id, sha256_hex, NewChunk, NewDoc};
+use crate::store::{doc_id, key_path, path_key, sha256_hex, NewChunk, NewDoc, StoreError};
 
 /// Options for one ingest run.
 #[derive(Debug, Clone, Default)]
@@ -29,6 +29,9 @@ pub struct IngestOptions {
     pub prune: bool,
     /// Show a progress bar (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// Re-read every document the deep check finds damaged, even when its file's size
+    /// and time are unchanged, and rebuild the full-text and dense indexes.
+    pub repair: bool,
 }
 
 /// A file that could not be ingested.
@@ -109,6 +112,7 @@ pub fn ingest(
     let t0 = Instant::now();
     let _lock = lock_index(engine.dir())?;
     let mut report = IngestReport::default();
+    let repair = plan_repair(engine, opts.repair)?;
     let cfg = engine.config().clone();
     let load_opts = LoadOptions {
         max_file_bytes: cfg.max_file_bytes,
@@ -132,6 +136,7 @@ pub fn ingest(
         .into_iter()
         .map(|f| f.canonicalize().unwrap_or(f))
         .collect();
+    files.extend(repair.files.iter().map(|k| key_path(k)));
     files.sort();
     files.dedup();
     // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
@@ -149,13 +154,13 @@ pub fn ingest(
         });
     }
     for r in &canon_roots {
-        engine.store().add_root(&r.to_string_lossy())?;
+        engine.store().add_root(&path_key(r))?;
     }
 
     // Decide which files need loading (size or mtime changed, or new).
     let mut to_load = Vec::new();
     for f in &files {
-        let key = f.to_string_lossy().to_string();
+        let key = path_key(f);
         let meta = match std::fs::metadata(f) {
             Ok(m) => m,
             Err(e) => {
@@ -173,7 +178,7 @@ pub fn ingest(
             .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
         if let Some((size, mtime, _)) = engine.store().file_state(&key)? {
-            if size == meta.len() && mtime == mtime_ns && !rechunk {
+            if size == meta.len() && mtime == mtime_ns && !rechunk && !repair.files.contains(&key) {
                 report.unchanged += engine.store().docs_of_file(&key)?.len();
                 continue;
             }
@@ -219,7 +224,7 @@ pub fn ingest(
             .into_iter()
             .map(|d| (d.doc_id, (d.id, d.content_hash)))
             .collect();
-        let source = display_path(Path::new(&key));
+        let source = display_path(&key_path(&key));
         let mut p = Pending {
             path: key.clone(),
             size,
@@ -237,7 +242,7 @@ pub fn ingest(
             hashes.push(hash.clone());
             present.insert(id.clone());
             match stored.get(&id) {
-                Some((_, h)) if *h == hash && !rechunk => {
+                Some((row, h)) if *h == hash && !rechunk && !repair.docs.contains(row) => {
                     report.unchanged += 1;
                     continue;
                 }
@@ -306,7 +311,7 @@ pub fn ingest(
         if let Some(reason) = embed_error {
             // Nothing of this file is written; what is stored for it stays as it was.
             report.failed.push(Failure {
-                path: display_path(Path::new(&p.path)),
+                path: display_path(&key_path(&p.path)),
                 reason: format!("embedding failed: {reason}"),
             });
             continue;
@@ -317,34 +322,43 @@ pub fn ingest(
                 c.vector = it.next().unwrap_or_default();
             }
         }
-        report.chunks_embedded += texts.len();
-        engine.store_mut().apply_file(
+        let written = engine.store_mut().apply_file(
             Some((&p.path, p.size, p.mtime_ns, &p.file_hash)),
             &p.remove,
             &p.docs,
-        )?;
+        );
+        match written {
+            Ok(_) => report.chunks_embedded += texts.len(),
+            // One file's rows clash with what is stored: that file fails, the run goes on.
+            Err(StoreError::Sqlite { source, .. })
+                if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
+            {
+                report.failed.push(Failure {
+                    path: display_path(&key_path(&p.path)),
+                    reason: format!("not stored: {source}"),
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     bar.finish_and_clear();
+    drop_unrepaired(engine, &repair, &mut report)?;
 
     // Files gone from the roots of this run.
-    let seen: BTreeSet<String> = files
-        .iter()
-        .map(|f| f.to_string_lossy().to_string())
-        .collect();
+    let seen: BTreeSet<String> = files.iter().map(|f| path_key(f)).collect();
     for stored in engine.store().stored_files()? {
-        let under_root = canon_roots
-            .iter()
-            .any(|r| Path::new(&stored).starts_with(r));
+        let stored_path = key_path(&stored);
+        let under_root = canon_roots.iter().any(|r| stored_path.starts_with(r));
         let gone = matches!(
-            std::fs::symlink_metadata(&stored),
+            std::fs::symlink_metadata(&stored_path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound
         );
-        let shadowed = unreadable.iter().any(|u| Path::new(&stored).starts_with(u));
+        let shadowed = unreadable.iter().any(|u| stored_path.starts_with(u));
         if under_root && !seen.contains(&stored) && gone && !shadowed {
             if opts.prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
             } else {
-                report.missing.push(display_path(Path::new(&stored)));
+                report.missing.push(display_path(&stored_path));
             }
         }
     }
@@ -355,7 +369,7 @@ pub fn ingest(
             .set_meta(budget_key, &cfg.chunk_tokens.to_string())?;
     }
     let ti = Instant::now();
-    engine.refresh_dense(true)?;
+    engine.refresh_dense_with(true, opts.repair)?;
     report.index_ms = ti.elapsed().as_millis() as u64;
     report.documents = engine.store().document_count()?;
     report.chunks = engine.store().chunk_count()?;
@@ -364,6 +378,58 @@ pub fn ingest(
     report.total_ms = t0.elapsed().as_millis() as u64;
     report.failed.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
+}
+
+/// What a repair re-reads: files (store keys) and document rows the deep check found
+/// damaged.
+#[derive(Debug, Default)]
+struct Repair {
+    files: BTreeSet<String>,
+    docs: BTreeSet<i64>,
+}
+
+/// With `repair`, run the deep check, rebuild the full-text index when it disagrees with
+/// the chunks, and return what must be re-read.
+fn plan_repair(engine: &Engine, repair: bool) -> Result<Repair, Error> {
+    if !repair {
+        return Ok(Repair::default());
+    }
+    let problems = engine.store().deep_check()?;
+    for p in &problems {
+        tracing::warn!("repairing {p}");
+    }
+    if problems
+        .iter()
+        .any(|p| p.kind == crate::store::ProblemKind::Fulltext)
+    {
+        engine.store().rebuild_fulltext()?;
+    }
+    let (files, docs) = crate::store::check::repair_targets(&problems);
+    Ok(Repair { files, docs })
+}
+
+/// Damaged documents a repair could not rewrite (their file is gone or failed) are
+/// removed, so the index is sound again; each is reported as a failure.
+fn drop_unrepaired(
+    engine: &mut Engine,
+    repair: &Repair,
+    report: &mut IngestReport,
+) -> Result<(), Error> {
+    let rows: Vec<i64> = repair.docs.iter().copied().collect();
+    let left = engine.store().documents_by_rows(&rows)?;
+    if left.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<i64> = left.iter().map(|d| d.id).collect();
+    engine.store_mut().apply_file(None, &ids, &[])?;
+    for d in left {
+        report.removed += 1;
+        report.failed.push(Failure {
+            path: d.source,
+            reason: "damaged in the index and its file could not be re-read; removed (ingest the file again to restore it)".into(),
+        });
+    }
+    Ok(())
 }
 
 /// Take the index's ingest lock (an advisory file lock, released when the returned file

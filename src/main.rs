@@ -45,11 +45,16 @@ enum Command {
     /// Ingest files and directories (md, markdown, txt, html, htm, pdf, BEIR jsonl) into the index
     Ingest {
         /// Files or directories
-        #[arg(required = true)]
+        #[arg(required_unless_present = "repair")]
         paths: Vec<PathBuf>,
         /// Remove documents whose files are gone from an ingested root
         #[arg(long)]
         prune: bool,
+        /// Re-read every document whose stored state is damaged (see `status --deep`)
+        /// from its file, even when its size and time are unchanged, and rebuild the
+        /// full-text and dense indexes
+        #[arg(long)]
+        repair: bool,
         /// Chunk budget in model tokens [default: 200]
         #[arg(long)]
         chunk_tokens: Option<usize>,
@@ -166,6 +171,10 @@ enum Command {
     },
     /// Show what the index holds and whether it is healthy
     Status {
+        /// Also check every stored vector, document text (UTF-8, content hash), chunk
+        /// span and the full-text index; exit 1 when anything is damaged
+        #[arg(long)]
+        deep: bool,
         /// Print as JSON
         #[arg(long)]
         json: bool,
@@ -349,6 +358,7 @@ fn open_eval_engine(
         &IngestOptions {
             prune: false,
             progress: !json,
+            ..IngestOptions::default()
         },
     )?;
     if let Some(f) = r.failed.first() {
@@ -392,6 +402,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest {
             paths,
             prune,
+            repair,
             chunk_tokens,
             max_file_bytes,
             json,
@@ -404,13 +415,19 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 cfg.max_file_bytes = n;
                 cfg.set_by_flag("max_file_bytes", "--max-file-bytes");
             }
-            let mut engine = Engine::open_with_default_model(cfg, true)?;
+            let access = if repair {
+                attest::engine::Access::Repair
+            } else {
+                attest::engine::Access::Write
+            };
+            let mut engine = Engine::open_with_default_model(cfg, access)?;
             let report = ingest(
                 &mut engine,
                 &paths,
                 &IngestOptions {
                     prune,
                     progress: !json,
+                    repair,
                 },
             )
             .context("ingest")?;
@@ -775,8 +792,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::Status { json } => {
-            let s = status::status(&cfg)?;
+        Command::Status { deep, json } => {
+            let s = status::status(&cfg, deep)?;
             emit(json, &s, render::status)?;
             Ok(if s.index.consistent {
                 ExitCode::SUCCESS

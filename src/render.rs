@@ -242,6 +242,9 @@ pub fn status(st: &Status) -> String {
     );
     let _ = writeln!(s, "corpus version: {}", st.corpus_version);
     let _ = writeln!(s, "schema version: {}", st.schema_version);
+    if st.read_only {
+        let _ = writeln!(s, "access:         read-only (ingest is refused)");
+    }
     let h = &st.index;
     let _ = writeln!(
         s,
@@ -258,6 +261,22 @@ pub fn status(st: &Status) -> String {
     );
     for p in &h.problems {
         let _ = writeln!(s, "  problem: {p}");
+    }
+    match st.deep.as_deref() {
+        Some([]) => {
+            let _ = writeln!(
+                s,
+                "deep check:     sound (vectors, texts, spans, full-text index)"
+            );
+        }
+        Some(found) => {
+            let _ = writeln!(
+                s,
+                "deep check:     {} problem(s), listed above",
+                found.len()
+            );
+        }
+        None => {}
     }
     let _ = writeln!(
         s,

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::{inspect, IndexHealth};
-use crate::store::Store;
+use crate::store::{Problem, Store};
 
 /// The `attest status` report.
 #[derive(Debug, Clone, Serialize)]
@@ -29,6 +29,11 @@ pub struct Status {
     pub index: IndexHealth,
     /// Chunks the prompt-injection guard flagged at ingest.
     pub injection_flags: Vec<InjectionFlag>,
+    /// Whether the index is read-only (read commands work; ingest is refused).
+    pub read_only: bool,
+    /// With `--deep`: every damaged document or chunk found (empty when sound).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deep: Option<Vec<Problem>>,
 }
 
 /// A chunk flagged by the prompt-injection guard.
@@ -44,8 +49,9 @@ pub struct InjectionFlag {
     pub matched: String,
 }
 
-/// Inspect the index named by `cfg`.
-pub fn status(cfg: &Config) -> Result<Status, Error> {
+/// Inspect the index named by `cfg`; with `deep`, also check every stored vector,
+/// document text, chunk span and the full-text index ([`Store::deep_check`]).
+pub fn status(cfg: &Config, deep: bool) -> Result<Status, Error> {
     let store = Store::open_existing(&cfg.index)?;
     let (_, mut index) = inspect(&store, &cfg.index, cfg)?;
     index.dense_backend = if index.live_chunks < cfg.exact_threshold {
@@ -58,6 +64,16 @@ pub fn status(cfg: &Config) -> Result<Status, Error> {
         index.consistent = false;
         index.problems.extend(problems);
     }
+    let deep = if deep {
+        let found = store.deep_check()?;
+        if !found.is_empty() {
+            index.consistent = false;
+            index.problems.extend(found.iter().map(Problem::to_string));
+        }
+        Some(found)
+    } else {
+        None
+    };
     Ok(Status {
         index_dir: cfg.index.display().to_string(),
         documents: store.document_count()?,
@@ -77,5 +93,7 @@ pub fn status(cfg: &Config) -> Result<Status, Error> {
                 matched,
             })
             .collect(),
+        read_only: store.is_read_only(),
+        deep,
     })
 }

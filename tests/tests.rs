@@ -5,4 +5,5 @@ mod cli;
 mod common;
 mod embed;
 mod generate;
+mod store;
 mod wrong;

@@ -201,17 +201,29 @@ impl Dense {
         Ok(())
     }
 
+    /// An index with no vectors (searches find nothing), for an engine that only writes
+    /// until its first [`Dense::update`].
+    pub fn empty() -> Self {
+        Dense {
+            exact: None,
+            hnsw: None,
+            live: HashSet::new(),
+            health: IndexHealth::default(),
+        }
+    }
+
     /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
-    /// it lacks, or rebuild when the dead share is too high or the file is unusable; then
-    /// save it and record its dump name and corpus version.
+    /// it lacks, or rebuild when the dead share is too high, the file is unusable or
+    /// `force` is set (repair); then save it and record its dump name and corpus version.
     pub fn update(
         store: &Store,
         dir: &Path,
         cfg: &Config,
         dim: usize,
+        force: bool,
     ) -> Result<IndexHealth, crate::error::Error> {
         let (graph, before) = inspect(store, dir, cfg)?;
-        let usable = graph.filter(|_| before.dead_fraction <= cfg.rebuild_dead_fraction);
+        let usable = graph.filter(|_| !force && before.dead_fraction <= cfg.rebuild_dead_fraction);
         match usable {
             Some(mut g) => {
                 let have: HashSet<u64> = g.ids().into_iter().collect();

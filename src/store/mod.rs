@@ -8,12 +8,19 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use rusqlite::types::FromSqlError;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 mod diverse;
 
 use crate::corpus::load::SourceKind;
 use crate::corpus::Span;
+
+pub mod check;
+mod pathkey;
+
+pub use check::{Problem, ProblemKind};
+pub use pathkey::{key_path, path_key};
 
 /// Errors from the store. Each names the database file.
 #[derive(Debug, thiserror::Error)]
@@ -69,6 +76,30 @@ pub enum StoreError {
     Corrupt {
         /// The database file.
         path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The database file exists but is empty: not an index (never treated as a new one).
+    #[error("{}: the index database is empty (0 bytes), not an attest index; restore it from a backup, or delete it and run `attest ingest PATH` to build a new index", path.display())]
+    Empty {
+        /// The database file.
+        path: PathBuf,
+    },
+    /// The index cannot be written (permissions or a read-only filesystem).
+    #[error("{}: index is read-only ({reason}); search, ask and status still work, ingest needs write access", path.display())]
+    ReadOnly {
+        /// The index directory or database file.
+        path: PathBuf,
+        /// Why it cannot be written.
+        reason: String,
+    },
+    /// A stored document, chunk or vector is damaged (found while reading it).
+    #[error("{}: {what} is damaged in the index: {reason}; run `attest ingest --repair` to re-read it from its file", path.display())]
+    Damaged {
+        /// The database file.
+        path: PathBuf,
+        /// The chunk or document, named by id and source.
+        what: String,
         /// What is wrong.
         reason: String,
     },
@@ -309,14 +340,21 @@ pub fn blob_to_vector(b: &[u8]) -> Vec<f32> {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    read_only: bool,
 }
 
 /// File name of the database inside the index directory.
 pub const DB_FILE: &str = "attest.sqlite3";
 
+/// Name under which a new database is built before it is renamed to [`DB_FILE`], so an
+/// interrupted creation never leaves a partial index behind.
+const DB_FILE_NEW: &str = "attest.sqlite3.new";
+
 impl Store {
     /// Open (creating when `create`) the database in index directory `dir`, migrate it,
     /// and check it was built with `model` / `dim` (recording them on first use).
+    /// `create` also means the caller writes: a read-only index is then an error; without
+    /// it a read-only index is opened read-only.
     pub fn open(dir: &Path, model: &str, dim: usize, create: bool) -> Result<Self, StoreError> {
         let path = dir.join(DB_FILE);
         if !path.exists() {
@@ -325,18 +363,16 @@ impl Store {
                     path: dir.to_path_buf(),
                 });
             }
-            std::fs::create_dir_all(dir).map_err(|source| StoreError::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
+            Self::create(dir, model, dim)?;
         }
-        let mut store = Self::open_raw(&path)?;
+        let mut store = Self::open_file(dir, create)?;
         store.migrate()?;
         store.check_model(model, dim)?;
         Ok(store)
     }
 
-    /// Open an existing database without checking the model (for `status`).
+    /// Open an existing database without checking the model (for `status`), read-only
+    /// when the index cannot be written.
     pub fn open_existing(dir: &Path) -> Result<Self, StoreError> {
         let path = dir.join(DB_FILE);
         if !path.exists() {
@@ -344,34 +380,108 @@ impl Store {
                 path: dir.to_path_buf(),
             });
         }
-        let mut store = Self::open_raw(&path)?;
+        let mut store = Self::open_file(dir, false)?;
         store.migrate()?;
         Ok(store)
     }
 
-    fn open_raw(path: &Path) -> Result<Self, StoreError> {
-        let conn = Connection::open(path).map_err(|source| StoreError::Sqlite {
-            path: path.to_path_buf(),
+    /// Build a new database under a temporary name and link it into place (a concurrent
+    /// creator's database, if one got there first, is kept).
+    fn create(dir: &Path, model: &str, dim: usize) -> Result<(), StoreError> {
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StoreError::Io { path, source }
+        };
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        if let Some(reason) = not_writable(dir) {
+            return Err(StoreError::ReadOnly {
+                path: dir.to_path_buf(),
+                reason,
+            });
+        }
+        let tmp = dir.join(format!("{DB_FILE_NEW}.{}", std::process::id()));
+        for suffix in ["", "-wal", "-shm"] {
+            let stale = PathBuf::from(format!("{}{suffix}", tmp.display()));
+            match std::fs::remove_file(&stale) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io(&stale)(e)),
+                _ => {}
+            }
+        }
+        let mut store = Self::open_raw(&tmp, false)?;
+        store.migrate()?;
+        store.check_model(model, dim)?;
+        let Store { conn, path, .. } = store;
+        conn.close()
+            .map_err(|(_, source)| StoreError::Sqlite { path, source })?;
+        let linked = std::fs::hard_link(&tmp, dir.join(DB_FILE));
+        std::fs::remove_file(&tmp).map_err(io(&tmp))?;
+        match linked {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(io(&tmp)(e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Open the existing database file of `dir`: an empty file is an error; an index that
+    /// cannot be written is opened read-only, or refused when `write` is asked.
+    fn open_file(dir: &Path, write: bool) -> Result<Self, StoreError> {
+        let path = dir.join(DB_FILE);
+        let meta = std::fs::metadata(&path).map_err(|source| StoreError::Io {
+            path: path.clone(),
             source,
         })?;
+        if meta.len() == 0 {
+            return Err(StoreError::Empty { path });
+        }
+        let read_only = not_writable(&path).or_else(|| not_writable(dir));
+        match read_only {
+            Some(reason) if write => Err(StoreError::ReadOnly {
+                path: dir.to_path_buf(),
+                reason,
+            }),
+            Some(reason) => {
+                tracing::info!("{}: opening read-only ({reason})", path.display());
+                Self::open_raw(&path, true)
+            }
+            None => Self::open_raw(&path, false),
+        }
+    }
+
+    fn open_raw(path: &Path, read_only: bool) -> Result<Self, StoreError> {
+        use rusqlite::OpenFlags;
+        let flags = if read_only {
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        } else {
+            OpenFlags::default()
+        };
+        let conn =
+            Connection::open_with_flags(path, flags).map_err(|source| StoreError::Sqlite {
+                path: path.to_path_buf(),
+                source,
+            })?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
+            read_only,
+        };
+        let pragmas = if read_only {
+            "PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;"
+        } else {
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;"
         };
         store
             .conn
-            .execute_batch(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;",
-            )
+            .execute_batch(pragmas)
             .map_err(|e| store.err(e))?;
         Ok(store)
     }
 
+    /// Whether the index was opened read-only (it cannot be written).
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
     fn err(&self, source: rusqlite::Error) -> StoreError {
-        StoreError::Sqlite {
-            path: self.path.clone(),
-            source,
-        }
+        sqlite_error(&self.path, source)
     }
 
     /// Path of the database file.
@@ -396,12 +506,15 @@ impl Store {
                 supported,
             });
         }
+        if self.read_only && current < supported {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+                reason: format!("schema version {current} needs an upgrade to {supported}"),
+            });
+        }
         for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
             let path = self.path.clone();
-            let e = |source| StoreError::Sqlite {
-                path: path.clone(),
-                source,
-            };
+            let e = |source| sqlite_error(&path, source);
             let tx = self.conn.transaction().map_err(e)?;
             tx.execute_batch(sql).map_err(e)?;
             tx.execute_batch(&format!("PRAGMA user_version = {}", i + 1))
@@ -517,6 +630,35 @@ impl Store {
         Ok(rows)
     }
 
+    /// The documents among rows `rows` that exist.
+    pub fn documents_by_rows(&self, rows: &[i64]) -> Result<Vec<StoredDoc>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id, doc_id, path, key, CAST(source AS BLOB), title, content_hash FROM documents WHERE id = ?1",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let found = st
+                .query_row([row], |r| {
+                    Ok(StoredDoc {
+                        id: r.get(0)?,
+                        doc_id: lossy(r.get_ref(1)?),
+                        path: lossy(r.get_ref(2)?),
+                        key: lossy(r.get_ref(3)?),
+                        source: lossy(r.get_ref(4)?),
+                        title: lossy(r.get_ref(5)?),
+                        content_hash: lossy(r.get_ref(6)?),
+                    })
+                })
+                .optional()
+                .map_err(|e| self.err(e))?;
+            out.extend(found);
+        }
+        Ok(out)
+    }
+
     /// Canonical paths of every file with documents stored.
     pub fn stored_files(&self) -> Result<Vec<String>, StoreError> {
         let mut st = self
@@ -541,10 +683,7 @@ impl Store {
         add: &[NewDoc],
     ) -> Result<Vec<i64>, StoreError> {
         let path = self.path.clone();
-        let e = move |source| StoreError::Sqlite {
-            path: path.clone(),
-            source,
-        };
+        let e = move |source| sqlite_error(&path, source);
         let tx = self.conn.transaction().map_err(e.clone())?;
         for id in remove {
             tx.execute("DELETE FROM chunks WHERE doc = ?1", [id])
@@ -598,23 +737,60 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Every chunk row id with its vector, in id order.
+    /// Every chunk row id with its vector, in id order. A vector that is not a finite,
+    /// unit-length vector of the recorded dimension is a [`StoreError::Damaged`] error
+    /// naming its chunk.
     pub fn all_vectors(&self) -> Result<Vec<(i64, Vec<f32>)>, StoreError> {
+        let dim = self.dimension()?;
         let mut st = self
             .conn
             .prepare("SELECT id, vector FROM chunks ORDER BY id")
             .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    blob_to_vector(&r.get::<_, Vec<u8>>(1)?),
-                ))
-            })
-            .map_err(|e| self.err(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
-        Ok(rows)
+        let mut rows = st.query([]).map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+            let blob = r.get_ref(1).map_err(|e| self.err(e))?;
+            out.push((id, self.checked_vector(id, blob, dim)?));
+        }
+        Ok(out)
+    }
+
+    /// Decode a stored vector, or name its chunk in a [`StoreError::Damaged`] error.
+    fn checked_vector(
+        &self,
+        row: i64,
+        blob: rusqlite::types::ValueRef<'_>,
+        dim: Option<usize>,
+    ) -> Result<Vec<f32>, StoreError> {
+        let fault = match blob.as_blob() {
+            Ok(b) => match check::vector_fault(b, dim) {
+                None => return Ok(blob_to_vector(b)),
+                Some(f) => f.to_string(),
+            },
+            Err(_) => format!("the vector is stored as {:?}, not a blob", blob.data_type()),
+        };
+        Err(StoreError::Damaged {
+            path: self.path.clone(),
+            what: self.chunk_name(row),
+            reason: fault,
+        })
+    }
+
+    /// "chunk ID (row N) of SOURCE", as far as the store can tell.
+    fn chunk_name(&self, row: i64) -> String {
+        let named = self
+            .conn
+            .query_row(
+                "SELECT c.chunk_id, CAST(d.source AS BLOB) FROM chunks c JOIN documents d ON d.id = c.doc WHERE c.id = ?1",
+                [row],
+                |r| Ok((lossy(r.get_ref(0)?), lossy(r.get_ref(1)?))),
+            )
+            .ok();
+        match named {
+            Some((id, source)) => format!("chunk {id} (row {row}) of {source}"),
+            None => format!("chunk row {row}"),
+        }
     }
 
     /// Every chunk row id, ascending.
@@ -664,19 +840,26 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Vectors of the given chunk rows, in the order asked (`None` for unknown ids).
+    /// Vectors of the given chunk rows, in the order asked (`None` for unknown ids); a
+    /// damaged vector is an error naming its chunk.
     pub fn vectors_by_ids(&self, ids: &[i64]) -> Result<Vec<Option<Vec<f32>>>, StoreError> {
+        let dim = self.dimension()?;
         let mut st = self
             .conn
             .prepare_cached("SELECT vector FROM chunks WHERE id = ?1")
             .map_err(|e| self.err(e))?;
-        ids.iter()
-            .map(|id| {
-                st.query_row([id], |r| Ok(blob_to_vector(&r.get::<_, Vec<u8>>(0)?)))
-                    .optional()
-                    .map_err(|e| self.err(e))
-            })
-            .collect()
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let mut rows = st.query([id]).map_err(|e| self.err(e))?;
+            out.push(match rows.next().map_err(|e| self.err(e))? {
+                Some(r) => {
+                    let blob = r.get_ref(0).map_err(|e| self.err(e))?;
+                    Some(self.checked_vector(*id, blob, dim)?)
+                }
+                None => None,
+            });
+        }
+        Ok(out)
     }
 
     /// Chunks by row id, joined with their documents, in the order asked (missing ids skipped).
@@ -703,12 +886,21 @@ impl Store {
                             end: r.get::<_, i64>(6)? as usize,
                         },
                         lines: (r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
-                        text: r.get(9)?,
+                        text: String::from_utf8(r.get_ref(9)?.as_bytes()?.to_vec())
+                            .map_err(|e| FromSqlError::Other(Box::new(e)))?,
                         doc_key: r.get(10)?,
                     })
                 })
                 .optional()
-                .map_err(|e| self.err(e))?;
+                .map_err(|e| match e {
+                    rusqlite::Error::FromSqlConversionFailure(..)
+                    | rusqlite::Error::InvalidColumnType(..) => StoreError::Damaged {
+                        path: self.path.clone(),
+                        what: self.chunk_name(*id),
+                        reason: format!("its stored text cannot be read ({e})"),
+                    },
+                    e => self.err(e),
+                })?;
             out.extend(row);
         }
         Ok(out)
@@ -755,7 +947,8 @@ impl Store {
         Ok(rows)
     }
 
-    /// Store an answer in the QA memory (replacing one for the same question).
+    /// Store an answer in the QA memory (replacing one for the same question). On a
+    /// read-only index nothing is stored (the memory is a cache).
     pub fn remember(
         &self,
         question: &str,
@@ -763,6 +956,10 @@ impl Store {
         corpus_version: u64,
         answer: &str,
     ) -> Result<(), StoreError> {
+        if self.read_only {
+            tracing::info!("index is read-only: the answer is not stored in the QA memory");
+            return Ok(());
+        }
         self.conn
             .execute("DELETE FROM qa_memory WHERE question = ?1", [question])
             .map_err(|e| self.err(e))?;
@@ -777,22 +974,49 @@ impl Store {
 
     /// Delete a QA memory row.
     pub fn forget(&self, id: i64) -> Result<(), StoreError> {
+        if self.read_only {
+            return Ok(());
+        }
         self.conn
             .execute("DELETE FROM qa_memory WHERE id = ?1", [id])
             .map_err(|e| self.err(e))?;
         Ok(())
     }
 
-    /// The stored text of document `doc_id`.
+    /// The stored text of document `doc_id`, checked: text that is not UTF-8 or does not
+    /// hash to the recorded content hash is a [`StoreError::Damaged`] error naming it.
     pub fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
-        self.conn
+        let row = self
+            .conn
             .query_row(
-                "SELECT text FROM documents WHERE doc_id = ?1",
+                "SELECT CAST(source AS BLOB), content_hash, CAST(text AS BLOB) FROM documents WHERE doc_id = ?1",
                 [doc_id],
-                |r| r.get(0),
+                |r| {
+                    Ok((
+                        lossy(r.get_ref(0)?),
+                        lossy(r.get_ref(1)?),
+                        r.get::<_, Vec<u8>>(2)?,
+                    ))
+                },
             )
             .optional()
-            .map_err(|e| self.err(e))
+            .map_err(|e| self.err(e))?;
+        let Some((source, hash, bytes)) = row else {
+            return Ok(None);
+        };
+        let damaged = |reason: String| StoreError::Damaged {
+            path: self.path.clone(),
+            what: format!("document {source} ({doc_id})"),
+            reason,
+        };
+        if sha256_hex(&bytes) != hash {
+            return Err(damaged(
+                "its stored text does not match its content hash".into(),
+            ));
+        }
+        String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|e| damaged(format!("its stored text is not UTF-8 ({e})")))
     }
 
     /// Document titles and sources keyed by document id (for reports).
@@ -831,7 +1055,61 @@ impl Store {
         if bad > 0 {
             problems.push(format!("{bad} chunk span(s) outside their document"));
         }
+        if let Some(dim) = self.dimension()? {
+            let wrong: i64 = self
+                .conn
+                .query_row(
+                    "SELECT COUNT(*) FROM chunks WHERE length(vector) != ?1",
+                    [dim as i64 * 4],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.err(e))?;
+            if wrong > 0 {
+                problems.push(format!(
+                    "{wrong} chunk vector(s) of the wrong length (`attest status --deep` names them; `attest ingest --repair` rewrites them)"
+                ));
+            }
+        }
         Ok(problems)
+    }
+}
+
+/// A store error for database `path`: writes refused by SQLite become [`StoreError::ReadOnly`].
+fn sqlite_error(path: &Path, source: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode;
+    match source.sqlite_error_code() {
+        Some(ErrorCode::ReadOnly) => StoreError::ReadOnly {
+            path: path.to_path_buf(),
+            reason: source.to_string(),
+        },
+        _ => StoreError::Sqlite {
+            path: path.to_path_buf(),
+            source,
+        },
+    }
+}
+
+/// Why `path` cannot be written, if it cannot: no write permission bit at all (which
+/// also holds for root, whom the OS would let write anyway), or `access(W_OK)` refuses
+/// (permissions, a read-only filesystem).
+fn not_writable(path: &Path) -> Option<String> {
+    match std::fs::metadata(path) {
+        Ok(m) if m.permissions().readonly() => {
+            return Some(format!("{} has no write permission", path.display()))
+        }
+        Ok(_) => {}
+        Err(e) => return Some(format!("{}: {e}", path.display())),
+    }
+    rustix::fs::access(path, rustix::fs::Access::WRITE_OK)
+        .err()
+        .map(|e| format!("{}: {}", path.display(), std::io::Error::from(e)))
+}
+
+/// A text or blob column as a string, invalid UTF-8 replaced (for naming things).
+fn lossy(v: rusqlite::types::ValueRef<'_>) -> String {
+    match v.as_bytes() {
+        Ok(b) => String::from_utf8_lossy(b).into_owned(),
+        Err(_) => String::new(),
     }
 }
 
