@@ -7,7 +7,7 @@
 //! (the span no longer holds the quote), and `document_changed` (the document's content
 //! hash differs but the quote still stands at its span: reported, not a failure).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -36,8 +36,9 @@ fn bad(path: &Path, msg: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {msg}", path.display()))
 }
 
-/// Write `run`'s audit trail to `path` (through a temporary file, so a crash never
-/// leaves half a file).
+/// Write `run`'s audit trail to `path` with [`crate::outfile::write_atomic`]: through a
+/// temporary file (a crash never leaves half a file), through symbolic links, and never
+/// over a directory, device, FIFO or socket.
 pub fn write(path: &Path, engine: &Engine, run: &Run) -> Result<(), Error> {
     let rec = Record {
         audit_version: AUDIT_VERSION,
@@ -50,9 +51,8 @@ pub fn write(path: &Path, engine: &Engine, run: &Run) -> Result<(), Error> {
         run,
     };
     let json = serde_json::to_vec_pretty(&rec).map_err(|e| bad(path, e))?;
-    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    std::fs::write(&tmp, json).map_err(|e| bad(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| bad(path, e))
+    crate::outfile::write_atomic(path, &json)?;
+    Ok(())
 }
 
 /// One quote that no longer stands as recorded.

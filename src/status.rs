@@ -29,6 +29,9 @@ pub struct Status {
     pub index: IndexHealth,
     /// Chunks the prompt-injection guard flagged at ingest.
     pub injection_flags: Vec<InjectionFlag>,
+    /// Whether an `attest ingest` is writing this index right now (counts may change and
+    /// the dense index may lag until it ends).
+    pub ingest_running: bool,
 }
 
 /// A chunk flagged by the prompt-injection guard.
@@ -77,5 +80,6 @@ pub fn status(cfg: &Config) -> Result<Status, Error> {
                 matched,
             })
             .collect(),
+        ingest_running: crate::ingest::ingest_running(&cfg.index),
     })
 }
