@@ -304,14 +304,14 @@ fn out(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// Print `attest: MESSAGE` on standard error, control characters escaped; a failed
-/// write is ignored.
+/// Print `attest: MESSAGE` on standard error on one line, control characters escaped
+/// (newlines included); a failed write is ignored.
 fn say(message: &str) {
     use std::io::Write;
     let _ = writeln!(
         std::io::stderr().lock(),
         "attest: {}",
-        render::clean_text(message)
+        render::clean(message)
     );
 }
 

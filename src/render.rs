@@ -67,7 +67,7 @@ pub fn clean_text(text: &str) -> Cow<'_, str> {
     escape(text, Lines::Multi)
 }
 
-/// An error and its causes on one line, each cause once, escaped ([`clean_text`]).
+/// An error and its causes on one line, each cause once, escaped ([`clean`]).
 ///
 /// Errors here often show their source in their own message (`"{path}: {source}"`) and
 /// also chain it as `source()`, and a source may repeat its own cause in turn (SQLite's
@@ -90,7 +90,7 @@ pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
         msg.push_str(&text);
         cause = c.source();
     }
-    clean_text(&msg).into_owned()
+    clean(&msg).into_owned()
 }
 
 /// Collapse whitespace, cut to about `max` characters at a word boundary, and escape

@@ -212,6 +212,19 @@ fn control_characters_in_file_names_and_text_are_escaped_in_human_output_exact_i
         assert!(s.contains("\\x1b[1mretained\\x1b[0m"), "{s}");
     }
 
+    // Error messages naming such a file stay on one line, escaped.
+    let out = attest(&idx)
+        .arg("validate")
+        .arg(docs.join("gone\x1b[2J\nx.md"))
+        .arg("--evidence")
+        .arg(docs.join("evidence.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = stderr(&out);
+    assert!(!err.contains('\x1b') && err.lines().count() == 1, "{err:?}");
+    assert!(err.contains("gone\\x1b[2J\\nx.md"), "{err}");
+
     let out = attest(&idx)
         .args(["search", "client records retained", "--json"])
         .output()
