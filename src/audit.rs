@@ -11,7 +11,7 @@
 //! (figures, negation, support), so an edited answer fails. An audit whose corpus
 //! version is newer than the index's is refused.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -43,8 +43,9 @@ fn bad(path: &Path, msg: impl std::fmt::Display) -> Error {
     Error::Usage(format!("{}: {msg}", path.display()))
 }
 
-/// Write `run`'s audit trail to `path` (through a temporary file, so a crash never
-/// leaves half a file).
+/// Write `run`'s audit trail to `path` with [`crate::outfile::write_atomic`]: through a
+/// temporary file (a crash never leaves half a file), through symbolic links, and never
+/// over a directory, device, FIFO or socket.
 pub fn write(path: &Path, engine: &Engine, run: &Run) -> Result<(), Error> {
     let rec = Record {
         audit_version: AUDIT_VERSION,
@@ -57,9 +58,8 @@ pub fn write(path: &Path, engine: &Engine, run: &Run) -> Result<(), Error> {
         run,
     };
     let json = serde_json::to_vec_pretty(&rec).map_err(|e| bad(path, e))?;
-    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    std::fs::write(&tmp, json).map_err(|e| bad(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| bad(path, e))
+    crate::outfile::write_atomic(path, &json)?;
+    Ok(())
 }
 
 /// One quote that no longer stands as recorded.

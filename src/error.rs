@@ -5,6 +5,7 @@ use crate::config::ConfigError;
 use crate::corpus::load::LoadError;
 use crate::index::dense::DenseError;
 use crate::models::ModelError;
+use crate::outfile::OutputError;
 use crate::store::StoreError;
 
 /// Any error the library returns.
@@ -25,6 +26,9 @@ pub enum Error {
     /// A document could not be loaded.
     #[error(transparent)]
     Load(#[from] LoadError),
+    /// An output file could not be written, or its path is not one to write.
+    #[error(transparent)]
+    Output(#[from] OutputError),
     /// The query is empty after trimming.
     #[error("empty query")]
     EmptyQuery,

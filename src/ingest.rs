@@ -442,7 +442,7 @@ pub fn lock_index(dir: &Path) -> Result<std::fs::File, Error> {
         .write(true)
         .open(&path)
         .map_err(|e| Error::Locked(format!("{}: {e}", path.display())))?;
-    match file.try_lock() {
+    match try_lock_patiently(&file) {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => Err(Error::Locked(format!(
             "{}: another attest ingest is writing this index",
@@ -452,6 +452,33 @@ pub fn lock_index(dir: &Path) -> Result<std::fs::File, Error> {
             Err(Error::Locked(format!("{}: {e}", path.display())))
         }
     }
+}
+
+/// `try_lock`, retried for up to 200 ms: `status` probes the lock with a momentary shared
+/// lock ([`ingest_running`]), which must not make an ingest starting at that instant fail.
+fn try_lock_patiently(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
+    for _ in 0..10 {
+        match file.try_lock() {
+            Err(std::fs::TryLockError::WouldBlock) => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            r => return r,
+        }
+    }
+    file.try_lock()
+}
+
+/// Whether an ingest holds the lock of the index in `dir` now, probed without waiting
+/// (a shared lock taken and released at once; read-only, and `false` when no ingest ever
+/// ran there).
+pub fn ingest_running(dir: &Path) -> bool {
+    let Ok(file) = std::fs::File::open(dir.join("ingest.lock")) else {
+        return false;
+    };
+    matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
 }
 
 /// Split a document into chunks and the texts to embed for them. The embedded text of

@@ -19,6 +19,7 @@ pub mod index;
 pub mod ingest;
 pub mod memory;
 pub mod models;
+pub mod outfile;
 pub mod render;
 pub mod research;
 pub mod retrieve;

@@ -1,5 +1,10 @@
 //! The `attest` command: parses arguments, runs the library, prints, and maps outcomes to
 //! exit codes (0 success, 1 no result, 2 error including partial ingest failures).
+//!
+//! Output: every write to standard output goes through [`out`]: a write error (a full
+//! disk) is an error (exit 2) with a message, and a closed pipe (`attest … | head`) ends
+//! the output quietly while the command keeps its exit code. Messages on standard error
+//! go through [`say`], which never fails (there is nowhere left to report that).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -297,8 +302,45 @@ enum EvalCommand {
     },
 }
 
+/// Write `text` to standard output and flush. A closed pipe drops the rest quietly; any
+/// other write error is returned.
+fn out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to standard output"),
+    }
+}
+
+/// Print `attest: MESSAGE` on standard error on one line, control characters escaped
+/// (newlines included); a failed write is ignored.
+fn say(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "attest: {}",
+        render::clean(message)
+    );
+}
+
+/// Parse the command line; help, version and usage errors are printed here, and a
+/// failed write of them (other than a closed pipe) exits 2.
+fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| match e.print() {
+        Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => {
+            say(&format!("writing the usage message: {w}"));
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    })
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match parse() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     let filter = match cli.verbose {
         0 => "warn",
         1 => "info",
@@ -314,7 +356,7 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("attest: {e:#}");
+            say(&render::error_chain(e.as_ref()));
             ExitCode::from(2)
         }
     }
@@ -370,11 +412,10 @@ fn open_eval_engine(
 /// Print `value` as pretty JSON, or in its human form.
 fn emit<T: serde::Serialize>(json: bool, value: &T, human: fn(&T) -> String) -> anyhow::Result<()> {
     if json {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        out(&format!("{}\n", serde_json::to_string_pretty(value)?))
     } else {
-        print!("{}", human(value));
+        out(&human(value))
     }
-    Ok(())
 }
 
 /// A flag value that must be a finite number (`nan` and `inf` would switch gates off).
@@ -526,6 +567,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             if no_generator {
                 cfg.generator = None;
             }
+            if let Some(path) = &audit {
+                // Refuse a path that cannot take the audit before any work is done.
+                attest::outfile::check(path)?;
+            }
             let mut engine = Engine::open_with_default_model(cfg, false)?;
             engine.load_generator()?;
             let question = question.join(" ");
@@ -534,11 +579,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 attest::audit::write(path, &engine, &run)?;
             }
             if json {
-                println!("{}", serde_json::to_string_pretty(&run.answer)?);
+                out(&format!("{}\n", serde_json::to_string_pretty(&run.answer)?))?;
             } else if explain {
-                print!("{}", render::answer_explained(&run));
+                out(&render::answer_explained(&run))?;
             } else {
-                print!("{}", render::answer(&run.answer));
+                out(&render::answer(&run.answer))?;
             }
             let undecided = run
                 .answer
@@ -551,13 +596,11 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                 Status::NoAuthoritativeEvidence => ExitCode::from(1),
                 Status::RejectedInput => {
                     if !json {
-                        eprintln!(
-                            "attest: {}",
-                            run.answer
-                                .reason
-                                .as_deref()
-                                .unwrap_or("question not accepted")
-                        );
+                        say(run
+                            .answer
+                            .reason
+                            .as_deref()
+                            .unwrap_or("question not accepted"));
                     }
                     ExitCode::from(2)
                 }

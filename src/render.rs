@@ -1,14 +1,105 @@
 //! Human-readable output of command results (JSON output is the serde form of the same
-//! structs).
+//! structs, exact).
+//!
+//! Every text that comes from outside the program (document text, file names, titles,
+//! queries, reasons quoting them) goes through [`clean`] (single-line fields) or
+//! [`clean_text`] (multi-line fields) before it reaches a terminal, so a document or a
+//! file name cannot move the cursor, recolour the screen or forge a result line.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use crate::ingest::IngestReport;
 use crate::retrieve::SearchResult;
 use crate::status::Status;
 
-/// Collapse whitespace and cut to about `max` characters at a word boundary.
+/// Whether a field may span lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lines {
+    /// One line: newlines and tabs are escaped too.
+    Single,
+    /// Several lines: `\n` and `\t` are kept.
+    Multi,
+}
+
+/// The escaped form of `c`, or `None` when it prints as itself.
+fn escape_char(c: char, lines: Lines) -> Option<String> {
+    let multi = lines == Lines::Multi;
+    match c {
+        '\n' | '\t' if multi => None,
+        '\n' => Some("\\n".into()),
+        '\r' => Some("\\r".into()),
+        '\t' => Some("\\t".into()),
+        '\0'..='\x1f' | '\x7f' => Some(format!("\\x{:02x}", c as u32)),
+        // C1 controls (CSI, NEL, …) and bidirectional embeddings, overrides and isolates.
+        '\u{80}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' => {
+            Some(format!("\\u{{{:x}}}", c as u32))
+        }
+        '\u{2028}' | '\u{2029}' if !multi => Some(format!("\\u{{{:x}}}", c as u32)),
+        _ => None,
+    }
+}
+
+fn escape(text: &str, lines: Lines) -> Cow<'_, str> {
+    if !text.chars().any(|c| escape_char(c, lines).is_some()) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match escape_char(c, lines) {
+            Some(e) => out.push_str(&e),
+            None => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// A single-line field for a terminal: control characters (C0 including newlines, CR and
+/// tab; DEL; C1), bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069) and
+/// U+2028/U+2029 are escaped (`\n`, `\r`, `\t`, `\x1b`, `\u{202e}`); everything else
+/// is kept. Backslashes are not escaped.
+pub fn clean(text: &str) -> Cow<'_, str> {
+    escape(text, Lines::Single)
+}
+
+/// A multi-line field for a terminal: as [`clean`], but newlines and tabs are kept.
+pub fn clean_text(text: &str) -> Cow<'_, str> {
+    escape(text, Lines::Multi)
+}
+
+/// An error and its causes on one line, each cause once, escaped ([`clean`]).
+///
+/// Errors here often show their source in their own message (`"{path}: {source}"`) and
+/// also chain it as `source()`, and a source may repeat its own cause in turn (SQLite's
+/// message, then `Error code N: message`), so printing the whole chain would repeat the
+/// same text. A cause whose text the message already holds was shown by the error that
+/// wraps it; it ends the chain, since that error chose how to describe what lies below.
+pub fn error_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut msg = err.to_string();
+    let mut cause = err.source();
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if text.is_empty() {
+            cause = c.source();
+            continue;
+        }
+        if msg.contains(&text) {
+            break;
+        }
+        msg.push_str(": ");
+        msg.push_str(&text);
+        cause = c.source();
+    }
+    clean(&msg).into_owned()
+}
+
+/// Collapse whitespace, cut to about `max` characters at a word boundary, and escape
+/// control characters ([`clean`]).
 pub fn snippet(text: &str, max: usize) -> String {
+    clean(&flat_snippet(text, max)).into_owned()
+}
+
+fn flat_snippet(text: &str, max: usize) -> String {
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if flat.chars().count() <= max {
         return flat;
@@ -50,11 +141,11 @@ pub fn ingest_report(r: &IngestReport) -> String {
             r.missing.len()
         );
         for m in &r.missing {
-            let _ = writeln!(s, "  {m}");
+            let _ = writeln!(s, "  {}", clean(m));
         }
     }
     for f in &r.failed {
-        let _ = writeln!(s, "failed: {}: {}", f.path, f.reason);
+        let _ = writeln!(s, "failed: {}: {}", clean(&f.path), clean(&f.reason));
     }
     s
 }
@@ -63,7 +154,12 @@ pub fn ingest_report(r: &IngestReport) -> String {
 pub fn search_result(r: &SearchResult) -> String {
     let mut s = String::new();
     if r.hits.is_empty() {
-        let _ = writeln!(s, "no results for {:?} ({} search)", r.query, r.mode);
+        let _ = writeln!(
+            s,
+            "no results for \"{}\" ({} search)",
+            clean(&r.query),
+            r.mode
+        );
         return s;
     }
     for (i, hit) in r.hits.iter().enumerate() {
@@ -84,14 +180,17 @@ pub fn search_result(r: &SearchResult) -> String {
             s,
             "{:>2}. {}:{}  [{}]",
             i + 1,
-            h.source,
+            clean(&h.source),
             lines,
             parts.join(" | ")
         );
         let _ = writeln!(
             s,
             "    {} (bytes {}..{}, chunk {})",
-            h.title, h.start, h.end, h.chunk_id
+            clean(&h.title),
+            h.start,
+            h.end,
+            clean(&h.chunk_id)
         );
         let _ = writeln!(s, "    {}", snippet(&h.text, 280));
     }
@@ -104,7 +203,11 @@ pub fn search_eval(r: &crate::eval::SearchEval) -> String {
     let _ = writeln!(
         s,
         "{} queries from {} over {} chunks, k = {}, dense backend {}",
-        r.queries, r.queries_file, r.chunks, r.k, r.dense_backend
+        r.queries,
+        clean(&r.queries_file),
+        r.chunks,
+        r.k,
+        r.dense_backend
     );
     for (mode, l) in &r.modes {
         let _ = writeln!(
@@ -134,7 +237,11 @@ pub fn retrieval_eval(r: &crate::eval::retrieval::RetrievalReport) -> String {
     let _ = writeln!(
         s,
         "{} (split {}): {} queries, {} documents, {} chunks",
-        r.dataset, r.split, r.queries, r.documents, r.chunks
+        clean(&r.dataset),
+        clean(&r.split),
+        r.queries,
+        r.documents,
+        r.chunks
     );
     let _ = writeln!(
         s,
@@ -157,12 +264,13 @@ pub fn retrieval(r: &crate::retrieve::multi::Retrieval) -> String {
     for (i, q) in r.queries.iter().enumerate() {
         let _ = writeln!(
             s,
-            "{} {q}",
+            "{} {}",
             if i == 0 {
                 "query:      "
             } else {
                 "alternative:"
-            }
+            },
+            clean(q)
         );
     }
     let _ = writeln!(
@@ -176,7 +284,7 @@ pub fn retrieval(r: &crate::retrieve::multi::Retrieval) -> String {
             s,
             "{:>2}. {}:{}-{}  [score {:.4} | cosine {:.3}]",
             i + 1,
-            c.source,
+            clean(&c.source),
             c.line_start,
             c.line_end,
             h.score,
@@ -201,11 +309,17 @@ pub fn gate(r: &crate::evidence::gate::GateResult) -> String {
     );
     for v in &r.violations {
         let place = match (v.paragraph, &v.sentence) {
-            (Some(p), Some(sent)) => format!(" (paragraph {p}: {:?})", snippet(sent, 80)),
+            (Some(p), Some(sent)) => format!(" (paragraph {p}: \"{}\")", snippet(sent, 80)),
             (Some(p), None) => format!(" (paragraph {p})"),
             _ => String::new(),
         };
-        let _ = writeln!(s, "  {} {}: {}{place}", v.severity, v.kind, v.message);
+        let _ = writeln!(
+            s,
+            "  {} {}: {}{place}",
+            v.severity,
+            v.kind,
+            clean(&v.message)
+        );
     }
     s
 }
@@ -216,7 +330,7 @@ pub fn attribution_eval(r: &crate::eval::attribution::AttributionReport) -> Stri
     format!(
         "{}: {} claims; accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}\n\
          best on this file: accuracy {:.4}, macro-F1 {:.4} at coverage >= {:.2} and similarity >= {:.2}\n",
-        r.dataset,
+        clean(&r.dataset),
         r.questions,
         r.metrics.accuracy,
         r.metrics.macro_f1,
@@ -232,7 +346,7 @@ pub fn attribution_eval(r: &crate::eval::attribution::AttributionReport) -> Stri
 /// Index status.
 pub fn status(st: &Status) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "index:          {}", st.index_dir);
+    let _ = writeln!(s, "index:          {}", clean(&st.index_dir));
     let _ = writeln!(s, "documents:      {}", st.documents);
     let _ = writeln!(s, "chunks:         {}", st.chunks);
     let _ = writeln!(
@@ -244,6 +358,12 @@ pub fn status(st: &Status) -> String {
     let _ = writeln!(s, "schema version: {}", st.schema_version);
     if st.read_only {
         let _ = writeln!(s, "access:         read-only (ingest is refused)");
+    }
+    if st.ingest_running {
+        let _ = writeln!(
+            s,
+            "ingest:         RUNNING (another attest ingest is writing this index; figures may change)"
+        );
     }
     let h = &st.index;
     let _ = writeln!(
@@ -260,7 +380,7 @@ pub fn status(st: &Status) -> String {
         h.dense_backend
     );
     for p in &h.problems {
-        let _ = writeln!(s, "  problem: {p}");
+        let _ = writeln!(s, "  problem: {}", clean(p));
     }
     match st.deep.as_deref() {
         Some([]) => {
@@ -284,7 +404,14 @@ pub fn status(st: &Status) -> String {
         st.injection_flags.len()
     );
     for f in st.injection_flags.iter().take(10) {
-        let _ = writeln!(s, "  {}:{} {} ({:?})", f.source, f.line, f.kind, f.matched);
+        let _ = writeln!(
+            s,
+            "  {}:{} {} (\"{}\")",
+            clean(&f.source),
+            f.line,
+            f.kind,
+            clean(&f.matched)
+        );
     }
     s
 }
@@ -297,12 +424,12 @@ pub fn name<T: serde::Serialize>(value: T) -> String {
         .unwrap_or_default()
 }
 
-/// `source`, or `source#key` for a document inside a multi-document file.
+/// `source`, or `source#key` for a document inside a multi-document file (escaped).
 fn place(source: &str, key: &str) -> String {
     if key.is_empty() {
-        source.to_string()
+        clean(source).into_owned()
     } else {
-        format!("{source}#{key}")
+        format!("{}#{}", clean(source), clean(key))
     }
 }
 
@@ -320,19 +447,19 @@ pub fn answer(a: &crate::ask::Answer) -> String {
             }
         }
         for c in &sel.choices {
-            let _ = writeln!(s, "  {}", c.line);
+            let _ = writeln!(s, "  {}", clean(&c.line));
         }
         s.push('\n');
     }
     match a.status {
         Status::Answered => {
-            let _ = writeln!(s, "{}\n", a.answer);
+            let _ = writeln!(s, "{}\n", clean_text(&a.answer));
             for c in &a.conflicts {
                 let sides: Vec<String> = c
                     .ids
                     .iter()
                     .zip(&c.figures)
-                    .map(|(id, f)| format!("{id} says {}", f.join(", ")))
+                    .map(|(id, f)| format!("{} says {}", clean(id), clean(&f.join(", "))))
                     .collect();
                 let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
             }
@@ -344,7 +471,7 @@ pub fn answer(a: &crate::ask::Answer) -> String {
                 let _ = writeln!(
                     s,
                     "  [{}] {}:{}  ({}, score {:.2})\n      \"{}\"",
-                    e.id,
+                    clean(&e.id),
                     place(&e.source, &e.key),
                     e.line,
                     match e.kind {
@@ -369,14 +496,14 @@ pub fn answer(a: &crate::ask::Answer) -> String {
                 "No authoritative evidence: the indexed documents do not answer this question."
             );
             for m in &a.missing_evidence {
-                let _ = writeln!(s, "  missing: {m}");
+                let _ = writeln!(s, "  missing: {}", clean(m));
             }
         }
         Status::RejectedInput => {
             let _ = writeln!(
                 s,
                 "Question not accepted: {}",
-                a.reason.as_deref().unwrap_or("invalid input")
+                clean(a.reason.as_deref().unwrap_or("invalid input"))
             );
         }
     }
@@ -397,18 +524,24 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
             s,
             "\nresearch: {} ({}); stopped: {}",
             name(res.classification.class),
-            res.classification.reason,
-            res.stopped
+            clean(&res.classification.reason),
+            clean(&res.stopped)
         );
     }
     for (i, st) in r.answer.steps.iter().enumerate() {
         let _ = writeln!(
             s,
             "\nstep {}: {} [{}, {}; {} verified; confidence {:.2}] {}",
-            st.step, st.question, st.action, st.status, st.verified, st.confidence, st.reason
+            st.step,
+            clean(&st.question),
+            st.action,
+            st.status,
+            st.verified,
+            st.confidence,
+            clean(&st.reason)
         );
         for q in &st.queries {
-            let _ = writeln!(s, "  query: {q}");
+            let _ = writeln!(s, "  query: {}", clean(q));
         }
         let Some(ret) = r.retrieval.get(i) else {
             continue;
@@ -418,12 +551,12 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
                 s,
                 "  {:>2}. {}:{}-{}  score {:.4}  cosine {:.3}  chunk {}",
                 i + 1,
-                h.chunk.source,
+                clean(&h.chunk.source),
                 h.chunk.line_start,
                 h.chunk.line_end,
                 h.score,
                 h.cosine,
-                h.chunk.chunk_id
+                clean(&h.chunk.chunk_id)
             );
         }
     }
@@ -433,11 +566,11 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
             let _ = writeln!(
                 s,
                 "  {} {}:{} {}: {}\n      \"{}\"",
-                x.id,
-                x.source,
+                clean(&x.id),
+                clean(&x.source),
                 x.line,
                 name(x.reason),
-                x.rationale,
+                clean(&x.rationale),
                 snippet(&x.quote, 160)
             );
         }
@@ -445,7 +578,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
     if !r.unused.is_empty() {
         let _ = writeln!(s, "\nverified but not used:");
         for (id, why) in &r.unused {
-            let _ = writeln!(s, "  {id}: {why}");
+            let _ = writeln!(s, "  {}: {}", clean(id), clean(why));
         }
     }
     let _ = writeln!(
@@ -464,9 +597,9 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
         let _ = writeln!(
             s,
             "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
-            p.model,
-            p.outcome,
-            p.reason,
+            clean(&p.model),
+            clean(&p.outcome),
+            clean(&p.reason),
             p.prompt_tokens,
             p.prompt_ms,
             p.generated_tokens,
@@ -477,7 +610,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
                 s,
                 "  dropped: \"{}\" ({})",
                 snippet(&d.sentence, 160),
-                d.reason
+                clean(&d.reason)
             );
         }
         if p.outcome == "phrased" {
@@ -514,9 +647,9 @@ pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
         s,
         "{} questions from {} ({}) asked of {}: {}",
         r.questions,
-        r.questions_from.as_deref().unwrap_or(&r.dataset),
-        r.split,
-        r.dataset,
+        clean(r.questions_from.as_deref().unwrap_or(&r.dataset)),
+        clean(&r.split),
+        clean(&r.dataset),
         if r.answerable {
             "answerable"
         } else {
@@ -573,13 +706,21 @@ pub fn replay(r: &crate::audit::Replay) -> String {
     let _ = writeln!(
         s,
         "{}: {} of {} cited quote(s) still verbatim (corpus version then {}, now {})",
-        r.audit, r.intact, r.checked, r.corpus_version_then, r.corpus_version_now
+        clean(&r.audit),
+        r.intact,
+        r.checked,
+        r.corpus_version_then,
+        r.corpus_version_now
     );
     for d in &r.drift {
         let _ = writeln!(
             s,
             "  {} {} ({}): {}: {}",
-            d.id, d.source, d.evidence_key, d.kind, d.message
+            clean(&d.id),
+            clean(&d.source),
+            clean(&d.evidence_key),
+            clean(&d.kind),
+            clean(&d.message)
         );
     }
     let gate = r.gate.iter().flat_map(|g| &g.violations);
@@ -605,8 +746,8 @@ pub fn multihop_eval(r: &crate::eval::multihop::MultihopReport) -> String {
         s,
         "{} multi-gold questions ({}, {}); {:.0}% classified multi-hop, {:.2} steps each",
         r.questions,
-        r.dataset,
-        r.split,
+        clean(&r.dataset),
+        clean(&r.split),
         m.multi_hop_share * 100.0,
         m.steps_per_question
     );
@@ -636,6 +777,55 @@ pub fn multihop_eval(r: &crate::eval::multihop::MultihopReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug)]
+    struct E(&'static str, Option<Box<E>>);
+    impl std::fmt::Display for E {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for E {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|e| e as _)
+        }
+    }
+
+    #[test]
+    fn error_chain_prints_each_cause_once() {
+        let x = "database disk image is malformed";
+        let ffi = E("Error code 11: database disk image is malformed", None);
+        let sqlite = E(x, Some(Box::new(ffi)));
+        let store = E(
+            "/i/attest.sqlite3: database disk image is malformed",
+            Some(Box::new(sqlite)),
+        );
+        let top = E("ingest", Some(Box::new(store)));
+        let s = error_chain(&top);
+        assert_eq!(
+            s,
+            "ingest: /i/attest.sqlite3: database disk image is malformed"
+        );
+        assert_eq!(s.matches(x).count(), 1);
+        // Causes that add something are kept.
+        let e = E(
+            "a",
+            Some(Box::new(E("b", Some(Box::new(E("c\x1b[2J", None)))))),
+        );
+        assert_eq!(error_chain(&e), "a: b: c\\x1b[2J");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_for_terminals() {
+        let name = "a\x1b[31mred\nfake.md:1\r\u{202e}x\u{85}\u{7f}\tb";
+        assert_eq!(
+            clean(name),
+            "a\\x1b[31mred\\nfake.md:1\\r\\u{202e}x\\u{85}\\x7f\\tb"
+        );
+        assert_eq!(clean_text("p1\n\np2\x1b]0;t\x07"), "p1\n\np2\\x1b]0;t\\x07");
+        assert!(matches!(clean("plain ü — text"), Cow::Borrowed(_)));
+        assert_eq!(snippet("x\x1b[2J\n y", 100), "x\\x1b[2J y");
+    }
 
     #[test]
     fn snippet_flattens_and_cuts_at_words() {

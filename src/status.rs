@@ -34,6 +34,9 @@ pub struct Status {
     /// With `--deep`: every damaged document or chunk found (empty when sound).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deep: Option<Vec<Problem>>,
+    /// Whether an `attest ingest` is writing this index right now (counts may change and
+    /// the dense index may lag until it ends).
+    pub ingest_running: bool,
 }
 
 /// A chunk flagged by the prompt-injection guard.
@@ -95,5 +98,6 @@ pub fn status(cfg: &Config, deep: bool) -> Result<Status, Error> {
             .collect(),
         read_only: store.is_read_only(),
         deep,
+        ingest_running: crate::ingest::ingest_running(&cfg.index),
     })
 }

@@ -5,5 +5,6 @@ mod cli;
 mod common;
 mod embed;
 mod generate;
+mod output;
 mod store;
 mod wrong;
