@@ -54,6 +54,17 @@ pub struct Config {
     pub max_file_bytes: u64,
     /// Time limit for extracting one PDF, in seconds (`ATTEST_PDF_TIMEOUT_SECS`, default 30).
     pub pdf_timeout_secs: u64,
+    /// Most text one file may yield, in bytes (`ATTEST_MAX_TEXT_BYTES`, default 16 MiB).
+    pub max_text_bytes: u64,
+    /// Most bytes a PDF's Flate streams may inflate to (`ATTEST_MAX_INFLATED_BYTES`,
+    /// default 256 MiB).
+    pub max_inflated_bytes: u64,
+    /// Address-space limit of the PDF extraction process, in bytes
+    /// (`ATTEST_PDF_MEMORY_BYTES`, default 2 GiB).
+    pub pdf_memory_bytes: u64,
+    /// Time limit for loading, segmenting and chunking one file, in seconds
+    /// (`ATTEST_FILE_TIMEOUT_SECS`, default 300).
+    pub file_timeout_secs: u64,
     /// Reciprocal rank fusion constant k in `1 / (k + rank)` (`ATTEST_RRF_K`, default 60).
     pub rrf_k: f64,
     /// Candidates taken from each retriever before fusion (`ATTEST_CANDIDATES`, default 100).
@@ -117,6 +128,10 @@ impl Default for Config {
             chunk_tokens: 200,
             max_file_bytes: 50 * 1024 * 1024,
             pdf_timeout_secs: 30,
+            max_text_bytes: 16 * 1024 * 1024,
+            max_inflated_bytes: 256 * 1024 * 1024,
+            pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
+            file_timeout_secs: 300,
             rrf_k: 60.0,
             candidates: 100,
             exact_threshold: 20_000,
@@ -165,6 +180,26 @@ impl Config {
             "pdf_timeout_secs",
             "ATTEST_PDF_TIMEOUT_SECS",
             "time limit per PDF (30)",
+        ),
+        (
+            "max_text_bytes",
+            "ATTEST_MAX_TEXT_BYTES",
+            "most text one file may yield, in bytes (16777216)",
+        ),
+        (
+            "max_inflated_bytes",
+            "ATTEST_MAX_INFLATED_BYTES",
+            "most bytes a PDF's Flate streams may inflate to (268435456)",
+        ),
+        (
+            "pdf_memory_bytes",
+            "ATTEST_PDF_MEMORY_BYTES",
+            "address-space limit of the PDF extraction process (2147483648)",
+        ),
+        (
+            "file_timeout_secs",
+            "ATTEST_FILE_TIMEOUT_SECS",
+            "time limit to load, segment and chunk one file (300)",
         ),
         (
             "rrf_k",
@@ -315,6 +350,10 @@ impl Config {
                 "chunk_tokens" => self.chunk_tokens = parse(var, &v)?,
                 "max_file_bytes" => self.max_file_bytes = parse(var, &v)?,
                 "pdf_timeout_secs" => self.pdf_timeout_secs = parse(var, &v)?,
+                "max_text_bytes" => self.max_text_bytes = parse(var, &v)?,
+                "max_inflated_bytes" => self.max_inflated_bytes = parse(var, &v)?,
+                "pdf_memory_bytes" => self.pdf_memory_bytes = parse(var, &v)?,
+                "file_timeout_secs" => self.file_timeout_secs = parse(var, &v)?,
                 "rrf_k" => self.rrf_k = parse(var, &v)?,
                 "candidates" => self.candidates = parse(var, &v)?,
                 "exact_threshold" => self.exact_threshold = parse(var, &v)?,

@@ -5,3 +5,4 @@ mod cli;
 mod common;
 mod embed;
 mod generate;
+mod loaders;
