@@ -42,7 +42,7 @@ fn flate_pdf(text: &str, padding: usize) -> Vec<u8> {
         out.extend(b"\nendobj\n");
     }
     let xref = out.len();
-    out.extend(format!("xref\n0 6\n0000000000 65535 f \n").bytes());
+    out.extend(b"xref\n0 6\n0000000000 65535 f \n");
     for off in offsets {
         out.extend(format!("{off:010} 00000 n \n").bytes());
     }

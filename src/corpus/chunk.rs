@@ -171,7 +171,7 @@ impl Cutter<'_> {
         let mut a = 0;
         let mut guess = 0;
         while a < n {
-            if out.len() % 64 == 0 && self.deadline.expired() {
+            if out.len().is_multiple_of(64) && self.deadline.expired() {
                 return None;
             }
             let first = self.count(atoms, a, a + 1);

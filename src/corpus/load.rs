@@ -924,7 +924,7 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<(Option<String>, St
     let mut visited = 0usize;
     'walk: loop {
         visited += 1;
-        if visited % 4096 == 0 && deadline.expired() {
+        if visited.is_multiple_of(4096) && deadline.expired() {
             return None;
         }
         let mut descend = true;
