@@ -101,6 +101,17 @@ pub struct Config {
     /// Chunks of one document among the hits of a search or a retrieval step, before
     /// other documents' chunks are taken (`ATTEST_MAX_CHUNKS_PER_DOCUMENT`, default 3).
     pub max_chunks_per_document: usize,
+    /// Most text one file may yield, in bytes (`ATTEST_MAX_TEXT_BYTES`, default 16 MiB).
+    pub max_text_bytes: u64,
+    /// Most bytes a PDF's Flate streams may inflate to (`ATTEST_MAX_INFLATED_BYTES`,
+    /// default 256 MiB).
+    pub max_inflated_bytes: u64,
+    /// Address-space limit of the PDF extraction process, in bytes
+    /// (`ATTEST_PDF_MEMORY_BYTES`, default 2 GiB).
+    pub pdf_memory_bytes: u64,
+    /// Time limit for loading, segmenting and chunking one file, in seconds
+    /// (`ATTEST_FILE_TIMEOUT_SECS`, default 300).
+    pub file_timeout_secs: u64,
     /// Reciprocal rank fusion constant k in `1 / (k + rank)` (`ATTEST_RRF_K`, default 60).
     pub rrf_k: f64,
     /// Candidates taken from each retriever before fusion (`ATTEST_CANDIDATES`, default 100).
@@ -168,6 +179,10 @@ impl Default for Config {
             max_file_bytes: 50 * 1024 * 1024,
             pdf_timeout_secs: 30,
             max_chunks_per_document: 3,
+            max_text_bytes: 16 * 1024 * 1024,
+            max_inflated_bytes: 256 * 1024 * 1024,
+            pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
+            file_timeout_secs: 300,
             rrf_k: 60.0,
             candidates: 100,
             exact_threshold: 20_000,
@@ -222,6 +237,26 @@ impl Config {
             "max_chunks_per_document",
             "ATTEST_MAX_CHUNKS_PER_DOCUMENT",
             "chunks of one document among hits before other documents' (3)",
+        ),
+        (
+            "max_text_bytes",
+            "ATTEST_MAX_TEXT_BYTES",
+            "most text one file may yield, in bytes (16777216)",
+        ),
+        (
+            "max_inflated_bytes",
+            "ATTEST_MAX_INFLATED_BYTES",
+            "most bytes a PDF's Flate streams may inflate to (268435456)",
+        ),
+        (
+            "pdf_memory_bytes",
+            "ATTEST_PDF_MEMORY_BYTES",
+            "address-space limit of the PDF extraction process (2147483648)",
+        ),
+        (
+            "file_timeout_secs",
+            "ATTEST_FILE_TIMEOUT_SECS",
+            "time limit to load, segment and chunk one file (300)",
         ),
         (
             "rrf_k",
@@ -386,6 +421,28 @@ impl Config {
                 self.pdf_timeout_secs as f64,
                 Int(1, 86_400),
             ),
+            (
+                "max_text_bytes",
+                self.max_text_bytes as f64,
+                Int(1, 1 << 40),
+            ),
+            (
+                "max_inflated_bytes",
+                self.max_inflated_bytes as f64,
+                Int(1, 1 << 40),
+            ),
+            // Below 64 MiB the worker could not even start (the limit covers the binary).
+            (
+                "pdf_memory_bytes",
+                self.pdf_memory_bytes as f64,
+                Int(64 << 20, 1 << 44),
+            ),
+            // 0 makes every file fail at once (a clear per-file failure, never a wrong result).
+            (
+                "file_timeout_secs",
+                self.file_timeout_secs as f64,
+                Int(0, 86_400 * 7),
+            ),
             ("rrf_k", self.rrf_k, Float(0.0, 1e6)),
             (
                 "max_chunks_per_document",
@@ -493,6 +550,10 @@ impl Config {
                 "chunk_tokens" => self.chunk_tokens = parse(var, &v)?,
                 "max_file_bytes" => self.max_file_bytes = parse(var, &v)?,
                 "pdf_timeout_secs" => self.pdf_timeout_secs = parse(var, &v)?,
+                "max_text_bytes" => self.max_text_bytes = parse(var, &v)?,
+                "max_inflated_bytes" => self.max_inflated_bytes = parse(var, &v)?,
+                "pdf_memory_bytes" => self.pdf_memory_bytes = parse(var, &v)?,
+                "file_timeout_secs" => self.file_timeout_secs = parse(var, &v)?,
                 "rrf_k" => self.rrf_k = parse(var, &v)?,
                 "max_chunks_per_document" => self.max_chunks_per_document = parse(var, &v)?,
                 "candidates" => self.candidates = parse(var, &v)?,

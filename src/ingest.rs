@@ -10,13 +10,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::time::{Instant, UNIX_EPOCH};
+use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::corpus::chunk::chunk;
-use crate::corpus::load::{load_file, walk, LoadOptions, LoadedDoc};
+use crate::config::Config;
+use crate::corpus::chunk::chunk_until;
+use crate::corpus::load::{load_file_until, walk, Deadline, LoadError, LoadOptions, LoadedDoc};
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -114,10 +115,7 @@ pub fn ingest(
     let mut report = IngestReport::default();
     let repair = plan_repair(engine, opts.repair)?;
     let cfg = engine.config().clone();
-    let load_opts = LoadOptions {
-        max_file_bytes: cfg.max_file_bytes,
-        pdf_timeout: std::time::Duration::from_secs(cfg.pdf_timeout_secs),
-    };
+    let load_opts = load_options(&cfg);
 
     // Roots: canonical, recorded so later runs can find files that vanished.
     let mut canon_roots = Vec::new();
@@ -186,24 +184,21 @@ pub fn ingest(
         to_load.push((f.clone(), key, meta.len(), mtime_ns));
     }
 
-    // Load and chunk in parallel; results stay in file order.
+    // Load and chunk in parallel, each file within its time limit; results stay in file order.
     let embedder = engine.embedder_arc();
     let budget = cfg.chunk_tokens.max(1);
+    let load_bar = load_bar(opts.progress, to_load.iter().map(|t| t.2).sum());
     let loaded: Vec<_> = to_load
         .par_iter()
         .map(|(f, key, size, mtime)| {
-            let docs = load_file(f, &load_opts)?;
-            let chunked: Vec<(LoadedDoc, Vec<NewChunk>, Vec<String>)> = docs
-                .into_iter()
-                .map(|d| {
-                    let (chunks, texts) =
-                        chunk_doc(&d, budget, &|s: &str| embedder.count_tokens(s));
-                    (d, chunks, texts)
-                })
-                .collect();
-            Ok::<_, crate::corpus::load::LoadError>((key.clone(), *size, *mtime, chunked))
+            load_bar.set_message(display_path(f));
+            let count = |s: &str| embedder.count_tokens(s);
+            let chunked = load_and_chunk(f, &load_opts, budget, &count);
+            load_bar.inc(*size);
+            Ok::<_, LoadError>((key.clone(), *size, *mtime, chunked?))
         })
         .collect();
+    load_bar.finish_and_clear();
 
     // Compare with what is stored.
     let mut pending: Vec<Pending> = Vec::new();
@@ -281,7 +276,7 @@ pub fn ingest(
         .map(Vec::len)
         .sum();
     let bar = progress_bar(opts.progress, total_chunks as u64);
-    let mut embed_time = std::time::Duration::ZERO;
+    let mut embed_time = Duration::ZERO;
     for mut p in pending {
         let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
         let mut vectors = Vec::with_capacity(texts.len());
@@ -481,6 +476,42 @@ pub fn ingest_running(dir: &Path) -> bool {
     )
 }
 
+/// The loader limits of a configuration.
+pub fn load_options(cfg: &Config) -> LoadOptions {
+    LoadOptions {
+        max_file_bytes: cfg.max_file_bytes,
+        pdf_timeout: Duration::from_secs(cfg.pdf_timeout_secs),
+        max_text_bytes: cfg.max_text_bytes,
+        max_inflated_bytes: cfg.max_inflated_bytes,
+        pdf_memory_bytes: cfg.pdf_memory_bytes,
+        file_timeout: Duration::from_secs(cfg.file_timeout_secs),
+    }
+}
+
+/// A loaded document with its chunks and the texts to embed for them.
+type Chunked = (LoadedDoc, Vec<NewChunk>, Vec<String>);
+
+/// Load one file and chunk its documents, all within `opts.file_timeout`.
+pub fn load_and_chunk(
+    path: &Path,
+    opts: &LoadOptions,
+    budget: usize,
+    count: &dyn Fn(&str) -> usize,
+) -> Result<Vec<Chunked>, LoadError> {
+    let deadline = Deadline::after(opts.file_timeout);
+    let docs = load_file_until(path, opts, deadline)?;
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        let (chunks, texts) =
+            chunk_doc_until(&d, budget, count, &deadline).ok_or_else(|| LoadError::TimedOut {
+                path: path.to_path_buf(),
+                secs: opts.file_timeout.as_secs_f64(),
+            })?;
+        out.push((d, chunks, texts));
+    }
+    Ok(out)
+}
+
 /// Split a document into chunks and the texts to embed for them. The embedded text of
 /// a chunk is the document title on its own line followed by the chunk, unless the chunk
 /// already starts with the title.
@@ -489,9 +520,22 @@ pub fn chunk_doc(
     budget: usize,
     count: &dyn Fn(&str) -> usize,
 ) -> (Vec<NewChunk>, Vec<String>) {
+    chunk_doc_until(d, budget, count, &Deadline::never()).expect("no deadline")
+}
+
+/// [`chunk_doc`] that gives up (`None`) once `deadline` has passed.
+fn chunk_doc_until(
+    d: &LoadedDoc,
+    budget: usize,
+    count: &dyn Fn(&str) -> usize,
+    deadline: &Deadline,
+) -> Option<(Vec<NewChunk>, Vec<String>)> {
     let sents = sentences(&d.text);
+    if deadline.expired() {
+        return None;
+    }
     let lines = LineIndex::new(&d.text);
-    let spans = chunk(&d.text, &sents, budget, count);
+    let spans = chunk_until(&d.text, &sents, budget, count, deadline)?;
     let mut chunks = Vec::with_capacity(spans.len());
     let mut texts = Vec::with_capacity(spans.len());
     for c in spans {
@@ -510,7 +554,25 @@ pub fn chunk_doc(
             injection: crate::guard::screen(body),
         });
     }
-    (chunks, texts)
+    Some((chunks, texts))
+}
+
+/// A progress bar over the bytes of the files being loaded and chunked, naming the
+/// file in hand; it ticks on its own so a long file still shows progress.
+fn load_bar(enabled: bool, bytes: u64) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !enabled || !std::io::stderr().is_terminal() || bytes == 0 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(bytes);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {bar:40} {bytes}/{total_bytes} loaded ({elapsed}) {wide_msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
 }
 
 fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {

@@ -337,6 +337,9 @@ fn parse() -> Result<Cli, ExitCode> {
 }
 
 fn main() -> ExitCode {
+    if let Some(code) = attest::corpus::load::pdf_worker_entry() {
+        return ExitCode::from(code.clamp(0, 255) as u8);
+    }
     let cli = match parse() {
         Ok(c) => c,
         Err(code) => return code,

@@ -5,6 +5,7 @@ mod cli;
 mod common;
 mod embed;
 mod generate;
+mod loaders;
 mod output;
 mod store;
 mod wrong;

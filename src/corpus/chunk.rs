@@ -1,11 +1,23 @@
 //! Packing sentences into token-budgeted, overlapping chunks.
 //!
 //! A chunk is a byte [`Span`] of the stored text made of whole sentences
-//! (or whitespace-delimited pieces of one over-long sentence), so chunk text
-//! is always `span.slice(text)`. See [`chunk`] for the exact rule.
+//! (or pieces of one over-long sentence: runs of words, or runs of characters
+//! of one over-long word), so chunk text is always `span.slice(text)`. See
+//! [`chunk`] for the exact rule.
 
+use crate::corpus::load::Deadline;
 use crate::corpus::Span;
 use std::ops::Range;
+
+/// Bytes a chunk may hold per token of budget: [`max_chunk_bytes`] caps chunks of text the
+/// tokenizer counts as few tokens (a 20 MB run without whitespace is one `[UNK]`).
+/// Ordinary prose averages 4–6 bytes per token, so the cap only cuts degenerate text.
+pub const BYTES_PER_TOKEN: usize = 16;
+
+/// The byte cap of a chunk for a token `budget`: `max(budget, 1) × BYTES_PER_TOKEN`.
+pub fn max_chunk_bytes(budget: usize) -> usize {
+    budget.max(1).saturating_mul(BYTES_PER_TOKEN)
+}
 
 /// One chunk: a span of the text plus the sentences it was built from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -30,23 +42,27 @@ struct Unit {
 
 /// Packs `sentences` (spans of `text`, sorted, non-overlapping and trimmed,
 /// as produced by [`crate::corpus::segment::sentences`]) into chunks of at
-/// most `budget` tokens.
+/// most `budget` tokens and at most [`max_chunk_bytes`]`(budget)` bytes.
 ///
 /// Rule (deterministic):
-/// 1. `count_tokens` is called once per sentence. A sentence counted above
-///    `budget` is cut at whitespace into pieces, each the longest run of
-///    words (from left to right) whose own count (`count_tokens` on the
-///    piece text) is `<= budget`; a single word over budget is its own
-///    piece. Pieces are trimmed sub-spans on char boundaries and are packed
-///    like sentences. Empty sentence spans are skipped; invalid ones
-///    (out of bounds / not on char boundaries) are skipped in release
-///    builds and trip a `debug_assert!` in debug builds.
+/// 1. A sentence longer than the byte cap is split unread; otherwise
+///    `count_tokens` is called once on it, and a sentence counted above
+///    `budget` is split. Splitting cuts at whitespace into pieces, each the
+///    longest run of words (from left to right) whose own count
+///    (`count_tokens` on the piece text) is `<= budget` and whose length is
+///    within the byte cap. A word longer than the cap is first cut into
+///    cap-sized runs of characters; a word (or run) counted over budget is
+///    cut the same way into runs of characters. Pieces are trimmed sub-spans
+///    on char boundaries and are packed like sentences. Empty sentence spans
+///    are skipped; invalid ones (out of bounds / not on char boundaries) are
+///    skipped in release builds and trip a `debug_assert!` in debug builds.
 /// 2. Greedy packing: a chunk takes units in order while the running sum of
-///    counts stays `<= budget` (always at least one unit).
+///    counts stays `<= budget` and the span stays within the byte cap
+///    (always at least one unit).
 /// 3. Overlap: the next chunk starts with the previous chunk's last unit if
 ///    the previous chunk had at least two units and that unit plus the next
-///    new unit fit the budget together; otherwise it starts at the next new
-///    unit. So every chunk adds at least one unit not seen before.
+///    new unit fit the budget and the cap together; otherwise it starts at
+///    the next new unit. So every chunk adds at least one unit not seen before.
 ///
 /// Headings get no special treatment: a heading that ends one chunk
 /// becomes the overlap that opens the next, which keeps it with its body.
@@ -54,17 +70,37 @@ struct Unit {
 /// Guarantees: chunk starts strictly increase and ends never decrease;
 /// consecutive chunks overlap or are separated only by what lies between
 /// sentences; every sentence byte lies in some chunk; `tokens <= budget`
-/// unless the chunk is one unsplittable word; no sentences → no chunks.
-/// Time is linear in the number of sentences plus O(n log n) in the
-/// length of over-budget sentences (galloping search over piece ends).
+/// and the span is within the byte cap unless the chunk is one character
+/// (which only a budget of 0 makes over budget); no sentences → no chunks.
+/// `count_tokens` never sees more than twice the byte cap, so time is
+/// O(n log n) in the text length whatever the input (about two counts per piece
+/// when pieces are alike).
 pub fn chunk(
     text: &str,
     sentences: &[Span],
     budget: usize,
     count_tokens: &dyn Fn(&str) -> usize,
 ) -> Vec<ChunkSpan> {
+    chunk_until(text, sentences, budget, count_tokens, &Deadline::never()).expect("no deadline")
+}
+
+/// [`chunk`] that gives up (`None`) once `deadline` has passed.
+pub fn chunk_until(
+    text: &str,
+    sentences: &[Span],
+    budget: usize,
+    count_tokens: &dyn Fn(&str) -> usize,
+    deadline: &Deadline,
+) -> Option<Vec<ChunkSpan>> {
+    let limits = Limits {
+        budget,
+        cap: max_chunk_bytes(budget),
+    };
     let mut units = Vec::with_capacity(sentences.len());
     for (idx, &span) in sentences.iter().enumerate() {
+        if idx % 256 == 0 && deadline.expired() {
+            return None;
+        }
         let Some(s) = text.get(span.start..span.end) else {
             debug_assert!(false, "sentence span {span:?} invalid for text");
             continue;
@@ -72,7 +108,11 @@ pub fn chunk(
         if s.is_empty() {
             continue;
         }
-        let tokens = count_tokens(s);
+        let tokens = if s.len() <= limits.cap {
+            count_tokens(s)
+        } else {
+            usize::MAX
+        };
         if tokens <= budget {
             units.push(Unit {
                 span,
@@ -80,80 +120,157 @@ pub fn chunk(
                 tokens,
             });
         } else {
-            split_sentence(text, span, idx, budget, count_tokens, &mut units);
+            let words = words(text, span, limits.cap);
+            let cut = Cutter {
+                text,
+                sentence: idx,
+                limits,
+                count_tokens,
+                deadline,
+            };
+            cut.split(&words, true, &mut units)?;
         }
     }
-    pack(&units, budget)
+    Some(pack(&units, limits))
 }
 
-/// Cuts an over-budget sentence into whitespace-delimited pieces.
-fn split_sentence(
-    text: &str,
-    span: Span,
-    sentence: usize,
+/// The two bounds every chunk keeps.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
     budget: usize,
-    count_tokens: &dyn Fn(&str) -> usize,
-    out: &mut Vec<Unit>,
-) {
-    let words = words(text, span);
-    let count = |a: usize, b: usize| count_tokens(&text[words[a].start..words[b - 1].end]);
-    let unit = |a: usize, b: usize, tokens: usize| Unit {
-        span: Span {
-            start: words[a].start,
-            end: words[b - 1].end,
-        },
-        sentence,
-        tokens,
-    };
-    let n = words.len();
-    let mut a = 0;
-    while a < n {
-        let first = count(a, a + 1);
-        if first > budget {
-            out.push(unit(a, a + 1, first));
-            a += 1;
-            continue;
+    cap: usize,
+}
+
+/// Cuts an over-budget sentence into pieces (see [`chunk`], rule 1).
+struct Cutter<'a> {
+    text: &'a str,
+    sentence: usize,
+    limits: Limits,
+    count_tokens: &'a dyn Fn(&str) -> usize,
+    deadline: &'a Deadline,
+}
+
+impl Cutter<'_> {
+    /// Tokens of the text from `atoms[a]` to `atoms[b - 1]`, or `None` when it is
+    /// longer than the byte cap (then it is not counted at all).
+    fn count(&self, atoms: &[Span], a: usize, b: usize) -> Option<usize> {
+        let (start, end) = (atoms[a].start, atoms[b - 1].end);
+        (end - start <= self.limits.cap).then(|| (self.count_tokens)(&self.text[start..end]))
+    }
+
+    fn fits(&self, tokens: Option<usize>) -> bool {
+        tokens.is_some_and(|t| t <= self.limits.budget)
+    }
+
+    /// Greedy left-to-right pieces over `atoms` (words when `words`, else characters):
+    /// each piece is the longest run that fits; a word that does not fit alone is cut
+    /// into characters, a character that does not fit alone is its own piece.
+    /// `None` once the deadline has passed.
+    fn split(&self, atoms: &[Span], words: bool, out: &mut Vec<Unit>) -> Option<()> {
+        let n = atoms.len();
+        let mut a = 0;
+        let mut guess = 0;
+        while a < n {
+            if out.len().is_multiple_of(64) && self.deadline.expired() {
+                return None;
+            }
+            let first = self.count(atoms, a, a + 1);
+            if !self.fits(first) {
+                if words {
+                    self.split(&chars(self.text, atoms[a]), false, out)?;
+                } else {
+                    out.push(self.unit(atoms, a, a + 1, first.unwrap_or(usize::MAX)));
+                }
+                a += 1;
+                continue;
+            }
+            let (lo, tokens) = self.longest(atoms, a, first.unwrap_or(0), guess);
+            out.push(self.unit(atoms, a, lo, tokens));
+            guess = lo - a;
+            a = lo;
         }
-        // Largest end `lo` with count(a, lo) <= budget: gallop, then bisect.
+        Some(())
+    }
+
+    /// Largest end `lo` with `atoms[a..lo]` fitting: probe `a + guess` (the previous
+    /// piece's length, so runs of similar pieces cost about two counts each), gallop up
+    /// from what fits, then bisect.
+    fn longest(&self, atoms: &[Span], a: usize, first: usize, guess: usize) -> (usize, usize) {
+        let n = atoms.len();
         let (mut lo, mut lo_tokens) = (a + 1, first);
         let mut hi = None;
+        let probe = (a + guess).min(n);
+        if probe > lo {
+            let c = self.count(atoms, a, probe);
+            if self.fits(c) {
+                (lo, lo_tokens) = (probe, c.unwrap_or(0));
+            } else {
+                hi = Some(probe);
+            }
+        }
         let mut step = 1;
-        while lo < n {
+        while hi.is_none() && lo < n {
             let cand = (lo + step).min(n);
-            let c = count(a, cand);
-            if c <= budget {
-                (lo, lo_tokens) = (cand, c);
+            let c = self.count(atoms, a, cand);
+            if self.fits(c) {
+                (lo, lo_tokens) = (cand, c.unwrap_or(0));
                 step *= 2;
             } else {
                 hi = Some(cand);
-                break;
             }
         }
         if let Some(mut hi) = hi {
             while hi - lo > 1 {
                 let mid = lo + (hi - lo) / 2;
-                let c = count(a, mid);
-                if c <= budget {
-                    (lo, lo_tokens) = (mid, c);
+                let c = self.count(atoms, a, mid);
+                if self.fits(c) {
+                    (lo, lo_tokens) = (mid, c.unwrap_or(0));
                 } else {
                     hi = mid;
                 }
             }
         }
-        out.push(unit(a, lo, lo_tokens));
-        a = lo;
+        (lo, lo_tokens)
+    }
+
+    fn unit(&self, atoms: &[Span], a: usize, b: usize, tokens: usize) -> Unit {
+        Unit {
+            span: Span {
+                start: atoms[a].start,
+                end: atoms[b - 1].end,
+            },
+            sentence: self.sentence,
+            tokens,
+        }
     }
 }
 
-/// Maximal non-whitespace runs inside `span`, as absolute spans.
-fn words(text: &str, span: Span) -> Vec<Span> {
+/// Maximal non-whitespace runs inside `span`, as absolute spans; a run longer than
+/// `cap` bytes is cut into consecutive runs of at most `cap` bytes (on char boundaries,
+/// at least one char each).
+fn words(text: &str, span: Span, cap: usize) -> Vec<Span> {
     let mut out = Vec::new();
     let mut start = None;
+    let push = |s: usize, e: usize, out: &mut Vec<Span>| {
+        let mut s = s;
+        while e - s > cap {
+            let mut cut = s + cap;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            if cut == s {
+                cut = s + text[s..].chars().next().map_or(1, char::len_utf8);
+            }
+            out.push(Span { start: s, end: cut });
+            s = cut;
+        }
+        out.push(Span { start: s, end: e });
+    };
     for (i, c) in text[span.start..span.end].char_indices() {
         let i = span.start + i;
         match (c.is_whitespace(), start) {
             (true, Some(s)) => {
-                out.push(Span { start: s, end: i });
+                push(s, i, &mut out);
                 start = None;
             }
             (false, None) => start = Some(i),
@@ -161,22 +278,35 @@ fn words(text: &str, span: Span) -> Vec<Span> {
         }
     }
     if let Some(s) = start {
-        out.push(Span {
-            start: s,
-            end: span.end,
-        });
+        push(s, span.end, &mut out);
     }
     out
 }
 
+/// Every character of `span` as its own span.
+fn chars(text: &str, span: Span) -> Vec<Span> {
+    text[span.start..span.end]
+        .char_indices()
+        .map(|(i, c)| Span {
+            start: span.start + i,
+            end: span.start + i + c.len_utf8(),
+        })
+        .collect()
+}
+
 /// Greedy packing with one-unit overlap (see [`chunk`]).
-fn pack(units: &[Unit], budget: usize) -> Vec<ChunkSpan> {
+fn pack(units: &[Unit], limits: Limits) -> Vec<ChunkSpan> {
+    let fits = |first: &Unit, last: &Unit, tokens: usize| {
+        tokens <= limits.budget && last.span.end - first.span.start <= limits.cap
+    };
     let mut out = Vec::new();
     let mut s = 0;
     while s < units.len() {
         let mut e = s;
         let mut sum = 0usize;
-        while e < units.len() && (e == s || sum.saturating_add(units[e].tokens) <= budget) {
+        while e < units.len()
+            && (e == s || fits(&units[s], &units[e], sum.saturating_add(units[e].tokens)))
+        {
             sum = sum.saturating_add(units[e].tokens);
             e += 1;
         }
@@ -191,7 +321,8 @@ fn pack(units: &[Unit], budget: usize) -> Vec<ChunkSpan> {
         if e == units.len() {
             break;
         }
-        let overlap_fits = units[e - 1].tokens.saturating_add(units[e].tokens) <= budget;
+        let pair = units[e - 1].tokens.saturating_add(units[e].tokens);
+        let overlap_fits = fits(&units[e - 1], &units[e], pair);
         s = if e - s >= 2 && overlap_fits { e - 1 } else { e };
     }
     out
@@ -331,16 +462,39 @@ mod tests {
     }
 
     #[test]
-    fn unsplittable_word_may_exceed_budget() {
+    fn over_budget_word_is_cut_into_characters() {
         let text = "Short one. Supercalifragilistic";
         let chars = |s: &str| s.chars().count();
         let chunks = chunk(text, &sentences(text), 5, &chars);
         assert_eq!(
             texts(text, &chunks),
-            ["Short", "one.", "Supercalifragilistic"]
+            ["Short", "one.", "Super", "calif", "ragil", "istic"]
         );
-        assert_eq!(chunks[2].tokens, 20);
+        assert!(chunks.iter().all(|c| c.tokens <= 5));
         assert_eq!(chunks[2].sentences, 1..2);
+    }
+
+    #[test]
+    fn text_without_whitespace_respects_the_byte_cap_and_is_not_counted_whole() {
+        // A tokenizer that sees a long word as one unknown token.
+        let longest = Cell::new(0);
+        let unk = |s: &str| {
+            longest.set(longest.get().max(s.len()));
+            s.split_whitespace().count()
+        };
+        let text = "é".repeat(5000) + "x";
+        let chunks = chunk(&text, &sentences(&text), 10, &unk);
+        let cap = max_chunk_bytes(10);
+        assert!(longest.get() <= 2 * cap, "counted {} bytes", longest.get());
+        assert!(chunks.len() >= text.len() / cap);
+        for c in &chunks {
+            assert!(c.span.len() <= cap && c.tokens <= 10, "{c:?}");
+        }
+        assert_eq!(chunks[0].span.start, 0);
+        assert_eq!(chunks.last().unwrap().span.end, text.len());
+        for w in chunks.windows(2) {
+            assert!(w[1].span.start <= w[0].span.end, "chunks tile the run");
+        }
     }
 
     #[test]
@@ -361,7 +515,7 @@ mod tests {
     fn zero_budget_terminates() {
         let text = "A b. C d.";
         let chunks = chunk(text, &sentences(text), 0, &words_count);
-        assert_eq!(texts(text, &chunks), ["A", "b.", "C", "d."]);
+        assert_eq!(texts(text, &chunks), ["A", "b", ".", "C", "d", "."]);
     }
 
     /// Asserts the chunking invariants for chunks of `text` built from
@@ -386,9 +540,13 @@ mod tests {
                 .sum();
             assert_eq!(c.tokens, expected, "tokens of {s:?}");
             assert!(
-                c.tokens <= budget || !s.contains(char::is_whitespace),
+                c.tokens <= budget,
                 "chunk {s:?} has {} > {budget} tokens",
                 c.tokens
+            );
+            assert!(
+                s.len() <= max_chunk_bytes(budget),
+                "chunk {s:?} over the byte cap"
             );
             assert!(c.sentences.start < c.sentences.end && c.sentences.end <= sents.len());
             let first = sents[c.sentences.start];
@@ -463,6 +621,63 @@ mod tests {
         .prop_map(|parts| parts.into_iter().flat_map(|(a, b)| [a, b]).collect())
     }
 
+    /// A WordPiece-like counter: a word costs one token per 3 characters, but a word over
+    /// 24 bytes is one unknown token (so counts are not monotonic in the text length).
+    fn wordpiece_like(s: &str) -> usize {
+        s.split_whitespace()
+            .map(|w| {
+                if w.len() > 24 {
+                    1
+                } else {
+                    w.chars().count().div_ceil(3)
+                }
+            })
+            .sum()
+    }
+
+    /// Invariants that hold for any counter: budget and byte cap kept, spans valid,
+    /// trimmed, in order, and every non-whitespace character in some chunk.
+    fn assert_budget_invariants(text: &str, chunks: &[ChunkSpan], budget: usize) {
+        let mut covered = vec![false; text.len()];
+        for (i, c) in chunks.iter().enumerate() {
+            let s = text.get(c.span.start..c.span.end).expect("char boundaries");
+            assert!(!s.is_empty() && s.trim() == s, "untrimmed {s:?}");
+            assert!(c.tokens <= budget, "{s:?}: {} > {budget} tokens", c.tokens);
+            assert!(
+                s.len() <= max_chunk_bytes(budget),
+                "{s:?} over the byte cap"
+            );
+            if i > 0 {
+                assert!(c.span.start > chunks[i - 1].span.start);
+                assert!(c.span.end >= chunks[i - 1].span.end);
+            }
+            covered[c.span.start..c.span.end]
+                .iter_mut()
+                .for_each(|b| *b = true);
+        }
+        for (i, ch) in text.char_indices() {
+            assert!(
+                ch.is_whitespace() || covered[i],
+                "byte {i} ({ch:?}) not in any chunk"
+            );
+        }
+    }
+
+    /// Text with long runs without whitespace, long lines and few sentence ends.
+    fn hostile() -> impl Strategy<Value = String> {
+        let run = (
+            prop::sample::select(&["a", "é", "日", "x.", "Ab. ", "-", "\u{200b}"][..]),
+            0usize..400,
+        )
+            .prop_map(|(s, n)| s.repeat(n));
+        prop::collection::vec((run, prop::sample::select(SEPARATORS)), 0..8).prop_map(|parts| {
+            parts
+                .into_iter()
+                .flat_map(|(a, b)| [a, b.to_string()])
+                .collect()
+        })
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(512))]
 
@@ -479,6 +694,21 @@ mod tests {
             let sents = sentences(&text);
             let chunks = chunk(&text, &sents, budget, &words_count);
             assert_chunk_invariants(&text, &sents, &chunks, budget);
+        }
+
+        #[test]
+        fn budget_holds_on_hostile_text(text in hostile(), budget in 1usize..40) {
+            let sents = sentences(&text);
+            let chunks = chunk(&text, &sents, budget, &wordpiece_like);
+            assert_budget_invariants(&text, &chunks, budget);
+            let chunks = chunk(&text, &sents, budget, &words_count);
+            assert_chunk_invariants(&text, &sents, &chunks, budget);
+        }
+
+        #[test]
+        fn budget_holds_on_arbitrary_text(text in any::<String>(), budget in 1usize..40) {
+            let chunks = chunk(&text, &sentences(&text), budget, &wordpiece_like);
+            assert_budget_invariants(&text, &chunks, budget);
         }
 
         #[test]

@@ -12,9 +12,9 @@ use std::fs;
 use std::io::{self, Read};
 use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Once};
+use std::sync::{mpsc, Once, OnceLock};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm", "pdf", "jsonl"];
@@ -38,14 +38,126 @@ pub struct LoadOptions {
     pub max_file_bytes: u64,
     /// Wall-clock limit for extracting the text of one PDF.
     pub pdf_timeout: Duration,
+    /// Most text one file may yield, all its documents together ([`Budget::Text`]).
+    pub max_text_bytes: u64,
+    /// Most bytes a PDF's Flate streams (images excepted) may inflate to ([`Budget::Inflated`]).
+    pub max_inflated_bytes: u64,
+    /// Address-space limit of the PDF worker process ([`Budget::Memory`]); it applies when
+    /// the worker runs as a subprocess (see [`pdf_worker_entry`]).
+    pub pdf_memory_bytes: u64,
+    /// Wall-clock limit for loading, segmenting and chunking one file ([`LoadError::TimedOut`]).
+    pub file_timeout: Duration,
 }
 
 impl Default for LoadOptions {
-    /// 50 MiB per file, 30 seconds per PDF.
+    /// 50 MiB per file, 30 s per PDF, 16 MiB of text, 256 MiB inflated, 2 GiB of
+    /// worker memory, 300 s per file.
     fn default() -> Self {
         Self {
             max_file_bytes: 50 * 1024 * 1024,
             pdf_timeout: Duration::from_secs(30),
+            max_text_bytes: 16 * 1024 * 1024,
+            max_inflated_bytes: 256 * 1024 * 1024,
+            pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
+            file_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// A point in time after which work on a file stops ([`LoadError::TimedOut`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Option<Instant>,
+    limit: Duration,
+}
+
+impl Deadline {
+    /// `limit` from now (a limit too large to represent never expires).
+    pub fn after(limit: Duration) -> Self {
+        Deadline {
+            at: Instant::now().checked_add(limit),
+            limit,
+        }
+    }
+
+    /// A deadline that never expires.
+    pub fn never() -> Self {
+        Deadline {
+            at: None,
+            limit: Duration::MAX,
+        }
+    }
+
+    /// Whether the deadline has passed.
+    pub fn expired(&self) -> bool {
+        self.at.is_some_and(|at| Instant::now() >= at)
+    }
+
+    /// Time left (zero once expired; `Duration::MAX` when it never expires).
+    pub fn remaining(&self) -> Duration {
+        self.at.map_or(Duration::MAX, |at| {
+            at.saturating_duration_since(Instant::now())
+        })
+    }
+
+    /// `Err(TimedOut)` for `path` once expired.
+    pub fn check(&self, path: &Path) -> Result<(), LoadError> {
+        if self.expired() {
+            return Err(LoadError::TimedOut {
+                path: path.to_path_buf(),
+                secs: self.limit.as_secs_f64(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// A per-file resource budget that a file exceeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Budget {
+    /// The text extracted from the file is longer than `max_text_bytes`.
+    Text {
+        /// The budget in bytes.
+        limit: u64,
+    },
+    /// A PDF's Flate streams inflate to more than `max_inflated_bytes`.
+    Inflated {
+        /// The budget in bytes.
+        limit: u64,
+    },
+    /// HTML elements nest deeper than [`MAX_HTML_DEPTH`].
+    HtmlDepth {
+        /// The deepest nesting allowed.
+        limit: usize,
+        /// Byte offset of the start tag that went past it.
+        byte_offset: usize,
+    },
+    /// The PDF worker ran out of its `pdf_memory_bytes` address space.
+    Memory {
+        /// The limit in bytes.
+        limit: u64,
+    },
+}
+
+impl fmt::Display for Budget {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Budget::Text { limit } => write!(
+                f,
+                "extracted text is over the {limit}-byte budget (max_text_bytes)"
+            ),
+            Budget::Inflated { limit } => write!(
+                f,
+                "PDF streams inflate to more than {limit} bytes (max_inflated_bytes)"
+            ),
+            Budget::HtmlDepth { limit, byte_offset } => write!(
+                f,
+                "HTML elements nest deeper than {limit} levels (at byte offset {byte_offset})"
+            ),
+            Budget::Memory { limit } => write!(
+                f,
+                "PDF extraction needed more than its {limit}-byte memory limit (pdf_memory_bytes)"
+            ),
         }
     }
 }
@@ -141,6 +253,20 @@ pub enum LoadError {
         /// The timeout that expired, in seconds.
         secs: f64,
     },
+    /// The file went over a per-file budget (text, inflated streams, nesting, memory).
+    OverBudget {
+        /// The file.
+        path: PathBuf,
+        /// Which budget, and its limit.
+        budget: Budget,
+    },
+    /// Loading, segmenting and chunking the file took longer than [`LoadOptions::file_timeout`].
+    TimedOut {
+        /// The file.
+        path: PathBuf,
+        /// The limit that expired, in seconds.
+        secs: f64,
+    },
     /// A BEIR jsonl line is malformed, duplicated or empty; the whole file is rejected.
     Json {
         /// The jsonl file.
@@ -171,6 +297,8 @@ impl LoadError {
             | LoadError::Unsupported { path, .. }
             | LoadError::Pdf { path, .. }
             | LoadError::PdfTimeout { path, .. }
+            | LoadError::OverBudget { path, .. }
+            | LoadError::TimedOut { path, .. }
             | LoadError::Json { path, .. }
             | LoadError::Walk { path, .. } => path,
         }
@@ -205,6 +333,10 @@ impl LoadError {
             LoadError::PdfTimeout { secs, .. } => {
                 format!("PDF text extraction timed out after {secs} s")
             }
+            LoadError::OverBudget { budget, .. } => budget.to_string(),
+            LoadError::TimedOut { secs, .. } => {
+                format!("loading took longer than the {secs} s limit (file_timeout_secs)")
+            }
             LoadError::Json { line, reason, .. } => format!("line {line}: {reason}"),
             LoadError::Walk { reason, .. } => reason.clone(),
         }
@@ -230,12 +362,41 @@ pub fn is_supported(path: &Path) -> bool {
     SUPPORTED_EXTENSIONS.contains(&extension(path).as_str())
 }
 
-/// Load one file into one or more documents (several only for jsonl).
+/// Load one file into one or more documents (several only for jsonl), within
+/// [`LoadOptions::file_timeout`] from now.
 ///
 /// The size is checked from metadata before anything is read. Text formats
 /// must be UTF-8 without NUL bytes near the start; md/txt text is kept
 /// byte-for-byte. See [`LoadError`] for the failure cases.
 pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Vec<LoadedDoc>, LoadError> {
+    load_file_until(path, opts, Deadline::after(opts.file_timeout))
+}
+
+/// [`load_file`] with an explicit deadline (the caller may spend the rest on chunking).
+pub fn load_file_until(
+    path: &Path,
+    opts: &LoadOptions,
+    deadline: Deadline,
+) -> Result<Vec<LoadedDoc>, LoadError> {
+    let docs = load_kind(path, opts, deadline)?;
+    let total: u64 = docs.iter().map(|d| d.text.len() as u64).sum();
+    if total > opts.max_text_bytes {
+        return Err(LoadError::OverBudget {
+            path: path.to_path_buf(),
+            budget: Budget::Text {
+                limit: opts.max_text_bytes,
+            },
+        });
+    }
+    deadline.check(path)?;
+    Ok(docs)
+}
+
+fn load_kind(
+    path: &Path,
+    opts: &LoadOptions,
+    deadline: Deadline,
+) -> Result<Vec<LoadedDoc>, LoadError> {
     let ext = extension(path);
     let kind = match ext.as_str() {
         "md" | "markdown" => SourceKind::Markdown,
@@ -252,7 +413,7 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Vec<LoadedDoc>, Load
     };
     let bytes = read_limited(path, opts.max_file_bytes)?;
     if kind == SourceKind::Pdf {
-        return load_pdf(path, bytes, opts.pdf_timeout).map(|d| vec![d]);
+        return load_pdf(path, bytes, opts, deadline).map(|d| vec![d]);
     }
     let text = decode_text(path, bytes)?;
     match kind {
@@ -274,23 +435,38 @@ pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Vec<LoadedDoc>, Load
                 kind,
             }])
         }
-        SourceKind::Html => {
-            let (title, body) = html_to_text(&text);
-            if is_blank(&body) {
-                return Err(LoadError::Empty {
-                    path: path.to_path_buf(),
-                });
-            }
-            Ok(vec![LoadedDoc {
-                key: String::new(),
-                title: title.unwrap_or_else(|| file_stem(path)),
-                text: body,
-                kind,
-            }])
-        }
-        SourceKind::Jsonl => load_jsonl(path, &text),
+        SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
+        SourceKind::Jsonl => load_jsonl(path, &text, deadline),
         SourceKind::Pdf => unreachable!("handled above"),
     }
+}
+
+/// Check the nesting depth, then convert HTML to readable text.
+fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc, LoadError> {
+    if let Some(byte_offset) = html_too_deep(source, MAX_HTML_DEPTH) {
+        return Err(LoadError::OverBudget {
+            path: path.to_path_buf(),
+            budget: Budget::HtmlDepth {
+                limit: MAX_HTML_DEPTH,
+                byte_offset,
+            },
+        });
+    }
+    let (title, body) = html_to_text(source, &deadline).ok_or_else(|| LoadError::TimedOut {
+        path: path.to_path_buf(),
+        secs: deadline.limit.as_secs_f64(),
+    })?;
+    if is_blank(&body) {
+        return Err(LoadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(LoadedDoc {
+        key: String::new(),
+        title: title.unwrap_or_else(|| file_stem(path)),
+        text: body,
+        kind: SourceKind::Html,
+    })
 }
 
 /// Stat, size-check, then read a regular file (never more than `limit + 1` bytes).
@@ -408,6 +584,136 @@ fn markdown_title(text: &str) -> Option<String> {
 // ---------------------------------------------------------------------------
 // HTML
 // ---------------------------------------------------------------------------
+
+/// Deepest element nesting accepted in HTML (browsers stop nesting at 512 too): the
+/// HTML parser's scope checks cost time proportional to the depth for every tag.
+pub const MAX_HTML_DEPTH: usize = 512;
+
+/// Elements that never have content.
+const HTML_VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr", "keygen", "basefont", "bgsound", "frame",
+];
+
+/// Elements whose end tag may be left out (not counted as nesting).
+const HTML_OPTIONAL_END: &[&str] = &[
+    "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot",
+    "colgroup", "caption", "rb", "rt", "rp", "rtc", "html", "head", "body",
+];
+
+/// Elements whose content is raw text up to their end tag.
+const HTML_RAW_TEXT: &[&str] = &[
+    "script",
+    "style",
+    "textarea",
+    "title",
+    "xmp",
+    "iframe",
+    "noembed",
+    "noframes",
+    "plaintext",
+];
+
+/// Byte offset of the first start tag nested deeper than `limit`, if any.
+///
+/// A linear pre-scan with a simple model of the parser: comments and raw-text
+/// elements are skipped; void, self-closed and optional-end elements do not nest; an
+/// end tag closes the innermost open element of its name and everything inside it.
+fn html_too_deep(source: &str, limit: usize) -> Option<usize> {
+    let b = source.as_bytes();
+    let mut stack: Vec<String> = Vec::new();
+    let mut open: HashMap<String, usize> = HashMap::new();
+    let mut i = 0;
+    while let Some(p) = b[i..].iter().position(|&c| c == b'<') {
+        let lt = i + p;
+        let mut j = lt + 1;
+        if b[j..].starts_with(b"!--") {
+            i = find(b, j + 3, b"-->").map_or(b.len(), |e| e + 3);
+            continue;
+        }
+        if matches!(b.get(j), Some(b'!' | b'?')) {
+            i = find(b, j, b">").map_or(b.len(), |e| e + 1);
+            continue;
+        }
+        let closing = b.get(j) == Some(&b'/');
+        j += usize::from(closing);
+        let name_len = b[j..]
+            .iter()
+            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b':' | b'_'))
+            .count();
+        if name_len == 0 || !b[j].is_ascii_alphabetic() {
+            i = j;
+            continue;
+        }
+        let name = source[j..j + name_len].to_ascii_lowercase();
+        let end = tag_end(b, j + name_len);
+        i = (end + 1).min(b.len());
+        if closing {
+            if open.get(&name).is_some_and(|n| *n > 0) {
+                while let Some(top) = stack.pop() {
+                    *open.entry(top.clone()).or_default() -= 1;
+                    if top == name {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        if HTML_RAW_TEXT.contains(&name.as_str()) {
+            i = find_end_tag(b, i, &name).unwrap_or(b.len());
+            continue;
+        }
+        let self_closed = end > 0 && b.get(end - 1) == Some(&b'/');
+        if self_closed
+            || HTML_VOID.contains(&name.as_str())
+            || HTML_OPTIONAL_END.contains(&name.as_str())
+        {
+            continue;
+        }
+        *open.entry(name.clone()).or_default() += 1;
+        stack.push(name);
+        if stack.len() > limit {
+            return Some(lt);
+        }
+    }
+    None
+}
+
+/// First index at or after `from` where `needle` starts.
+fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    hay.get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
+/// Index of the `>` ending a tag whose attributes start at `from` (quotes respected),
+/// or the end of the input.
+fn tag_end(b: &[u8], from: usize) -> usize {
+    let mut quote = None;
+    for (k, &c) in b.iter().enumerate().skip(from) {
+        match (quote, c) {
+            (None, b'"' | b'\'') => quote = Some(c),
+            (Some(q), _) if c == q => quote = None,
+            (None, b'>') => return k,
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Index just past the `</name ...>` end tag at or after `from` (ASCII case-insensitive).
+fn find_end_tag(b: &[u8], from: usize, name: &str) -> Option<usize> {
+    let mut k = from;
+    while let Some(lt) = find(b, k, b"</") {
+        let after = lt + 2 + name.len();
+        if b.len() >= after && b[lt + 2..after].eq_ignore_ascii_case(name.as_bytes()) {
+            return Some((tag_end(b, after) + 1).min(b.len()));
+        }
+        k = lt + 2;
+    }
+    None
+}
 
 /// Elements whose whole subtree is not readable text.
 const HTML_DROPPED: &[&str] = &[
@@ -601,8 +907,8 @@ fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Convert an HTML document to `(title, readable text)`.
-fn html_to_text(source: &str) -> (Option<String>, String) {
+/// Convert an HTML document to `(title, readable text)`; `None` once `deadline` passes.
+fn html_to_text(source: &str, deadline: &Deadline) -> Option<(Option<String>, String)> {
     let doc = scraper::Html::parse_document(source);
     let title = ["title", "h1"].iter().find_map(|sel| {
         let selector = scraper::Selector::parse(sel).expect("static selector");
@@ -615,7 +921,12 @@ fn html_to_text(source: &str) -> (Option<String>, String) {
     let mut w = HtmlText::new();
     let root = doc.tree.root();
     let mut node = root;
+    let mut visited = 0usize;
     'walk: loop {
+        visited += 1;
+        if visited.is_multiple_of(4096) && deadline.expired() {
+            return None;
+        }
         let mut descend = true;
         match node.value() {
             scraper::Node::Text(t) => w.text(t),
@@ -656,7 +967,7 @@ fn html_to_text(source: &str) -> (Option<String>, String) {
             }
         }
     }
-    (title, w.finish())
+    Some((title, w.finish()))
 }
 
 // ---------------------------------------------------------------------------
@@ -666,13 +977,13 @@ fn html_to_text(source: &str) -> (Option<String>, String) {
 /// Why an isolated job did not return a value.
 #[derive(Debug)]
 enum WorkerError {
-    /// The job returned an error.
-    Failed(String),
     /// The job panicked (message).
     Panicked(String),
-    /// No result within the timeout; the thread was abandoned.
+    /// No result within the timeout; the thread was abandoned or the process killed.
     TimedOut,
-    /// The worker thread could not be started.
+    /// The worker process ran out of its address space.
+    OutOfMemory,
+    /// The worker thread or process could not be started.
     Spawn(io::Error),
 }
 
@@ -707,7 +1018,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 fn run_isolated<T, F>(job: F, timeout: Duration) -> Result<T, WorkerError>
 where
     T: Send + 'static,
-    F: FnOnce() -> Result<T, String> + Send + 'static,
+    F: FnOnce() -> T + Send + 'static,
 {
     install_quiet_panic_hook();
     let (tx, rx) = mpsc::sync_channel(1);
@@ -721,8 +1032,7 @@ where
         })
         .map_err(WorkerError::Spawn)?;
     match rx.recv_timeout(timeout) {
-        Ok(Ok(Ok(value))) => Ok(value),
-        Ok(Ok(Err(msg))) => Err(WorkerError::Failed(msg)),
+        Ok(Ok(value)) => Ok(value),
         Ok(Err(payload)) => Err(WorkerError::Panicked(panic_message(payload.as_ref()))),
         Err(mpsc::RecvTimeoutError::Timeout) => Err(WorkerError::TimedOut),
         Err(mpsc::RecvTimeoutError::Disconnected) => Err(WorkerError::Panicked(
@@ -764,67 +1074,334 @@ fn normalize_pdf_text(raw: &str) -> String {
     out.trim().to_string()
 }
 
-/// Extract a PDF's text (and metadata title) in an isolated, time-limited worker.
-fn load_pdf(path: &Path, bytes: Vec<u8>, timeout: Duration) -> Result<LoadedDoc, LoadError> {
+/// Budgets the PDF extraction job enforces itself.
+#[derive(Debug, Clone, Copy)]
+struct PdfLimits {
+    inflated: u64,
+    text: u64,
+}
+
+/// What the extraction job found.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct PdfText {
+    text: String,
+    title: Option<String>,
+    /// Page count, looked up only when no text was found.
+    pages: usize,
+}
+
+/// Why the extraction job found nothing.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+enum PdfFail {
+    /// The extractor returned an error.
+    Corrupt(String),
+    /// The extractor panicked (message).
+    Panicked(String),
+    /// A budget was exceeded.
+    Over(Budget),
+}
+
+/// Whether the Flate streams of `bytes` inflate to more than `limit` bytes in total.
+///
+/// Every `stream` keyword of the raw file is found; a stream whose dictionary (the bytes
+/// since the preceding `obj`) names a Flate filter and is not an image is inflated into
+/// a counter, as zlib or, failing that, raw deflate (as the extractor does). Memory stays
+/// constant; work stops at `limit` inflated bytes.
+fn inflates_beyond(bytes: &[u8], limit: u64) -> bool {
+    const DICT_WINDOW: usize = 64 * 1024;
+    let mut total = 0u64;
+    let mut from = 0;
+    while let Some(at) = find(bytes, from, b"stream") {
+        from = at + 6;
+        if bytes[..at].ends_with(b"end") {
+            continue;
+        }
+        let data = match &bytes[from..] {
+            [b'\r', b'\n', ..] => from + 2,
+            [b'\n' | b'\r', ..] => from + 1,
+            _ => continue,
+        };
+        let window = &bytes[at.saturating_sub(DICT_WINDOW)..at];
+        let dict = match window.windows(3).rposition(|w| w == b"obj") {
+            Some(p) => &window[p..],
+            None => window,
+        };
+        let flate = dict.windows(3).any(|w| w == b"/Fl");
+        let image = dict.windows(6).any(|w| w == b"/Image");
+        if !flate || image {
+            continue;
+        }
+        let left = limit.saturating_sub(total).saturating_add(1);
+        let mut zlib = flate2::read::ZlibDecoder::new(&bytes[data..]).take(left);
+        let n = match io::copy(&mut zlib, &mut io::sink()) {
+            Ok(n) => n,
+            Err(_) => {
+                let mut raw = flate2::read::DeflateDecoder::new(&bytes[data..]).take(left);
+                io::copy(&mut raw, &mut io::sink()).unwrap_or(0)
+            }
+        };
+        total = total.saturating_add(n);
+        if total > limit {
+            return true;
+        }
+    }
+    false
+}
+
+/// The extraction job: inflate budget, text, title, and the page count when there is
+/// no text (to tell a broken structure from pages without text).
+fn extract_pdf(bytes: &[u8], limits: PdfLimits) -> Result<PdfText, PdfFail> {
+    if inflates_beyond(bytes, limits.inflated) {
+        return Err(PdfFail::Over(Budget::Inflated {
+            limit: limits.inflated,
+        }));
+    }
+    let raw =
+        pdf_extract::extract_text_from_mem(bytes).map_err(|e| PdfFail::Corrupt(e.to_string()))?;
+    let text = normalize_pdf_text(&raw);
+    drop(raw);
+    if text.len() as u64 > limits.text {
+        return Err(PdfFail::Over(Budget::Text { limit: limits.text }));
+    }
+    let pages = if text.is_empty() {
+        pdf_extract::Document::load_mem(bytes)
+            .map(|d| d.get_pages().len())
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let title = pdf_extract::Document::load_metadata_mem(bytes)
+        .ok()
+        .and_then(|m| m.title)
+        .map(|t| collapse_ws(&t))
+        .filter(|t| !t.is_empty());
+    Ok(PdfText { text, title, pages })
+}
+
+/// The hidden first argument that turns the `attest` binary into a PDF worker process.
+pub const PDF_WORKER_ARG: &str = "__attest-pdf-worker";
+
+/// The executable that serves as PDF worker, once [`pdf_worker_entry`] registered one.
+static WORKER_EXE: OnceLock<PathBuf> = OnceLock::new();
+
+/// Call first thing in `main`. With [`PDF_WORKER_ARG`] as the first argument the process
+/// is a PDF worker: it extracts one PDF, prints the result as JSON and returns
+/// `Some(exit code)`. Otherwise it registers the running executable as the worker and
+/// returns `None`: from then on each PDF is extracted in a subprocess whose address space
+/// is limited to [`LoadOptions::pdf_memory_bytes`] and which is killed at its time limit.
+/// Without this call (library use, unit tests) extraction runs on an in-process thread.
+pub fn pdf_worker_entry() -> Option<i32> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next().as_deref() != Some(std::ffi::OsStr::new(PDF_WORKER_ARG)) {
+        if let Ok(exe) = std::env::current_exe() {
+            let _ = WORKER_EXE.set(exe);
+        }
+        return None;
+    }
+    let rest: Vec<String> = args.map(|a| a.to_string_lossy().into_owned()).collect();
+    Some(worker_main(&rest))
+}
+
+/// The worker process: `PATH MAX_FILE_BYTES MAX_INFLATED MAX_TEXT MEMORY_BYTES`.
+fn worker_main(args: &[String]) -> i32 {
+    let [path, numbers @ ..] = args else {
+        eprintln!("usage: attest {PDF_WORKER_ARG} PATH MAX_FILE MAX_INFLATED MAX_TEXT MEMORY");
+        return 2;
+    };
+    let numbers: Vec<u64> = numbers.iter().filter_map(|n| n.parse().ok()).collect();
+    let [max_file, inflated, text, memory] = numbers[..] else {
+        eprintln!("attest {PDF_WORKER_ARG}: expected four numbers");
+        return 2;
+    };
+    limit_address_space(memory);
+    let reply = match read_limited(Path::new(path), max_file) {
+        Ok(bytes) => {
+            let limits = PdfLimits { inflated, text };
+            match run_isolated(move || extract_pdf(&bytes, limits), Duration::MAX) {
+                Ok(r) => r,
+                Err(WorkerError::Panicked(m)) => Err(PdfFail::Panicked(m)),
+                Err(e) => Err(PdfFail::Corrupt(format!("{e:?}"))),
+            }
+        }
+        Err(e) => Err(PdfFail::Corrupt(e.reason())),
+    };
+    let mut out = io::stdout().lock();
+    match serde_json::to_writer(&mut out, &reply) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("attest {PDF_WORKER_ARG}: {e}");
+            2
+        }
+    }
+}
+
+/// Cap this process's address space (best effort; unsupported platforms keep none).
+fn limit_address_space(bytes: u64) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{setrlimit, Resource, Rlimit};
+        let limit = Rlimit {
+            current: Some(bytes),
+            maximum: Some(bytes),
+        };
+        if let Err(e) = setrlimit(Resource::As, limit) {
+            eprintln!("attest {PDF_WORKER_ARG}: cannot limit memory: {e}");
+        }
+    }
+}
+
+/// Read at most `cap` bytes from `r` into memory and discard the rest; `None` when
+/// there was more.
+fn read_capped(mut r: impl Read, cap: u64) -> Option<Vec<u8>> {
+    let mut buf = Vec::new();
+    let _ = (&mut r).take(cap).read_to_end(&mut buf);
+    let rest = io::copy(&mut r, &mut io::sink()).unwrap_or(0);
+    (rest == 0).then_some(buf)
+}
+
+/// Extract one PDF in a worker process (see [`pdf_worker_entry`]), killing it at `timeout`.
+fn run_worker_process(
+    exe: &Path,
+    path: &Path,
+    opts: &LoadOptions,
+    timeout: Duration,
+) -> Result<Result<PdfText, PdfFail>, WorkerError> {
+    let mut child = std::process::Command::new(exe)
+        .arg(PDF_WORKER_ARG)
+        .arg(path)
+        .args(
+            [
+                opts.max_file_bytes,
+                opts.max_inflated_bytes,
+                opts.max_text_bytes,
+                opts.pdf_memory_bytes,
+            ]
+            .map(|n| n.to_string()),
+        )
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(WorkerError::Spawn)?;
+    // JSON escapes at most 6 bytes per text byte.
+    let out_cap = opts
+        .max_text_bytes
+        .saturating_mul(6)
+        .saturating_add(1 << 20);
+    let stdout = child
+        .stdout
+        .take()
+        .map(|o| thread::spawn(move || read_capped(o, out_cap)));
+    let stderr = child
+        .stderr
+        .take()
+        .map(|e| thread::spawn(move || read_capped(e, 1 << 16)));
+    let deadline = Deadline::after(timeout);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if deadline.expired() => break None,
+            Ok(None) => thread::sleep(Duration::from_millis(5)),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(WorkerError::Spawn(e));
+            }
+        }
+    };
+    if status.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    let out = stdout.and_then(|h| h.join().ok()).flatten();
+    let err = stderr
+        .and_then(|h| h.join().ok())
+        .flatten()
+        .unwrap_or_default();
+    let status = status.ok_or(WorkerError::TimedOut)?;
+    let err = String::from_utf8_lossy(&err);
+    if err.contains("memory allocation of") {
+        return Err(WorkerError::OutOfMemory);
+    }
+    if !status.success() {
+        let last = err.lines().last().unwrap_or("no message");
+        return Err(WorkerError::Panicked(format!("worker {status}: {last}")));
+    }
+    let Some(out) = out else {
+        return Ok(Err(PdfFail::Over(Budget::Text {
+            limit: opts.max_text_bytes,
+        })));
+    };
+    serde_json::from_slice(&out)
+        .map_err(|e| WorkerError::Panicked(format!("unreadable worker reply ({e})")))
+}
+
+/// Extract a PDF's text (and metadata title) in an isolated, time- and memory-limited
+/// worker: a subprocess when one is registered ([`pdf_worker_entry`]), else a thread.
+fn load_pdf(
+    path: &Path,
+    bytes: Vec<u8>,
+    opts: &LoadOptions,
+    deadline: Deadline,
+) -> Result<LoadedDoc, LoadError> {
     let pdf_err = |reason: String| LoadError::Pdf {
         path: path.to_path_buf(),
         reason,
     };
     pdf_sanity_check(&bytes).map_err(pdf_err)?;
-    let job = move || {
-        let raw = pdf_extract::extract_text_from_mem(&bytes).map_err(|e| e.to_string())?;
-        let text = normalize_pdf_text(&raw);
-        // Tell "no pages at all" (broken structure) from "pages without text".
-        let pages = if text.is_empty() {
-            pdf_extract::Document::load_mem(&bytes)
-                .map(|d| d.get_pages().len())
-                .unwrap_or(0)
-        } else {
-            0
-        };
-        let title = pdf_extract::Document::load_metadata_mem(&bytes)
-            .ok()
-            .and_then(|m| m.title)
-            .map(|t| collapse_ws(&t))
-            .filter(|t| !t.is_empty());
-        Ok((text, title, pages))
+    let timeout = opts.pdf_timeout.min(deadline.remaining());
+    let limits = PdfLimits {
+        inflated: opts.max_inflated_bytes,
+        text: opts.max_text_bytes,
     };
-    let (text, title, pages) = match run_isolated(job, timeout) {
-        Ok(v) => v,
-        Err(WorkerError::Failed(msg)) => {
+    let outcome = match WORKER_EXE.get() {
+        Some(exe) => run_worker_process(exe, path, opts, timeout),
+        None => run_isolated(move || extract_pdf(&bytes, limits), timeout),
+    };
+    let over = |budget: Budget| LoadError::OverBudget {
+        path: path.to_path_buf(),
+        budget,
+    };
+    let found = match outcome {
+        Ok(Ok(found)) => found,
+        Ok(Err(PdfFail::Corrupt(msg))) => {
             return Err(pdf_err(format!("truncated or corrupt PDF ({msg})")))
         }
-        Err(WorkerError::Panicked(msg)) => {
+        Ok(Err(PdfFail::Panicked(msg))) | Err(WorkerError::Panicked(msg)) => {
             return Err(pdf_err(format!(
                 "corrupt or unsupported PDF (extractor panicked: {msg})"
             )))
         }
+        Ok(Err(PdfFail::Over(budget))) => return Err(over(budget)),
+        Err(WorkerError::OutOfMemory) => {
+            return Err(over(Budget::Memory {
+                limit: opts.pdf_memory_bytes,
+            }))
+        }
         Err(WorkerError::TimedOut) => {
-            tracing::warn!(
-                "PDF extraction of {} abandoned after {:?}; its thread keeps running",
-                path.display(),
-                timeout
-            );
             return Err(LoadError::PdfTimeout {
                 path: path.to_path_buf(),
                 secs: timeout.as_secs_f64(),
             });
         }
         Err(WorkerError::Spawn(e)) => {
-            return Err(pdf_err(format!("could not start extraction thread ({e})")))
+            return Err(pdf_err(format!("could not start extraction worker ({e})")))
         }
     };
-    if text.is_empty() {
-        return Err(pdf_err(if pages == 0 {
+    if found.text.is_empty() {
+        return Err(pdf_err(if found.pages == 0 {
             "corrupt PDF (no pages found)".to_string()
         } else {
-            format!("no extractable text in {pages} page(s) (scanned image?)")
+            format!(
+                "no extractable text in {} page(s) (scanned image?)",
+                found.pages
+            )
         }));
     }
     Ok(LoadedDoc {
         key: String::new(),
-        title: title.unwrap_or_else(|| file_stem(path)),
-        text,
+        title: found.title.unwrap_or_else(|| file_stem(path)),
+        text: found.text,
         kind: SourceKind::Pdf,
     })
 }
@@ -834,7 +1411,7 @@ fn load_pdf(path: &Path, bytes: Vec<u8>, timeout: Duration) -> Result<LoadedDoc,
 // ---------------------------------------------------------------------------
 
 /// Parse a BEIR corpus file: one `{"_id", "title"?, "text"}` object per non-blank line.
-fn load_jsonl(path: &Path, text: &str) -> Result<Vec<LoadedDoc>, LoadError> {
+fn load_jsonl(path: &Path, text: &str, deadline: Deadline) -> Result<Vec<LoadedDoc>, LoadError> {
     let json_err = |line: usize, reason: String| LoadError::Json {
         path: path.to_path_buf(),
         line,
@@ -843,6 +1420,9 @@ fn load_jsonl(path: &Path, text: &str) -> Result<Vec<LoadedDoc>, LoadError> {
     let mut docs = Vec::new();
     let mut seen: HashMap<String, usize> = HashMap::new();
     for (idx, raw) in text.split('\n').enumerate() {
+        if idx % 1024 == 0 {
+            deadline.check(path)?;
+        }
         let line_no = idx + 1;
         let line = if idx == 0 {
             raw.trim_start_matches('\u{feff}')
@@ -1142,7 +1722,9 @@ mod tests {
     fn html_nested_lists_are_indented() {
         let (_, text) = html_to_text(
             "<p>Intro</p><ol><li>a<ul><li>b</li></ul></li><li><p>c</p></li><li></li></ol>tail",
-        );
+            &Deadline::never(),
+        )
+        .unwrap();
         // A <p> inside an item keeps paragraph spacing (a "loose" list item).
         assert_eq!(text, "Intro\n\n- a\n  - b\n\n- c\n\ntail");
     }
@@ -1451,10 +2033,7 @@ mod tests {
     #[test]
     fn isolated_worker_times_out_and_catches_panics() {
         let slow = run_isolated(
-            || {
-                thread::sleep(Duration::from_secs(5));
-                Ok(())
-            },
+            || thread::sleep(Duration::from_secs(5)),
             Duration::from_millis(50),
         );
         assert!(matches!(slow, Err(WorkerError::TimedOut)), "{slow:?}");
@@ -1463,6 +2042,71 @@ mod tests {
             Err(WorkerError::Panicked(msg)) => assert_eq!(msg, "kaboom"),
             other => panic!("unexpected {other:?}"),
         }
+    }
+
+    #[test]
+    fn html_depth_prescan_models_the_parser() {
+        let deep = |n: usize| format!("<body>{}x{}</body>", "<div>".repeat(n), "</div>".repeat(n));
+        assert_eq!(html_too_deep(&deep(10), 10), None);
+        assert_eq!(html_too_deep(&deep(11), 10), Some(6 + 10 * 5));
+        // Closed siblings, void, self-closed, optional-end, comments and scripts do not nest.
+        let flat = "<div></div>".repeat(50)
+            + &"<p>a<li>b<br><img src='>'><x/>".repeat(50)
+            + "<!-- <div><div><div> --><script><div><div><div></script>";
+        assert_eq!(html_too_deep(&flat, 3), None);
+        // An end tag closes what is open inside it; stray end tags are ignored.
+        let mixed = "<div><span><b></div></i>".repeat(50);
+        assert_eq!(html_too_deep(&mixed, 3), None);
+    }
+
+    #[test]
+    fn html_too_deep_and_text_over_budget_are_budget_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = "<div>".repeat(MAX_HTML_DEPTH + 1);
+        let path = write(dir.path(), "deep.html", body.as_bytes());
+        let err = load_file(&path, &opts()).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                LoadError::OverBudget {
+                    budget: Budget::HtmlDepth { .. },
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        let path = write(dir.path(), "t.md", b"# T\n\nSome text here.\n");
+        let small = LoadOptions {
+            max_text_bytes: 5,
+            ..LoadOptions::default()
+        };
+        let err = load_file(&path, &small).unwrap_err();
+        assert_eq!(
+            err.reason(),
+            "extracted text is over the 5-byte budget (max_text_bytes)"
+        );
+    }
+
+    #[test]
+    fn inflate_budget_counts_flate_streams_but_not_images() {
+        use std::io::Write;
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(&[b' '; 10_000]).unwrap();
+        let data = z.finish().unwrap();
+        let stream = |dict: &str| {
+            let mut v = format!("4 0 obj\n<< {dict} >>\nstream\n").into_bytes();
+            v.extend_from_slice(&data);
+            v.extend_from_slice(b"\nendstream\nendobj\n");
+            v
+        };
+        let flate = stream("/Filter /FlateDecode");
+        assert!(inflates_beyond(&flate, 9_999));
+        assert!(!inflates_beyond(&flate, 10_000));
+        assert!(!inflates_beyond(
+            &stream("/Subtype /Image /Filter /FlateDecode"),
+            10
+        ));
+        assert!(!inflates_beyond(&stream("/Length 5"), 10));
     }
 
     #[test]

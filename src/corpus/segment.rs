@@ -167,6 +167,8 @@ const REFERENCE_CONNECTORS: &[&str] = &["and", "or", "to", "through", "&", "-", 
 
 /// Longest token (bytes) examined as a possible abbreviation or reference.
 const MAX_TOKEN: usize = 64;
+/// Longest would-be sentence (bytes) examined as a bare list marker (`2.`, `(iv).`).
+const MAX_MARKER_BYTES: usize = 32;
 /// How many words back a reference keyword is searched for.
 const MAX_REFERENCE_WORDS: usize = 6;
 
@@ -597,7 +599,10 @@ fn split_block(text: &str, block: Block, out: &mut Vec<Span>) {
         let keep_going = !cjk
             && (!can_start_sentence(text, next)
                 || (single_dot && is_abbreviation(text, sent_start, run_start, next)));
-        if keep_going || is_marker_only(&text[sent_start..k]) {
+        // A marker-only sentence is short; the bound keeps "1. 2. 3. …" runs linear.
+        let marker_only =
+            k - sent_start <= MAX_MARKER_BYTES && is_marker_only(&text[sent_start..k]);
+        if keep_going || marker_only {
             i = next;
             continue;
         }
@@ -712,6 +717,20 @@ mod tests {
                 assert_eq!(owner[i], 1, "byte {i} ({c:?}) covered {} times", owner[i]);
             }
         }
+    }
+
+    #[test]
+    fn a_long_run_of_list_markers_segments_in_linear_time() {
+        // Each would-be sentence is a bare marker; checking them from the block start
+        // each time was quadratic (minutes on this input).
+        let text = "1. ".repeat(300_000);
+        let spans = sentences(&text);
+        assert_invariants(&text, &spans);
+        assert!(
+            spans.iter().all(|s| s.len() <= 2 * MAX_MARKER_BYTES),
+            "{}",
+            spans.len()
+        );
     }
 
     // --- basic splitting -------------------------------------------------
