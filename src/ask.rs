@@ -105,6 +105,9 @@ pub struct Location {
     pub evidence_key: String,
     /// Document id.
     pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
     /// Source path.
     pub source: String,
     /// Byte offset in the document text.
@@ -117,11 +120,19 @@ pub struct Location {
     pub content_hash: String,
 }
 
+impl EvidenceItem {
+    /// Document keys of every place the item states its quote (its own first).
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.key).chain(self.locations.iter().map(|l| &l.key))
+    }
+}
+
 impl Location {
     fn of(c: &crate::evidence::extract::Candidate) -> Self {
         Location {
             evidence_key: c.evidence_key(),
             doc_id: c.doc_id.clone(),
+            key: c.key.clone(),
             source: c.source.clone(),
             start: c.start,
             end: c.end,
@@ -132,15 +143,15 @@ impl Location {
 }
 
 /// Collapse verdicts whose quotes are identical and whose verdicts agree (verified, or
-/// rejected for the same reason) into the first of them in `order`; the others become
-/// its locations. Returns the kept indexes in order and the locations per kept index.
+/// rejected for the same reason) into the first of them in `order`. Returns the kept
+/// indexes in order and, per kept index, the indexes collapsed into it.
 fn collapse_identical(
     verdicts: &[Verdict],
     order: Vec<usize>,
-) -> (Vec<usize>, std::collections::HashMap<usize, Vec<Location>>) {
+) -> (Vec<usize>, std::collections::HashMap<usize, Vec<usize>>) {
     let mut first: std::collections::HashMap<(Option<Reason>, &str), usize> = Default::default();
     let mut kept = Vec::new();
-    let mut locations: std::collections::HashMap<usize, Vec<Location>> = Default::default();
+    let mut members: std::collections::HashMap<usize, Vec<usize>> = Default::default();
     for i in order {
         let v = &verdicts[i];
         let key = (
@@ -148,17 +159,14 @@ fn collapse_identical(
             v.candidate.quote.as_str(),
         );
         match first.get(&key) {
-            Some(&lead) => locations
-                .entry(lead)
-                .or_default()
-                .push(Location::of(&v.candidate)),
+            Some(&lead) => members.entry(lead).or_default().push(i),
             None => {
                 first.insert(key, i);
                 kept.push(i);
             }
         }
     }
-    (kept, locations)
+    (kept, members)
 }
 
 /// A verified evidence item as the answer lists it.
@@ -337,6 +345,10 @@ pub struct Candidate {
     /// Candidate, relevance and verdict.
     #[serde(flatten)]
     pub verdict: Verdict,
+    /// For a candidate whose quote is byte for byte another's: the item it was collapsed
+    /// into (its place is one of that item's `locations`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_quote_as: Option<String>,
 }
 
 /// Options of a run (from [`crate::config::Config`] by default).
@@ -752,14 +764,20 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     });
     // Identical quotes (a document repeating itself, or two documents quoting the same
     // text) are one item with every place kept as a location.
-    let (order, mut places) = collapse_identical(&verdicts, order);
+    let (order, members) = collapse_identical(&verdicts, order);
     let mut ided: Vec<(String, Verdict)> = Vec::with_capacity(order.len());
     let mut locations: std::collections::HashMap<String, Vec<Location>> = Default::default();
     let mut slots: Vec<Option<Verdict>> = verdicts.into_iter().map(Some).collect();
+    let mut collapsed: Vec<(String, Verdict)> = Vec::new();
     for (n, i) in order.into_iter().enumerate() {
         let id = format!("E{}", n + 1);
-        if let Some(l) = places.remove(&i) {
-            locations.insert(id.clone(), l);
+        for &m in members.get(&i).into_iter().flatten() {
+            let v = slots[m].take().expect("each once");
+            locations
+                .entry(id.clone())
+                .or_default()
+                .push(Location::of(&v.candidate));
+            collapsed.push((id.clone(), v));
         }
         ided.push((id, slots[i].take().expect("each once")));
     }
@@ -842,6 +860,9 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         .into_iter()
         .map(|(id, l)| (rename[id.as_str()].clone(), l))
         .collect();
+    for (id, _) in collapsed.iter_mut() {
+        *id = rename[id.as_str()].clone();
+    }
     let items: Vec<Item> = items
         .into_iter()
         .map(|mut it| {
@@ -1021,7 +1042,16 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         retrieval: retrievals,
         candidates: ided
             .into_iter()
-            .map(|(id, verdict)| Candidate { id, verdict })
+            .map(|(id, verdict)| Candidate {
+                id,
+                verdict,
+                same_quote_as: None,
+            })
+            .chain(collapsed.into_iter().map(|(id, verdict)| Candidate {
+                id: id.clone(),
+                verdict,
+                same_quote_as: Some(id),
+            }))
             .collect(),
         unused: composition
             .unused

@@ -227,9 +227,9 @@ pub fn evaluate(
         }
         let cited_docs: Vec<String> = {
             let mut seen = Vec::new();
-            for e in &a.evidence {
-                if !seen.contains(&e.key) {
-                    seen.push(e.key.clone());
+            for k in a.evidence.iter().flat_map(|e| e.keys()) {
+                if !seen.contains(k) {
+                    seen.push(k.clone());
                 }
             }
             seen
@@ -238,7 +238,7 @@ pub fn evaluate(
             let judged = qr.get(&q.id);
             let rel = |k: &String| judged.is_some_and(|j| j.get(k).is_some_and(|&s| s > 0));
             cited_items += a.evidence.len();
-            relevant_items += a.evidence.iter().filter(|e| rel(&e.key)).count();
+            relevant_items += a.evidence.iter().filter(|e| e.keys().any(rel)).count();
             cited_docs.iter().any(rel)
         });
         let signals = run

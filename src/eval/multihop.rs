@@ -90,7 +90,7 @@ fn run_one(
         .filter(|s| s.citations.is_empty())
         .count();
     Ok(Outcome {
-        cited: a.evidence.iter().map(|e| e.key.clone()).collect(),
+        cited: a.evidence.iter().flat_map(|e| e.keys().cloned()).collect(),
         verified: run
             .candidates
             .iter()
