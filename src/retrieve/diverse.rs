@@ -233,7 +233,7 @@ mod tests {
         // sentence) comes after one that does.
         let said = [
             ("a", "Keep records 7 years. Shred them after."),
-            ("r", "Keep records 7 years.  keep records 7 years."),
+            ("r", "Keep records 7 years.  Keep records 7 years."),
             ("b", "Keep records 10 years."),
         ];
         assert_eq!(pick(&said, 2, 3), vec![0, 2]);
