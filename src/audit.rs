@@ -274,6 +274,9 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
     let mut quotes = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let what = format!("evidence item {}", i + 1);
+        for name in ["id", "evidence_key", "doc_id", "source", "quote"] {
+            string(item, name, path, &what)?;
+        }
         let id = string(item, "id", path, &what)?;
         quotes.insert(id, Some(string(item, "quote", path, &what)?));
         let found = check_item(store, item, path, &what)?;
