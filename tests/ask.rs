@@ -9,7 +9,8 @@ use super::cli::{
     attest, ingest_json, json, sample_corpus, sample_index, scratch_corpus, tiny_beir, validate,
 };
 
-fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
+/// `attest ask Q --json EXTRA…` on index `idx`: the answer JSON and the exit code.
+pub(crate) fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
     let out = attest(idx)
         .args(["ask", q, "--json"])
         .args(extra)

@@ -7,18 +7,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use super::ask::ask_json;
 use super::cli::{attest, ingest_json, json, sample_index, scratch_corpus};
 
 const RETENTION: &str = "How long must client records be retained?";
-
-fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
-    let out = attest(idx)
-        .args(["ask", q, "--json"])
-        .args(extra)
-        .output()
-        .unwrap();
-    (json(&out.stdout), out.status.code().unwrap())
-}
 
 fn memory_hit(a: &Value) -> bool {
     a["metrics"]["memory_hit"].as_bool().unwrap()
