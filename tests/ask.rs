@@ -69,10 +69,7 @@ fn assert_invariants(a: &Value) {
 
 #[test]
 fn ask_answers_with_span_checked_quotes_shows_conflicts_and_abstains_when_silent() {
-    let tmp = tempfile::tempdir().unwrap();
-    let idx = tmp.path().join("idx");
-    let (_, code) = ingest_json(&idx, &[&sample_corpus()]);
-    assert_eq!(code, 0);
+    let (_tmp, idx) = sample_index();
 
     let q = "How long must client records be retained?";
     let (a, code) = ask_json(&idx, q, &[]);

@@ -44,11 +44,37 @@ pub(crate) fn sample_corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
-/// A temporary directory holding an index (`<tmp>/idx`) of the sample corpus.
+/// The sample corpus ingested once per test binary (with the real model, the slow part);
+/// tests get copies of it.
+fn sample_index_master() -> &'static Path {
+    static MASTER: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    MASTER
+        .get_or_init(|| {
+            let tmp = tempfile::tempdir().unwrap();
+            let (r, code) = ingest_json(&tmp.path().join("idx"), &[&sample_corpus()]);
+            assert_eq!(code, 0, "{r}");
+            tmp
+        })
+        .path()
+}
+
+/// Copy the files of index directory `from` into `to` (created).
+pub(crate) fn copy_index(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() {
+            std::fs::copy(&p, to.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+}
+
+/// A temporary directory holding its own copy (`<tmp>/idx`) of an index of the sample
+/// corpus.
 pub(crate) fn sample_index() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let idx = tmp.path().join("idx");
-    ingest_json(&idx, &[&sample_corpus()]);
+    copy_index(&sample_index_master().join("idx"), &idx);
     (tmp, idx)
 }
 

@@ -7,5 +7,6 @@ mod embed;
 mod generate;
 mod loaders;
 mod output;
+mod snapshot;
 mod store;
 mod wrong;
