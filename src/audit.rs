@@ -22,7 +22,7 @@ use crate::ask::Run;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::{check_external, citations, GateConfig, GateResult, Violation};
-use crate::store::{sha256_hex, Store};
+use crate::store::{QuoteAt, Store};
 
 /// Version of the audit file format.
 pub const AUDIT_VERSION: u64 = 1;
@@ -221,21 +221,22 @@ fn check_item(store: &Store, item: &Value, path: &Path, what: &str) -> Result<Ve
         })
     };
     let mut out = Vec::new();
+    let mut quotes = crate::store::QuoteChecker::new(store);
     for (doc_id, start, end, hash) in places(item, path, what)? {
-        match store.document_text(&doc_id)? {
-            None => out.push(d(
+        match quotes.check(&doc_id, start, end, &quote, Some(&hash))? {
+            QuoteAt::DocumentMissing => out.push(d(
                 "document_missing",
                 format!("document {doc_id} is no longer in the index"),
             )?),
-            Some(t) if t.get(start..end) != Some(quote.as_str()) => out.push(d(
+            QuoteAt::QuoteChanged => out.push(d(
                 "quote_changed",
                 format!("bytes {start}..{end} of {doc_id} no longer hold the quote"),
             )?),
-            Some(t) if sha256_hex(t.as_bytes()) != hash => out.push(d(
+            QuoteAt::DocumentChanged => out.push(d(
                 "document_changed",
                 "the document changed; the quote still stands at its span".into(),
             )?),
-            Some(_) => {}
+            QuoteAt::Holds => {}
         }
     }
     Ok(out)

@@ -83,9 +83,12 @@ fn forget(store: &Store, id: i64) {
 }
 
 fn quotes_stand(store: &Store, answer: &Answer) -> Result<bool, Error> {
+    let mut quotes = crate::store::QuoteChecker::new(store);
     for e in &answer.evidence {
-        let text = store.document_text(&e.doc_id)?;
-        if text.as_deref().and_then(|t| t.get(e.start..e.end)) != Some(e.quote.as_str()) {
+        if !quotes
+            .check(&e.doc_id, e.start, e.end, &e.quote, None)?
+            .stands()
+        {
             return Ok(false);
         }
     }

@@ -191,10 +191,13 @@ pub fn evaluate(
             .iter()
             .filter(|s| s.citations.is_empty())
             .count();
+        let mut quotes = crate::store::QuoteChecker::new(engine.store());
         for e in &a.evidence {
             m.quotes_checked += 1;
-            let text = engine.store().document_text(&e.doc_id)?;
-            if text.as_deref().and_then(|t| t.get(e.start..e.end)) == Some(e.quote.as_str()) {
+            if quotes
+                .check(&e.doc_id, e.start, e.end, &e.quote, None)?
+                .stands()
+            {
                 verbatim += 1;
             }
         }

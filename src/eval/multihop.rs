@@ -78,9 +78,12 @@ fn run_one(
     let run = ask(engine, q, opts)?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let a = &run.answer;
+    let mut quotes = crate::store::QuoteChecker::new(engine.store());
     for e in &a.evidence {
-        let text = engine.store().document_text(&e.doc_id)?;
-        if text.as_deref().and_then(|t| t.get(e.start..e.end)) != Some(e.quote.as_str()) {
+        if !quotes
+            .check(&e.doc_id, e.start, e.end, &e.quote, None)?
+            .stands()
+        {
             m.not_verbatim += 1;
         }
     }

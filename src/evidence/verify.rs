@@ -20,8 +20,6 @@
 //! the other's corpus; the threshold sits where both unanswerable runs abstain at least
 //! 99.5% of the time while both answerable runs are answered at least 96% of the time.
 
-use std::collections::HashMap;
-
 use serde::{Deserialize, Serialize};
 
 use super::extract::{Candidate, Completeness};
@@ -29,7 +27,7 @@ use super::support::content_words;
 use crate::error::Error;
 use crate::models::cross::Rerank;
 use crate::models::{dot, Embed};
-use crate::store::{sha256_hex, Store};
+use crate::store::{QuoteAt, QuoteChecker, Store};
 
 /// Thresholds and budget of the relevance check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -184,7 +182,7 @@ pub fn verify(
             }
         }
     }
-    let mut docs: HashMap<String, Option<String>> = HashMap::new();
+    let mut quotes = QuoteChecker::new(store);
     let mut out = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.into_iter().enumerate() {
         let score = match cross[i] {
@@ -197,29 +195,27 @@ pub fn verify(
             cross: cross[i],
             score,
         };
-        if !docs.contains_key(&c.doc_id) {
-            docs.insert(c.doc_id.clone(), store.document_text(&c.doc_id)?);
-        }
-        let rejected: Option<(Reason, String)> = match docs[&c.doc_id].as_deref() {
-            None => Some((
+        let at = quotes.check(&c.doc_id, c.start, c.end, &c.quote, Some(&c.content_hash))?;
+        let rejected: Option<(Reason, String)> = match at {
+            QuoteAt::DocumentMissing => Some((
                 Reason::NotVerbatim,
                 format!(
                     "document {} ({}) is no longer in the index",
                     c.doc_id, c.source
                 ),
             )),
-            Some(text) if text.get(c.start..c.end) != Some(c.quote.as_str()) => Some((
+            QuoteAt::QuoteChanged => Some((
                 Reason::NotVerbatim,
                 format!(
                     "bytes {}..{} of {} do not hold the quote",
                     c.start, c.end, c.source
                 ),
             )),
-            Some(text) if sha256_hex(text.as_bytes()) != c.content_hash => Some((
+            QuoteAt::DocumentChanged => Some((
                 Reason::NotVerbatim,
                 format!("{} changed since the quote was extracted", c.source),
             )),
-            Some(_) => match &c.completeness {
+            QuoteAt::Holds => match &c.completeness {
                 Completeness::Incomplete(why) => Some((Reason::IncompleteQuote, why.clone())),
                 _ => {
                     let (min, what) = match cross[i] {

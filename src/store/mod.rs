@@ -18,6 +18,8 @@ use crate::corpus::Span;
 
 pub mod check;
 mod pathkey;
+mod quote;
+pub use quote::{QuoteAt, QuoteChecker};
 
 pub use check::{Problem, ProblemKind};
 pub use pathkey::{key_path, path_key};
