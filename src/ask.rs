@@ -20,13 +20,14 @@ use serde::{Deserialize, Serialize};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::compose::{compose_diverse, Conflict, Item, Sentence};
-use crate::evidence::extract::{extract, word_count, Kind};
+use crate::evidence::extract::{extract, Kind};
 use crate::evidence::gate::{check, GateConfig, GateResult};
 use crate::evidence::verify::{question_terms, verify, Reason, RelevanceConfig, Verdict};
 use crate::research::{
     classify, replan, strip_choices, Choice, Class, Classification, Move, StepOutcome,
 };
 use crate::retrieve::multi::{retrieve, KeywordPrf, MultiOptions, Retrieval};
+use crate::text::word_count;
 
 /// Retrieval confidence under which the answer's confidence is lowered one level.
 pub const WEAK_RETRIEVAL: f64 = 0.35;
@@ -79,12 +80,11 @@ pub fn confidence(statements: usize, documents: usize, retrieval_confidence: f64
 /// [`crate::evidence::compose::DUPLICATE_JACCARD`] or more, with the same figures) count
 /// once.
 pub fn distinct_statements(quotes: &[&str]) -> usize {
-    use crate::evidence::compose::{figures, DUPLICATE_JACCARD};
+    use crate::evidence::compose::DUPLICATE_JACCARD;
+    use crate::text::figures;
     let mut reps: Vec<(HashSet<String>, Vec<String>)> = Vec::new();
     for q in quotes {
-        let words: HashSet<String> = crate::evidence::support::content_words(q)
-            .into_iter()
-            .collect();
+        let words: HashSet<String> = crate::text::content_words(q).into_iter().collect();
         let figs = figures(q);
         let same = reps.iter().any(|(w, f)| {
             let union = w.union(&words).count().max(1);
@@ -1067,10 +1067,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
 
 /// Whether `text` mentions a word (4+ letters, not a stop word) of `entity`'s name.
 fn about_entity(entity: &str, text: &str) -> bool {
-    crate::index::lexical::words(entity).iter().any(|w| {
-        w.chars().count() >= 4
-            && !crate::index::lexical::is_stopword(w)
-            && crate::research::mentions(text, w)
+    crate::text::words(entity).iter().any(|w| {
+        w.chars().count() >= 4 && !crate::text::is_stopword(w) && crate::research::mentions(text, w)
     })
 }
 
@@ -1107,9 +1105,7 @@ fn missing(
             .map(|h| h.chunk.text.to_lowercase())
             .collect::<Vec<_>>()
             .join(" ");
-        let have: HashSet<String> = crate::evidence::support::content_words(&text)
-            .into_iter()
-            .collect();
+        let have: HashSet<String> = crate::text::content_words(&text).into_iter().collect();
         let absent: Vec<String> = question_terms(&st.question)
             .into_iter()
             .filter(|t| !have.contains(t))

@@ -13,10 +13,10 @@
 
 use std::collections::HashSet;
 
-use super::compose::{figures, number_word_value};
-use super::support::content_words;
 use crate::corpus::segment::sentences;
-use crate::index::lexical::words;
+use crate::text::content_words;
+use crate::text::words;
+use crate::text::{figures, number_word_value};
 
 /// Words that negate what a sentence states.
 const NEGATIONS: &[&str] = &[

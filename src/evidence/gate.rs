@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::segment::sentences;
+use crate::text::word_count;
 
 /// Gate thresholds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -244,12 +245,6 @@ pub(crate) fn strip_citations(s: &str) -> String {
         }
     }
     out
-}
-
-fn word_count(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
 }
 
 /// Check `text` against the ids in `known`.

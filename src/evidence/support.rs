@@ -16,8 +16,8 @@ use serde::Serialize;
 
 use super::gate::{citations, strip_citations, Violation};
 use crate::corpus::segment::sentences;
-use crate::index::lexical::{is_stopword, words};
 use crate::models::{dot, Embed, ModelError};
+use crate::text::content_words;
 
 /// Thresholds of the support check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -51,26 +51,6 @@ impl SupportFeatures {
     pub fn supported(&self, cfg: &SupportConfig) -> bool {
         self.coverage >= cfg.min_coverage && self.similarity >= cfg.min_similarity
     }
-}
-
-/// A crude, deterministic normalisation so "records" matches "record" and "retained"
-/// matches "retain": lower case, then a plural or past-tense ending is dropped.
-fn norm(w: &str) -> String {
-    for suffix in ["ies", "es", "ed", "s"] {
-        if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
-            return w[..w.len() - suffix.len()].to_string();
-        }
-    }
-    w.to_string()
-}
-
-/// Content words of `text`: no stop words, normalised.
-pub fn content_words(text: &str) -> Vec<String> {
-    words(text)
-        .into_iter()
-        .filter(|w| !is_stopword(w))
-        .map(|w| norm(&w))
-        .collect()
 }
 
 /// Share of `claim`'s distinct content words that occur in `sources`.

@@ -23,11 +23,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::extract::{Candidate, Completeness};
-use super::support::content_words;
 use crate::error::Error;
 use crate::models::cross::Rerank;
 use crate::models::{dot, Embed};
 use crate::store::{QuoteAt, QuoteChecker, Store};
+use crate::text::content_words;
 
 /// Thresholds and budget of the relevance check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

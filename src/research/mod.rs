@@ -17,8 +17,8 @@ pub mod choice;
 
 use serde::{Deserialize, Serialize};
 
-use crate::index::lexical::{is_stopword, words};
 use crate::retrieve::multi::keyword_terms;
+use crate::text::{is_stopword, words};
 
 /// How a question is researched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
