@@ -18,10 +18,12 @@ use serde_json::Value;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ask::Run;
+use crate::answer::Run;
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::evidence::gate::{check_external, citations, GateConfig, GateResult, Violation};
+use crate::evidence::gate::{
+    check_external, citations, GateConfig, GateResult, Severity, Violation, ViolationKind,
+};
 use crate::store::{QuoteAt, Store};
 
 /// Version of the audit file format.
@@ -117,7 +119,11 @@ impl Replay {
     /// Add support-check violations and recompute `passed`.
     pub fn add_violations(&mut self, v: Vec<Violation>) {
         self.violations.extend(v);
-        self.passed = self.passed && self.violations.iter().all(|v| v.severity != "error");
+        self.passed = self.passed
+            && self
+                .violations
+                .iter()
+                .all(|v| v.severity != Severity::Error);
     }
 }
 
@@ -145,14 +151,14 @@ fn check_answer(
         let parsed: Vec<String> = citations(st).into_iter().map(|c| c.id).collect();
         if st.is_empty() || !text.contains(st) || parsed != listed {
             out.push(Violation {
-                kind: "sentence_mismatch".into(),
+                kind: ViolationKind::SentenceMismatch,
                 paragraph: None,
                 sentence: Some(st.to_string()),
                 message: format!(
                     "recorded sentence {} is not a sentence of the answer citing what it lists",
                     i + 1
                 ),
-                severity: "error".into(),
+                severity: Severity::Error,
             });
         }
     }
@@ -287,7 +293,7 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
     let (gate, violations) = check_answer(&v, &quotes);
     let passed = intact == items.len()
         && gate.as_ref().is_none_or(|g| g.passed)
-        && violations.iter().all(|v| v.severity != "error");
+        && violations.iter().all(|v| v.severity != Severity::Error);
     Ok(Replay {
         audit: path.display().to_string(),
         question,

@@ -6,6 +6,7 @@
 //! drives that, [`retrieve`] searches, [`evidence`] extracts, verifies, composes and gates
 //! the cited answer [`ask`] returns, and [`engine`], [`status`], [`render`] serve the CLI.
 
+pub mod answer;
 pub mod ask;
 pub mod audit;
 pub mod config;

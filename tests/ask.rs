@@ -5,9 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli::{
-    attest, ingest_json, json, sample_corpus, sample_index, scratch_corpus, tiny_beir, validate,
-};
+use super::cli::{attest, ingest_json, json, sample_index, scratch_corpus, tiny_beir, validate};
 
 /// `attest ask Q --json EXTRA…` on index `idx`: the answer JSON and the exit code.
 pub(crate) fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {

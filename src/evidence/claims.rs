@@ -34,11 +34,12 @@ pub enum Contradiction {
 }
 
 impl Contradiction {
-    /// The violation type (`figure_not_in_evidence`, `polarity_mismatch`).
-    pub fn as_str(self) -> &'static str {
+    /// The violation it is.
+    pub fn kind(self) -> crate::evidence::gate::ViolationKind {
+        use crate::evidence::gate::ViolationKind;
         match self {
-            Contradiction::FigureNotInEvidence => "figure_not_in_evidence",
-            Contradiction::PolarityMismatch => "polarity_mismatch",
+            Contradiction::FigureNotInEvidence => ViolationKind::FigureNotInEvidence,
+            Contradiction::PolarityMismatch => ViolationKind::PolarityMismatch,
         }
     }
 }

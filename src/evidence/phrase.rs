@@ -135,7 +135,11 @@ fn check_sentence(
     }
     let sources: Vec<&str> = ids.iter().map(|id| quotes[id].as_str()).collect();
     if let Some((kind, why)) = super::claims::contradiction(body, &sources) {
-        return Err(format!("{}: {why} ({})", kind.as_str(), ids.join(", ")));
+        return Err(format!(
+            "{}: {why} ({})",
+            kind.kind().as_str(),
+            ids.join(", ")
+        ));
     }
     if sources
         .iter()
@@ -238,7 +242,7 @@ pub fn phrase(
         let kinds: Vec<&str> = result
             .violations
             .iter()
-            .filter(|v| v.severity == "error")
+            .filter(|v| v.severity == crate::evidence::gate::Severity::Error)
             .map(|v| v.kind.as_str())
             .collect();
         record.reason = format!(

@@ -77,6 +77,17 @@ pub enum Reason {
     IncompleteQuote,
 }
 
+impl Reason {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NotVerbatim => "not_verbatim",
+            Reason::DoesNotAddressQuestion => "does_not_address_question",
+            Reason::IncompleteQuote => "incomplete_quote",
+        }
+    }
+}
+
 /// Relevance signals of one candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Relevance {
