@@ -590,7 +590,7 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
             s,
             "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
             clean(&p.model),
-            clean(&p.outcome),
+            p.outcome.as_str(),
             clean(&p.reason),
             p.prompt_tokens,
             p.prompt_ms,
@@ -605,7 +605,7 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
                 clean(&d.reason)
             );
         }
-        if p.outcome == "phrased" {
+        if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
             let _ = writeln!(s, "  extractive answer: {}", snippet(&p.extractive, 400));
         }
     }
@@ -711,7 +711,7 @@ pub fn replay(r: &crate::audit::Replay) -> String {
             clean(&d.id),
             clean(&d.source),
             clean(&d.evidence_key),
-            clean(&d.kind),
+            d.kind.as_str(),
             clean(&d.message)
         );
     }

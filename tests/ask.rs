@@ -251,7 +251,7 @@ fn the_audit_trail_replays_and_reports_drift_after_a_document_changes() {
         ("{\"audit_version\": 9}", "not supported"),
         (
             "{\"audit_version\": 1, \"question\": \"q\", \"status\": \"answered\", \"corpus_version\": 1, \"evidence\": [{\"id\": \"E1\"}]}",
-            "evidence item 1 has no \"evidence_key\"",
+            "evidence[0]: missing field `evidence_key`",
         ),
     ] {
         let bad = tmp.path().join("bad-audit.json");

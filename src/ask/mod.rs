@@ -139,6 +139,7 @@ mod tests {
     use super::*;
     use crate::answer::{Confidence, Status};
     use crate::config::Config;
+    use crate::evidence::phrase::PhrasingOutcome;
     use proptest::prelude::*;
     use proptest::test_runner::{Config as PropConfig, TestRunner};
     use std::collections::HashSet;
@@ -246,7 +247,7 @@ mod tests {
         let run = ask(&e, q, &o).unwrap();
         let a = &run.answer;
         let p = a.phrasing.as_ref().expect("phrasing recorded");
-        assert_eq!(p.outcome, "phrased", "{p:?}");
+        assert_eq!(p.outcome, PhrasingOutcome::Phrased, "{p:?}");
         assert_eq!(a.metrics.generator_calls, 1);
         assert_eq!(a.sentences.len(), 1, "{:?}", a.sentences);
         assert!(a.answer.starts_with("In short,"));
@@ -263,7 +264,10 @@ mod tests {
         // A reply with nothing usable: the extractive answer stands, recorded as such.
         let run = ask(&e, q, &o).unwrap();
         let a = &run.answer;
-        assert_eq!(a.phrasing.as_ref().unwrap().outcome, "fallback");
+        assert_eq!(
+            a.phrasing.as_ref().unwrap().outcome,
+            PhrasingOutcome::Fallback
+        );
         assert_eq!(a.answer, plain.answer);
         assert_eq!(a.sentences, plain.sentences);
         assert_eq!(a.metrics.generator_calls, 1);

@@ -223,7 +223,7 @@ pub fn evaluate(
         }
         m.generator_calls += a.metrics.generator_calls;
         if let Some(p) = &a.phrasing {
-            if p.outcome == "phrased" {
+            if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
                 m.phrased += 1;
             } else {
                 m.phrase_fallbacks += 1;
