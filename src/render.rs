@@ -635,7 +635,7 @@ fn explain_metrics(s: &mut String, m: &crate::answer::Metrics) {
         m.verified,
         m.generator_calls,
         m.memory_hit,
-        m.injection.as_ref().map_or("none".to_string(), |i| i.kind.clone())
+        m.injection.as_ref().map_or("none".to_string(), |i| i.kind.as_str().to_string())
     );
     let t: Vec<String> = m
         .timings_ms
