@@ -29,11 +29,15 @@ pub fn words(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// An ending is dropped only when more than this many bytes remain (short words keep
+/// their endings: "uses", "bed").
+const MIN_STEM_BYTES: usize = 3;
+
 /// A crude, deterministic normalisation so "records" matches "record" and "retained"
 /// matches "retain": lower case, then a plural or past-tense ending is dropped.
 pub fn stem(w: &str) -> String {
     for suffix in ["ies", "es", "ed", "s"] {
-        if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
+        if w.len() > suffix.len() + MIN_STEM_BYTES && w.ends_with(suffix) {
             return w[..w.len() - suffix.len()].to_string();
         }
     }

@@ -26,6 +26,10 @@ use crate::error::Error;
 use crate::evidence::gate::GateResult;
 use crate::evidence::verify::{question_terms, Reason, Verdict};
 
+/// Distinct statements from which confidence is `high` (design.md §3).
+pub const HIGH_STATEMENTS: usize = 5;
+/// Documents those statements must come from for `high`.
+pub const HIGH_DOCUMENTS: usize = 2;
 /// Retrieval confidence under which the answer's confidence is lowered one level.
 pub const WEAK_RETRIEVAL: f64 = 0.35;
 /// Question terms listed as absent from the retrieved passages, at most (enough to see
@@ -39,8 +43,8 @@ pub fn confidence(statements: usize, documents: usize, retrieval_confidence: f64
     let level = match statements {
         0 => Confidence::Insufficient,
         1 => Confidence::Low,
-        2..=4 => Confidence::Medium,
-        _ if documents < 2 => Confidence::Medium,
+        n if n < HIGH_STATEMENTS => Confidence::Medium,
+        _ if documents < HIGH_DOCUMENTS => Confidence::Medium,
         _ => Confidence::High,
     };
     match level {

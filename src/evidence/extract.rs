@@ -127,12 +127,24 @@ const REQUIREMENT_WORDS: &[&str] = &[
 const REQUIREMENT_PAIRS: &[(&str, &str)] = &[("may", "not"), ("shall", "not"), ("is", "required")];
 
 /// `requirement` when `quote` states an obligation or prohibition.
+/// Words after an opening "No"/"Neither" within which a modal makes a prohibition ("No
+/// client may be refused …").
+const NEGATED_SUBJECT_WINDOW: usize = 8;
+/// How far back (bytes) the previous sentence of a quote is looked for; a longer
+/// sentence is not context a reader needs.
+const PREVIOUS_SENTENCE_BYTES: usize = 3000;
+/// Words under which a line equal to the document's title names the document rather
+/// than stating something.
+const SHORT_TITLE_WORDS: usize = 6;
+
 pub fn kind_of(quote: &str) -> Kind {
     let w = words(quote);
     let single = w.iter().any(|x| REQUIREMENT_WORDS.contains(&x.as_str()));
     // "No client may be refused …", "Nothing in this section shall …"
     let negated_subject = w.first().is_some_and(|f| f == "no" || f == "neither")
-        && w.iter().take(8).any(|x| x == "may" || x == "can");
+        && w.iter()
+            .take(NEGATED_SUBJECT_WINDOW)
+            .any(|x| x == "may" || x == "can");
     let pair = w
         .windows(2)
         .any(|p| REQUIREMENT_PAIRS.contains(&(p[0].as_str(), p[1].as_str())));
@@ -418,7 +430,7 @@ fn is_heading_or_rule(s: &str) -> bool {
 /// The sentence of `text` that ends before `at`, if it is in the same paragraph (no
 /// blank line or heading between) and is not a heading.
 fn previous_sentence(text: &str, at: usize) -> Option<Span> {
-    let mut from = at.saturating_sub(3000);
+    let mut from = at.saturating_sub(PREVIOUS_SENTENCE_BYTES);
     while !text.is_char_boundary(from) {
         from -= 1;
     }
@@ -543,7 +555,8 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }
-            if span.slice(text).trim() == c.title.trim() && word_count(&c.title) < 6 {
+            if span.slice(text).trim() == c.title.trim() && word_count(&c.title) < SHORT_TITLE_WORDS
+            {
                 continue; // a short title line names the document; it states nothing
             }
             let quote = span.slice(text).to_string();

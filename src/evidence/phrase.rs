@@ -20,6 +20,9 @@ use crate::corpus::segment::sentences;
 use crate::models::generate::{GenOptions, Generate, Generation, Message};
 use crate::models::{Embed, ModelError};
 
+/// Words under which a generated sentence is too short to state anything.
+const MIN_SENTENCE_WORDS: usize = 3;
+
 /// Tokens a phrased answer may take.
 pub const MAX_TOKENS: usize = 120;
 
@@ -149,7 +152,7 @@ fn check_sentence(
     }
     let body = flat(&super::gate::strip_citations(sentence));
     let body = body.trim_end_matches(['.', ';', ':', ',', '!', '?']).trim();
-    if body.split_whitespace().count() < 3 {
+    if body.split_whitespace().count() < MIN_SENTENCE_WORDS {
         return Err("uncited: too short to state anything".into());
     }
     let sources: Vec<&str> = ids.iter().map(|id| quotes[id].as_str()).collect();

@@ -92,6 +92,9 @@ const BRIDGE_MARKERS: &[(&str, &str)] = &[
     ("home", "of"),
 ];
 
+/// Most words of a quoted title that counts as a name ("Big Stone Gap").
+const MAX_QUOTED_NAME_WORDS: usize = 8;
+
 /// Names in `text`: runs of capitalised words (joined by `of`, `and`, `the`, `de`, `&`
 /// inside a run), not counting a lone sentence-initial stop word. Quoted titles count too.
 pub fn names(text: &str) -> Vec<String> {
@@ -102,7 +105,7 @@ pub fn names(text: &str) -> Vec<String> {
         let after = &rest[i + 1..];
         let Some(j) = after.find('"') else { break };
         let t = after[..j].trim();
-        if !t.is_empty() && t.split_whitespace().count() <= 8 {
+        if !t.is_empty() && t.split_whitespace().count() <= MAX_QUOTED_NAME_WORDS {
             out.push(t.to_string());
         }
         rest = &after[j + 1..];
@@ -407,6 +410,9 @@ const BRIDGE_SOURCE_QUOTES: usize = 6;
 /// Bridge steps with evidence after which no further bridge is tried (the first may
 /// have been the wrong hop, so a second candidate is still tried).
 const MAX_BRIDGES: usize = 2;
+/// Leading words of a bridge name compared with earlier steps' questions (a longer form
+/// of an earlier bridge is not a new one).
+const BRIDGE_HEAD_WORDS: usize = 2;
 /// Letters a document title's name needs to count as a bridge.
 const MIN_TITLE_LETTERS: usize = 4;
 
@@ -524,7 +530,11 @@ fn bridge_step(ctx: &Context, last: &StepOutcome) -> Option<Move> {
     }
     bridge_names(ctx, source).into_iter().find_map(|n| {
         // Not in the question, and not a longer form of an earlier step's bridge.
-        let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        let head: String = n
+            .split_whitespace()
+            .take(BRIDGE_HEAD_WORDS)
+            .collect::<Vec<_>>()
+            .join(" ");
         let fresh = !mentions(ctx.question, &n)
             && !steps.iter().any(|s| mentions(&s.question, &head))
             && !words(&n)
