@@ -33,7 +33,14 @@ fn declared_fn(line: &str) -> Option<&str> {
     if rest.ends_with(';') {
         return None;
     }
-    for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "async ", "unsafe "] {
+    for prefix in [
+        "pub(crate) ",
+        "pub(super) ",
+        "pub ",
+        "const ",
+        "async ",
+        "unsafe ",
+    ] {
         rest = rest.strip_prefix(prefix).unwrap_or(rest);
     }
     let rest = rest.strip_prefix("fn ")?;
@@ -132,7 +139,9 @@ fn module_graph(depth: usize) -> BTreeMap<String, BTreeSet<String>> {
                 } else {
                     format!("{base}::{tail}")
                 };
-                let Some(target) = resolve(&full) else { continue };
+                let Some(target) = resolve(&full) else {
+                    continue;
+                };
                 let (a, b) = (cut(m), cut(&target));
                 let nested = a.starts_with(&format!("{b}::")) || b.starts_with(&format!("{a}::"));
                 if a != b && !a.is_empty() && !b.is_empty() && !nested {
