@@ -1022,7 +1022,9 @@ where
         .map_err(WorkerError::Spawn)?;
     match rx.recv_timeout(timeout) {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(payload)) => Err(WorkerError::Panicked(crate::error::panic_message(payload.as_ref()))),
+        Ok(Err(payload)) => Err(WorkerError::Panicked(crate::error::panic_message(
+            payload.as_ref(),
+        ))),
         Err(mpsc::RecvTimeoutError::Timeout) => Err(WorkerError::TimedOut),
         Err(mpsc::RecvTimeoutError::Disconnected) => Err(WorkerError::Panicked(
             "worker thread ended without a result".to_string(),

@@ -104,10 +104,19 @@ mod tests {
             (r#"[{"id": 3}]"#, "at [0].id: invalid type: integer `3`"),
             (r#"[{"id": " "}]"#, "item 1: \"id\" is empty"),
             (r#"[{"id": "E1"}, {"id": "E1"}]"#, "appears twice"),
-            (r#"{"evidence": 3}"#, "at evidence: invalid type: integer `3`"),
-            (r#"{"evidence": [{"id": "E1"}, {}]}"#, "at evidence[1]: missing field `id`"),
+            (
+                r#"{"evidence": 3}"#,
+                "at evidence: invalid type: integer `3`",
+            ),
+            (
+                r#"{"evidence": [{"id": "E1"}, {}]}"#,
+                "at evidence[1]: missing field `id`",
+            ),
             ("7", "expected an array"),
-            (r#"[{"id": "E1", "quote": 7}]"#, "at [0].quote: invalid type"),
+            (
+                r#"[{"id": "E1", "quote": 7}]"#,
+                "at [0].quote: invalid type",
+            ),
             ("[{", "not valid JSON"),
         ] {
             std::fs::write(&p, body).unwrap();

@@ -189,6 +189,9 @@ fn scored_candidates(candidates: &[Candidate], coverage: &[f64], budget: usize) 
     order
 }
 
+/// A candidate's bi-encoder cosine and cross-encoder probability (when computed).
+type Signals = (Option<f64>, Option<f64>);
+
 /// Per candidate, the bi-encoder cosine and the cross-encoder probability for the
 /// candidates in `scored` (one of the two, by whether a reranker is installed; `None`
 /// elsewhere).
@@ -198,7 +201,7 @@ fn model_signals(
     scored: &[usize],
     embedder: &dyn Embed,
     reranker: Option<&dyn Rerank>,
-) -> Result<Vec<(Option<f64>, Option<f64>)>, Error> {
+) -> Result<Vec<Signals>, Error> {
     let mut signals = vec![(None, None); candidates.len()];
     let quotes: Vec<&str> = scored
         .iter()

@@ -594,7 +594,10 @@ impl OwnedHnsw {
             }
             Err(panic) => {
                 free_loader();
-                Err(format!("hnsw_rs load panicked: {}", panic_message(panic.as_ref())))
+                Err(format!(
+                    "hnsw_rs load panicked: {}",
+                    panic_message(panic.as_ref())
+                ))
             }
         }
     }
@@ -1061,9 +1064,9 @@ impl HnswIndex {
                 )));
             }
         };
-        self.verify_dump(dir, &used).inspect_err(|_| remove_dump_files(dir, &used)).map_err(
-            |e| save_err(format!("written dump did not verify: {e}")),
-        )
+        self.verify_dump(dir, &used)
+            .inspect_err(|_| remove_dump_files(dir, &used))
+            .map_err(|e| save_err(format!("written dump did not verify: {e}")))
     }
 
     /// Makes the dump `base` in `dir` durable and loadable (level scale reset, fsync) and
@@ -2450,9 +2453,15 @@ mod tests {
             ("trailing", |s| format!("{s}{{}}")),
             ("bad dim", |s| s.replace("\"dim\": 8", "\"dim\": \"x\"")),
             ("no dim", |s| s.replace("\"dim\": 8,", "")),
-            ("unknown field", |s| s.replace("\"dim\": 8", "\"dim\": 8, \"extra\": 1")),
-            ("format", |s| s.replace(MANIFEST_FORMAT, "attest-dense-hnsw 9")),
-            ("wrong count", |s| s.replace("\"count\": 300", "\"count\": 301")),
+            ("unknown field", |s| {
+                s.replace("\"dim\": 8", "\"dim\": 8, \"extra\": 1")
+            }),
+            ("format", |s| {
+                s.replace(MANIFEST_FORMAT, "attest-dense-hnsw 9")
+            }),
+            ("wrong count", |s| {
+                s.replace("\"count\": 300", "\"count\": 301")
+            }),
             ("wrong dim", |s| s.replace("\"dim\": 8", "\"dim\": 9")),
             ("bad m", |s| {
                 s.replace("\"max_connections\": 16", "\"max_connections\": 300")

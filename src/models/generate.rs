@@ -401,6 +401,9 @@ fn candle_error(e: candle_core::Error) -> ModelError {
 /// Tokens the repeat penalty looks back over.
 pub const REPEAT_PENALTY_WINDOW: usize = 64;
 
+/// Runs the model on token ids starting at a position; the logits of the last one.
+type Forward<'a> = dyn FnMut(&[u32], usize) -> Result<Tensor, ModelError> + 'a;
+
 /// What greedy decoding produced.
 struct Decoded {
     tokens: Vec<u32>,
@@ -413,7 +416,7 @@ struct Decoded {
 /// one. Stops at an end-of-sequence piece, a stop string (the text is cut there) or
 /// `opts.max_tokens`.
 fn greedy(
-    forward: &mut dyn FnMut(&[u32], usize) -> Result<Tensor, ModelError>,
+    forward: &mut Forward<'_>,
     tokenizer: &GenTokenizer,
     model: &str,
     prompt_len: usize,
@@ -492,7 +495,11 @@ fn next_token(
     };
     let v: Vec<f32> = l.to_vec1().map_err(candle_error)?;
     if v.iter().any(|x| x.is_nan()) {
-        return Err(ModelError::output(model, "logits without NaN", "a NaN logit"));
+        return Err(ModelError::output(
+            model,
+            "logits without NaN",
+            "a NaN logit",
+        ));
     }
     let next = v
         .iter()
@@ -509,7 +516,8 @@ fn next_token(
             format!("token {next} of {vocab} logits"),
         ));
     }
-    u32::try_from(next).map_err(|_| ModelError::output(model, "a 32-bit token id", next.to_string()))
+    u32::try_from(next)
+        .map_err(|_| ModelError::output(model, "a 32-bit token id", next.to_string()))
 }
 
 impl Generate for GgufGenerator {
@@ -828,9 +836,18 @@ mod synthetic {
         let vocab = g.tokenizer().vocab_size();
         let dev = Device::Cpu;
         let bad: [(&str, Tensor); 4] = [
-            ("no batch axis", Tensor::zeros(vocab, DType::F32, &dev).unwrap()),
-            ("a logit per position", Tensor::zeros((1, 3, vocab), DType::F32, &dev).unwrap()),
-            ("no logits", Tensor::zeros((1, 0), DType::F32, &dev).unwrap()),
+            (
+                "no batch axis",
+                Tensor::zeros(vocab, DType::F32, &dev).unwrap(),
+            ),
+            (
+                "a logit per position",
+                Tensor::zeros((1, 3, vocab), DType::F32, &dev).unwrap(),
+            ),
+            (
+                "no logits",
+                Tensor::zeros((1, 0), DType::F32, &dev).unwrap(),
+            ),
             ("past the vocabulary", {
                 let mut v = vec![0f32; vocab + 5];
                 v[vocab + 2] = 1.0;

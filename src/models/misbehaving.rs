@@ -222,7 +222,11 @@ fn ingest_fails_on_a_misbehaving_bi_encoder_and_writes_nothing_wrong() {
     for fault in FAULTS {
         let tmp = tempfile::tempdir().unwrap();
         let doc = tmp.path().join("a.md");
-        std::fs::write(&doc, "# A\n\nCounties shall keep records.\n\nMore text here.\n").unwrap();
+        std::fs::write(
+            &doc,
+            "# A\n\nCounties shall keep records.\n\nMore text here.\n",
+        )
+        .unwrap();
         let cfg = Config {
             index: tmp.path().join("idx"),
             ..Config::default()
