@@ -547,7 +547,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             audit,
             json,
         } => {
-            use attest::ask::{ask, AskOptions, Status};
+            use attest::answer::Status;
+            use attest::ask::{ask, AskOptions};
             if let Some(n) = chunks {
                 cfg.ask_chunks = n;
                 cfg.set_by_flag("ask_chunks", "--chunks");
@@ -828,7 +829,9 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
                     &model,
                     &attest::evidence::support::SupportConfig::default(),
                 )?;
-                r.passed &= v.iter().all(|x| x.severity != "error");
+                r.passed &= v
+                    .iter()
+                    .all(|x| x.severity != attest::evidence::gate::Severity::Error);
                 r.violations.extend(v);
             }
             emit(json, &r, render::gate)?;

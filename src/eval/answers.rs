@@ -20,7 +20,8 @@ use serde::Serialize;
 
 use super::metrics::Judgments;
 use super::{percentile, Query};
-use crate::ask::{ask, AskOptions, Status};
+use crate::answer::Status;
+use crate::ask::{ask, AskOptions};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::citations;
@@ -222,7 +223,7 @@ pub fn evaluate(
         }
         m.generator_calls += a.metrics.generator_calls;
         if let Some(p) = &a.phrasing {
-            if p.outcome == "phrased" {
+            if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
                 m.phrased += 1;
             } else {
                 m.phrase_fallbacks += 1;
@@ -279,7 +280,7 @@ pub fn evaluate(
                     verdict: v
                         .rejected
                         .as_ref()
-                        .map_or("verified".into(), |r| crate::render::name(r.reason)),
+                        .map_or("verified".into(), |r| r.reason.as_str().into()),
                     relevant: qrels.map(|_| {
                         judged.is_some_and(|j| j.get(&v.candidate.key).is_some_and(|&s| s > 0))
                     }),
@@ -291,8 +292,8 @@ pub fn evaluate(
                 .gate
                 .violations
                 .iter()
-                .filter(|v| v.severity == "error")
-                .map(|v| format!("{}: {}", v.kind, v.message))
+                .filter(|v| v.severity == crate::evidence::gate::Severity::Error)
+                .map(|v| format!("{}: {}", v.kind.as_str(), v.message))
                 .collect(),
             id: q.id.clone(),
             candidates,

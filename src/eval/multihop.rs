@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::percentile;
 use super::retrieval::Dataset;
-use crate::ask::{ask, AskOptions, Status};
+use crate::answer::Status;
+use crate::ask::{ask, AskOptions};
 use crate::engine::Engine;
 use crate::error::Error;
 
