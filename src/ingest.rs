@@ -21,6 +21,7 @@ use crate::corpus::load::{load_file_until, walk, Deadline, LoadError, LoadOption
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::models::ModelError;
 use crate::store::{doc_id, key_path, path_key, sha256_hex, NewChunk, NewDoc, StoreError};
 
 /// Options for one ingest run.
@@ -104,7 +105,14 @@ struct Pending {
 /// Chunks embedded per progress step / embedding call.
 const EMBED_GROUP: usize = 512;
 
+/// Meta key of the chunk budget the stored chunks were cut with.
+const BUDGET_KEY: &str = "chunk_tokens";
+
 /// Ingest `roots` into the engine's index.
+///
+/// A bi-encoder that returns the wrong number of vectors, a wrong dimension or
+/// non-finite values fails the run ([`crate::models::ModelError::Output`]): files written
+/// before stay written, and the dense index is brought up to date when next opened.
 pub fn ingest(
     engine: &mut Engine,
     roots: &[PathBuf],
@@ -115,9 +123,52 @@ pub fn ingest(
     let mut report = IngestReport::default();
     let repair = plan_repair(engine, opts.repair)?;
     let cfg = engine.config().clone();
-    let load_opts = load_options(&cfg);
+    let walked = walk_roots(engine, roots, &repair, &mut report)?;
+    // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
+    let rechunk = engine
+        .store()
+        .meta(BUDGET_KEY)?
+        .is_some_and(|b| b != cfg.chunk_tokens.to_string());
+    let to_load = changed_files(engine, &walked.files, rechunk, &repair, &mut report)?;
+    let loaded = load_changed(engine, &cfg, &to_load, opts.progress);
+    let pending = compare_with_store(engine, loaded, rechunk, &repair, &mut report)?;
+    let embed_time = embed_and_write(engine, pending, opts.progress, &mut report)?;
+    drop_unrepaired(engine, &repair, &mut report)?;
+    report_missing(engine, &walked, opts.prune, &mut report)?;
+    if report.failed.is_empty() || !rechunk {
+        engine
+            .store()
+            .set_meta(BUDGET_KEY, &cfg.chunk_tokens.to_string())?;
+    }
+    let ti = Instant::now();
+    engine.refresh_dense_with(true, opts.repair)?;
+    report.index_ms = ti.elapsed().as_millis() as u64;
+    report.documents = engine.store().document_count()?;
+    report.chunks = engine.store().chunk_count()?;
+    report.corpus_version = engine.store().corpus_version()?;
+    report.embed_ms = embed_time.as_millis() as u64;
+    report.total_ms = t0.elapsed().as_millis() as u64;
+    report.failed.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(report)
+}
 
-    // Roots: canonical, recorded so later runs can find files that vanished.
+/// The files of a run: canonical roots, every file found under them (plus those a repair
+/// re-reads) and the paths the walk could not read.
+struct Walked {
+    roots: Vec<PathBuf>,
+    files: Vec<PathBuf>,
+    /// Nothing under these counts as gone.
+    unreadable: Vec<PathBuf>,
+}
+
+/// Canonicalises and records the roots (so later runs can find files that vanished) and
+/// walks them; roots and paths that cannot be read become failures.
+fn walk_roots(
+    engine: &Engine,
+    roots: &[PathBuf],
+    repair: &Repair,
+    report: &mut IngestReport,
+) -> Result<Walked, Error> {
     let mut canon_roots = Vec::new();
     for r in roots {
         match r.canonicalize() {
@@ -137,13 +188,6 @@ pub fn ingest(
     files.extend(repair.files.iter().map(|k| key_path(k)));
     files.sort();
     files.dedup();
-    // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
-    let budget_key = "chunk_tokens";
-    let rechunk = engine
-        .store()
-        .meta(budget_key)?
-        .is_some_and(|b| b != cfg.chunk_tokens.to_string());
-    // Paths the walk could not read: nothing under them counts as gone.
     let unreadable: Vec<PathBuf> = walk_errors.iter().map(|e| e.path().to_path_buf()).collect();
     for e in walk_errors {
         report.failed.push(Failure {
@@ -154,10 +198,27 @@ pub fn ingest(
     for r in &canon_roots {
         engine.store().add_root(&path_key(r))?;
     }
+    Ok(Walked {
+        roots: canon_roots,
+        files,
+        unreadable,
+    })
+}
 
-    // Decide which files need loading (size or mtime changed, or new).
+/// A file to load: path, store key, size and modification time (ns).
+type ToLoad = (PathBuf, String, u64, i64);
+
+/// The files that need loading: new, or size or mtime changed (or all, when re-chunking
+/// or repairing them). Documents of the others count as unchanged.
+fn changed_files(
+    engine: &Engine,
+    files: &[PathBuf],
+    rechunk: bool,
+    repair: &Repair,
+    report: &mut IngestReport,
+) -> Result<Vec<ToLoad>, Error> {
     let mut to_load = Vec::new();
-    for f in &files {
+    for f in files {
         let key = path_key(f);
         let meta = match std::fs::metadata(f) {
             Ok(m) => m,
@@ -183,11 +244,19 @@ pub fn ingest(
         }
         to_load.push((f.clone(), key, meta.len(), mtime_ns));
     }
+    Ok(to_load)
+}
 
-    // Load and chunk in parallel, each file within its time limit; results stay in file order.
+/// A loaded file: store key, size, mtime and its chunked documents.
+type Loaded = Result<(String, u64, i64, Vec<Chunked>), LoadError>;
+
+/// Loads and chunks the files in parallel, each within its time limit; results stay in
+/// file order.
+fn load_changed(engine: &Engine, cfg: &Config, to_load: &[ToLoad], progress: bool) -> Vec<Loaded> {
+    let load_opts = load_options(cfg);
     let embedder = engine.embedder_arc();
     let budget = cfg.chunk_tokens.max(1);
-    let load_bar = load_bar(opts.progress, to_load.iter().map(|t| t.2).sum());
+    let load_bar = load_bar(progress, to_load.iter().map(|t| t.2).sum());
     let loaded: Vec<_> = to_load
         .par_iter()
         .map(|(f, key, size, mtime)| {
@@ -199,180 +268,230 @@ pub fn ingest(
         })
         .collect();
     load_bar.finish_and_clear();
+    loaded
+}
 
-    // Compare with what is stored.
+/// Compares each loaded file's documents with the stored ones by content hash: what to
+/// remove and what to write (and embed) per file. Load failures become failures.
+fn compare_with_store(
+    engine: &Engine,
+    loaded: Vec<Loaded>,
+    rechunk: bool,
+    repair: &Repair,
+    report: &mut IngestReport,
+) -> Result<Vec<Pending>, Error> {
     let mut pending: Vec<Pending> = Vec::new();
     for r in loaded {
-        let (key, size, mtime_ns, docs) = match r {
-            Ok(x) => x,
-            Err(e) => {
-                report.failed.push(Failure {
-                    path: display_path(e.path()),
-                    reason: e.reason(),
-                });
+        match r {
+            Ok((key, size, mtime_ns, docs)) => {
+                let file = FileState {
+                    key,
+                    size,
+                    mtime_ns,
+                };
+                pending.push(compare_file(engine, file, docs, rechunk, repair, report)?);
+            }
+            Err(e) => report.failed.push(Failure {
+                path: display_path(e.path()),
+                reason: e.reason(),
+            }),
+        }
+    }
+    Ok(pending)
+}
+
+/// A loaded file's store key, size and modification time (ns).
+struct FileState {
+    key: String,
+    size: u64,
+    mtime_ns: i64,
+}
+
+/// One file's changes: its documents unchanged (counted), updated or added (to write),
+/// and gone (to remove).
+fn compare_file(
+    engine: &Engine,
+    file: FileState,
+    docs: Vec<Chunked>,
+    rechunk: bool,
+    repair: &Repair,
+    report: &mut IngestReport,
+) -> Result<Pending, Error> {
+    let FileState {
+        key,
+        size,
+        mtime_ns,
+    } = file;
+    let stored: HashMap<String, (i64, String)> = engine
+        .store()
+        .docs_of_file(&key)?
+        .into_iter()
+        .map(|d| (d.doc_id, (d.id, d.content_hash)))
+        .collect();
+    let source = display_path(&key_path(&key));
+    let mut p = Pending {
+        path: key.clone(),
+        size,
+        mtime_ns,
+        file_hash: String::new(),
+        remove: Vec::new(),
+        docs: Vec::new(),
+        embed_texts: Vec::new(),
+    };
+    let mut hashes = Vec::new();
+    let mut present = BTreeSet::new();
+    for (d, chunks, texts) in docs {
+        let id = doc_id(&key, &d.key);
+        let hash = sha256_hex(d.text.as_bytes());
+        hashes.push(hash.clone());
+        present.insert(id.clone());
+        match stored.get(&id) {
+            Some((row, h)) if *h == hash && !rechunk && !repair.docs.contains(row) => {
+                report.unchanged += 1;
                 continue;
             }
-        };
-        let stored: HashMap<String, (i64, String)> = engine
-            .store()
-            .docs_of_file(&key)?
-            .into_iter()
-            .map(|d| (d.doc_id, (d.id, d.content_hash)))
-            .collect();
-        let source = display_path(&key_path(&key));
-        let mut p = Pending {
-            path: key.clone(),
-            size,
-            mtime_ns,
-            file_hash: String::new(),
-            remove: Vec::new(),
-            docs: Vec::new(),
-            embed_texts: Vec::new(),
-        };
-        let mut hashes = Vec::new();
-        let mut present = BTreeSet::new();
-        for (d, chunks, texts) in docs {
-            let id = doc_id(&key, &d.key);
-            let hash = sha256_hex(d.text.as_bytes());
-            hashes.push(hash.clone());
-            present.insert(id.clone());
-            match stored.get(&id) {
-                Some((row, h)) if *h == hash && !rechunk && !repair.docs.contains(row) => {
-                    report.unchanged += 1;
-                    continue;
-                }
-                Some((row, _)) => {
-                    report.updated += 1;
-                    p.remove.push(*row);
-                }
-                None => report.added += 1,
-            }
-            p.docs.push(NewDoc {
-                path: key.clone(),
-                key: d.key,
-                source: source.clone(),
-                title: d.title,
-                kind: d.kind,
-                text: d.text,
-                mtime_ns,
-                chunks,
-            });
-            p.embed_texts.push(texts);
-        }
-        for (id, (row, _)) in &stored {
-            if !present.contains(id) {
-                report.removed += 1;
+            Some((row, _)) => {
+                report.updated += 1;
                 p.remove.push(*row);
             }
+            None => report.added += 1,
         }
-        p.file_hash = sha256_hex(hashes.join("\n").as_bytes());
-        pending.push(p);
+        p.docs.push(NewDoc {
+            path: key.clone(),
+            key: d.key,
+            source: source.clone(),
+            title: d.title,
+            kind: d.kind,
+            text: d.text,
+            mtime_ns,
+            chunks,
+        });
+        p.embed_texts.push(texts);
     }
+    for (id, (row, _)) in &stored {
+        if !present.contains(id) {
+            report.removed += 1;
+            p.remove.push(*row);
+        }
+    }
+    p.file_hash = sha256_hex(hashes.join("\n").as_bytes());
+    Ok(p)
+}
 
-    // Embed in groups and write each file in its own transaction.
+/// Embeds each pending file's chunks in groups and writes the file in its own
+/// transaction; returns the time spent in the bi-encoder. A file whose embedding or
+/// writing fails is a failure and nothing of it is written; a model that returns
+/// malformed output fails the run.
+fn embed_and_write(
+    engine: &mut Engine,
+    pending: Vec<Pending>,
+    progress: bool,
+    report: &mut IngestReport,
+) -> Result<Duration, Error> {
     let total_chunks: usize = pending
         .iter()
         .flat_map(|p| p.embed_texts.iter())
         .map(Vec::len)
         .sum();
-    let bar = progress_bar(opts.progress, total_chunks as u64);
+    let bar = progress_bar(progress, total_chunks as u64);
     let mut embed_time = Duration::ZERO;
     for mut p in pending {
         let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
-        let mut vectors = Vec::with_capacity(texts.len());
-        let mut embed_error = None;
-        for group in texts.chunks(EMBED_GROUP) {
-            let te = Instant::now();
-            match embedder.embed(group) {
-                Ok(v) => vectors.extend(v),
-                Err(e) => {
-                    embed_error = Some(e.to_string());
-                    break;
-                }
-            }
-            embed_time += te.elapsed();
-            bar.inc(group.len() as u64);
-        }
-        let dim = embedder.dim();
-        if embed_error.is_none()
-            && (vectors.len() != texts.len() || vectors.iter().any(|v| v.len() != dim))
-        {
-            embed_error = Some(format!(
-                "the bi-encoder returned {} vector(s) for {} chunk(s) or a wrong dimension",
-                vectors.len(),
-                texts.len()
-            ));
-        }
-        if let Some(reason) = embed_error {
-            // Nothing of this file is written; what is stored for it stays as it was.
-            report.failed.push(Failure {
-                path: display_path(&key_path(&p.path)),
-                reason: format!("embedding failed: {reason}"),
-            });
-            continue;
-        }
-        let mut it = vectors.into_iter();
-        for d in &mut p.docs {
-            for c in &mut d.chunks {
-                c.vector = it.next().unwrap_or_default();
-            }
-        }
-        let written = engine.store_mut().apply_file(
-            Some((&p.path, p.size, p.mtime_ns, &p.file_hash)),
-            &p.remove,
-            &p.docs,
-        );
-        match written {
-            Ok(_) => report.chunks_embedded += texts.len(),
-            // One file's rows clash with what is stored: that file fails, the run goes on.
-            Err(StoreError::Sqlite { source, .. })
-                if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
-            {
+        let vectors = match embed_file(engine, &texts, &bar, &mut embed_time)? {
+            Ok(v) => v,
+            Err(reason) => {
+                // Nothing of this file is written; what is stored for it stays as it was.
                 report.failed.push(Failure {
                     path: display_path(&key_path(&p.path)),
-                    reason: format!("not stored: {source}"),
+                    reason: format!("embedding failed: {reason}"),
                 });
+                continue;
             }
-            Err(e) => return Err(e.into()),
+        };
+        let chunks = p.docs.iter_mut().flat_map(|d| d.chunks.iter_mut());
+        for (c, v) in chunks.zip(vectors) {
+            c.vector = v;
+        }
+        if write_file(engine, &p, report)? {
+            report.chunks_embedded += texts.len();
         }
     }
     bar.finish_and_clear();
-    drop_unrepaired(engine, &repair, &mut report)?;
+    Ok(embed_time)
+}
 
-    // Files gone from the roots of this run.
-    let seen: BTreeSet<String> = files.iter().map(|f| path_key(f)).collect();
+/// The vectors of one file's texts, embedded in groups of [`EMBED_GROUP`]: `Ok(Err(reason))`
+/// when the bi-encoder failed on them, `Err` when its output is malformed.
+fn embed_file(
+    engine: &Engine,
+    texts: &[&str],
+    bar: &indicatif::ProgressBar,
+    embed_time: &mut Duration,
+) -> Result<Result<Vec<Vec<f32>>, String>, Error> {
+    let embedder = engine.embedder();
+    let mut vectors = Vec::with_capacity(texts.len());
+    for group in texts.chunks(EMBED_GROUP) {
+        let te = Instant::now();
+        match embedder.embed(group) {
+            Ok(v) => vectors.extend(v),
+            Err(e @ ModelError::Output { .. }) => return Err(e.into()),
+            Err(e) => return Ok(Err(e.to_string())),
+        }
+        *embed_time += te.elapsed();
+        bar.inc(group.len() as u64);
+    }
+    Ok(Ok(vectors))
+}
+
+/// Writes one file's changes in one transaction; whether they were written. Rows that
+/// clash with what is stored make that file a failure and the run goes on.
+fn write_file(engine: &mut Engine, p: &Pending, report: &mut IngestReport) -> Result<bool, Error> {
+    let written = engine.store_mut().apply_file(
+        Some((&p.path, p.size, p.mtime_ns, &p.file_hash)),
+        &p.remove,
+        &p.docs,
+    );
+    match written {
+        Ok(_) => Ok(true),
+        Err(StoreError::Sqlite { source, .. })
+            if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
+        {
+            report.failed.push(Failure {
+                path: display_path(&key_path(&p.path)),
+                reason: format!("not stored: {source}"),
+            });
+            Ok(false)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Stored files gone from the roots of this run: removed with `prune`, else reported as
+/// missing.
+fn report_missing(
+    engine: &mut Engine,
+    walked: &Walked,
+    prune: bool,
+    report: &mut IngestReport,
+) -> Result<(), Error> {
+    let seen: BTreeSet<String> = walked.files.iter().map(|f| path_key(f)).collect();
     for stored in engine.store().stored_files()? {
         let stored_path = key_path(&stored);
-        let under_root = canon_roots.iter().any(|r| stored_path.starts_with(r));
+        let under_root = walked.roots.iter().any(|r| stored_path.starts_with(r));
         let gone = matches!(
             std::fs::symlink_metadata(&stored_path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound
         );
-        let shadowed = unreadable.iter().any(|u| stored_path.starts_with(u));
+        let shadowed = walked.unreadable.iter().any(|u| stored_path.starts_with(u));
         if under_root && !seen.contains(&stored) && gone && !shadowed {
-            if opts.prune {
+            if prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
             } else {
                 report.missing.push(display_path(&stored_path));
             }
         }
     }
-
-    if report.failed.is_empty() || !rechunk {
-        engine
-            .store()
-            .set_meta(budget_key, &cfg.chunk_tokens.to_string())?;
-    }
-    let ti = Instant::now();
-    engine.refresh_dense_with(true, opts.repair)?;
-    report.index_ms = ti.elapsed().as_millis() as u64;
-    report.documents = engine.store().document_count()?;
-    report.chunks = engine.store().chunk_count()?;
-    report.corpus_version = engine.store().corpus_version()?;
-    report.embed_ms = embed_time.as_millis() as u64;
-    report.total_ms = t0.elapsed().as_millis() as u64;
-    report.failed.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(report)
+    Ok(())
 }
 
 /// What a repair re-reads: files (store keys) and document rows the deep check found

@@ -610,7 +610,7 @@ fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
     std::fs::write(&ev, r#"[{"quote": "no id"}]"#).unwrap();
     let out = validate(tmp.path(), &good, &ev, &[]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no string \"id\""));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing field `id`"));
     let out = attest(tmp.path())
         .arg("validate")
         .arg(&good)

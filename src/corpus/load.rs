@@ -1003,17 +1003,6 @@ fn install_quiet_panic_hook() {
     });
 }
 
-/// Best-effort text of a panic payload.
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
-    }
-}
-
 /// Run `job` on a fresh big-stack thread, catching panics, and wait at most `timeout`.
 fn run_isolated<T, F>(job: F, timeout: Duration) -> Result<T, WorkerError>
 where
@@ -1033,7 +1022,9 @@ where
         .map_err(WorkerError::Spawn)?;
     match rx.recv_timeout(timeout) {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(payload)) => Err(WorkerError::Panicked(panic_message(payload.as_ref()))),
+        Ok(Err(payload)) => Err(WorkerError::Panicked(crate::error::panic_message(
+            payload.as_ref(),
+        ))),
         Err(mpsc::RecvTimeoutError::Timeout) => Err(WorkerError::TimedOut),
         Err(mpsc::RecvTimeoutError::Disconnected) => Err(WorkerError::Panicked(
             "worker thread ended without a result".to_string(),

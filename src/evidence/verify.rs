@@ -159,103 +159,23 @@ pub fn verify(
         .iter()
         .map(|c| term_coverage(&terms, &c.quote))
         .collect();
-    // Which candidates get a model score: the best by coverage, within the budget.
-    let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by(|&a, &b| {
-        coverage[b]
-            .total_cmp(&coverage[a])
-            .then(candidates[a].chunk_rank.cmp(&candidates[b].chunk_rank))
-            .then(a.cmp(&b))
-    });
-    order.truncate(cfg.embed_budget);
-    order.sort_unstable();
-    let quotes: Vec<&str> = order
-        .iter()
-        .map(|&i| candidates[i].quote.as_str())
-        .collect();
-    let mut cosine: Vec<Option<f64>> = vec![None; candidates.len()];
-    let mut cross: Vec<Option<f64>> = vec![None; candidates.len()];
-    if !quotes.is_empty() {
-        match reranker {
-            Some(rr) => {
-                let logits = rr.score(question, &quotes)?;
-                for (&i, l) in order.iter().zip(logits) {
-                    cross[i] = Some(sigmoid(l));
-                }
-            }
-            None => {
-                let mut texts = vec![question];
-                texts.extend(&quotes);
-                let v = embedder.embed(&texts).map_err(Error::Model)?;
-                for (&i, qv) in order.iter().zip(&v[1..]) {
-                    cosine[i] = Some(dot(&v[0], qv) as f64);
-                }
-            }
-        }
-    }
+    let scored = scored_candidates(&candidates, &coverage, cfg.embed_budget);
+    let signals = model_signals(question, &candidates, &scored, embedder, reranker)?;
     let mut quotes = QuoteChecker::new(store);
     let mut out = Vec::with_capacity(candidates.len());
-    for (i, c) in candidates.into_iter().enumerate() {
-        let score = match cross[i] {
+    for ((c, coverage), (cosine, cross)) in candidates.into_iter().zip(coverage).zip(signals) {
+        let score = match cross {
             Some(p) => p,
-            None => cfg.score(cosine[i].unwrap_or(0.0), coverage[i], c.chunk_cosine),
+            None => cfg.score(cosine.unwrap_or(0.0), coverage, c.chunk_cosine),
         };
         let relevance = Relevance {
-            cosine: cosine[i],
-            coverage: coverage[i],
-            cross: cross[i],
+            cosine,
+            coverage,
+            cross,
             score,
         };
         let at = quotes.check(&c.doc_id, c.start, c.end, &c.quote, Some(&c.content_hash))?;
-        let rejected: Option<(Reason, String)> = match at {
-            QuoteAt::DocumentMissing => Some((
-                Reason::NotVerbatim,
-                format!(
-                    "document {} ({}) is no longer in the index",
-                    c.doc_id, c.source
-                ),
-            )),
-            QuoteAt::QuoteChanged => Some((
-                Reason::NotVerbatim,
-                format!(
-                    "bytes {}..{} of {} do not hold the quote",
-                    c.start, c.end, c.source
-                ),
-            )),
-            QuoteAt::DocumentChanged => Some((
-                Reason::NotVerbatim,
-                format!("{} changed since the quote was extracted", c.source),
-            )),
-            QuoteAt::Holds => match &c.completeness {
-                Completeness::Incomplete(why) => Some((Reason::IncompleteQuote, why.clone())),
-                _ => {
-                    let (min, what) = match cross[i] {
-                        Some(_) => (cfg.min_cross_relevance, "cross-encoder relevance"),
-                        None => (cfg.min_relevance, "relevance"),
-                    };
-                    let scored = cosine[i].is_some() || cross[i].is_some();
-                    // Fail closed: a NaN score or threshold never passes.
-                    let passes = score >= min && min.is_finite();
-                    (!passes || !scored).then(|| {
-                        (
-                            Reason::DoesNotAddressQuestion,
-                            match cosine[i].or(cross[i]) {
-                                Some(_) => format!(
-                                    "{what} {score:.3} is below {min:.3} (cosine {}, question terms covered {:.0}%)",
-                                    cosine[i].map_or("-".into(), |c| format!("{c:.3}")),
-                                    coverage[i] * 100.0
-                                ),
-                                None => format!(
-                                    "not scored by the model: {:.0}% of the question's terms, below the {} best-covering candidates",
-                                    coverage[i] * 100.0,
-                                    cfg.embed_budget
-                                ),
-                            },
-                        )
-                    })
-                }
-            },
-        };
+        let rejected = judge(&c, at, &relevance, cfg);
         out.push(Verdict {
             candidate: c,
             relevance,
@@ -263,6 +183,125 @@ pub fn verify(
         });
     }
     Ok(out)
+}
+
+/// Indexes (ascending) of the candidates a model scores: the best by question-term
+/// coverage (ties: earlier chunk, earlier position), at most `budget`.
+fn scored_candidates(candidates: &[Candidate], coverage: &[f64], budget: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..candidates.len()).collect();
+    order.sort_by(|&a, &b| {
+        coverage[b]
+            .total_cmp(&coverage[a])
+            .then(candidates[a].chunk_rank.cmp(&candidates[b].chunk_rank))
+            .then(a.cmp(&b))
+    });
+    order.truncate(budget);
+    order.sort_unstable();
+    order
+}
+
+/// A candidate's bi-encoder cosine and cross-encoder probability (when computed).
+type Signals = (Option<f64>, Option<f64>);
+
+/// Per candidate, the bi-encoder cosine and the cross-encoder probability for the
+/// candidates in `scored` (one of the two, by whether a reranker is installed; `None`
+/// elsewhere).
+fn model_signals(
+    question: &str,
+    candidates: &[Candidate],
+    scored: &[usize],
+    embedder: &dyn Embed,
+    reranker: Option<&dyn Rerank>,
+) -> Result<Vec<Signals>, Error> {
+    let mut signals = vec![(None, None); candidates.len()];
+    let quotes: Vec<&str> = scored
+        .iter()
+        .map(|&i| candidates[i].quote.as_str())
+        .collect();
+    if quotes.is_empty() {
+        return Ok(signals);
+    }
+    match reranker {
+        Some(rr) => {
+            let logits = rr.score(question, &quotes)?;
+            for (&i, l) in scored.iter().zip(logits) {
+                signals[i].1 = Some(sigmoid(l));
+            }
+        }
+        None => {
+            let mut texts = vec![question];
+            texts.extend(&quotes);
+            let vectors = embedder.embed(&texts)?;
+            let Some((qv, quote_vectors)) = vectors.split_first() else {
+                return Ok(signals);
+            };
+            for (&i, v) in scored.iter().zip(quote_vectors) {
+                signals[i].0 = Some(dot(qv, v) as f64);
+            }
+        }
+    }
+    Ok(signals)
+}
+
+/// Why candidate `c` is rejected, if it is: the span check's finding `at`, then
+/// completeness, then relevance against the threshold that applies.
+fn judge(
+    c: &Candidate,
+    at: QuoteAt,
+    r: &Relevance,
+    cfg: &RelevanceConfig,
+) -> Option<(Reason, String)> {
+    match at {
+        QuoteAt::DocumentMissing => Some((
+            Reason::NotVerbatim,
+            format!(
+                "document {} ({}) is no longer in the index",
+                c.doc_id, c.source
+            ),
+        )),
+        QuoteAt::QuoteChanged => Some((
+            Reason::NotVerbatim,
+            format!(
+                "bytes {}..{} of {} do not hold the quote",
+                c.start, c.end, c.source
+            ),
+        )),
+        QuoteAt::DocumentChanged => Some((
+            Reason::NotVerbatim,
+            format!("{} changed since the quote was extracted", c.source),
+        )),
+        QuoteAt::Holds => match &c.completeness {
+            Completeness::Incomplete(why) => Some((Reason::IncompleteQuote, why.clone())),
+            _ => irrelevance(r, cfg).map(|why| (Reason::DoesNotAddressQuestion, why)),
+        },
+    }
+}
+
+/// The rationale of a relevance below its threshold, or of a candidate no model scored.
+fn irrelevance(r: &Relevance, cfg: &RelevanceConfig) -> Option<String> {
+    let (min, what) = match r.cross {
+        Some(_) => (cfg.min_cross_relevance, "cross-encoder relevance"),
+        None => (cfg.min_relevance, "relevance"),
+    };
+    let scored = r.cosine.is_some() || r.cross.is_some();
+    // Fail closed: a NaN score or threshold never passes.
+    let passes = r.score >= min && min.is_finite();
+    if passes && scored {
+        return None;
+    }
+    let score = r.score;
+    Some(match r.cosine.or(r.cross) {
+        Some(_) => format!(
+            "{what} {score:.3} is below {min:.3} (cosine {}, question terms covered {:.0}%)",
+            r.cosine.map_or("-".into(), |c| format!("{c:.3}")),
+            r.coverage * 100.0
+        ),
+        None => format!(
+            "not scored by the model: {:.0}% of the question's terms, below the {} best-covering candidates",
+            r.coverage * 100.0,
+            cfg.embed_budget
+        ),
+    })
 }
 
 #[cfg(test)]

@@ -65,6 +65,9 @@ use hnsw_rs::hnswio::HnswIo;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::error::panic_message;
+use crate::models::dot;
+
 /// Number of HNSW layers. `hnsw_rs` can only dump graphs created with exactly 16 layers.
 pub const MAX_LAYERS: usize = 16;
 
@@ -220,29 +223,6 @@ impl HnswParams {
 // Kernels and top-k selection shared by both indexes.
 // ---------------------------------------------------------------------------------------------
 
-const LANES: usize = 8;
-
-/// Dot product with `LANES` independent accumulators (autovectorises) and a fixed reduction
-/// order, so the result is deterministic for given inputs.
-#[inline]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let n = a.len().min(b.len());
-    let (a, b) = (&a[..n], &b[..n]);
-    let mut acc = [0.0f32; LANES];
-    let mut ca = a.chunks_exact(LANES);
-    let mut cb = b.chunks_exact(LANES);
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        for i in 0..LANES {
-            acc[i] += x[i] * y[i];
-        }
-    }
-    let mut tail = 0.0f32;
-    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
-        tail += x * y;
-    }
-    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
-}
-
 /// `hnsw_rs` distance for unit vectors: `max(0, 1 - dot)`. Never negative, never NaN.
 #[derive(Debug, Default, Clone, Copy)]
 struct UnitDot;
@@ -283,6 +263,9 @@ impl Ord for Scored {
     }
 }
 
+/// Most hits a [`TopK`] allocates room for up front (a safety cap: `k` comes from callers).
+const MAX_PREALLOCATED_HITS: usize = 4096;
+
 /// Bounded max-heap keeping the best `k` hits.
 struct TopK {
     k: usize,
@@ -293,7 +276,7 @@ impl TopK {
     fn new(k: usize) -> Self {
         TopK {
             k,
-            heap: BinaryHeap::with_capacity(k.min(4096) + 1),
+            heap: BinaryHeap::with_capacity(k.min(MAX_PREALLOCATED_HITS) + 1),
         }
     }
 
@@ -400,6 +383,30 @@ impl ExactIndex {
             ids: Vec::new(),
             data: Vec::new(),
         }
+    }
+
+    /// An index over `rows` (id, vector), refusing `dim == 0` and vectors of another
+    /// length instead of panicking.
+    pub fn from_rows<'a>(
+        dim: usize,
+        rows: impl IntoIterator<Item = (u64, &'a [f32])>,
+    ) -> Result<Self, DenseError> {
+        if dim == 0 {
+            return Err(DenseError::InvalidParams {
+                reason: "dimension must be > 0".into(),
+            });
+        }
+        let mut index = ExactIndex::new(dim);
+        for (id, v) in rows {
+            if v.len() != dim {
+                return Err(DenseError::Dimension {
+                    expected: dim,
+                    got: v.len(),
+                });
+            }
+            index.push(id, v);
+        }
+        Ok(index)
     }
 
     /// Vector dimension.
@@ -587,7 +594,10 @@ impl OwnedHnsw {
             }
             Err(panic) => {
                 free_loader();
-                Err(format!("hnsw_rs load panicked: {}", panic_message(&panic)))
+                Err(format!(
+                    "hnsw_rs load panicked: {}",
+                    panic_message(panic.as_ref())
+                ))
             }
         }
     }
@@ -638,16 +648,6 @@ impl Drop for OwnedHnsw {
     }
 }
 
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    if let Some(s) = panic.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = panic.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".to_string()
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // HnswIndex
 // ---------------------------------------------------------------------------------------------
@@ -656,6 +656,8 @@ fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
 const SERIAL_SEED_POINTS: usize = 256;
 /// Batches smaller than this are inserted serially.
 const PARALLEL_INSERT_MIN: usize = 64;
+/// Allocation hint (points) of a new graph with no or few points: `hnsw_rs` grows past it.
+const EMPTY_GRAPH_CAPACITY: usize = 1024;
 /// Ids sampled to estimate the fraction of points a filter keeps.
 const KEEP_SAMPLE: usize = 1024;
 /// Planner cost of an `hnsw_rs` search per unit of `ef`, in "one scanned 384-d row" units
@@ -732,7 +734,7 @@ impl HnswIndex {
                 reason: "dimension must be > 0".into(),
             });
         }
-        let capacity = points.len().saturating_mul(2).max(1024);
+        let capacity = points.len().saturating_mul(2).max(EMPTY_GRAPH_CAPACITY);
         let mut index = HnswIndex {
             dim,
             params: params.clone(),
@@ -1002,64 +1004,17 @@ impl HnswIndex {
         validate_basename(basename)?;
         fs::create_dir_all(dir).map_err(|e| DenseError::io(dir, e))?;
         let token = unique_token();
-        let mut manifest = Manifest {
+        let manifest = Manifest {
+            format: MANIFEST_FORMAT.to_string(),
             dim: self.dim,
             count: self.len(),
             max_connections: self.params.max_connections,
             ef_construction: self.params.ef_construction,
-            dump: None,
+            dump: match self.is_empty() {
+                true => None,
+                false => Some(self.dump(dir, &format!("{basename}.g{token}"))?),
+            },
         };
-        if !self.is_empty() {
-            let requested = format!("{basename}.g{token}");
-            let dumped = catch_unwind(AssertUnwindSafe(|| {
-                self.graph.graph().file_dump(dir, &requested)
-            }));
-            let used = match dumped {
-                Ok(Ok(used)) => used,
-                Ok(Err(e)) => {
-                    remove_dump_files(dir, &requested);
-                    return Err(DenseError::Save {
-                        path: dir.to_path_buf(),
-                        reason: format!("hnsw_rs file_dump failed: {e:#}"),
-                    });
-                }
-                Err(p) => {
-                    remove_dump_files(dir, &requested);
-                    return Err(DenseError::Save {
-                        path: dir.to_path_buf(),
-                        reason: format!("hnsw_rs file_dump panicked: {}", panic_message(&p)),
-                    });
-                }
-            };
-            let verified = (|| {
-                let (graph_path, data_path) = dump_paths(dir, &used);
-                reset_level_scale(&graph_path)?;
-                sync_file(&graph_path)?;
-                sync_file(&data_path)?;
-                let expect = Expected {
-                    dim: self.dim,
-                    count: self.len(),
-                    graph: None,
-                    data: None,
-                };
-                let v = validate_dump(&graph_path, &data_path, &expect)?;
-                Ok::<_, DenseError>(DumpFiles {
-                    base: used.clone(),
-                    graph: v.graph,
-                    data: v.data,
-                })
-            })();
-            match verified {
-                Ok(files) => manifest.dump = Some(files),
-                Err(e) => {
-                    remove_dump_files(dir, &used);
-                    return Err(DenseError::Save {
-                        path: dir.to_path_buf(),
-                        reason: format!("written dump did not verify: {e}"),
-                    });
-                }
-            }
-        }
         let manifest_path = dir.join(format!("{basename}{MANIFEST_SUFFIX}"));
         let tmp_path = dir.join(format!(".{basename}{MANIFEST_SUFFIX}.tmp-{token}"));
         let write_tmp = || -> io::Result<()> {
@@ -1082,6 +1037,57 @@ impl HnswIndex {
         );
         tracing::info!(dir = %dir.display(), basename, n = self.len(), "saved HNSW index");
         Ok(basename.to_string())
+    }
+
+    /// Dumps the (non-empty) graph with `hnsw_rs` under the basename `requested` in `dir`,
+    /// fsyncs the files and re-reads them to verify them and take their checksums. On
+    /// error the files are removed.
+    fn dump(&self, dir: &Path, requested: &str) -> Result<DumpFiles, DenseError> {
+        let save_err = |reason: String| DenseError::Save {
+            path: dir.to_path_buf(),
+            reason,
+        };
+        let dumped = catch_unwind(AssertUnwindSafe(|| {
+            self.graph.graph().file_dump(dir, requested)
+        }));
+        let used = match dumped {
+            Ok(Ok(used)) => used,
+            Ok(Err(e)) => {
+                remove_dump_files(dir, requested);
+                return Err(save_err(format!("hnsw_rs file_dump failed: {e:#}")));
+            }
+            Err(p) => {
+                remove_dump_files(dir, requested);
+                return Err(save_err(format!(
+                    "hnsw_rs file_dump panicked: {}",
+                    panic_message(p.as_ref())
+                )));
+            }
+        };
+        self.verify_dump(dir, &used)
+            .inspect_err(|_| remove_dump_files(dir, &used))
+            .map_err(|e| save_err(format!("written dump did not verify: {e}")))
+    }
+
+    /// Makes the dump `base` in `dir` durable and loadable (level scale reset, fsync) and
+    /// validates it completely; returns its files and checksums.
+    fn verify_dump(&self, dir: &Path, base: &str) -> Result<DumpFiles, DenseError> {
+        let (graph_path, data_path) = dump_paths(dir, base);
+        reset_level_scale(&graph_path)?;
+        sync_file(&graph_path)?;
+        sync_file(&data_path)?;
+        let expect = Expected {
+            dim: self.dim,
+            count: self.len(),
+            graph: None,
+            data: None,
+        };
+        let v = validate_dump(&graph_path, &data_path, &expect)?;
+        Ok(DumpFiles {
+            base: base.to_string(),
+            graph: v.graph,
+            data: v.data,
+        })
     }
 
     /// Loads an index saved by [`save`](Self::save). `params.ef_search` is used for searching;
@@ -1146,9 +1152,27 @@ impl HnswIndex {
                 dim: m.dim,
                 params: effective.clone(),
                 ids: HashSet::new(),
-                graph: OwnedHnsw::new(&effective, 1024),
+                graph: OwnedHnsw::new(&effective, EMPTY_GRAPH_CAPACITY),
             });
         };
+        let (graph, ids) = Self::load_dump(dir, m, files)?;
+        tracing::info!(dir = %dir.display(), base = %files.base, n = m.count, "loaded HNSW index");
+        Ok(HnswIndex {
+            dim: m.dim,
+            params: effective,
+            ids,
+            graph,
+        })
+    }
+
+    /// Validates the dump `files` against the manifest `m`, loads it with `hnsw_rs` and
+    /// checks what was loaded (point count, dimension, unique ids); returns the graph and
+    /// its ids.
+    fn load_dump(
+        dir: &Path,
+        m: &Manifest,
+        files: &DumpFiles,
+    ) -> Result<(OwnedHnsw, HashSet<u64>), DenseError> {
         let (graph_path, data_path) = dump_paths(dir, &files.base);
         let expect = Expected {
             dim: m.dim,
@@ -1185,13 +1209,7 @@ impl HnswIndex {
                 ));
             }
         }
-        tracing::info!(dir = %dir.display(), base = %files.base, n = m.count, "loaded HNSW index");
-        Ok(HnswIndex {
-            dim: m.dim,
-            params: effective,
-            ids,
-            graph,
-        })
+        Ok((graph, ids))
     }
 }
 
@@ -1223,6 +1241,10 @@ fn check_vector(dim: usize, id: u64, v: &[f32]) -> Result<(), DenseError> {
 // Persistence helpers: naming, manifest, fsync, garbage collection
 // ---------------------------------------------------------------------------------------------
 
+/// Longest dump basename accepted (a safety cap; file names allow 255 bytes and the dump
+/// files add a generation token and suffixes).
+const MAX_BASENAME_BYTES: usize = 128;
+
 fn validate_basename(basename: &str) -> Result<(), DenseError> {
     let bad = |reason| {
         Err(DenseError::InvalidBasename {
@@ -1230,7 +1252,7 @@ fn validate_basename(basename: &str) -> Result<(), DenseError> {
             reason,
         })
     };
-    if basename.is_empty() || basename.len() > 128 {
+    if basename.is_empty() || basename.len() > MAX_BASENAME_BYTES {
         return bad("must be 1..=128 bytes");
     }
     if basename.starts_with('.') {
@@ -1353,14 +1375,16 @@ fn collect_garbage(dir: &Path, basename: &str, current: Option<&str>) {
     }
 }
 
-/// Length and xxh64 of a dump file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Length and xxh64 (seed 0) of a dump file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FileSum {
     len: u64,
     xxh64: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct DumpFiles {
     /// `hnsw_rs` basename of the `.hnsw.graph` / `.hnsw.data` pair.
     base: String,
@@ -1368,9 +1392,12 @@ struct DumpFiles {
     data: FileSum,
 }
 
-/// The commit record of a saved index.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The commit record of a saved index, stored as JSON.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Manifest {
+    /// [`MANIFEST_FORMAT`].
+    format: String,
     dim: usize,
     count: usize,
     max_connections: usize,
@@ -1379,26 +1406,20 @@ struct Manifest {
     dump: Option<DumpFiles>,
 }
 
-const MANIFEST_MAGIC: &str = "attest-dense-hnsw 1";
+/// Format tag of the JSON manifest.
+const MANIFEST_FORMAT: &str = "attest-dense-hnsw 2";
+/// First line of the text manifest that earlier versions wrote. It is not read: such a
+/// dump is reported unreadable, and the index rebuilds the graph from the stored vectors.
+const OLD_MANIFEST_MAGIC: &str = "attest-dense-hnsw 1";
+/// Largest manifest read (a safety cap: a real one is a few hundred bytes).
 const MANIFEST_MAX_BYTES: u64 = 64 * 1024;
 
 impl Manifest {
     fn render(&self) -> String {
-        let mut s = format!(
-            "{MANIFEST_MAGIC}\ndim {}\ncount {}\nmax_connections {}\nef_construction {}\n",
-            self.dim, self.count, self.max_connections, self.ef_construction
-        );
-        match &self.dump {
-            Some(d) => {
-                s.push_str(&format!(
-                    "dump {}\ngraph {} xxh64 {:016x}\ndata {} xxh64 {:016x}\n",
-                    d.base, d.graph.len, d.graph.xxh64, d.data.len, d.data.xxh64
-                ));
-            }
-            None => s.push_str("dump -\n"),
-        }
-        s.push_str("end\n");
-        s
+        let mut text = serde_json::to_string_pretty(self)
+            .expect("a manifest of strings and integers always serialises");
+        text.push('\n');
+        text
     }
 
     fn read(path: &Path) -> Result<Self, DenseError> {
@@ -1410,200 +1431,41 @@ impl Manifest {
         if bytes.len() as u64 > MANIFEST_MAX_BYTES {
             return Err(DenseError::load(path, "manifest too large"));
         }
-        let text = String::from_utf8(bytes)
-            .map_err(|_| DenseError::load(path, "manifest is not UTF-8"))?;
-        Self::parse(&text)
+        Self::parse(&bytes)
             .map_err(|reason| DenseError::load(path, format!("bad manifest: {reason}")))
     }
 
-    fn parse(text: &str) -> Result<Self, String> {
-        let mut lines = text.lines();
-        if lines.next() != Some(MANIFEST_MAGIC) {
-            return Err("missing or unknown header".into());
+    fn parse(bytes: &[u8]) -> Result<Self, String> {
+        if bytes.starts_with(OLD_MANIFEST_MAGIC.as_bytes()) {
+            return Err(format!(
+                "written in the text format of an earlier version ({OLD_MANIFEST_MAGIC:?}); the graph is rebuilt from the stored vectors"
+            ));
         }
-        let mut field = |key: &str| -> Result<Vec<&str>, String> {
-            let line = lines.next().ok_or_else(|| format!("missing `{key}`"))?;
-            let mut parts = line.split(' ');
-            if parts.next() != Some(key) {
-                return Err(format!("expected `{key}`, found {line:?}"));
-            }
-            Ok(parts.collect())
-        };
-        fn one<'a>(v: Vec<&'a str>, key: &str) -> Result<&'a str, String> {
-            match v.as_slice() {
-                [x] => Ok(*x),
-                _ => Err(format!("`{key}` needs one value")),
-            }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let m: Manifest = serde_path_to_error::deserialize(&mut de)
+            .map_err(|e| format!("at {}: {}", e.path(), e.inner()))?;
+        de.end().map_err(|e| format!("trailing content: {e}"))?;
+        m.check()?;
+        Ok(m)
+    }
+
+    /// The checks serde cannot express.
+    fn check(&self) -> Result<(), String> {
+        if self.format != MANIFEST_FORMAT {
+            return Err(format!("unknown format {:?}", self.format));
         }
-        fn num(s: &str, key: &str) -> Result<usize, String> {
-            s.parse()
-                .map_err(|_| format!("bad number for `{key}`: {s:?}"))
-        }
-        fn sum(v: Vec<&str>, key: &str) -> Result<FileSum, String> {
-            match v.as_slice() {
-                [len, "xxh64", h] if h.len() == 16 => Ok(FileSum {
-                    len: len.parse().map_err(|_| format!("bad length for `{key}`"))?,
-                    xxh64: u64::from_str_radix(h, 16)
-                        .map_err(|_| format!("bad hash for `{key}`"))?,
-                }),
-                _ => Err(format!("`{key}` needs `<len> xxh64 <16 hex>`")),
-            }
-        }
-        let dim = num(one(field("dim")?, "dim")?, "dim")?;
-        let count = num(one(field("count")?, "count")?, "count")?;
-        let max_connections = num(
-            one(field("max_connections")?, "max_connections")?,
-            "max_connections",
-        )?;
-        let ef_construction = num(
-            one(field("ef_construction")?, "ef_construction")?,
-            "ef_construction",
-        )?;
-        let base = one(field("dump")?, "dump")?;
-        let dump = if base == "-" {
-            None
-        } else {
-            if base.is_empty() || base.contains(['/', '\\']) || base.starts_with('.') {
-                return Err("bad dump name".into());
-            }
-            Some(DumpFiles {
-                base: base.to_string(),
-                graph: sum(field("graph")?, "graph")?,
-                data: sum(field("data")?, "data")?,
-            })
-        };
-        field("end")?;
-        if lines.any(|l| !l.is_empty()) {
-            return Err("trailing content".into());
-        }
-        if dim == 0 {
+        if self.dim == 0 {
             return Err("dim must be > 0".into());
         }
-        if (count == 0) != dump.is_none() {
+        if (self.count == 0) != self.dump.is_none() {
             return Err("count and dump disagree".into());
         }
-        Ok(Manifest {
-            dim,
-            count,
-            max_connections,
-            ef_construction,
-            dump,
-        })
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// xxh64 (streaming), used as the dump checksum
-// ---------------------------------------------------------------------------------------------
-
-const P1: u64 = 0x9E37_79B1_85EB_CA87;
-const P2: u64 = 0xC2B2_AE3D_27D4_EB4F;
-const P3: u64 = 0x1656_67B1_9E37_79F9;
-const P4: u64 = 0x85EB_CA77_C2B2_AE63;
-const P5: u64 = 0x27D4_EB2F_1656_67C5;
-
-/// Streaming XXH64 (seed 0).
-struct Xxh64 {
-    v: [u64; 4],
-    buf: [u8; 32],
-    buf_len: usize,
-    total: u64,
-}
-
-impl Xxh64 {
-    fn new() -> Self {
-        Xxh64 {
-            v: [P1.wrapping_add(P2), P2, 0, 0u64.wrapping_sub(P1)],
-            buf: [0; 32],
-            buf_len: 0,
-            total: 0,
+        if let Some(d) = &self.dump {
+            if d.base.is_empty() || d.base.contains(['/', '\\']) || d.base.starts_with('.') {
+                return Err("bad dump name".into());
+            }
         }
-    }
-
-    #[inline]
-    fn round(acc: u64, input: u64) -> u64 {
-        acc.wrapping_add(input.wrapping_mul(P2))
-            .rotate_left(31)
-            .wrapping_mul(P1)
-    }
-
-    #[inline]
-    fn stripe(v: &mut [u64; 4], s: &[u8]) {
-        for (i, lane) in v.iter_mut().enumerate() {
-            let w = u64::from_le_bytes(s[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
-            *lane = Self::round(*lane, w);
-        }
-    }
-
-    fn update(&mut self, mut data: &[u8]) {
-        self.total += data.len() as u64;
-        if self.buf_len + data.len() < 32 {
-            self.buf[self.buf_len..self.buf_len + data.len()].copy_from_slice(data);
-            self.buf_len += data.len();
-            return;
-        }
-        if self.buf_len > 0 {
-            let fill = 32 - self.buf_len;
-            self.buf[self.buf_len..].copy_from_slice(&data[..fill]);
-            let buf = self.buf;
-            Self::stripe(&mut self.v, &buf);
-            data = &data[fill..];
-            self.buf_len = 0;
-        }
-        let mut chunks = data.chunks_exact(32);
-        for s in &mut chunks {
-            Self::stripe(&mut self.v, s);
-        }
-        let rem = chunks.remainder();
-        self.buf[..rem.len()].copy_from_slice(rem);
-        self.buf_len = rem.len();
-    }
-
-    fn finish(&self) -> u64 {
-        let merge = |acc: u64, val: u64| {
-            (acc ^ Self::round(0, val))
-                .wrapping_mul(P1)
-                .wrapping_add(P4)
-        };
-        let [v1, v2, v3, v4] = self.v;
-        let mut h = if self.total >= 32 {
-            let h = v1
-                .rotate_left(1)
-                .wrapping_add(v2.rotate_left(7))
-                .wrapping_add(v3.rotate_left(12))
-                .wrapping_add(v4.rotate_left(18));
-            merge(merge(merge(merge(h, v1), v2), v3), v4)
-        } else {
-            P5
-        };
-        h = h.wrapping_add(self.total);
-        let mut rest = &self.buf[..self.buf_len];
-        while rest.len() >= 8 {
-            let k = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes"));
-            h = (h ^ Self::round(0, k))
-                .rotate_left(27)
-                .wrapping_mul(P1)
-                .wrapping_add(P4);
-            rest = &rest[8..];
-        }
-        if rest.len() >= 4 {
-            let k = u64::from(u32::from_le_bytes(rest[..4].try_into().expect("4 bytes")));
-            h = (h ^ k.wrapping_mul(P1))
-                .rotate_left(23)
-                .wrapping_mul(P2)
-                .wrapping_add(P3);
-            rest = &rest[4..];
-        }
-        for &b in rest {
-            h = (h ^ u64::from(b).wrapping_mul(P5))
-                .rotate_left(11)
-                .wrapping_mul(P1);
-        }
-        h ^= h >> 33;
-        h = h.wrapping_mul(P2);
-        h ^= h >> 29;
-        h = h.wrapping_mul(P3);
-        h ^ (h >> 32)
+        Ok(())
     }
 }
 
@@ -1618,6 +1480,15 @@ const MAGIC_DATA: u32 = 0xa67f_0000;
 const USIZE: u64 = std::mem::size_of::<usize>() as u64;
 /// Bytes of one neighbour record: origin id, layer, rank, distance.
 const NEIGHBOUR_BYTES: u64 = USIZE + 1 + 4 + 4;
+
+/// Read buffer of a dump file (64 KiB: a design choice, not tuned).
+const DUMP_READ_BUFFER: usize = 1 << 16;
+/// Longest type name accepted in a dump (a safety cap: `hnsw_rs` writes Rust type paths of
+/// a few dozen bytes).
+const MAX_DUMP_NAME_BYTES: usize = 256;
+/// Most point ids preallocated while validating a dump (a safety cap: the count comes from
+/// the file).
+const MAX_PREALLOCATED_POINTS: usize = 1 << 24;
 
 /// What a dump must contain.
 struct Expected {
@@ -1638,7 +1509,7 @@ struct Validated {
 struct DumpReader {
     path: PathBuf,
     inner: BufReader<File>,
-    hasher: Xxh64,
+    hasher: xxhash_rust::xxh64::Xxh64,
     len: u64,
     pos: u64,
 }
@@ -1660,8 +1531,8 @@ impl DumpReader {
         }
         Ok(DumpReader {
             path: path.to_path_buf(),
-            inner: BufReader::with_capacity(1 << 16, file),
-            hasher: Xxh64::new(),
+            inner: BufReader::with_capacity(DUMP_READ_BUFFER, file),
+            hasher: xxhash_rust::xxh64::Xxh64::new(0),
             len,
             pos: 0,
         })
@@ -1723,8 +1594,8 @@ impl DumpReader {
 
     fn string(&mut self, what: &str) -> Result<String, DenseError> {
         let n = self.usize()?;
-        if n > 256 {
-            return Err(self.corrupt(format!("{what} length {n} > 256")));
+        if n > MAX_DUMP_NAME_BYTES {
+            return Err(self.corrupt(format!("{what} length {n} > {MAX_DUMP_NAME_BYTES}")));
         }
         let mut b = vec![0u8; n];
         self.bytes(&mut b)?;
@@ -1747,7 +1618,7 @@ impl DumpReader {
         }
         let sum = FileSum {
             len: self.len,
-            xxh64: self.hasher.finish(),
+            xxh64: self.hasher.digest(),
         };
         if let Some(exp) = expected {
             if exp.xxh64 != sum.xxh64 {
@@ -1771,8 +1642,18 @@ fn validate_dump(
 ) -> Result<Validated, DenseError> {
     let mut g = DumpReader::open(graph_path, exp.graph)?;
     let mut d = DumpReader::open(data_path, exp.data)?;
+    let dim = read_description(&mut g, exp)?;
+    let (layer_len, origins) = read_layers(&mut g, exp.count)?;
+    read_entry_point(&mut g, &layer_len)?;
+    let graph = g.finish(exp.graph)?;
+    read_vectors(&mut d, dim, &origins)?;
+    let data = d.finish(exp.data)?;
+    Ok(Validated { graph, data })
+}
 
-    // --- graph: description
+/// The graph file's description: magic, dump mode, parameters, point count and dimension
+/// (which must be the expected ones), distance and data type. Returns the dimension.
+fn read_description(g: &mut DumpReader, exp: &Expected) -> Result<usize, DenseError> {
     if g.u32()? != MAGIC_DESCR_V4 {
         return Err(g.corrupt("bad description magic"));
     }
@@ -1806,42 +1687,30 @@ fn validate_dump(
     if g.string("type name")? != "f32" {
         return Err(g.corrupt("data type is not f32"));
     }
+    Ok(dim)
+}
 
-    // --- graph: layers
+/// The graph file's layers: every point where its id says, `nb_point` in all, and every
+/// neighbour inside its layer. Returns the layer sizes and the points' origin ids in
+/// dump order.
+fn read_layers(
+    g: &mut DumpReader,
+    nb_point: usize,
+) -> Result<([usize; MAX_LAYERS], Vec<usize>), DenseError> {
     if usize::from(g.u8()?) != MAX_LAYERS {
         return Err(g.corrupt("indexation layer count is not 16"));
     }
     let min_point_bytes = 4 + USIZE + 1 + 4 + MAX_LAYERS as u64 * USIZE;
     let mut layer_len = [0usize; MAX_LAYERS];
     let mut max_rank_ref = [-1i64; MAX_LAYERS];
-    let mut origins: Vec<usize> = Vec::with_capacity(nb_point.min(1 << 24));
+    let mut origins: Vec<usize> = Vec::with_capacity(nb_point.min(MAX_PREALLOCATED_POINTS));
     for (l, len) in layer_len.iter_mut().enumerate() {
         if g.u32()? != MAGIC_LAYER {
             return Err(g.corrupt(format!("bad magic at layer {l}")));
         }
         *len = g.count(min_point_bytes, "layer point")?;
         for r in 0..*len {
-            if g.u32()? != MAGIC_POINT {
-                return Err(g.corrupt("bad point magic"));
-            }
-            origins.push(g.usize()?);
-            let (pl, pr) = (g.u8()?, g.i32()?);
-            if usize::from(pl) != l || usize::try_from(pr).ok() != Some(r) {
-                return Err(g.corrupt(format!("point id ({pl},{pr}) stored at ({l},{r})")));
-            }
-            for _ in 0..MAX_LAYERS {
-                let nb = g.count(NEIGHBOUR_BYTES, "neighbour")?;
-                for _ in 0..nb {
-                    let _origin = g.usize()?;
-                    let (nl, nr) = (g.u8()?, g.i32()?);
-                    let dist = f32::from_ne_bytes(g.array()?);
-                    if usize::from(nl) >= MAX_LAYERS || nr < 0 || dist.is_nan() {
-                        return Err(g.corrupt(format!("bad neighbour ({nl},{nr})")));
-                    }
-                    let m = &mut max_rank_ref[usize::from(nl)];
-                    *m = (*m).max(i64::from(nr));
-                }
-            }
+            origins.push(read_point(g, l, r, &mut max_rank_ref)?);
         }
     }
     if origins.len() != nb_point {
@@ -1855,6 +1724,43 @@ fn validate_dump(
             return Err(g.corrupt(format!("neighbour points past the end of layer {l}")));
         }
     }
+    Ok((layer_len, origins))
+}
+
+/// One point record, expected at rank `r` of layer `l`, with its neighbour lists; raises
+/// `max_rank_ref[layer]` to the highest rank its neighbours refer to. Returns its origin id.
+fn read_point(
+    g: &mut DumpReader,
+    l: usize,
+    r: usize,
+    max_rank_ref: &mut [i64; MAX_LAYERS],
+) -> Result<usize, DenseError> {
+    if g.u32()? != MAGIC_POINT {
+        return Err(g.corrupt("bad point magic"));
+    }
+    let origin = g.usize()?;
+    let (pl, pr) = (g.u8()?, g.i32()?);
+    if usize::from(pl) != l || usize::try_from(pr).ok() != Some(r) {
+        return Err(g.corrupt(format!("point id ({pl},{pr}) stored at ({l},{r})")));
+    }
+    for _ in 0..MAX_LAYERS {
+        let nb = g.count(NEIGHBOUR_BYTES, "neighbour")?;
+        for _ in 0..nb {
+            let _origin = g.usize()?;
+            let (nl, nr) = (g.u8()?, g.i32()?);
+            let dist = f32::from_ne_bytes(g.array()?);
+            if usize::from(nl) >= MAX_LAYERS || nr < 0 || dist.is_nan() {
+                return Err(g.corrupt(format!("bad neighbour ({nl},{nr})")));
+            }
+            let m = &mut max_rank_ref[usize::from(nl)];
+            *m = (*m).max(i64::from(nr));
+        }
+    }
+    Ok(origin)
+}
+
+/// The graph file's entry point, which must be a stored point.
+fn read_entry_point(g: &mut DumpReader, layer_len: &[usize; MAX_LAYERS]) -> Result<(), DenseError> {
     let _entry_origin = g.usize()?;
     let (el, er) = (g.u8()?, g.i32()?);
     let entry_ok = usize::from(el) < MAX_LAYERS
@@ -1862,9 +1768,12 @@ fn validate_dump(
     if !entry_ok {
         return Err(g.corrupt(format!("bad entry point ({el},{er})")));
     }
-    let graph_sum = g.finish(exp.graph)?;
+    Ok(())
+}
 
-    // --- data file: header, then one record per point in graph order
+/// The data file: header, then one finite vector of `dim` values per point, in the
+/// graph's order (`origins`).
+fn read_vectors(d: &mut DumpReader, dim: usize, origins: &[usize]) -> Result<(), DenseError> {
     if d.u32()? != MAGIC_DATA {
         return Err(d.corrupt("bad data magic"));
     }
@@ -1872,11 +1781,11 @@ fn validate_dump(
         return Err(d.corrupt("data dimension differs from graph"));
     }
     let vec_bytes = (dim as u64).saturating_mul(4);
-    if vec_bytes.saturating_mul(nb_point as u64) > d.remaining() {
+    if vec_bytes.saturating_mul(origins.len() as u64) > d.remaining() {
         return Err(d.corrupt("data file too short for the declared points"));
     }
     let mut buf = vec![0u8; dim * 4];
-    for &origin in &origins {
+    for &origin in origins {
         if d.u32()? != MAGIC_DATA {
             return Err(d.corrupt("bad vector magic"));
         }
@@ -1889,16 +1798,12 @@ fn validate_dump(
         d.bytes(&mut buf)?;
         if buf
             .chunks_exact(4)
-            .any(|c| !f32::from_ne_bytes(c.try_into().expect("4 bytes")).is_finite())
+            .any(|c| !f32::from_ne_bytes([c[0], c[1], c[2], c[3]]).is_finite())
         {
             return Err(d.corrupt("non-finite vector component"));
         }
     }
-    let data_sum = d.finish(exp.data)?;
-    Ok(Validated {
-        graph: graph_sum,
-        data: data_sum,
-    })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -2015,22 +1920,30 @@ mod tests {
         }
     }
 
+    /// The dump checksums of existing manifests were written by a hand-written XXH64 (seed
+    /// 0); these are its values, which the `xxhash-rust` crate was checked against before
+    /// it replaced it, one-shot and streamed.
     #[test]
-    fn xxh64_known_values_and_streaming() {
-        let one_shot = |b: &[u8]| {
-            let mut h = Xxh64::new();
-            h.update(b);
-            h.finish()
-        };
-        assert_eq!(one_shot(b""), 0xEF46_DB37_51D8_E999);
-        assert_eq!(one_shot(b"abc"), 0x44BC_2CF5_AD77_0999);
+    fn xxh64_crate_gives_the_former_hand_written_values() {
         let data: Vec<u8> = (0..1000u32).map(|i| (i * 31 % 251) as u8).collect();
-        for split in [1usize, 3, 7, 31, 32, 33, 100] {
-            let mut h = Xxh64::new();
-            for c in data.chunks(split) {
-                h.update(c);
+        let cases: [(&[u8], u64); 7] = [
+            (b"", 0xef46_db37_51d8_e999),
+            (b"abc", 0x44bc_2cf5_ad77_0999),
+            (&data[..1], 0xe934_a84a_db05_2768),
+            (&data[..31], 0x5836_f086_07db_da19),
+            (&data[..32], 0xb3f0_ec9d_8d21_6dea),
+            (&data[..33], 0xc480_db42_8c35_ab3e),
+            (&data, 0xd1be_e8e4_f060_3bbf),
+        ];
+        for (input, want) in cases {
+            assert_eq!(xxhash_rust::xxh64::xxh64(input, 0), want);
+            for split in [1usize, 3, 7, 31, 32, 33, 100] {
+                let mut h = xxhash_rust::xxh64::Xxh64::new(0);
+                for c in input.chunks(split) {
+                    h.update(c);
+                }
+                assert_eq!(h.digest(), want, "{} bytes, split {split}", input.len());
             }
-            assert_eq!(h.finish(), one_shot(&data), "split {split}");
         }
     }
 
@@ -2418,11 +2331,9 @@ mod tests {
         let (g, dp) = dump_paths(dir, &d.base);
         let sum = |p: &Path| {
             let b = fs::read(p).unwrap();
-            let mut h = Xxh64::new();
-            h.update(&b);
             FileSum {
                 len: b.len() as u64,
-                xxh64: h.finish(),
+                xxh64: xxhash_rust::xxh64::xxh64(&b, 0),
             }
         };
         d.graph = sum(&g);
@@ -2539,29 +2450,47 @@ mod tests {
         let cases: &[(&str, Edit)] = &[
             ("empty", |_| String::new()),
             ("truncated", |s| s[..s.len() / 2].to_string()),
-            ("no end", |s| s.replace("end\n", "")),
-            ("bad dim", |s| s.replace("dim 8", "dim x")),
-            ("wrong count", |s| s.replace("count 300", "count 301")),
-            ("wrong dim", |s| s.replace("dim 8", "dim 9")),
+            ("trailing", |s| format!("{s}{{}}")),
+            ("bad dim", |s| s.replace("\"dim\": 8", "\"dim\": \"x\"")),
+            ("no dim", |s| s.replace("\"dim\": 8,", "")),
+            ("unknown field", |s| {
+                s.replace("\"dim\": 8", "\"dim\": 8, \"extra\": 1")
+            }),
+            ("format", |s| {
+                s.replace(MANIFEST_FORMAT, "attest-dense-hnsw 9")
+            }),
+            ("wrong count", |s| {
+                s.replace("\"count\": 300", "\"count\": 301")
+            }),
+            ("wrong dim", |s| s.replace("\"dim\": 8", "\"dim\": 9")),
             ("bad m", |s| {
-                s.replace("max_connections 16", "max_connections 300")
+                s.replace("\"max_connections\": 16", "\"max_connections\": 300")
             }),
             ("hash", |s| {
-                let i = s.find("xxh64 ").unwrap() + 6;
-                let c = if &s[i..i + 1] == "0" { "1" } else { "0" };
+                let i = s.find("\"xxh64\": ").unwrap() + 9;
+                let c = if &s[i..i + 1] == "1" { "2" } else { "1" };
                 format!("{}{}{}", &s[..i], c, &s[i + 1..])
             }),
             ("binary", |_| "\u{0}\u{1}\u{2}".to_string()),
+            ("old text format", |_| {
+                "attest-dense-hnsw 1\ndim 8\ncount 300\nmax_connections 16\nef_construction 200\ndump -\nend\n".to_string()
+            }),
         ];
         for &(name, f) in cases {
             let (dir, _) = saved_fixture();
             let p = dir.path().join("x.hnsw.meta");
             let text = fs::read_to_string(&p).unwrap();
-            fs::write(&p, f(&text)).unwrap();
-            assert!(
-                matches!(load_x(dir.path()), Err(DenseError::Load { .. })),
-                "{name}"
-            );
+            let edited = f(&text);
+            assert_ne!(edited, text, "{name}: the edit changes the manifest");
+            fs::write(&p, edited).unwrap();
+            match load_x(dir.path()) {
+                Err(DenseError::Load { reason, .. }) => {
+                    if name == "old text format" {
+                        assert!(reason.contains("earlier version"), "{reason}");
+                    }
+                }
+                other => panic!("{name}: expected a Load error, got {other:?}"),
+            }
         }
     }
 

@@ -147,11 +147,7 @@ impl Dense {
         if dense.live.len() < cfg.exact_threshold {
             // Exact search needs no graph; only the recorded version is checked here
             // (`attest status` inspects the graph itself).
-            let mut ex = ExactIndex::new(dim);
-            for (id, v) in store.all_vectors()? {
-                ex.push(id as u64, &v);
-            }
-            dense.exact = Some(ex);
+            dense.exact = Some(exact_from_store(store, dim)?);
             let version = store.corpus_version()?;
             let mut h = IndexHealth {
                 live_chunks: dense.live.len(),
@@ -291,13 +287,7 @@ impl Dense {
         let keep = |id: u64| live.contains(&id);
         let hits = match &self.exact {
             Some(ex) => ex.search(query, k, &keep),
-            None => {
-                let mut ex = ExactIndex::new(dim);
-                for (id, v) in store.all_vectors()? {
-                    ex.push(id as u64, &v);
-                }
-                ex.search(query, k, &keep)
-            }
+            None => exact_from_store(store, dim)?.search(query, k, &keep),
         };
         Ok(hits.into_iter().map(|(i, s)| (i as i64, s)).collect())
     }
@@ -323,6 +313,13 @@ impl Dense {
     pub fn backend(&self) -> &str {
         &self.health.dense_backend
     }
+}
+
+/// An exact index over every stored vector.
+fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, crate::error::Error> {
+    let vectors = store.all_vectors()?;
+    let rows = vectors.iter().map(|(id, v)| (*id as u64, v.as_slice()));
+    Ok(ExactIndex::from_rows(dim, rows)?)
 }
 
 fn rebuild(

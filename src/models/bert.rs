@@ -72,6 +72,12 @@ impl BertConfig {
                 ),
             });
         }
+        if cfg.hidden_size == 0 {
+            return Err(ModelError::Config {
+                path: path.to_path_buf(),
+                reason: "hidden_size is 0".into(),
+            });
+        }
         if cfg.num_attention_heads == 0 || !cfg.hidden_size.is_multiple_of(cfg.num_attention_heads)
         {
             return Err(ModelError::Config {
@@ -121,10 +127,12 @@ pub struct Hidden {
 }
 
 impl Hidden {
-    /// The rows of sequence `i`.
-    pub fn rows(&self, i: usize) -> &[f32] {
-        let s = self.seqs[i];
-        &self.data[s.start * self.hidden..(s.start + s.len) * self.hidden]
+    /// The rows of sequence `i` (`None` when there is no such sequence or the data is
+    /// shorter than its span).
+    pub fn rows(&self, i: usize) -> Option<&[f32]> {
+        let s = self.seqs.get(i)?;
+        self.data
+            .get(s.start * self.hidden..(s.start + s.len) * self.hidden)
     }
 }
 
@@ -311,10 +319,43 @@ impl BertEncoder {
                 hidden: h,
             });
         }
-        // Embeddings: word + position + token type, then layer norm.
+        let x = self.embed_tokens(ids, type_ids, &seqs, total)?;
+        let mut x = Tensor::from_vec(x, (total, h), &Device::Cpu).map_err(candle("embeddings"))?;
+        for layer in &self.layers {
+            x = self.layer(layer, &x, &seqs)?;
+        }
+        let data = x
+            .flatten_all()
+            .and_then(|t| t.to_vec1::<f32>())
+            .map_err(candle("reading hidden states"))?;
+        if data.len() != total * h {
+            return Err(ModelError::output(
+                &self.weights.display().to_string(),
+                format!("{total} x {h} hidden values"),
+                format!("{} values", data.len()),
+            ));
+        }
+        Ok(Hidden {
+            data,
+            seqs,
+            hidden: h,
+        })
+    }
+
+    /// The input embeddings of every token (`total` rows, packed as `seqs` say): word +
+    /// position + token type, then layer norm. Token ids and types outside the model's
+    /// tables are input errors.
+    fn embed_tokens(
+        &self,
+        ids: &[&[u32]],
+        type_ids: Option<&[&[u32]]>,
+        seqs: &[SeqSpan],
+        total: usize,
+    ) -> Result<Vec<f32>, ModelError> {
+        let h = self.cfg.hidden_size;
         let mut x = vec![0f32; total * h];
         let eps = self.cfg.layer_norm_eps as f32;
-        for (si, s) in ids.iter().enumerate() {
+        for ((si, s), span) in ids.iter().enumerate().zip(seqs) {
             for (pos, &tok) in s.iter().enumerate() {
                 let tok = tok as usize;
                 if tok >= self.cfg.vocab_size {
@@ -322,13 +363,21 @@ impl BertEncoder {
                         "token id {tok} outside the vocabulary"
                     )));
                 }
-                let tt = type_ids.map(|t| t[si][pos] as usize).unwrap_or(0);
+                let tt = match type_ids {
+                    Some(t) => t.get(si).and_then(|t| t.get(pos)).copied().ok_or_else(|| {
+                        ModelError::Input(format!(
+                            "no token type for token {pos} of sequence {}",
+                            si + 1
+                        ))
+                    })? as usize,
+                    None => 0,
+                };
                 if tt >= self.cfg.type_vocab_size {
                     return Err(ModelError::Input(format!(
                         "token type {tt} outside the model's range"
                     )));
                 }
-                let row = &mut x[(seqs[si].start + pos) * h..(seqs[si].start + pos + 1) * h];
+                let row = &mut x[(span.start + pos) * h..(span.start + pos + 1) * h];
                 let w = &self.word[tok * h..(tok + 1) * h];
                 let p = &self.position[pos * h..(pos + 1) * h];
                 let t = &self.token_type[tt * h..(tt + 1) * h];
@@ -338,19 +387,7 @@ impl BertEncoder {
                 kernels::layer_norm_row(row, &self.emb_ln_g, &self.emb_ln_b, eps);
             }
         }
-        let mut x = Tensor::from_vec(x, (total, h), &Device::Cpu).map_err(candle("embeddings"))?;
-        for layer in &self.layers {
-            x = self.layer(layer, &x, &seqs)?;
-        }
-        let data = x
-            .flatten_all()
-            .and_then(|t| t.to_vec1::<f32>())
-            .map_err(candle("reading hidden states"))?;
-        Ok(Hidden {
-            data,
-            seqs,
-            hidden: h,
-        })
+        Ok(x)
     }
 
     fn layer(&self, l: &Layer, x: &Tensor, seqs: &[SeqSpan]) -> Result<Tensor, ModelError> {

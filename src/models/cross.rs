@@ -12,14 +12,24 @@ use serde::Deserialize;
 use tokenizers::{EncodeInput, Tokenizer};
 
 use super::bert::{BertConfig, BertEncoder, WeightFile};
-use super::{dot, load_tokenizer, ModelError};
+use super::{check_scores, dot, load_tokenizer, ModelError};
 
 /// Scores (query, passage) pairs; higher means more relevant.
+///
+/// Implementations provide [`Rerank::score_unchecked`]; callers use [`Rerank::score`],
+/// which checks that the model returned one finite score per passage.
 pub trait Rerank: Send + Sync {
     /// Model identifier (directory name).
     fn model_id(&self) -> &str;
-    /// One score per passage, in input order.
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, ModelError>;
+    /// The model's scores for the pairs, as computed (unchecked; see [`Rerank::score`]).
+    fn score_unchecked(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, ModelError>;
+    /// One score per passage, in input order. A wrong number of scores or a non-finite
+    /// one is a [`ModelError::Output`].
+    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, ModelError> {
+        let scores = self.score_unchecked(query, passages)?;
+        check_scores(self.model_id(), passages.len(), &scores)?;
+        Ok(scores)
+    }
 }
 
 #[derive(Deserialize)]
@@ -132,16 +142,37 @@ impl CrossEncoder {
         })
     }
 
-    fn head(&self, cls: &[f32]) -> f32 {
-        let h = cls.len();
-        let pooled: Vec<f32> = (0..h)
-            .map(|o| (dot(&self.pooler_w[o * h..(o + 1) * h], cls) + self.pooler_b[o]).tanh())
+    /// The pair's score from the hidden state of its `[CLS]` token: pooler, classifier,
+    /// then the logit (one label) or `logit[1] - logit[0]` (two labels).
+    fn head(&self, cls: &[f32]) -> Result<f32, ModelError> {
+        let h = self.pooler_b.len();
+        if cls.len() != h || h == 0 {
+            return Err(ModelError::output(
+                &self.id,
+                format!("a [CLS] state of width {h}"),
+                format!("width {}", cls.len()),
+            ));
+        }
+        let pooled: Vec<f32> = self
+            .pooler_w
+            .chunks_exact(h)
+            .zip(&self.pooler_b)
+            .map(|(w, b)| (dot(w, cls) + b).tanh())
             .collect();
-        let logit = |l: usize| dot(&self.cls_w[l * h..(l + 1) * h], &pooled) + self.cls_b[l];
-        if self.labels == 1 {
-            logit(0)
-        } else {
-            logit(1) - logit(0)
+        let logits: Vec<f32> = self
+            .cls_w
+            .chunks_exact(h)
+            .zip(&self.cls_b)
+            .map(|(w, b)| dot(w, &pooled) + b)
+            .collect();
+        match logits.as_slice() {
+            [l] => Ok(*l),
+            [l0, l1] => Ok(l1 - l0),
+            _ => Err(ModelError::output(
+                &self.id,
+                format!("{} label logit(s)", self.labels),
+                format!("{} logit(s)", logits.len()),
+            )),
         }
     }
 }
@@ -151,7 +182,7 @@ impl Rerank for CrossEncoder {
         &self.id
     }
 
-    fn score(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, ModelError> {
+    fn score_unchecked(&self, query: &str, passages: &[&str]) -> Result<Vec<f32>, ModelError> {
         let mut out = Vec::with_capacity(passages.len());
         for group in passages.chunks(self.batch.max(1)) {
             let inputs: Vec<EncodeInput> = group.iter().map(|p| (query, *p).into()).collect();
@@ -166,8 +197,17 @@ impl Rerank for CrossEncoder {
             let types: Vec<&[u32]> = enc.iter().map(|e| e.get_type_ids()).collect();
             let hidden = self.encoder.forward(&ids, Some(&types))?;
             for i in 0..group.len() {
-                let rows = hidden.rows(i);
-                out.push(self.head(&rows[..hidden.hidden]));
+                let cls = hidden
+                    .rows(i)
+                    .and_then(|rows| rows.get(..hidden.hidden))
+                    .ok_or_else(|| {
+                        ModelError::output(
+                            &self.id,
+                            format!("a [CLS] state for each of {} pair(s)", group.len()),
+                            format!("none for pair {}", i + 1),
+                        )
+                    })?;
+                out.push(self.head(cls)?);
             }
         }
         Ok(out)

@@ -52,7 +52,7 @@ pub struct GenOptions {
     pub max_tokens: usize,
     /// Generation stops when the output contains one of these (it is cut there).
     pub stop: Vec<String>,
-    /// Repeat penalty over the last 64 tokens (1: none).
+    /// Repeat penalty over the last [`REPEAT_PENALTY_WINDOW`] tokens (1: none).
     pub repeat_penalty: f32,
 }
 
@@ -338,6 +338,39 @@ impl GgufGenerator {
         prompt: &[u32],
         opts: &GenOptions,
     ) -> Result<Generation, ModelError> {
+        self.check_prompt(prompt, opts)?;
+        let (backend, device) = (&mut self.backend, &self.device);
+        let mut forward = |ids: &[u32], pos: usize| {
+            Tensor::new(ids, device)
+                .and_then(|x| x.unsqueeze(0))
+                .and_then(|x| backend.forward(&x, pos))
+                .map_err(candle_error)
+        };
+        let t = Instant::now();
+        let logits = forward(prompt, 0)?;
+        let prompt_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        let decoded = greedy(
+            &mut forward,
+            &self.tokenizer,
+            &self.name,
+            prompt.len(),
+            logits,
+            opts,
+        )?;
+        Ok(Generation {
+            text: decoded.text,
+            prompt_tokens: prompt.len(),
+            generated_tokens: decoded.tokens.len(),
+            prompt_ms: round_ms(prompt_ms),
+            decode_ms: round_ms(t.elapsed().as_secs_f64() * 1e3),
+            stopped: decoded.stopped.to_string(),
+        })
+    }
+
+    /// Refuses an empty prompt and one that leaves no room for `opts.max_tokens` in the
+    /// model's context.
+    fn check_prompt(&self, prompt: &[u32], opts: &GenOptions) -> Result<(), ModelError> {
         if prompt.is_empty() {
             return Err(ModelError::Input("empty prompt".into()));
         }
@@ -349,77 +382,142 @@ impl GgufGenerator {
                 self.context
             )));
         }
-        let candle = |e: candle_core::Error| ModelError::Candle {
-            context: "generating".into(),
-            source: e,
-        };
-        let t = Instant::now();
-        let input = Tensor::new(prompt, &self.device)
-            .and_then(|x| x.unsqueeze(0))
-            .map_err(candle)?;
-        let mut logits = self.backend.forward(&input, 0).map_err(candle)?;
-        let prompt_ms = t.elapsed().as_secs_f64() * 1e3;
-        let t = Instant::now();
-        let mut out: Vec<u32> = Vec::new();
-        let mut stopped = "max_tokens";
-        let mut text = String::new();
-        while out.len() < opts.max_tokens {
-            let l = logits
-                .squeeze(0)
-                .and_then(|l| l.to_dtype(candle_core::DType::F32))
-                .map_err(candle)?;
-            let l = if opts.repeat_penalty != 1.0 && !out.is_empty() {
-                let from = out.len().saturating_sub(64);
-                candle_transformers::utils::apply_repeat_penalty(
-                    &l,
-                    opts.repeat_penalty,
-                    &out[from..],
-                )
-                .map_err(candle)?
-            } else {
-                l
-            };
-            let v: Vec<f32> = l.to_vec1().map_err(candle)?;
-            let next = v
-                .iter()
-                .enumerate()
-                .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
-                .map(|(i, _)| i as u32)
-                .ok_or_else(|| ModelError::Input("the model returned no logits".into()))?;
-            if self.tokenizer.stop.contains(&next) {
-                stopped = "end_of_sequence";
-                break;
-            }
-            out.push(next);
-            if !opts.stop.is_empty() {
-                text = self.tokenizer.decode(&out)?;
-                if let Some(at) = opts.stop.iter().filter_map(|s| text.find(s.as_str())).min() {
-                    text.truncate(at);
-                    stopped = "stop_string";
-                    break;
-                }
-            }
-            if out.len() >= opts.max_tokens {
-                break;
-            }
-            let pos = prompt.len() + out.len() - 1;
-            let x = Tensor::new(&[next], &self.device)
-                .and_then(|x| x.unsqueeze(0))
-                .map_err(candle)?;
-            logits = self.backend.forward(&x, pos).map_err(candle)?;
-        }
-        if stopped != "stop_string" {
-            text = self.tokenizer.decode(&out)?;
-        }
-        Ok(Generation {
-            text,
-            prompt_tokens: prompt.len(),
-            generated_tokens: out.len(),
-            prompt_ms: (prompt_ms * 100.0).round() / 100.0,
-            decode_ms: (t.elapsed().as_secs_f64() * 1e5).round() / 100.0,
-            stopped: stopped.to_string(),
-        })
+        Ok(())
     }
+}
+
+/// Milliseconds rounded to two decimals, as a [`Generation`] reports them.
+fn round_ms(ms: f64) -> f64 {
+    (ms * 100.0).round() / 100.0
+}
+
+fn candle_error(e: candle_core::Error) -> ModelError {
+    ModelError::Candle {
+        context: "generating".into(),
+        source: e,
+    }
+}
+
+/// Tokens the repeat penalty looks back over.
+pub const REPEAT_PENALTY_WINDOW: usize = 64;
+
+/// Runs the model on token ids starting at a position; the logits of the last one.
+type Forward<'a> = dyn FnMut(&[u32], usize) -> Result<Tensor, ModelError> + 'a;
+
+/// What greedy decoding produced.
+struct Decoded {
+    tokens: Vec<u32>,
+    text: String,
+    stopped: &'static str,
+}
+
+/// Greedy decoding: `logits` are those of the prompt's last position; `forward(ids, pos)`
+/// runs the model on `ids` starting at position `pos` and returns the logits of the last
+/// one. Stops at an end-of-sequence piece, a stop string (the text is cut there) or
+/// `opts.max_tokens`.
+fn greedy(
+    forward: &mut Forward<'_>,
+    tokenizer: &GenTokenizer,
+    model: &str,
+    prompt_len: usize,
+    mut logits: Tensor,
+    opts: &GenOptions,
+) -> Result<Decoded, ModelError> {
+    let mut out: Vec<u32> = Vec::new();
+    while out.len() < opts.max_tokens {
+        let next = next_token(&logits, &out, opts, tokenizer, model)?;
+        if tokenizer.stop.contains(&next) {
+            return finish(tokenizer, out, "end_of_sequence");
+        }
+        out.push(next);
+        if !opts.stop.is_empty() {
+            let mut text = tokenizer.decode(&out)?;
+            if let Some(at) = opts.stop.iter().filter_map(|s| text.find(s.as_str())).min() {
+                text.truncate(at);
+                return Ok(Decoded {
+                    tokens: out,
+                    text,
+                    stopped: "stop_string",
+                });
+            }
+        }
+        if out.len() >= opts.max_tokens {
+            break;
+        }
+        logits = forward(&[next], prompt_len + out.len() - 1)?;
+    }
+    finish(tokenizer, out, "max_tokens")
+}
+
+fn finish(
+    tokenizer: &GenTokenizer,
+    tokens: Vec<u32>,
+    stopped: &'static str,
+) -> Result<Decoded, ModelError> {
+    Ok(Decoded {
+        text: tokenizer.decode(&tokens)?,
+        tokens,
+        stopped,
+    })
+}
+
+/// The greedy choice from the logits of one position (`[1, vocab]`), after the repeat
+/// penalty over the last [`REPEAT_PENALTY_WINDOW`] generated tokens; ties go to the lower
+/// id. Logits of another shape, a NaN or a token the tokenizer does not know are a
+/// [`ModelError::Output`] of `model`.
+fn next_token(
+    logits: &Tensor,
+    out: &[u32],
+    opts: &GenOptions,
+    tokenizer: &GenTokenizer,
+    model: &str,
+) -> Result<u32, ModelError> {
+    let vocab = match logits.dims() {
+        [1, v] if *v > 0 => *v,
+        dims => {
+            return Err(ModelError::output(
+                model,
+                "logits of shape [1, vocabulary]",
+                format!("logits of shape {dims:?}"),
+            ))
+        }
+    };
+    let l = logits
+        .squeeze(0)
+        .and_then(|l| l.to_dtype(candle_core::DType::F32))
+        .map_err(candle_error)?;
+    let l = if opts.repeat_penalty != 1.0 && !out.is_empty() {
+        let from = out.len().saturating_sub(REPEAT_PENALTY_WINDOW);
+        candle_transformers::utils::apply_repeat_penalty(&l, opts.repeat_penalty, &out[from..])
+            .map_err(candle_error)?
+    } else {
+        l
+    };
+    let v: Vec<f32> = l.to_vec1().map_err(candle_error)?;
+    if v.iter().any(|x| x.is_nan()) {
+        return Err(ModelError::output(
+            model,
+            "logits without NaN",
+            "a NaN logit",
+        ));
+    }
+    let next = v
+        .iter()
+        .enumerate()
+        .max_by(|a, b| a.1.total_cmp(b.1).then(b.0.cmp(&a.0)))
+        .map_or(0, |(i, _)| i);
+    if next >= tokenizer.vocab_size() {
+        return Err(ModelError::output(
+            model,
+            format!(
+                "a token among the tokenizer's {} pieces",
+                tokenizer.vocab_size()
+            ),
+            format!("token {next} of {vocab} logits"),
+        ));
+    }
+    u32::try_from(next)
+        .map_err(|_| ModelError::output(model, "a 32-bit token id", next.to_string()))
 }
 
 impl Generate for GgufGenerator {
@@ -727,6 +825,58 @@ mod synthetic {
     }
 
     const CHATML: &str = "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content | trim }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+
+    #[test]
+    fn misshapen_or_nan_logits_are_an_output_error_of_the_model() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("tiny.gguf");
+        write(&p, "llama", None);
+        let g = GgufGenerator::load(&p).unwrap();
+        use candle_core::DType;
+        let vocab = g.tokenizer().vocab_size();
+        let dev = Device::Cpu;
+        let bad: [(&str, Tensor); 4] = [
+            (
+                "no batch axis",
+                Tensor::zeros(vocab, DType::F32, &dev).unwrap(),
+            ),
+            (
+                "a logit per position",
+                Tensor::zeros((1, 3, vocab), DType::F32, &dev).unwrap(),
+            ),
+            (
+                "no logits",
+                Tensor::zeros((1, 0), DType::F32, &dev).unwrap(),
+            ),
+            ("past the vocabulary", {
+                let mut v = vec![0f32; vocab + 5];
+                v[vocab + 2] = 1.0;
+                Tensor::from_vec(v, (1, vocab + 5), &dev).unwrap()
+            }),
+        ];
+        let opts = GenOptions::default();
+        for (what, logits) in bad {
+            let mut forward = |_: &[u32], _: usize| -> Result<Tensor, ModelError> {
+                panic!("not reached: the first logits are refused")
+            };
+            let e = greedy(&mut forward, g.tokenizer(), "tiny.gguf", 3, logits, &opts)
+                .err()
+                .unwrap_or_else(|| panic!("{what}: accepted"));
+            assert!(
+                matches!(&e, ModelError::Output { model, .. } if model == "tiny.gguf"),
+                "{what}: {e}"
+            );
+        }
+        // A NaN in the logits of a later step.
+        let ok = Tensor::zeros((1, vocab), DType::F32, &dev).unwrap();
+        let mut forward = |_: &[u32], _: usize| {
+            let mut v = vec![0f32; vocab];
+            v[1] = f32::NAN;
+            Tensor::from_vec(v, (1, vocab), &Device::Cpu).map_err(candle_error)
+        };
+        let e = greedy(&mut forward, g.tokenizer(), "tiny.gguf", 3, ok, &opts).err();
+        assert!(matches!(e, Some(ModelError::Output { .. })), "{e:?}");
+    }
 
     #[test]
     fn a_tiny_llama_loads_tokenises_templates_and_generates() {

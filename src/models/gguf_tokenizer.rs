@@ -113,10 +113,6 @@ impl GenTokenizer {
     /// The tokenizer for the GGUF file at `path` whose header is `ct`: `tokenizer.json`
     /// beside it when present, else the file's `tokenizer.ggml.*` metadata.
     pub fn load(path: &Path, ct: &Content) -> Result<Self, ModelError> {
-        let beside = path
-            .parent()
-            .map(|d| d.join("tokenizer.json"))
-            .filter(|p| p.is_file());
         let pieces = strings(ct, "tokenizer.ggml.tokens", path).ok();
         let n = pieces.as_ref().map_or(0, Vec::len);
         let types: Vec<i32> = numbers(ct, "tokenizer.ggml.token_type", n, TYPE_NORMAL, |v| {
@@ -125,74 +121,9 @@ impl GenTokenizer {
         let bos = meta_u32(ct, "tokenizer.ggml.bos_token_id");
         let eos = meta_u32(ct, "tokenizer.ggml.eos_token_id");
         let add_bos = meta_bool(ct, "tokenizer.ggml.add_bos_token").unwrap_or(bos.is_some());
-        let (inner, pieces) = match (beside, pieces) {
-            (Some(json), _) => {
-                let tok = tokenizers::Tokenizer::from_file(&json).map_err(|e| {
-                    ModelError::Tokenizer {
-                        path: json.clone(),
-                        reason: e.to_string(),
-                    }
-                })?;
-                let mut pieces = vec![String::new(); tok.get_vocab_size(true)];
-                for (p, id) in tok.get_vocab(true) {
-                    if let Some(slot) = pieces.get_mut(id as usize) {
-                        *slot = p;
-                    }
-                }
-                (Inner::Hf(Box::new(tok)), pieces)
-            }
-            (None, Some(pieces)) => {
-                let model = meta(ct, "tokenizer.ggml.model")
-                    .and_then(|v| v.to_string().ok().cloned())
-                    .unwrap_or_else(|| "llama".to_string());
-                let inner = match model.as_str() {
-                    "llama" | "gemma" => Inner::Spm(Box::new(Spm::new(ct, &pieces, &types))),
-                    "gpt2" => Inner::Hf(Box::new(byte_level_bpe(path, ct, &pieces)?)),
-                    other => {
-                        return Err(ModelError::Tokenizer {
-                            path: path.to_path_buf(),
-                            reason: format!(
-                                "tokenizer.ggml.model {other:?} is not supported (llama and gpt2 are); put a tokenizer.json beside the model"
-                            ),
-                        })
-                    }
-                };
-                (inner, pieces)
-            }
-            (None, None) => {
-                return Err(ModelError::Tokenizer {
-                    path: path.to_path_buf(),
-                    reason: "no tokenizer: the file has no tokenizer.ggml.tokens and there is no tokenizer.json beside it".into(),
-                })
-            }
-        };
-        let mut control: Vec<(String, u32)> = pieces
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| {
-                !p.is_empty() && types.get(*i).copied().unwrap_or(TYPE_NORMAL) == TYPE_CONTROL
-            })
-            .map(|(i, p)| (p.clone(), i as u32))
-            .collect();
-        if let Inner::Hf(t) = &inner {
-            for a in t.get_added_tokens_decoder().values() {
-                if a.special {
-                    if let Some(id) = t.token_to_id(&a.content) {
-                        control.push((a.content.clone(), id));
-                    }
-                }
-            }
-        }
-        control.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
-        control.dedup();
-        let mut stop: Vec<u32> = eos.into_iter().collect();
-        for name in ["<end_of_turn>", "<|im_end|>", "<|eot_id|>", "<|endoftext|>"] {
-            if let Some((_, id)) = control.iter().find(|(p, _)| p == name) {
-                stop.push(*id);
-            }
-        }
-        stop.sort_unstable();
-        stop.dedup();
+        let (inner, pieces) = load_inner(path, ct, pieces, &types)?;
+        let control = control_pieces(&inner, &pieces, &types);
+        let stop = stop_ids(eos, &control);
         Ok(GenTokenizer {
             inner,
             pieces,
@@ -303,6 +234,101 @@ impl GenTokenizer {
                 .map_err(|e| ModelError::Input(format!("tokenizer: {e}"))),
         }
     }
+}
+
+/// Pieces that end a turn in the chat templates of the supported families (Gemma, Qwen
+/// and ChatML, Llama 3, GPT-2 style), besides the file's end-of-sequence id.
+const STOP_PIECES: &[&str] = &["<end_of_turn>", "<|im_end|>", "<|eot_id|>", "<|endoftext|>"];
+
+/// The tokenizer proper and its pieces by id: `tokenizer.json` beside the file at `path`
+/// when present, else from the metadata `pieces` (SentencePiece or byte-level BPE).
+fn load_inner(
+    path: &Path,
+    ct: &Content,
+    pieces: Option<Vec<String>>,
+    types: &[i32],
+) -> Result<(Inner, Vec<String>), ModelError> {
+    let beside = path
+        .parent()
+        .map(|d| d.join("tokenizer.json"))
+        .filter(|p| p.is_file());
+    match (beside, pieces) {
+        (Some(json), _) => {
+            let tok = tokenizers::Tokenizer::from_file(&json).map_err(|e| {
+                ModelError::Tokenizer {
+                    path: json.clone(),
+                    reason: e.to_string(),
+                }
+            })?;
+            let mut pieces = vec![String::new(); tok.get_vocab_size(true)];
+            for (p, id) in tok.get_vocab(true) {
+                if let Some(slot) = pieces.get_mut(id as usize) {
+                    *slot = p;
+                }
+            }
+            Ok((Inner::Hf(Box::new(tok)), pieces))
+        }
+        (None, Some(pieces)) => {
+            let model = meta(ct, "tokenizer.ggml.model")
+                .and_then(|v| v.to_string().ok().cloned())
+                .unwrap_or_else(|| "llama".to_string());
+            let inner = match model.as_str() {
+                "llama" | "gemma" => Inner::Spm(Box::new(Spm::new(ct, &pieces, types))),
+                "gpt2" => Inner::Hf(Box::new(byte_level_bpe(path, ct, &pieces)?)),
+                other => {
+                    return Err(ModelError::Tokenizer {
+                        path: path.to_path_buf(),
+                        reason: format!(
+                            "tokenizer.ggml.model {other:?} is not supported (llama and gpt2 are); put a tokenizer.json beside the model"
+                        ),
+                    })
+                }
+            };
+            Ok((inner, pieces))
+        }
+        (None, None) => Err(ModelError::Tokenizer {
+            path: path.to_path_buf(),
+            reason: "no tokenizer: the file has no tokenizer.ggml.tokens and there is no tokenizer.json beside it".into(),
+        }),
+    }
+}
+
+/// Control pieces (typed control in the metadata, or special added tokens of a
+/// `tokenizer.json`), longest first.
+fn control_pieces(inner: &Inner, pieces: &[String], types: &[i32]) -> Vec<(String, u32)> {
+    let mut control: Vec<(String, u32)> = pieces
+        .iter()
+        .enumerate()
+        .filter(|(i, p)| {
+            !p.is_empty() && types.get(*i).copied().unwrap_or(TYPE_NORMAL) == TYPE_CONTROL
+        })
+        .map(|(i, p)| (p.clone(), i as u32))
+        .collect();
+    if let Inner::Hf(t) = inner {
+        for a in t.get_added_tokens_decoder().values() {
+            if a.special {
+                if let Some(id) = t.token_to_id(&a.content) {
+                    control.push((a.content.clone(), id));
+                }
+            }
+        }
+    }
+    control.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+    control.dedup();
+    control
+}
+
+/// Ids that end generation: `eos` and the [`STOP_PIECES`] among the control pieces.
+fn stop_ids(eos: Option<u32>, control: &[(String, u32)]) -> Vec<u32> {
+    let mut stop: Vec<u32> = eos.into_iter().collect();
+    for name in STOP_PIECES {
+        if let Some((_, id)) = control.iter().find(|(p, _)| p == name) {
+            stop.push(*id);
+        }
+    }
+    stop.sort_unstable();
+    stop.dedup();
+    stop
 }
 
 /// A byte-level BPE tokenizer from GGUF `gpt2` metadata (pieces and merges).

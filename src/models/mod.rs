@@ -9,6 +9,8 @@ pub mod cross;
 pub mod generate;
 pub mod gguf_tokenizer;
 pub mod kernels;
+#[cfg(test)]
+mod misbehaving;
 
 use std::path::{Path, PathBuf};
 
@@ -84,6 +86,16 @@ pub enum ModelError {
         /// What is wrong.
         reason: String,
     },
+    /// A model returned the wrong number of outputs, the wrong shape or non-finite values.
+    #[error("model {model} returned {got}, expected {expected}")]
+    Output {
+        /// The model's identifier.
+        model: String,
+        /// What the caller needed (e.g. `3 vectors of dimension 384`).
+        expected: String,
+        /// What the model returned.
+        got: String,
+    },
     /// A GGUF file's `general.architecture` is not one the generator runs.
     #[error("{}: unsupported GGUF architecture {arch:?} (supported: llama, qwen2, qwen3, gemma3)", path.display())]
     UnsupportedArchitecture {
@@ -94,16 +106,91 @@ pub enum ModelError {
     },
 }
 
+impl ModelError {
+    /// A [`ModelError::Output`] of `model`.
+    pub fn output(model: &str, expected: impl Into<String>, got: impl Into<String>) -> Self {
+        ModelError::Output {
+            model: model.to_string(),
+            expected: expected.into(),
+            got: got.into(),
+        }
+    }
+}
+
 /// A bi-encoder: text in, L2-normalised vector out.
+///
+/// Implementations provide [`Embed::embed_unchecked`]; callers use [`Embed::embed`], which
+/// checks what the model returned (one finite vector of [`Embed::dim`] values per text), so
+/// a misbehaving model is a [`ModelError::Output`], never a panic downstream.
 pub trait Embed: Send + Sync {
     /// Stable model identifier stored in the index (e.g. `all-MiniLM-L6-v2`).
     fn model_id(&self) -> &str;
     /// Output dimension.
     fn dim(&self) -> usize;
-    /// Embed texts; one unit-length vector per text, in input order.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError>;
+    /// The model's vectors for `texts`, as computed (unchecked; see [`Embed::embed`]).
+    fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError>;
     /// Number of model tokens in `text` (without special tokens), for chunk budgets.
     fn count_tokens(&self, text: &str) -> usize;
+    /// Embed texts; one unit-length vector per text, in input order. A wrong number of
+    /// vectors, a wrong dimension or a non-finite value is a [`ModelError::Output`].
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let vectors = self.embed_unchecked(texts)?;
+        check_vectors(self.model_id(), self.dim(), texts.len(), &vectors)?;
+        Ok(vectors)
+    }
+}
+
+/// Checks a bi-encoder's output: `n` vectors of `dim` finite values.
+pub fn check_vectors(
+    model: &str,
+    dim: usize,
+    n: usize,
+    vectors: &[Vec<f32>],
+) -> Result<(), ModelError> {
+    let expected = || format!("{n} vector(s) of dimension {dim}");
+    if vectors.len() != n {
+        return Err(ModelError::output(
+            model,
+            expected(),
+            format!("{} vector(s)", vectors.len()),
+        ));
+    }
+    for (i, v) in vectors.iter().enumerate() {
+        if v.len() != dim {
+            return Err(ModelError::output(
+                model,
+                expected(),
+                format!("a vector of dimension {} for text {}", v.len(), i + 1),
+            ));
+        }
+        if v.iter().any(|x| !x.is_finite()) {
+            return Err(ModelError::output(
+                model,
+                "finite vector components",
+                format!("a non-finite component in the vector of text {}", i + 1),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Checks a reranker's output: `n` finite scores.
+pub fn check_scores(model: &str, n: usize, scores: &[f32]) -> Result<(), ModelError> {
+    if scores.len() != n {
+        return Err(ModelError::output(
+            model,
+            format!("{n} score(s)"),
+            format!("{} score(s)", scores.len()),
+        ));
+    }
+    if let Some(i) = scores.iter().position(|x| !x.is_finite()) {
+        return Err(ModelError::output(
+            model,
+            "finite scores",
+            format!("score {} for passage {}", scores[i], i + 1),
+        ));
+    }
+    Ok(())
 }
 
 /// Name of the bundled bi-encoder directory under `models/`.
@@ -247,7 +334,14 @@ impl MiniLm {
                 .collect();
             let hidden = self.encoder.forward(&batch, None)?;
             for (bi, &oi) in order[start..end].iter().enumerate() {
-                out[oi] = mean_pool_normalise(hidden.rows(bi), hidden.hidden);
+                let rows = hidden.rows(bi).ok_or_else(|| {
+                    ModelError::output(
+                        &self.id,
+                        format!("hidden states for {} sequence(s)", batch.len()),
+                        format!("none for sequence {}", bi + 1),
+                    )
+                })?;
+                out[oi] = mean_pool_normalise(rows, hidden.hidden);
             }
             start = end;
         }
@@ -257,6 +351,9 @@ impl MiniLm {
 
 /// Mean of the rows (width `dim`), scaled to unit length.
 pub fn mean_pool_normalise(rows: &[f32], dim: usize) -> Vec<f32> {
+    if dim == 0 {
+        return Vec::new();
+    }
     let mut v = vec![0f32; dim];
     let n = rows.len() / dim;
     for row in rows.chunks_exact(dim) {
@@ -286,7 +383,7 @@ impl Embed for MiniLm {
     fn dim(&self) -> usize {
         self.encoder.config().hidden_size
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+    fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         let ids = self.tokenize(texts)?;
         self.embed_ids(&ids)
     }
@@ -332,7 +429,7 @@ impl Embed for HashEmbedder {
     fn dim(&self) -> usize {
         self.dim
     }
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+    fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
         Ok(texts
             .iter()
             .map(|t| {
@@ -362,9 +459,30 @@ impl Embed for HashEmbedder {
     }
 }
 
-/// Cosine of two unit vectors (their dot product).
+/// Independent accumulators of [`dot`]: eight `f32` lanes fill one AVX register.
+const LANES: usize = 8;
+
+/// Cosine of two unit vectors (their dot product), over the common length of `a` and
+/// `b`. A kernel: `LANES` independent accumulators (so it autovectorises) and a fixed
+/// reduction order, so the result is deterministic for given inputs; the dense indexes
+/// and every cosine in the pipeline use it, so their scores agree bit for bit.
+#[inline]
 pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0.0f32; LANES];
+    let mut ca = a.chunks_exact(LANES);
+    let mut cb = b.chunks_exact(LANES);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        for i in 0..LANES {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut tail = 0.0f32;
+    for (x, y) in ca.remainder().iter().zip(cb.remainder()) {
+        tail += x * y;
+    }
+    ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7])) + tail
 }
 
 #[cfg(test)]

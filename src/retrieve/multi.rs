@@ -43,6 +43,20 @@ const SCAFFOLDING: &[&str] = &[
     "whether",
 ];
 
+/// Shortest feedback word (in bytes) considered as an expansion term: shorter words are
+/// mostly function words and abbreviations. A design choice of the rewriter, not tuned.
+pub const MIN_EXPANSION_TERM_BYTES: usize = 4;
+/// A feedback word qualifies when it occurs in at least this many feedback chunks …
+pub const MIN_FEEDBACK_CHUNKS: usize = 2;
+/// … or at least this many times in them (design choices of the rewriter, not tuned).
+pub const MIN_FEEDBACK_COUNT: usize = 3;
+/// Qualifying words looked up in the index per expansion term wanted (each lookup is one
+/// FTS5 query; a latency bound, not tuned).
+pub const CANDIDATES_PER_EXPANSION_TERM: usize = 3;
+/// Words in more than this share of the chunks are too common to discriminate and are not
+/// added (a design choice of the rewriter, not tuned).
+pub const MAX_EXPANSION_CHUNK_SHARE: f64 = 0.1;
+
 /// Turns a question into alternative queries.
 pub trait Rewrite: Send + Sync {
     /// Alternatives to `question` (not including it); `feedback` holds the texts of the
@@ -108,7 +122,7 @@ impl Rewrite for KeywordPrf {
         for text in feedback.iter().take(self.feedback_chunks) {
             let mut in_this = HashSet::new();
             for w in words(text) {
-                if w.len() < 4
+                if w.len() < MIN_EXPANSION_TERM_BYTES
                     || is_stopword(&w)
                     || query_terms.contains(w.as_str())
                     || w.chars().all(|c| c.is_ascii_digit())
@@ -124,16 +138,16 @@ impl Rewrite for KeywordPrf {
         }
         let mut cands: Vec<(String, usize, usize)> = stats
             .into_iter()
-            .filter(|(_, (docs, tf))| *docs >= 2 || *tf >= 3)
+            .filter(|(_, (docs, tf))| *docs >= MIN_FEEDBACK_CHUNKS || *tf >= MIN_FEEDBACK_COUNT)
             .map(|(w, (d, tf))| (w, d, tf))
             .collect();
         cands.sort_by(|a, b| (b.1, b.2).cmp(&(a.1, a.2)).then(a.0.cmp(&b.0)));
-        cands.truncate(self.expansion_terms * 3);
+        cands.truncate(self.expansion_terms * CANDIDATES_PER_EXPANSION_TERM);
         let total = engine.store().chunk_count()?.max(1) as f64;
         let mut scored = Vec::new();
         for (w, d, tf) in cands {
             let df = engine.store().term_chunk_count(&w)? as f64;
-            if df == 0.0 || df / total > 0.1 {
+            if df == 0.0 || df / total > MAX_EXPANSION_CHUNK_SHARE {
                 continue; // unknown to the index, or too common to discriminate
             }
             let idf = (total / df).ln();
@@ -215,6 +229,41 @@ impl Default for MultiOptions {
     }
 }
 
+/// Chunks of the primary query's first pass whose texts feed the rewriter.
+pub const FEEDBACK_CHUNKS: usize = 5;
+
+/// Ranked lists of every query (with their RRF weights) and the best per-retriever
+/// scores seen for each chunk.
+#[derive(Default)]
+struct Pool {
+    lists: Vec<(f64, Vec<i64>)>,
+    scores: HashMap<i64, ModeScores>,
+}
+
+impl Pool {
+    /// Adds the dense and BM25 candidates (`n` each) of `query`, whose embedding is `qv`,
+    /// with `weight`.
+    fn add(
+        &mut self,
+        engine: &Engine,
+        query: &str,
+        qv: &[f32],
+        n: usize,
+        weight: f64,
+    ) -> Result<(), Error> {
+        let dense = super::diverse::dense_candidates(engine, qv, n)?;
+        let lex = match lexical::fts_query(query) {
+            Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
+            None => Vec::new(),
+        };
+        record(&mut self.scores, &dense, &lex);
+        self.lists
+            .push((weight, dense.iter().map(|x| x.0).collect()));
+        self.lists.push((weight, lex.iter().map(|x| x.0).collect()));
+        Ok(())
+    }
+}
+
 /// Retrieve for `question` with the primary query and the rewriter's alternatives,
 /// pooling dense and BM25 candidates of every query, excluding `exclude` (chunk ids).
 pub fn retrieve(
@@ -228,40 +277,11 @@ pub fn retrieve(
     let q = clean_query(question)?;
     let cfg = engine.config();
     let n = cfg.candidates.max(opts.k);
-    // First pass with the primary query.
     let qv = engine.embed_query(q)?;
-    let mut lists: Vec<(f64, Vec<i64>)> = Vec::new();
-    let mut scores: HashMap<i64, ModeScores> = HashMap::new();
-    let dense = super::diverse::dense_candidates(engine, &qv, n)?;
-    let lex = match lexical::fts_query(q) {
-        Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
-        None => Vec::new(),
-    };
-    record(&mut scores, &dense, &lex);
-    lists.push((1.0, dense.iter().map(|x| x.0).collect()));
-    lists.push((1.0, lex.iter().map(|x| x.0).collect()));
-    let first = super::rrf_weighted(&lists, cfg.rrf_k);
-    let top_rows: Vec<i64> = first.iter().take(5).map(|x| x.0).collect();
-    let feedback_rows = engine.store().chunks_by_ids(&top_rows)?;
-    let feedback: Vec<&str> = feedback_rows.iter().map(|r| r.text.as_str()).collect();
-    let alternatives = rewriter.rewrite(q, &feedback, engine)?;
-    let mut queries = vec![q.to_string()];
-    for alt in alternatives {
-        if queries.contains(&alt) || alt.trim().is_empty() {
-            continue;
-        }
-        let v = engine.embed_query(&alt)?;
-        let dense = super::diverse::dense_candidates(engine, &v, n)?;
-        let lex = match lexical::fts_query(&alt) {
-            Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
-            None => Vec::new(),
-        };
-        record(&mut scores, &dense, &lex);
-        lists.push((opts.alternative_weight, dense.iter().map(|x| x.0).collect()));
-        lists.push((opts.alternative_weight, lex.iter().map(|x| x.0).collect()));
-        queries.push(alt);
-    }
-    let fused = super::rrf_weighted(&lists, cfg.rrf_k);
+    let mut pool = Pool::default();
+    pool.add(engine, q, &qv, n, 1.0)?;
+    let queries = add_alternatives(engine, q, rewriter, &mut pool, n, opts)?;
+    let fused = super::rrf_weighted(&pool.lists, cfg.rrf_k);
     // Walk the fused list, skipping excluded chunks, until enough are found.
     let want = match reranker {
         Some(_) => opts.k.max(opts.rerank_depth),
@@ -279,45 +299,17 @@ pub fn retrieve(
         .map(|(r, score)| Retrieved {
             chunk: ChunkView::from(r),
             score: *score,
-            scores: scores.get(&r.id).cloned().unwrap_or_default(),
+            scores: pool.scores.get(&r.id).cloned().unwrap_or_default(),
             cosine: 0.0,
         })
         .collect();
     let mut order = "fused".to_string();
     if let Some(rr) = reranker {
-        // The budget: only the top `rerank_depth` pairs are scored; the rest keep their
-        // fused order (and fused scores) after them.
-        let depth = hits.len().min(opts.rerank_depth);
-        let passages: Vec<&str> = hits[..depth]
-            .iter()
-            .map(|h| h.chunk.text.as_str())
-            .collect();
-        let logits = rr.score(q, &passages)?;
-        let mut head: Vec<(f32, usize, Retrieved)> = hits
-            .drain(..depth)
-            .enumerate()
-            .map(|(i, mut h)| {
-                h.score = logits[i] as f64;
-                (logits[i], i, h)
-            })
-            .collect();
-        head.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let mut reordered: Vec<Retrieved> = head.into_iter().map(|x| x.2).collect();
-        reordered.append(&mut hits);
-        hits = reordered;
+        hits = rerank(rr, q, hits, opts.rerank_depth)?;
         order = format!("cross-encoder:{}", rr.model_id());
     }
     hits.truncate(opts.k);
-    let rows: Vec<i64> = hits.iter().map(|h| h.chunk.row).collect();
-    let vectors = engine.store().vectors_by_ids(&rows)?;
-    for (h, v) in hits.iter_mut().zip(&vectors) {
-        h.cosine = v.as_ref().map(|v| dot(&qv, v) as f64).unwrap_or(0.0);
-    }
-    let confidence = if hits.is_empty() {
-        0.0
-    } else {
-        hits.iter().map(|h| h.cosine).sum::<f64>() / hits.len() as f64
-    };
+    let confidence = set_cosines(engine, &qv, &mut hits)?;
     Ok(Retrieval {
         queries,
         rewriter: rewriter.name().to_string(),
@@ -325,6 +317,78 @@ pub fn retrieve(
         confidence,
         excluded,
         order,
+    })
+}
+
+/// Rewrites `q` with feedback from the pool's first pass and adds each new alternative's
+/// lists with `opts.alternative_weight`; returns the queries run, the primary first.
+fn add_alternatives(
+    engine: &Engine,
+    q: &str,
+    rewriter: &dyn Rewrite,
+    pool: &mut Pool,
+    n: usize,
+    opts: &MultiOptions,
+) -> Result<Vec<String>, Error> {
+    let first = super::rrf_weighted(&pool.lists, engine.config().rrf_k);
+    let top_rows: Vec<i64> = first.iter().take(FEEDBACK_CHUNKS).map(|x| x.0).collect();
+    let feedback_rows = engine.store().chunks_by_ids(&top_rows)?;
+    let feedback: Vec<&str> = feedback_rows.iter().map(|r| r.text.as_str()).collect();
+    let alternatives = rewriter.rewrite(q, &feedback, engine)?;
+    let mut queries = vec![q.to_string()];
+    for alt in alternatives {
+        if queries.contains(&alt) || alt.trim().is_empty() {
+            continue;
+        }
+        let v = engine.embed_query(&alt)?;
+        pool.add(engine, &alt, &v, n, opts.alternative_weight)?;
+        queries.push(alt);
+    }
+    Ok(queries)
+}
+
+/// Reorders the top `depth` hits by the cross-encoder's logit for (`q`, chunk), which
+/// becomes their score; the rest keep their fused order (and fused scores) after them
+/// (the budget: only `depth` pairs are scored).
+fn rerank(
+    rr: &dyn Rerank,
+    q: &str,
+    mut hits: Vec<Retrieved>,
+    depth: usize,
+) -> Result<Vec<Retrieved>, Error> {
+    let depth = hits.len().min(depth);
+    let passages: Vec<&str> = hits[..depth]
+        .iter()
+        .map(|h| h.chunk.text.as_str())
+        .collect();
+    let logits = rr.score(q, &passages)?;
+    let mut head: Vec<(f32, usize, Retrieved)> = hits
+        .drain(..depth)
+        .zip(logits)
+        .enumerate()
+        .map(|(i, (mut h, logit))| {
+            h.score = logit as f64;
+            (logit, i, h)
+        })
+        .collect();
+    head.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut reordered: Vec<Retrieved> = head.into_iter().map(|x| x.2).collect();
+    reordered.append(&mut hits);
+    Ok(reordered)
+}
+
+/// Sets each hit's cosine with the primary query embedding `qv` and returns their mean
+/// (the retrieval's confidence; 0 without hits).
+fn set_cosines(engine: &Engine, qv: &[f32], hits: &mut [Retrieved]) -> Result<f64, Error> {
+    let rows: Vec<i64> = hits.iter().map(|h| h.chunk.row).collect();
+    let vectors = engine.store().vectors_by_ids(&rows)?;
+    for (h, v) in hits.iter_mut().zip(&vectors) {
+        h.cosine = v.as_ref().map(|v| dot(qv, v) as f64).unwrap_or(0.0);
+    }
+    Ok(if hits.is_empty() {
+        0.0
+    } else {
+        hits.iter().map(|h| h.cosine).sum::<f64>() / hits.len() as f64
     })
 }
 
