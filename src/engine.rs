@@ -209,6 +209,7 @@ impl Engine {
     pub fn dense_search_exact(&self, v: &[f32], n: usize) -> Result<Vec<(i64, f32)>, Error> {
         self.dense()
             .search_exact(&self.store, self.embedder.dim(), v, n)
+            .map_err(Error::from)
     }
 
     /// Load (or rebuild in memory) the HNSW graph even when search uses exact search,
@@ -219,7 +220,9 @@ impl Engine {
             .dense
             .as_mut()
             .expect("dense index opened in Engine::open");
-        dense.ensure_graph(&self.store, &self.cfg.index, &self.cfg, dim)
+        dense
+            .ensure_graph(&self.store, &self.cfg.index, &self.cfg, dim)
+            .map_err(Error::from)
     }
 
     /// HNSW top-`n`, when a graph is loaded.

@@ -40,16 +40,14 @@ pub enum Error {
     Usage(String),
 }
 
-/// Result with the library's [`Error`].
-pub type Result<T, E = Error> = std::result::Result<T, E>;
-
-/// Best-effort text of a caught panic's payload (`catch_unwind`, a joined thread).
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
+impl From<crate::index::IndexError> for Error {
+    fn from(e: crate::index::IndexError) -> Self {
+        match e {
+            crate::index::IndexError::Store(e) => Error::Store(e),
+            crate::index::IndexError::Dense(e) => Error::Dense(e),
+        }
     }
 }
+
+/// Result with the library's [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -111,10 +111,12 @@ fn module_of(file: &Path) -> Option<String> {
 /// Module → modules its non-test code names (`crate::…` and `super::…` paths), cut to
 /// the first `depth` path segments.
 fn module_graph(depth: usize) -> BTreeMap<String, BTreeSet<String>> {
-    let files: Vec<(String, String)> = rust_files(&src())
+    let mut files: Vec<(String, String)> = rust_files(&src())
         .into_iter()
         .filter_map(|p| Some((module_of(&p)?, std::fs::read_to_string(&p).unwrap())))
         .collect();
+    let tests = test_only_modules(&files);
+    files.retain(|(m, _)| !tests.contains(m));
     let modules: BTreeSet<&str> = files.iter().map(|(m, _)| m.as_str()).collect();
     let resolve = |path: &str| -> Option<String> {
         let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
@@ -151,6 +153,27 @@ fn module_graph(depth: usize) -> BTreeMap<String, BTreeSet<String>> {
         }
     }
     graph
+}
+
+/// Modules declared only for tests (`#[cfg(test)] mod name;`).
+fn test_only_modules(files: &[(String, String)]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (m, text) in files {
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for w in lines.windows(2) {
+            let decl = w[1].strip_prefix("pub ").unwrap_or(w[1]);
+            if let (true, Some(name)) = (w[0] == "#[cfg(test)]", decl.strip_prefix("mod ")) {
+                if let Some(name) = name.strip_suffix(';') {
+                    out.insert(if m.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{m}::{name}")
+                    });
+                }
+            }
+        }
+    }
+    out
 }
 
 /// A cycle in `graph`, if there is one.

@@ -1022,7 +1022,7 @@ where
         .map_err(WorkerError::Spawn)?;
     match rx.recv_timeout(timeout) {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(payload)) => Err(WorkerError::Panicked(crate::error::panic_message(
+        Ok(Err(payload)) => Err(WorkerError::Panicked(crate::caught::panic_message(
             payload.as_ref(),
         ))),
         Err(mpsc::RecvTimeoutError::Timeout) => Err(WorkerError::TimedOut),

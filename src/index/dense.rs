@@ -65,7 +65,7 @@ use hnsw_rs::hnswio::HnswIo;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::panic_message;
+use crate::caught::panic_message;
 use crate::models::dot;
 
 /// Number of HNSW layers. `hnsw_rs` can only dump graphs created with exactly 16 layers.
@@ -74,8 +74,7 @@ pub const MAX_LAYERS: usize = 16;
 /// Largest accepted `max_connections` (`hnsw_rs` stores it as a `u8` in dumps).
 pub const MAX_CONNECTIONS_LIMIT: usize = 255;
 
-/// Stored vectors must satisfy `| |v|^2 - 1 | <= NORM_TOLERANCE`.
-pub const NORM_TOLERANCE: f32 = 1e-3;
+pub use crate::models::NORM_TOLERANCE;
 
 /// Suffix of the manifest file that commits a saved [`HnswIndex`] (`<basename>.hnsw.meta`).
 pub const MANIFEST_SUFFIX: &str = ".hnsw.meta";

@@ -15,8 +15,19 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::store::Store;
-use dense::{ExactIndex, HnswIndex, HnswParams};
+use crate::store::{Store, StoreError};
+use dense::{DenseError, ExactIndex, HnswIndex, HnswParams};
+
+/// Errors of the dense index's upkeep: the store it reads, or the index files.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The SQLite store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The dense index failed.
+    #[error(transparent)]
+    Dense(#[from] DenseError),
+}
 
 /// Health of the dense index as found when the index was opened.
 #[derive(Debug, Clone, Serialize, Default)]
@@ -70,7 +81,7 @@ pub fn inspect(
     store: &Store,
     dir: &Path,
     cfg: &Config,
-) -> Result<(Option<HnswIndex>, IndexHealth), crate::error::Error> {
+) -> Result<(Option<HnswIndex>, IndexHealth), IndexError> {
     let live: HashSet<u64> = store
         .chunk_row_ids()?
         .into_iter()
@@ -132,7 +143,7 @@ impl Dense {
         cfg: &Config,
         dim: usize,
         save: bool,
-    ) -> Result<Self, crate::error::Error> {
+    ) -> Result<Self, IndexError> {
         let live: HashSet<u64> = store
             .chunk_row_ids()?
             .into_iter()
@@ -185,7 +196,7 @@ impl Dense {
         dir: &Path,
         cfg: &Config,
         dim: usize,
-    ) -> Result<(), crate::error::Error> {
+    ) -> Result<(), IndexError> {
         if self.hnsw.is_some() {
             return Ok(());
         }
@@ -217,7 +228,7 @@ impl Dense {
         cfg: &Config,
         dim: usize,
         force: bool,
-    ) -> Result<IndexHealth, crate::error::Error> {
+    ) -> Result<IndexHealth, IndexError> {
         let (graph, before) = inspect(store, dir, cfg)?;
         let usable = graph.filter(|_| !force && before.dead_fraction <= cfg.rebuild_dead_fraction);
         match usable {
@@ -282,7 +293,7 @@ impl Dense {
         dim: usize,
         query: &[f32],
         k: usize,
-    ) -> Result<Vec<(i64, f32)>, crate::error::Error> {
+    ) -> Result<Vec<(i64, f32)>, IndexError> {
         let live = &self.live;
         let keep = |id: u64| live.contains(&id);
         let hits = match &self.exact {
@@ -316,7 +327,7 @@ impl Dense {
 }
 
 /// An exact index over every stored vector.
-fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, crate::error::Error> {
+fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, IndexError> {
     let vectors = store.all_vectors()?;
     let rows = vectors.iter().map(|(id, v)| (*id as u64, v.as_slice()));
     Ok(ExactIndex::from_rows(dim, rows)?)
@@ -328,7 +339,7 @@ fn rebuild(
     cfg: &Config,
     dim: usize,
     persist: bool,
-) -> Result<HnswIndex, crate::error::Error> {
+) -> Result<HnswIndex, IndexError> {
     let vectors = store.all_vectors()?;
     let pts: Vec<(u64, &[f32])> = vectors
         .iter()
@@ -346,7 +357,7 @@ pub const DUMP_BASENAME: &str = "hnsw";
 
 /// Save the graph (atomically replacing the previous dump) and record the dump name and
 /// the corpus version it reflects.
-fn save(store: &Store, dir: &Path, g: &HnswIndex) -> Result<(), crate::error::Error> {
+fn save(store: &Store, dir: &Path, g: &HnswIndex) -> Result<(), IndexError> {
     let version = store.corpus_version()?;
     let name = g.save(dir, DUMP_BASENAME)?;
     store.set_meta(META_DUMP, &name)?;

@@ -459,6 +459,10 @@ impl Embed for HashEmbedder {
     }
 }
 
+/// Stored vectors must satisfy `| |v|^2 - 1 | <= NORM_TOLERANCE`: unit vectors up to
+/// float rounding (the bi-encoder normalises its outputs).
+pub const NORM_TOLERANCE: f32 = 1e-3;
+
 /// Independent accumulators of [`dot`]: eight `f32` lanes fill one AVX register.
 const LANES: usize = 8;
 

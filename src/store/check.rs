@@ -10,7 +10,7 @@ use rusqlite::types::ValueRef;
 use serde::Serialize;
 
 use super::{chunk_id, lossy, sha256_hex, Store, StoreError};
-use crate::index::dense::NORM_TOLERANCE;
+use crate::models::NORM_TOLERANCE;
 
 /// What is wrong with a stored vector.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
