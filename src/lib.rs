@@ -25,5 +25,6 @@ pub mod research;
 pub mod retrieve;
 pub mod status;
 pub mod store;
+pub mod validate;
 
 pub use error::{Error, Result};
