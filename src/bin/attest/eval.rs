@@ -37,42 +37,7 @@ pub enum EvalCommand {
     /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
     /// corpus cannot answer): answered/abstained shares, cited relevant documents,
     /// cited-item precision, invariants and latency
-    Answers {
-        /// Dataset directory whose corpus answers
-        #[arg(long)]
-        dataset: PathBuf,
-        /// qrels split [default: the only one, else test]
-        #[arg(long)]
-        split: Option<String>,
-        /// Ask this dataset's queries instead (an unanswerable run)
-        #[arg(long)]
-        questions_from: Option<PathBuf>,
-        /// Split of --questions-from [default: the only one, else test]
-        #[arg(long)]
-        questions_split: Option<String>,
-        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
-        #[arg(long)]
-        eval_index: Option<PathBuf>,
-        /// Use at most this many questions
-        #[arg(long)]
-        limit: Option<usize>,
-        /// Do not use an installed cross-encoder
-        #[arg(long)]
-        no_rerank: bool,
-        /// Include per-question outcomes in the JSON
-        #[arg(long)]
-        per_question: bool,
-        /// Ask every answered question a second time with the QA memory on, and report
-        /// memory hits and the repeat's latency
-        #[arg(long)]
-        repeat: bool,
-        /// One retrieval step per question (no research loop)
-        #[arg(long)]
-        single_step: bool,
-        /// Print as JSON
-        #[arg(long)]
-        json: bool,
-    },
+    Answers(AnswersArgs),
     /// The support check on AttributionBench-style jsonl (claim, references[],
     /// attribution_label): accuracy, macro-F1, and the calibrated thresholds
     Attribution {
@@ -146,37 +111,7 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             let report = attest::eval::multihop::run(cfg, &run)?;
             emit(json, &report, render::multihop_eval)?;
         }
-        EvalCommand::Answers {
-            dataset,
-            split,
-            questions_from,
-            questions_split,
-            eval_index,
-            limit,
-            no_rerank,
-            per_question,
-            repeat,
-            single_step,
-            json,
-        } => {
-            let run = AnswersRun {
-                base: DatasetRun {
-                    dataset,
-                    split,
-                    eval_index,
-                    limit,
-                    progress: !json,
-                },
-                questions_from,
-                questions_split,
-                rerank: !no_rerank,
-                per_question,
-                repeat,
-                research: !single_step,
-            };
-            let report = attest::eval::answers::run(cfg, &run)?;
-            emit(json, &report, render::answers_eval)?;
-        }
+        EvalCommand::Answers(args) => answers(cfg, args)?,
         EvalCommand::Attribution {
             dataset,
             limit,
@@ -214,4 +149,65 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+// Options of `attest eval answers` (no doc comment: the variant's is the command's about).
+#[derive(clap::Args)]
+pub struct AnswersArgs {
+    /// Dataset directory whose corpus answers
+    #[arg(long)]
+    dataset: PathBuf,
+    /// qrels split [default: the only one, else test]
+    #[arg(long)]
+    split: Option<String>,
+    /// Ask this dataset's queries instead (an unanswerable run)
+    #[arg(long)]
+    questions_from: Option<PathBuf>,
+    /// Split of --questions-from [default: the only one, else test]
+    #[arg(long)]
+    questions_split: Option<String>,
+    /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+    #[arg(long)]
+    eval_index: Option<PathBuf>,
+    /// Use at most this many questions
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Do not use an installed cross-encoder
+    #[arg(long)]
+    no_rerank: bool,
+    /// Include per-question outcomes in the JSON
+    #[arg(long)]
+    per_question: bool,
+    /// Ask every answered question a second time with the QA memory on, and report
+    /// memory hits and the repeat's latency
+    #[arg(long)]
+    repeat: bool,
+    /// One retrieval step per question (no research loop)
+    #[arg(long)]
+    single_step: bool,
+    /// Print as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// `attest eval answers`.
+fn answers(cfg: Config, args: AnswersArgs) -> anyhow::Result<()> {
+    let json = args.json;
+    let run = AnswersRun {
+        base: DatasetRun {
+            dataset: args.dataset,
+            split: args.split,
+            eval_index: args.eval_index,
+            limit: args.limit,
+            progress: !json,
+        },
+        questions_from: args.questions_from,
+        questions_split: args.questions_split,
+        rerank: !args.no_rerank,
+        per_question: args.per_question,
+        repeat: args.repeat,
+        research: !args.single_step,
+    };
+    let report = attest::eval::answers::run(cfg, &run)?;
+    emit(json, &report, render::answers_eval)
 }
