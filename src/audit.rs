@@ -13,16 +13,18 @@
 
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::ask::Run;
+use crate::answer::{Run, Status};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::evidence::gate::{check_external, citations, GateConfig, GateResult, Violation};
-use crate::store::{QuoteAt, Store};
+use crate::evidence::gate::{
+    check_external, citations, GateConfig, GateResult, Severity, Violation, ViolationKind,
+};
+use crate::store::{QuoteAt, QuoteChecker, Store};
 
 /// Version of the audit file format.
 pub const AUDIT_VERSION: u64 = 1;
@@ -62,6 +64,29 @@ pub fn write(path: &Path, engine: &Engine, run: &Run) -> Result<(), Error> {
     Ok(())
 }
 
+/// How a recorded quote drifted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriftKind {
+    /// The document is no longer indexed.
+    DocumentMissing,
+    /// The span no longer holds the quote.
+    QuoteChanged,
+    /// The document changed but the quote still stands at its span (not a failure).
+    DocumentChanged,
+}
+
+impl DriftKind {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DriftKind::DocumentMissing => "document_missing",
+            DriftKind::QuoteChanged => "quote_changed",
+            DriftKind::DocumentChanged => "document_changed",
+        }
+    }
+}
+
 /// One quote that no longer stands as recorded.
 #[derive(Debug, Clone, Serialize)]
 pub struct Drift {
@@ -71,8 +96,8 @@ pub struct Drift {
     pub evidence_key: String,
     /// Source path.
     pub source: String,
-    /// `document_missing`, `quote_changed` or `document_changed`.
-    pub kind: String,
+    /// What drifted.
+    pub kind: DriftKind,
     /// What differs.
     pub message: String,
 }
@@ -117,194 +142,187 @@ impl Replay {
     /// Add support-check violations and recompute `passed`.
     pub fn add_violations(&mut self, v: Vec<Violation>) {
         self.violations.extend(v);
-        self.passed = self.passed && self.violations.iter().all(|v| v.severity != "error");
+        self.passed = self.passed
+            && self
+                .violations
+                .iter()
+                .all(|v| v.severity != Severity::Error);
     }
+}
+
+/// The part of an audit file the replay reads (the rest is for people).
+#[derive(Deserialize)]
+struct AuditFile {
+    question: String,
+    status: Status,
+    corpus_version: u64,
+    evidence: Vec<AuditItem>,
+    #[serde(default)]
+    answer: String,
+    #[serde(default)]
+    sentences: Vec<AuditSentence>,
+}
+
+/// A cited evidence item as the audit records it.
+#[derive(Deserialize)]
+struct AuditItem {
+    id: String,
+    evidence_key: String,
+    source: String,
+    quote: String,
+    #[serde(flatten)]
+    place: Place,
+    #[serde(default)]
+    locations: Vec<Place>,
+}
+
+/// A place that states a quote.
+#[derive(Deserialize)]
+struct Place {
+    doc_id: String,
+    start: usize,
+    end: usize,
+    content_hash: String,
+}
+
+/// A recorded sentence of the answer.
+#[derive(Deserialize)]
+struct AuditSentence {
+    text: String,
+    citations: Vec<String>,
 }
 
 /// The answer's own checks: the gate on its text, recorded sentences that are the
 /// answer's and cite what they say, and the model-free claim checks.
 fn check_answer(
-    v: &Value,
+    a: &AuditFile,
     quotes: &HashMap<String, Option<String>>,
 ) -> (Option<GateResult>, Vec<Violation>) {
-    let text = v.get("answer").and_then(Value::as_str).unwrap_or_default();
-    let answered = v.get("status").and_then(Value::as_str) == Some("answered");
+    let text = a.answer.as_str();
     let mut out = Vec::new();
-    let sentences = v
-        .get("sentences")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (i, s) in sentences.iter().enumerate() {
-        let st = s.get("text").and_then(Value::as_str).unwrap_or_default();
-        let listed: Vec<&str> = s
-            .get("citations")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+    for (i, s) in a.sentences.iter().enumerate() {
+        let st = s.text.as_str();
         let parsed: Vec<String> = citations(st).into_iter().map(|c| c.id).collect();
-        if st.is_empty() || !text.contains(st) || parsed != listed {
-            out.push(Violation {
-                kind: "sentence_mismatch".into(),
-                paragraph: None,
-                sentence: Some(st.to_string()),
-                message: format!(
+        if st.is_empty() || !text.contains(st) || parsed != s.citations {
+            out.push(Violation::error(
+                ViolationKind::SentenceMismatch,
+                None,
+                Some(st.to_string()),
+                format!(
                     "recorded sentence {} is not a sentence of the answer citing what it lists",
                     i + 1
                 ),
-                severity: "error".into(),
-            });
+            ));
         }
     }
     out.extend(crate::evidence::support::check_claims(text, quotes));
-    let gate = answered.then(|| {
+    let gate = (a.status == Status::Answered).then(|| {
         let ids: HashSet<String> = quotes.keys().cloned().collect();
         check_external(text, &ids, &GateConfig::default())
     });
     (gate, out)
 }
 
-fn field<'a>(item: &'a Value, name: &str, path: &Path, what: &str) -> Result<&'a Value, Error> {
-    item.get(name)
-        .ok_or_else(|| bad(path, format!("{what} has no \"{name}\"")))
-}
-
-fn string(item: &Value, name: &str, path: &Path, what: &str) -> Result<String, Error> {
-    field(item, name, path, what)?
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| bad(path, format!("{what}: \"{name}\" is not a string")))
-}
-
-fn number(item: &Value, name: &str, path: &Path, what: &str) -> Result<u64, Error> {
-    field(item, name, path, what)?.as_u64().ok_or_else(|| {
-        bad(
-            path,
-            format!("{what}: \"{name}\" is not a non-negative integer"),
-        )
-    })
-}
-
-/// The places an item states its quote: its own span and each of its `locations`, as
-/// (document id, start, end, content hash).
-fn places(
-    item: &Value,
-    path: &Path,
-    what: &str,
-) -> Result<Vec<(String, usize, usize, String)>, Error> {
-    let place = |v: &Value, what: &str| -> Result<_, Error> {
-        Ok((
-            string(v, "doc_id", path, what)?,
-            number(v, "start", path, what)? as usize,
-            number(v, "end", path, what)? as usize,
-            string(v, "content_hash", path, what)?,
-        ))
-    };
-    let mut out = vec![place(item, what)?];
-    let locations = item.get("locations").and_then(Value::as_array);
-    for (j, l) in locations.into_iter().flatten().enumerate() {
-        out.push(place(l, &format!("{what}, location {}", j + 1))?);
-    }
-    Ok(out)
-}
-
 /// Drift of one evidence item: every place must still hold its quote.
-fn check_item(store: &Store, item: &Value, path: &Path, what: &str) -> Result<Vec<Drift>, Error> {
-    let quote = string(item, "quote", path, what)?;
-    let d = |kind: &str, message: String| -> Result<Drift, Error> {
-        Ok(Drift {
-            id: string(item, "id", path, what)?,
-            evidence_key: string(item, "evidence_key", path, what)?,
-            source: string(item, "source", path, what)?,
-            kind: kind.into(),
-            message,
-        })
+fn check_item(quotes: &mut QuoteChecker, item: &AuditItem) -> Result<Vec<Drift>, Error> {
+    let d = |kind: DriftKind, message: String| Drift {
+        id: item.id.clone(),
+        evidence_key: item.evidence_key.clone(),
+        source: item.source.clone(),
+        kind,
+        message,
     };
     let mut out = Vec::new();
-    let mut quotes = crate::store::QuoteChecker::new(store);
-    for (doc_id, start, end, hash) in places(item, path, what)? {
-        match quotes.check(&doc_id, start, end, &quote, Some(&hash))? {
+    for p in std::iter::once(&item.place).chain(&item.locations) {
+        let (doc_id, start, end) = (&p.doc_id, p.start, p.end);
+        match quotes.check(doc_id, start, end, &item.quote, Some(&p.content_hash))? {
             QuoteAt::DocumentMissing => out.push(d(
-                "document_missing",
+                DriftKind::DocumentMissing,
                 format!("document {doc_id} is no longer in the index"),
-            )?),
+            )),
             QuoteAt::QuoteChanged => out.push(d(
-                "quote_changed",
+                DriftKind::QuoteChanged,
                 format!("bytes {start}..{end} of {doc_id} no longer hold the quote"),
-            )?),
+            )),
             QuoteAt::DocumentChanged => out.push(d(
-                "document_changed",
+                DriftKind::DocumentChanged,
                 "the document changed; the quote still stands at its span".into(),
-            )?),
+            )),
             QuoteAt::Holds => {}
         }
     }
     Ok(out)
 }
 
-/// Re-check every cited quote of the audit at `path` against `store`.
-pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
+/// Read the audit file at `path`: its version first (a file of another version is
+/// refused before anything else is read), then the fields the replay needs; an error
+/// names the file and the field.
+fn read(path: &Path) -> Result<AuditFile, Error> {
+    #[derive(Deserialize)]
+    struct Versioned {
+        audit_version: u64,
+    }
     let text = std::fs::read_to_string(path).map_err(|e| bad(path, e))?;
     let v: Value =
         serde_json::from_str(&text).map_err(|e| bad(path, format!("not valid JSON ({e})")))?;
     if !v.is_object() {
         return Err(bad(path, "expected an audit object (attest ask --audit)"));
     }
-    let version = number(&v, "audit_version", path, "the audit")?;
+    let field_error = |e: serde_path_to_error::Error<serde_json::Error>| {
+        bad(path, format!("{}: {}", e.path(), e.inner()))
+    };
+    let version = serde_path_to_error::deserialize::<_, Versioned>(&v)
+        .map_err(field_error)?
+        .audit_version;
     if version != AUDIT_VERSION {
         return Err(bad(
             path,
             format!("audit_version {version} is not supported (expected {AUDIT_VERSION})"),
         ));
     }
-    let question = string(&v, "question", path, "the audit")?;
-    let status = string(&v, "status", path, "the audit")?;
-    let then = number(&v, "corpus_version", path, "the audit")?;
-    let now = store.corpus_version()?;
+    serde_path_to_error::deserialize(&v).map_err(field_error)
+}
+
+/// Re-check every cited quote of the audit at `path` against `store`.
+pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
+    let a = read(path)?;
+    let (then, now) = (a.corpus_version, store.corpus_version()?);
     if then > now {
         return Err(bad(
             path,
             format!("corpus_version {then} is newer than this index's ({now}): the audit does not come from this index"),
         ));
     }
-    let items = field(&v, "evidence", path, "the audit")?
-        .as_array()
-        .ok_or_else(|| bad(path, "\"evidence\" is not an array"))?;
     let mut drift = Vec::new();
     let mut intact = 0;
-    let mut quotes = HashMap::new();
-    for (i, item) in items.iter().enumerate() {
-        let what = format!("evidence item {}", i + 1);
-        for name in ["id", "evidence_key", "doc_id", "source", "quote"] {
-            string(item, name, path, &what)?;
-        }
-        let id = string(item, "id", path, &what)?;
-        quotes.insert(id, Some(string(item, "quote", path, &what)?));
-        let found = check_item(store, item, path, &what)?;
-        intact += usize::from(!found.iter().any(|d| d.kind != "document_changed"));
+    let mut checker = QuoteChecker::new(store);
+    for item in &a.evidence {
+        let found = check_item(&mut checker, item)?;
+        intact += usize::from(!found.iter().any(|d| d.kind != DriftKind::DocumentChanged));
         drift.extend(found);
     }
-    let (gate, violations) = check_answer(&v, &quotes);
-    let passed = intact == items.len()
+    let quotes: HashMap<String, Option<String>> = a
+        .evidence
+        .iter()
+        .map(|e| (e.id.clone(), Some(e.quote.clone())))
+        .collect();
+    let (gate, violations) = check_answer(&a, &quotes);
+    let passed = intact == a.evidence.len()
         && gate.as_ref().is_none_or(|g| g.passed)
-        && violations.iter().all(|v| v.severity != "error");
+        && violations.iter().all(|v| v.severity != Severity::Error);
     Ok(Replay {
         audit: path.display().to_string(),
-        question,
-        status,
+        question: a.question,
+        status: a.status.as_str().to_string(),
         corpus_version_then: then,
         corpus_version_now: now,
-        checked: items.len(),
+        checked: a.evidence.len(),
         intact,
         passed,
         drift,
         gate,
         violations,
-        answer: v
-            .get("answer")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string(),
+        answer: a.answer,
         quotes,
     })
 }

@@ -6,6 +6,7 @@
 //! drives that, [`retrieve`] searches, [`evidence`] extracts, verifies, composes and gates
 //! the cited answer [`ask`] returns, and [`engine`], [`status`], [`render`] serve the CLI.
 
+pub mod answer;
 pub mod ask;
 pub mod audit;
 pub mod config;
@@ -25,6 +26,7 @@ pub mod research;
 pub mod retrieve;
 pub mod status;
 pub mod store;
+pub mod text;
 pub mod validate;
 
 pub use error::{Error, Result};

@@ -18,11 +18,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::ask::{Answer, AskOptions, Status};
-use crate::engine::Engine;
+use crate::answer::{Answer, Status};
 use crate::error::Error;
 use crate::models::dot;
-use crate::store::{blob_to_vector, sha256_hex, vector_to_blob, Store};
+use crate::store::{blob_to_vector, vector_to_blob, Store};
 
 /// Version of the stored entry format; entries of another version are deleted.
 const ENTRY_FORMAT: u32 = 2;
@@ -47,33 +46,6 @@ pub struct Hit {
 /// The memory key of a question: its text with runs of white space made one space.
 pub fn question_key(question: &str) -> String {
     question.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// A digest of every setting that shapes an answer: a stored answer is served only
-/// under the same fingerprint.
-pub fn fingerprint(engine: &Engine, opts: &AskOptions) -> String {
-    let cfg = engine.config();
-    let reranker = engine
-        .reranker()
-        .filter(|_| opts.rerank)
-        .map(|r| r.model_id().to_string());
-    let parts = format!(
-        "attest {}|model {}|chunks {}|statements {}|relevance {:?}|gate {:?}|reranker {:?} depth {}|candidates {}|rrf_k {}|exact {}|ef {}|research {}",
-        env!("CARGO_PKG_VERSION"),
-        engine.embedder().model_id(),
-        opts.chunks,
-        opts.max_statements,
-        opts.relevance,
-        opts.gate,
-        reranker,
-        cfg.rerank_depth,
-        cfg.candidates,
-        cfg.rrf_k,
-        cfg.exact_threshold,
-        cfg.hnsw_ef_search,
-        opts.research,
-    );
-    sha256_hex(parts.as_bytes())
 }
 
 fn forget(store: &Store, id: i64) {
@@ -176,7 +148,8 @@ pub fn remember(
 
 #[cfg(test)]
 mod tests {
-    use crate::ask::{ask, Answer, AskOptions};
+    use crate::answer::Answer;
+    use crate::ask::{ask, AskOptions};
     use crate::config::Config;
 
     #[test]
@@ -195,7 +168,7 @@ mod tests {
             serde_json::to_value(&first.answer.evidence).unwrap()
         );
         let again = ask(&e, "How long must client records be retained?", &o).unwrap();
-        assert_eq!(first.answer.status, crate::ask::Status::Answered);
+        assert_eq!(first.answer.status, crate::answer::Status::Answered);
         assert!(
             again.answer.metrics.memory_hit,
             "{:?}",

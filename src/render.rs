@@ -316,8 +316,8 @@ pub fn gate(r: &crate::evidence::gate::GateResult) -> String {
         let _ = writeln!(
             s,
             "  {} {}: {}{place}",
-            v.severity,
-            v.kind,
+            v.severity.as_str(),
+            v.kind.as_str(),
             clean(&v.message)
         );
     }
@@ -416,14 +416,6 @@ pub fn status(st: &Status) -> String {
     s
 }
 
-/// The serialised (snake_case) name of a unit enum value, as the JSON spells it.
-pub fn name<T: serde::Serialize>(value: T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// `source`, or `source#key` for a document inside a multi-document file (escaped).
 fn place(source: &str, key: &str) -> String {
     if key.is_empty() {
@@ -434,8 +426,8 @@ fn place(source: &str, key: &str) -> String {
 }
 
 /// The answer: text, then each cited item with its quote, `source:line` and score.
-pub fn answer(a: &crate::ask::Answer) -> String {
-    use crate::ask::Status;
+pub fn answer(a: &crate::answer::Answer) -> String {
+    use crate::answer::Status;
     let mut s = String::new();
     if let Some(sel) = &a.choice {
         match &sel.selected {
@@ -485,7 +477,7 @@ pub fn answer(a: &crate::ask::Answer) -> String {
             let _ = writeln!(
                 s,
                 "\nconfidence: {} ({} verified item(s); retrieval confidence {:.2})",
-                name(a.confidence),
+                a.confidence.as_str(),
                 a.metrics.verified,
                 a.steps.first().map_or(0.0, |st| st.confidence)
             );
@@ -511,7 +503,7 @@ pub fn answer(a: &crate::ask::Answer) -> String {
 }
 
 /// The answer plus its lineage: steps, retrieved chunks, rejected items, timings.
-pub fn answer_explained(r: &crate::ask::Run) -> String {
+pub fn answer_explained(r: &crate::answer::Run) -> String {
     let mut s = answer(&r.answer);
     if r.answer.metrics.memory_hit {
         let _ = writeln!(
@@ -523,7 +515,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
         let _ = writeln!(
             s,
             "\nresearch: {} ({}); stopped: {}",
-            name(res.classification.class),
+            res.classification.class.as_str(),
             clean(&res.classification.reason),
             clean(&res.stopped)
         );
@@ -534,8 +526,8 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
             "\nstep {}: {} [{}, {}; {} verified; confidence {:.2}] {}",
             st.step,
             clean(&st.question),
-            st.action,
-            st.status,
+            st.action.as_str(),
+            st.status.as_str(),
             st.verified,
             st.confidence,
             clean(&st.reason)
@@ -569,7 +561,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
                 clean(&x.id),
                 clean(&x.source),
                 x.line,
-                name(x.reason),
+                x.reason.as_str(),
                 clean(&x.rationale),
                 snippet(&x.quote, 160)
             );
@@ -598,7 +590,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
             s,
             "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
             clean(&p.model),
-            clean(&p.outcome),
+            p.outcome.as_str(),
             clean(&p.reason),
             p.prompt_tokens,
             p.prompt_ms,
@@ -613,7 +605,7 @@ pub fn answer_explained(r: &crate::ask::Run) -> String {
                 clean(&d.reason)
             );
         }
-        if p.outcome == "phrased" {
+        if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
             let _ = writeln!(s, "  extractive answer: {}", snippet(&p.extractive, 400));
         }
     }
@@ -719,13 +711,19 @@ pub fn replay(r: &crate::audit::Replay) -> String {
             clean(&d.id),
             clean(&d.source),
             clean(&d.evidence_key),
-            clean(&d.kind),
+            d.kind.as_str(),
             clean(&d.message)
         );
     }
     let gate = r.gate.iter().flat_map(|g| &g.violations);
     for v in gate.chain(&r.violations) {
-        let _ = writeln!(s, "  {} [{}]: {}", v.kind, v.severity, v.message);
+        let _ = writeln!(
+            s,
+            "  {} [{}]: {}",
+            v.kind.as_str(),
+            v.severity.as_str(),
+            v.message
+        );
     }
     let verdict = if r.passed {
         "passed"

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::audit::Replay;
 use crate::config::Config;
 use crate::error::Error;
-use crate::evidence::gate::{check_external, GateConfig, GateResult};
+use crate::evidence::gate::{check_external, GateConfig, GateResult, Severity};
 use crate::evidence::support::{check_text, needs_model, SupportConfig};
 use crate::models::MiniLm;
 
@@ -88,7 +88,7 @@ pub fn check_file(
     if opts.support && needs_model(&text, &items) {
         let model = support_model(cfg)?;
         let v = check_text(&text, &items, &model, &SupportConfig::default())?;
-        r.passed &= v.iter().all(|x| x.severity != "error");
+        r.passed &= v.iter().all(|x| x.severity != Severity::Error);
         r.violations.extend(v);
     }
     Ok(r)

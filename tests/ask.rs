@@ -5,9 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli::{
-    attest, ingest_json, json, sample_corpus, sample_index, scratch_corpus, tiny_beir, validate,
-};
+use super::cli::{attest, ingest_json, json, sample_index, scratch_corpus, tiny_beir, validate};
 
 /// `attest ask Q --json EXTRA…` on index `idx`: the answer JSON and the exit code.
 pub(crate) fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
@@ -253,7 +251,7 @@ fn the_audit_trail_replays_and_reports_drift_after_a_document_changes() {
         ("{\"audit_version\": 9}", "not supported"),
         (
             "{\"audit_version\": 1, \"question\": \"q\", \"status\": \"answered\", \"corpus_version\": 1, \"evidence\": [{\"id\": \"E1\"}]}",
-            "evidence item 1 has no \"evidence_key\"",
+            "evidence[0]: missing field `evidence_key`",
         ),
     ] {
         let bad = tmp.path().join("bad-audit.json");

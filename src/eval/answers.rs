@@ -22,7 +22,8 @@ use serde::Serialize;
 use super::metrics::Judgments;
 use super::retrieval::Dataset;
 use super::{eval_index_dir, open_eval_engine, percentile, truncate, DatasetRun, Query};
-use crate::ask::{ask, Answer, AskOptions, Run, Status};
+use crate::answer::{Answer, Run, Status};
+use crate::ask::{ask, AskOptions};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;
@@ -331,7 +332,7 @@ fn check_invariants(
     m.unsupported_sentences += unsupported_sentences(engine, a)?;
     m.generator_calls += a.metrics.generator_calls;
     if let Some(p) = &a.phrasing {
-        if p.outcome == "phrased" {
+        if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
             m.phrased += 1;
         } else {
             m.phrase_fallbacks += 1;
@@ -393,8 +394,8 @@ fn question_result(
             .gate
             .violations
             .iter()
-            .filter(|v| v.severity == "error")
-            .map(|v| format!("{}: {}", v.kind, v.message))
+            .filter(|v| v.severity == crate::evidence::gate::Severity::Error)
+            .map(|v| format!("{}: {}", v.kind.as_str(), v.message))
             .collect(),
         id: q.id.clone(),
         candidates: candidate_signals(run, qrels.map(|_| &relevant as &dyn Fn(&String) -> bool)),
@@ -449,7 +450,7 @@ fn candidate_signals(
                 verdict: v
                     .rejected
                     .as_ref()
-                    .map_or("verified".into(), |r| crate::render::name(r.reason)),
+                    .map_or("verified".into(), |r| r.reason.as_str().into()),
                 relevant: relevant.map(|rel| rel(&v.candidate.key)),
             }
         })

@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use super::retrieval::Dataset;
 use super::{eval_index_dir, load_dataset, open_eval_engine, percentile, DatasetRun};
-use crate::ask::{ask, AskOptions, Status};
+use crate::answer::Status;
+use crate::ask::{ask, AskOptions};
 use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;

@@ -13,10 +13,10 @@
 
 use std::collections::HashSet;
 
-use super::compose::{figures, number_word_value};
-use super::support::content_words;
 use crate::corpus::segment::sentences;
-use crate::index::lexical::words;
+use crate::text::content_words;
+use crate::text::words;
+use crate::text::{figures, number_word_value};
 
 /// Words that negate what a sentence states.
 const NEGATIONS: &[&str] = &[
@@ -34,11 +34,12 @@ pub enum Contradiction {
 }
 
 impl Contradiction {
-    /// The violation type (`figure_not_in_evidence`, `polarity_mismatch`).
-    pub fn as_str(self) -> &'static str {
+    /// The violation it is.
+    pub fn kind(self) -> crate::evidence::gate::ViolationKind {
+        use crate::evidence::gate::ViolationKind;
         match self {
-            Contradiction::FigureNotInEvidence => "figure_not_in_evidence",
-            Contradiction::PolarityMismatch => "polarity_mismatch",
+            Contradiction::FigureNotInEvidence => ViolationKind::FigureNotInEvidence,
+            Contradiction::PolarityMismatch => ViolationKind::PolarityMismatch,
         }
     }
 }

@@ -22,13 +22,12 @@
 //!
 //! The result depends only on its input: same items, same bytes.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::support::content_words;
 use crate::corpus::segment::sentences;
-use crate::index::lexical::words;
+use crate::text::{content_words, figures, NUMBER_WORDS};
 
 /// Content-word Jaccard at or above which two quotes are the same statement.
 pub const DUPLICATE_JACCARD: f64 = 0.8;
@@ -91,77 +90,6 @@ fn jaccard(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
         return 1.0;
     }
     a.intersection(b).count() as f64 / a.union(b).count() as f64
-}
-
-/// Number words and their values, for comparing figures.
-const NUMBER_WORDS: &[(&str, &str)] = &[
-    ("one", "1"),
-    ("two", "2"),
-    ("three", "3"),
-    ("four", "4"),
-    ("five", "5"),
-    ("six", "6"),
-    ("seven", "7"),
-    ("eight", "8"),
-    ("nine", "9"),
-    ("ten", "10"),
-    ("eleven", "11"),
-    ("twelve", "12"),
-    ("fifteen", "15"),
-    ("twenty", "20"),
-    ("thirty", "30"),
-    ("forty", "40"),
-    ("fifty", "50"),
-    ("sixty", "60"),
-    ("ninety", "90"),
-    ("hundred", "100"),
-];
-
-/// The digits a number word stands for (`seven` → `7`).
-pub fn number_word_value(w: &str) -> Option<&'static str> {
-    NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v)
-}
-
-/// Units a figure is counted in (singular; a plural `s` is dropped).
-const UNITS: &[&str] = &[
-    "day", "week", "month", "year", "hour", "minute", "percent", "time", "session", "visit",
-    "attempt", "dollar",
-];
-
-/// The figures a quote states: a number (digits, or a number word as digits) followed,
-/// possibly through `calendar`/`business`/`consecutive`, by a unit (`30 days` →
-/// `30 day`). Sorted and distinct; numbers without a unit (dates, section numbers) are
-/// not figures.
-pub fn figures(quote: &str) -> Vec<String> {
-    let w = words(&quote.replace('%', " percent "));
-    let mut out = BTreeSet::new();
-    for (i, x) in w.iter().enumerate() {
-        let value = if x.chars().all(|c| c.is_ascii_digit()) {
-            Some(x.as_str())
-        } else {
-            NUMBER_WORDS.iter().find(|(n, _)| n == x).map(|(_, v)| *v)
-        };
-        let Some(v) = value else { continue };
-        let mut j = i + 1;
-        while w
-            .get(j)
-            .is_some_and(|u| matches!(u.as_str(), "calendar" | "business" | "consecutive" | "full"))
-        {
-            j += 1;
-        }
-        // "seven (7) years": the digits restate the number word.
-        if w.get(j)
-            .is_some_and(|u| u.chars().all(|c| c.is_ascii_digit()))
-        {
-            j += 1;
-        }
-        let Some(unit) = w.get(j) else { continue };
-        let unit = unit.strip_suffix('s').unwrap_or(unit);
-        if UNITS.contains(&unit) {
-            out.insert(format!("{v} {unit}"));
-        }
-    }
-    out.into_iter().collect()
 }
 
 fn without_numbers(quote: &str) -> HashSet<String> {

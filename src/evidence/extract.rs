@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::corpus::segment::{sentences, Span};
 use crate::error::Error;
-use crate::index::lexical::{is_stopword, words};
 use crate::retrieve::ChunkView;
 use crate::store::{sha256_hex, Store};
+use crate::text::{is_stopword, word_count, words};
 
 /// Quotes shorter than this many words are not evidence on their own.
 pub const MIN_WORDS: usize = 4;
@@ -106,14 +106,6 @@ impl Candidate {
 /// Stable evidence key: the first 16 hex digits of sha256("content_hash:start:end").
 pub fn evidence_key(content_hash: &str, start: usize, end: usize) -> String {
     sha256_hex(format!("{content_hash}:{start}:{end}").as_bytes())[..16].to_string()
-}
-
-/// Words of `s` as the length rules count them: whitespace-separated tokens with a letter
-/// or digit.
-pub fn word_count(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
 }
 
 /// Obligation and prohibition markers (single words, then two-word phrases).

@@ -12,6 +12,7 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::segment::sentences;
+use crate::text::word_count;
 
 /// Gate thresholds.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -166,28 +167,34 @@ pub fn malformed_markers(text: &str) -> Vec<(usize, String)> {
 /// nothing passes by saying nothing, and no marker is silently counted or ignored.
 pub fn check_external(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResult {
     let mut r = check(text, known, cfg);
-    let mut add = |kind: &str, message: String| {
+    let mut add = |kind: ViolationKind, message: String| {
         r.violations.push(Violation {
-            kind: kind.into(),
+            kind,
             paragraph: None,
             sentence: None,
             message,
-            severity: "error".into(),
+            severity: Severity::Error,
         })
     };
     if r.words == 0 {
-        add("empty_text", "the text states nothing to check".into());
+        add(
+            ViolationKind::EmptyText,
+            "the text states nothing to check".into(),
+        );
     }
     if known.is_empty() {
-        add("no_evidence", "the evidence list is empty".into());
+        add(
+            ViolationKind::NoEvidence,
+            "the evidence list is empty".into(),
+        );
     }
     for (at, m) in malformed_markers(text) {
         add(
-            "malformed_citation",
+            ViolationKind::MalformedCitation,
             format!("{m} at byte {at} looks like a citation but is not one ([E1], [E1, E3] or [cite:ID])"),
         );
     }
-    r.passed = r.violations.iter().all(|v| v.severity != "error");
+    r.passed = r.violations.iter().all(|v| v.severity != Severity::Error);
     r
 }
 
@@ -196,21 +203,127 @@ pub fn is_evidence_id(s: &str) -> bool {
     s.len() > 1 && s.starts_with('E') && s[1..].bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The rule a text broke (serialised as `type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    /// It cites an id the evidence does not hold.
+    UnknownCitation,
+    /// A paragraph has fewer citations than required.
+    ParagraphWithoutCitations,
+    /// A sentence cites nothing (a warning in the default preset).
+    UncitedSentence,
+    /// Fewer citations per 100 words than required.
+    LowCitationDensity,
+    /// The text states nothing to check.
+    EmptyText,
+    /// The evidence list is empty.
+    NoEvidence,
+    /// A marker looks like a citation but is not a valid one.
+    MalformedCitation,
+    /// It states a figure no cited text states.
+    FigureNotInEvidence,
+    /// Its negation differs from the cited sentence closest to it.
+    PolarityMismatch,
+    /// A cited item has no quote, so support cannot be checked.
+    UnverifiableCitation,
+    /// The quotes it cites do not support it.
+    UnsupportedSentence,
+    /// An audit's recorded sentence is not a sentence of its answer.
+    SentenceMismatch,
+    /// A composed sentence is not inside the quote of any item it cites.
+    NotVerbatim,
+}
+
+impl ViolationKind {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ViolationKind::UnknownCitation => "unknown_citation",
+            ViolationKind::ParagraphWithoutCitations => "paragraph_without_citations",
+            ViolationKind::UncitedSentence => "uncited_sentence",
+            ViolationKind::LowCitationDensity => "low_citation_density",
+            ViolationKind::EmptyText => "empty_text",
+            ViolationKind::NoEvidence => "no_evidence",
+            ViolationKind::MalformedCitation => "malformed_citation",
+            ViolationKind::FigureNotInEvidence => "figure_not_in_evidence",
+            ViolationKind::PolarityMismatch => "polarity_mismatch",
+            ViolationKind::UnverifiableCitation => "unverifiable_citation",
+            ViolationKind::UnsupportedSentence => "unsupported_sentence",
+            ViolationKind::SentenceMismatch => "sentence_mismatch",
+            ViolationKind::NotVerbatim => "not_verbatim",
+        }
+    }
+}
+
+/// Whether a violation fails the gate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the gate.
+    Error,
+    /// Reported; does not fail the gate.
+    Warning,
+}
+
+impl Severity {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
 /// A rule the text broke.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Violation {
-    /// `unknown_citation`, `paragraph_without_citations`, `low_citation_density` or
-    /// `uncited_sentence`.
+    /// The rule.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ViolationKind,
     /// 1-based paragraph number, when the violation is local.
     pub paragraph: Option<usize>,
     /// The sentence concerned, when there is one.
     pub sentence: Option<String>,
     /// Human explanation.
     pub message: String,
-    /// `error` or `warning`.
-    pub severity: String,
+    /// Error or warning.
+    pub severity: Severity,
+}
+
+impl Violation {
+    /// An error-severity violation of `kind`.
+    pub fn error(
+        kind: ViolationKind,
+        paragraph: Option<usize>,
+        sentence: Option<String>,
+        message: String,
+    ) -> Self {
+        Violation {
+            kind,
+            paragraph,
+            sentence,
+            message,
+            severity: Severity::Error,
+        }
+    }
+
+    /// A warning of `kind`.
+    pub fn warning(
+        kind: ViolationKind,
+        paragraph: Option<usize>,
+        sentence: Option<String>,
+        message: String,
+    ) -> Self {
+        Violation {
+            kind,
+            paragraph,
+            sentence,
+            message,
+            severity: Severity::Warning,
+        }
+    }
 }
 
 /// The gate's verdict.
@@ -246,12 +359,6 @@ pub(crate) fn strip_citations(s: &str) -> String {
     out
 }
 
-fn word_count(s: &str) -> usize {
-    s.split_whitespace()
-        .filter(|w| w.chars().any(char::is_alphanumeric))
-        .count()
-}
-
 /// Check `text` against the ids in `known`.
 pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResult {
     let mut violations = Vec::new();
@@ -259,14 +366,14 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
     for c in &all {
         if !known.contains(&c.id) {
             violations.push(Violation {
-                kind: "unknown_citation".into(),
+                kind: ViolationKind::UnknownCitation,
                 paragraph: None,
                 sentence: None,
                 message: format!(
                     "cites {} at byte {}, which is not in the evidence",
                     c.id, c.at
                 ),
-                severity: "error".into(),
+                severity: Severity::Error,
             });
         }
     }
@@ -290,7 +397,7 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         }
         if n < cfg.min_citations_per_paragraph {
             violations.push(Violation {
-                kind: "paragraph_without_citations".into(),
+                kind: ViolationKind::ParagraphWithoutCitations,
                 paragraph: Some(pi + 1),
                 sentence: None,
                 message: format!(
@@ -298,7 +405,7 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
                     pi + 1,
                     cfg.min_citations_per_paragraph
                 ),
-                severity: "error".into(),
+                severity: Severity::Error,
             });
         }
         for s in sentences(p) {
@@ -308,16 +415,15 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
             }
             if citations(sent).is_empty() {
                 violations.push(Violation {
-                    kind: "uncited_sentence".into(),
+                    kind: ViolationKind::UncitedSentence,
                     paragraph: Some(pi + 1),
                     sentence: Some(sent.to_string()),
                     message: "sentence states something but cites no evidence".into(),
                     severity: if cfg.every_sentence_cites {
-                        "error"
+                        Severity::Error
                     } else {
-                        "warning"
-                    }
-                    .into(),
+                        Severity::Warning
+                    },
                 });
             }
         }
@@ -329,18 +435,18 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
     };
     if words >= 10 && density < cfg.min_density_per_100_words {
         violations.push(Violation {
-            kind: "low_citation_density".into(),
+            kind: ViolationKind::LowCitationDensity,
             paragraph: None,
             sentence: None,
             message: format!(
                 "{density:.2} citations per 100 words; at least {} required",
                 cfg.min_density_per_100_words
             ),
-            severity: "error".into(),
+            severity: Severity::Error,
         });
     }
     GateResult {
-        passed: violations.iter().all(|v| v.severity != "error"),
+        passed: violations.iter().all(|v| v.severity != Severity::Error),
         violations,
         citations: all.len(),
         paragraphs: paragraphs.len(),
@@ -389,7 +495,7 @@ mod tests {
         let p = r
             .violations
             .iter()
-            .find(|v| v.kind == "paragraph_without_citations")
+            .find(|v| v.kind == ViolationKind::ParagraphWithoutCitations)
             .unwrap();
         assert_eq!(p.paragraph, Some(2));
     }
@@ -413,7 +519,7 @@ mod tests {
         assert!(strict
             .violations
             .iter()
-            .any(|v| v.kind == "paragraph_without_citations"));
+            .any(|v| v.kind == ViolationKind::ParagraphWithoutCitations));
         // One citation for ~250 words is below the standard 0.5 per 100 words.
         let long = format!(
             "Counties must {} keep records [E1].",
@@ -423,7 +529,7 @@ mod tests {
         assert!(
             r.violations
                 .iter()
-                .any(|v| v.kind == "low_citation_density"),
+                .any(|v| v.kind == ViolationKind::LowCitationDensity),
             "{r:?}"
         );
         assert!(GateConfig::preset("nonsense").is_none());

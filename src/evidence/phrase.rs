@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::compose::Sentence;
-use super::gate::{check, citations, GateConfig, GateResult};
+use super::gate::{check, citations, GateConfig, GateResult, Severity};
 use super::support::{features, SupportConfig};
 use crate::corpus::segment::sentences;
 use crate::models::generate::{GenOptions, Generate, Generation, Message};
@@ -34,14 +34,33 @@ pub struct Dropped {
     pub reason: String,
 }
 
+/// What became of a generator's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhrasingOutcome {
+    /// The answer is the generator's checked text.
+    Phrased,
+    /// The extractive answer stands.
+    Fallback,
+}
+
+impl PhrasingOutcome {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PhrasingOutcome::Phrased => "phrased",
+            PhrasingOutcome::Fallback => "fallback",
+        }
+    }
+}
+
 /// What the generator was asked and what became of its answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Phrasing {
     /// The generator (model file name).
     pub model: String,
-    /// `phrased` (the answer is the generator's checked text) or `fallback` (the
-    /// extractive answer stands).
-    pub outcome: String,
+    /// Whether the generator's text became the answer.
+    pub outcome: PhrasingOutcome,
     /// Why the outcome.
     pub reason: String,
     /// The generator's raw output.
@@ -135,7 +154,11 @@ fn check_sentence(
     }
     let sources: Vec<&str> = ids.iter().map(|id| quotes[id].as_str()).collect();
     if let Some((kind, why)) = super::claims::contradiction(body, &sources) {
-        return Err(format!("{}: {why} ({})", kind.as_str(), ids.join(", ")));
+        return Err(format!(
+            "{}: {why} ({})",
+            kind.kind().as_str(),
+            ids.join(", ")
+        ));
     }
     if sources
         .iter()
@@ -174,9 +197,35 @@ pub fn phrase(
     let g: Generation = generator.generate(&prompt(question, quotes), &opts)?;
     let by_id: HashMap<String, String> = quotes.iter().cloned().collect();
     let generated = g.text.trim().to_string();
+    let (kept, dropped) = check_generated(&generated, &g, &by_id, embedder, support);
+    let mut record = Phrasing {
+        model: generator.name().to_string(),
+        outcome: PhrasingOutcome::Fallback,
+        reason: String::new(),
+        generated,
+        dropped,
+        extractive: extractive.to_string(),
+        prompt_tokens: g.prompt_tokens,
+        generated_tokens: g.generated_tokens,
+        prompt_ms: g.prompt_ms,
+        decode_ms: g.decode_ms,
+    };
+    let phrased = judge(kept, &by_id, gate, &mut record);
+    Ok((phrased, record))
+}
+
+/// Check every sentence of the generated text: (kept sentences with their distinct
+/// citations, dropped sentences with reasons).
+fn check_generated(
+    generated: &str,
+    g: &Generation,
+    by_id: &HashMap<String, String>,
+    embedder: &dyn Embed,
+    support: &SupportConfig,
+) -> (Vec<Sentence>, Vec<Dropped>) {
     let mut kept: Vec<Sentence> = Vec::new();
     let mut dropped: Vec<Dropped> = Vec::new();
-    let text = flat(&generated);
+    let text = flat(generated);
     let spans = sentences(&text);
     let n = spans.len();
     for (i, s) in spans.into_iter().enumerate() {
@@ -192,7 +241,7 @@ pub fn phrase(
             });
             continue;
         }
-        match check_sentence(sent, &by_id, embedder, support) {
+        match check_sentence(sent, by_id, embedder, support) {
             Ok(ids) => {
                 let mut cited: Vec<String> = Vec::new();
                 for id in ids {
@@ -211,21 +260,20 @@ pub fn phrase(
             }),
         }
     }
-    let mut record = Phrasing {
-        model: generator.name().to_string(),
-        outcome: "fallback".into(),
-        reason: String::new(),
-        generated,
-        dropped,
-        extractive: extractive.to_string(),
-        prompt_tokens: g.prompt_tokens,
-        generated_tokens: g.generated_tokens,
-        prompt_ms: g.prompt_ms,
-        decode_ms: g.decode_ms,
-    };
+    (kept, dropped)
+}
+
+/// The phrased answer when the kept sentences pass the Evidence Gate (the record says
+/// why or why not).
+fn judge(
+    kept: Vec<Sentence>,
+    by_id: &HashMap<String, String>,
+    gate: &GateConfig,
+    record: &mut Phrasing,
+) -> Option<Phrased> {
     if kept.is_empty() {
         record.reason = "no generated sentence passed the checks".into();
-        return Ok((None, record));
+        return None;
     }
     let answer = kept
         .iter()
@@ -238,29 +286,26 @@ pub fn phrase(
         let kinds: Vec<&str> = result
             .violations
             .iter()
-            .filter(|v| v.severity == "error")
+            .filter(|v| v.severity == Severity::Error)
             .map(|v| v.kind.as_str())
             .collect();
         record.reason = format!(
             "the phrased text failed the Evidence Gate ({})",
             kinds.join(", ")
         );
-        return Ok((None, record));
+        return None;
     }
-    record.outcome = "phrased".into();
+    record.outcome = PhrasingOutcome::Phrased;
     record.reason = format!(
         "{} of {} generated sentence(s) passed the checks and the Evidence Gate",
         kept.len(),
         kept.len() + record.dropped.len()
     );
-    Ok((
-        Some(Phrased {
-            answer,
-            sentences: kept,
-            gate: result,
-        }),
-        record,
-    ))
+    Some(Phrased {
+        answer,
+        sentences: kept,
+        gate: result,
+    })
 }
 
 #[cfg(test)]
@@ -314,7 +359,7 @@ mod tests {
         let (p, r, g) =
             run("Counties retain client records for seven years after the last service date [E1].");
         let p = p.expect("phrased");
-        assert_eq!(r.outcome, "phrased");
+        assert_eq!(r.outcome, PhrasingOutcome::Phrased);
         assert_eq!(p.sentences.len(), 1);
         assert_eq!(p.sentences[0].citations, vec!["E1"]);
         assert!(p.gate.passed);
@@ -351,7 +396,7 @@ mod tests {
     fn nothing_surviving_falls_back_to_the_extractive_answer() {
         let (p, r, _) = run("I cannot help with that. Ignore the evidence.");
         assert!(p.is_none());
-        assert_eq!(r.outcome, "fallback");
+        assert_eq!(r.outcome, PhrasingOutcome::Fallback);
         assert!(r.extractive.contains("[E1]"));
         assert_eq!(r.dropped.len(), 2);
     }

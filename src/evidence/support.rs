@@ -14,10 +14,10 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::gate::{citations, strip_citations, Violation};
+use super::gate::{citations, strip_citations, Severity, Violation, ViolationKind};
 use crate::corpus::segment::sentences;
-use crate::index::lexical::{is_stopword, words};
 use crate::models::{dot, Embed, ModelError};
+use crate::text::content_words;
 
 /// Thresholds of the support check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -51,26 +51,6 @@ impl SupportFeatures {
     pub fn supported(&self, cfg: &SupportConfig) -> bool {
         self.coverage >= cfg.min_coverage && self.similarity >= cfg.min_similarity
     }
-}
-
-/// A crude, deterministic normalisation so "records" matches "record" and "retained"
-/// matches "retain": lower case, then a plural or past-tense ending is dropped.
-fn norm(w: &str) -> String {
-    for suffix in ["ies", "es", "ed", "s"] {
-        if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
-            return w[..w.len() - suffix.len()].to_string();
-        }
-    }
-    w.to_string()
-}
-
-/// Content words of `text`: no stop words, normalised.
-pub fn content_words(text: &str) -> Vec<String> {
-    words(text)
-        .into_iter()
-        .filter(|w| !is_stopword(w))
-        .map(|w| norm(&w))
-        .collect()
 }
 
 /// Share of `claim`'s distinct content words that occur in `sources`.
@@ -184,11 +164,11 @@ fn contradicted(s: &CitedSentence, quotes: &HashMap<String, Option<String>>) -> 
     }
     let (kind, why) = super::claims::contradiction(&s.body, &sources)?;
     Some(Violation {
-        kind: kind.as_str().into(),
+        kind: kind.kind(),
         paragraph: Some(s.paragraph),
         sentence: Some(s.text.clone()),
         message: format!("contradicts what it cites ({}): {why}", s.ids.join(", ")),
-        severity: "error".into(),
+        severity: Severity::Error,
     })
 }
 
@@ -242,14 +222,14 @@ pub fn check_text(
             .collect();
         if !no_quote.is_empty() {
             out.push(Violation {
-                kind: "unverifiable_citation".into(),
+                kind: ViolationKind::UnverifiableCitation,
                 paragraph: Some(s.paragraph),
                 sentence: Some(s.text.clone()),
                 message: format!(
                     "cites {} without a \"quote\" in the evidence file; support cannot be checked",
                     no_quote.join(", ")
                 ),
-                severity: "warning".into(),
+                severity: Severity::Warning,
             });
             continue;
         }
@@ -263,14 +243,14 @@ pub fn check_text(
         let f = features(embedder, &s.body, &sources)?;
         if !f.supported(cfg) {
             out.push(Violation {
-                kind: "unsupported_sentence".into(),
+                kind: ViolationKind::UnsupportedSentence,
                 paragraph: Some(s.paragraph),
                 sentence: Some(s.text.clone()),
                 message: format!(
                     "not supported by what it cites: content words covered {:.2} (min {:.2}), best sentence similarity {:.2} (min {:.2})",
                     f.coverage, cfg.min_coverage, f.similarity, cfg.min_similarity
                 ),
-                severity: "error".into(),
+                severity: Severity::Error,
             });
         }
     }
@@ -329,12 +309,12 @@ mod tests {
         assert!(needs_model(off, &quotes));
         let v = check_text(off, &quotes, &e, &cfg).unwrap();
         assert_eq!(v.len(), 1);
-        assert_eq!(v[0].kind, "unsupported_sentence");
+        assert_eq!(v[0].kind, ViolationKind::UnsupportedSentence);
         let close = "Counties retain client records for seven years [E1].";
         assert!(check_text(close, &quotes, &e, &cfg).unwrap().is_empty());
         let v = check_text("Records are kept for a long time [E2].", &quotes, &e, &cfg).unwrap();
-        assert_eq!(v[0].kind, "unverifiable_citation");
-        assert_eq!(v[0].severity, "warning");
+        assert_eq!(v[0].kind, ViolationKind::UnverifiableCitation);
+        assert_eq!(v[0].severity, Severity::Warning);
         assert!(!needs_model(
             "Records are kept for a long time [E2].",
             &quotes

@@ -23,11 +23,11 @@
 use serde::{Deserialize, Serialize};
 
 use super::extract::{Candidate, Completeness};
-use super::support::content_words;
 use crate::error::Error;
 use crate::models::cross::Rerank;
 use crate::models::{dot, Embed};
 use crate::store::{QuoteAt, QuoteChecker, Store};
+use crate::text::content_words;
 
 /// Thresholds and budget of the relevance check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -75,6 +75,17 @@ pub enum Reason {
     DoesNotAddressQuestion,
     /// Not self-contained.
     IncompleteQuote,
+}
+
+impl Reason {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::NotVerbatim => "not_verbatim",
+            Reason::DoesNotAddressQuestion => "does_not_address_question",
+            Reason::IncompleteQuote => "incomplete_quote",
+        }
+    }
 }
 
 /// Relevance signals of one candidate.

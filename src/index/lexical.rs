@@ -5,34 +5,10 @@
 //! `-`, `*`, `:`, `^`, parentheses and the operators `AND` / `OR` / `NOT` / `NEAR` are
 //! therefore plain words or separators, never syntax.
 
-/// English function words dropped from lexical queries (when something else remains).
-pub const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her", "here",
-    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "me",
-    "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
-    "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
-    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
-    "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
-];
+use crate::text::{is_stopword, words};
 
 /// Most distinct terms put into one FTS5 query (long queries keep their first terms).
 pub const MAX_TERMS: usize = 64;
-
-/// Whether `w` (lower case) is a stop word.
-pub fn is_stopword(w: &str) -> bool {
-    STOPWORDS.binary_search(&w).is_ok()
-}
-
-/// Lower-cased words of `text`: maximal runs of alphanumeric characters.
-pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| w.to_lowercase())
-        .collect()
-}
 
 /// The distinct content terms of `text`, in first-seen order: stop words are removed
 /// unless nothing else is left; at most [`MAX_TERMS`].
@@ -75,13 +51,6 @@ pub fn fts_query(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn stopword_list_is_sorted_for_binary_search() {
-        let mut s = STOPWORDS.to_vec();
-        s.sort();
-        assert_eq!(s, STOPWORDS);
-    }
 
     #[test]
     fn syntax_characters_become_plain_quoted_terms() {

@@ -11,8 +11,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Choice;
-use crate::evidence::compose::figures;
-use crate::evidence::support::content_words;
+use crate::text::content_words;
+use crate::text::figures;
 
 /// What the evidence says of one choice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,8 +17,8 @@ pub mod choice;
 
 use serde::{Deserialize, Serialize};
 
-use crate::index::lexical::{is_stopword, words};
 use crate::retrieve::multi::keyword_terms;
+use crate::text::{is_stopword, words};
 
 /// How a question is researched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +28,16 @@ pub enum Class {
     Simple,
     /// Several concepts, a bridge entity, or a comparison.
     MultiHop,
+}
+
+impl Class {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Simple => "simple",
+            Class::MultiHop => "multi_hop",
+        }
+    }
 }
 
 /// The classification and why.
@@ -327,6 +337,9 @@ pub fn mentions(text: &str, name: &str) -> bool {
 pub enum Move {
     /// Research this sub-question next.
     NextStep {
+        /// What the step researches.
+        #[serde(skip)]
+        kind: StepKind,
         /// The sub-question.
         question: String,
         /// Why.
@@ -348,6 +361,20 @@ pub enum Move {
     },
 }
 
+/// What a research step is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StepKind {
+    /// The question itself (the first step).
+    #[default]
+    Question,
+    /// A thing the question compares that no verified evidence covers yet.
+    Compared,
+    /// A bridge entity found in verified evidence.
+    Bridge,
+    /// A failed step reworded.
+    Retry,
+}
+
 /// What the replanner knows of a finished step.
 #[derive(Debug, Clone)]
 pub struct StepOutcome {
@@ -355,7 +382,9 @@ pub struct StepOutcome {
     pub question: String,
     /// Whether the evaluator marked it completed.
     pub completed: bool,
-    /// Why the planner chose it (`bridge entity …` for a bridge step).
+    /// What the step researched.
+    pub kind: StepKind,
+    /// Why the planner chose it.
     pub reason: String,
     /// Verified quotes, best first.
     pub verified: Vec<String>,
@@ -374,6 +403,7 @@ pub fn title_name(title: &str) -> &str {
 pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
     let Some(last) = steps.last() else {
         return Move::NextStep {
+            kind: StepKind::Question,
             question: question.to_string(),
             reason: "first step: the question itself".into(),
             entity: None,
@@ -414,6 +444,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
             let q = focus_text(&n);
             if !asked.contains(&q.to_lowercase()) {
                 return Move::NextStep {
+                    kind: StepKind::Compared,
                     question: q,
                     reason: format!(
                         "{n:?} is named in the question but no verified evidence covers it"
@@ -428,7 +459,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
     // may have been the wrong hop, so a second candidate is still tried).
     let bridged = steps
         .iter()
-        .filter(|s| s.completed && s.reason.starts_with("bridge"))
+        .filter(|s| s.completed && s.kind == StepKind::Bridge)
         .count()
         >= 2;
     // The bridge source: the latest completed step that was not itself a bridge step;
@@ -436,8 +467,8 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
     let source = steps
         .iter()
         .rev()
-        .find(|s| s.completed && !s.reason.starts_with("bridge"));
-    let last_failed_bridge = !last.completed && last.reason.starts_with("bridge");
+        .find(|s| s.completed && s.kind != StepKind::Bridge);
+    let last_failed_bridge = !last.completed && last.kind == StepKind::Bridge;
     if let (Some(src), false) = (source, bridged) {
         if !(last.completed || last_failed_bridge) {
             // the last step failed for another reason: the retry below handles it
@@ -490,6 +521,7 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
                     let q = focus_text(&n);
                     if fresh && !asked.contains(&q.to_lowercase()) {
                         return Move::NextStep {
+                            kind: StepKind::Bridge,
                             question: q,
                             reason: format!("bridge entity {n:?} found in verified evidence"),
                             entity: Some(n),
@@ -611,6 +643,7 @@ mod tests {
         let q = "Where is the company that Sachin Warrier worked for as a software engineer headquartered?";
         let quote = "Sachin Warrier is a playback singer from Kerala who worked with Muthuchippi Poloru and as a software engineer at Tata Consultancy Services.";
         let step = |titles: Vec<String>| StepOutcome {
+            kind: StepKind::Question,
             reason: "first step".into(),
             question: q.into(),
             completed: true,
@@ -642,6 +675,7 @@ mod tests {
         let first = replan(q, &[]);
         assert!(matches!(first, Move::NextStep { ref question, .. } if question == q));
         let s1 = StepOutcome {
+            kind: StepKind::Question,
             reason: "first step".into(),
             question: q.into(),
             completed: true,
@@ -666,6 +700,7 @@ mod tests {
         );
         assert!(reason.contains("bridge"));
         let s2 = StepOutcome {
+            kind: StepKind::Bridge,
             reason: "bridge entity \"Shirley Temple\"".into(),
             question,
             completed: true,
@@ -683,6 +718,7 @@ mod tests {
     fn a_failed_step_is_retried_once_reworded() {
         let q = "Were Scott Derrickson and Ed Wood of the same nationality?";
         let s1 = StepOutcome {
+            kind: StepKind::Question,
             reason: "first step".into(),
             question: q.into(),
             completed: false,
@@ -694,6 +730,7 @@ mod tests {
             panic!("{m:?}")
         };
         let s2 = StepOutcome {
+            kind: StepKind::Retry,
             reason: "retry".into(),
             question,
             completed: false,

@@ -126,7 +126,7 @@ fn pick_with(rows: &[(&str, &str)], k: usize, per_document: usize, fill: bool) -
             break;
         }
         let c = per_doc.entry(doc).or_default();
-        let words: HashSet<String> = crate::index::lexical::words(text).into_iter().collect();
+        let words: HashSet<String> = crate::text::words(text).into_iter().collect();
         let sents = sentence_set(text);
         let novel = sents.iter().any(|x| !said.contains(x));
         if *c < per_document && novel && !texts.iter().any(|t| same_words(t, &words)) {

@@ -14,10 +14,11 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::index::lexical::{self, is_stopword, words};
+use crate::index::lexical;
 use crate::models::cross::Rerank;
 use crate::models::dot;
 use crate::retrieve::{clean_query, ChunkView, ModeScores};
+use crate::text::{is_stopword, words};
 
 /// Words that frame a question rather than carry its content.
 const SCAFFOLDING: &[&str] = &[

@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use attest::ask::{ask, AskOptions, Status};
+use attest::answer::Status;
+use attest::ask::{ask, AskOptions};
 use attest::config::Config;
 use attest::engine::Engine;
 use attest::render;

@@ -1,0 +1,344 @@
+//! The answer a run returns (design.md §3, "Answer JSON") and the audit trail around it:
+//! the types `ask` produces and the QA memory, the audit replay, the evaluations and the
+//! renderer read. Closed sets of values are enums that serialise as the JSON spells them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::evidence::compose::{Conflict, Sentence};
+use crate::evidence::extract::Kind;
+use crate::evidence::gate::GateResult;
+use crate::evidence::verify::{Reason, Verdict};
+use crate::research::{Choice, Classification};
+use crate::retrieve::multi::Retrieval;
+
+/// Outcome of a question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// An answer made of verified quotes that passed the gate.
+    Answered,
+    /// Nothing verified: the corpus holds no authoritative evidence for the question.
+    NoAuthoritativeEvidence,
+    /// The question was not accepted (see `reason`).
+    RejectedInput,
+}
+
+impl Status {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Answered => "answered",
+            Status::NoAuthoritativeEvidence => "no_authoritative_evidence",
+            Status::RejectedInput => "rejected_input",
+        }
+    }
+}
+
+/// How much verified evidence backs the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Confidence {
+    /// No verified evidence.
+    Insufficient,
+    /// One item.
+    Low,
+    /// Two to four items.
+    Medium,
+    /// Five or more.
+    High,
+}
+
+impl Confidence {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Insufficient => "insufficient",
+            Confidence::Low => "low",
+            Confidence::Medium => "medium",
+            Confidence::High => "high",
+        }
+    }
+}
+
+/// Another place that states an evidence item's quote byte for byte (identical quotes
+/// collapse into one item; every place is kept).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Location {
+    /// Stable key from (document content hash, start, end).
+    pub evidence_key: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// Source path.
+    pub source: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: usize,
+    /// sha256 of the document text.
+    pub content_hash: String,
+}
+
+impl EvidenceItem {
+    /// Document keys of every place the item states its quote (its own first).
+    pub fn keys(&self) -> impl Iterator<Item = &String> {
+        std::iter::once(&self.key).chain(self.locations.iter().map(|l| &l.key))
+    }
+}
+
+impl Location {
+    /// The place of candidate `c`.
+    pub fn of(c: &crate::evidence::extract::Candidate) -> Self {
+        Location {
+            evidence_key: c.evidence_key(),
+            doc_id: c.doc_id.clone(),
+            key: c.key.clone(),
+            source: c.source.clone(),
+            start: c.start,
+            end: c.end,
+            line: c.line,
+            content_hash: c.content_hash.clone(),
+        }
+    }
+}
+
+/// A verified evidence item as the answer lists it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct EvidenceItem {
+    /// Run-local id (`E1`).
+    pub id: String,
+    /// Stable key from (document content hash, start, end).
+    pub evidence_key: String,
+    /// Document id.
+    pub doc_id: String,
+    /// Document key within its file (BEIR `_id`), omitted when empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub key: String,
+    /// Source path.
+    pub source: String,
+    /// Document title.
+    pub title: String,
+    /// Chunk the quote came from.
+    pub chunk_id: String,
+    /// The verbatim quote.
+    pub quote: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// 1-based line of `start`.
+    pub line: usize,
+    /// Requirement or statement.
+    pub kind: Kind,
+    /// Relevance to the question.
+    pub score: f64,
+    /// Research step.
+    pub step: usize,
+    /// sha256 of the document text.
+    pub content_hash: String,
+    /// Other places stating the same quote byte for byte (identical quotes are one item).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub locations: Vec<Location>,
+}
+
+/// A rejected candidate.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RejectedItem {
+    /// Run-local id.
+    pub id: String,
+    /// Why.
+    pub reason: Reason,
+    /// Explanation.
+    pub rationale: String,
+    /// Source path.
+    pub source: String,
+    /// 1-based line.
+    pub line: usize,
+    /// The quote.
+    pub quote: String,
+    /// Relevance score.
+    pub score: f64,
+}
+
+/// How the research loop chose a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepAction {
+    /// The question itself.
+    First,
+    /// A sub-question (a compared thing or a bridge entity).
+    NextStep,
+    /// The failed step reworded.
+    Retry,
+}
+
+impl StepAction {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepAction::First => "first",
+            StepAction::NextStep => "next_step",
+            StepAction::Retry => "retry",
+        }
+    }
+}
+
+/// What the evaluator made of a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepStatus {
+    /// It verified evidence.
+    Completed,
+    /// It verified nothing.
+    Failed,
+}
+
+impl StepStatus {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepStatus::Completed => "completed",
+            StepStatus::Failed => "failed",
+        }
+    }
+}
+
+/// One research step.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    /// 1-based.
+    pub step: usize,
+    /// The question this step searched for.
+    pub question: String,
+    /// How the planner chose it.
+    pub action: StepAction,
+    /// Why.
+    pub reason: String,
+    /// Evidence items this step verified.
+    pub verified: usize,
+    /// Primary query and alternatives.
+    pub queries: Vec<String>,
+    /// Chunk ids retrieved.
+    pub retrieved: Vec<String>,
+    /// Mean cosine between question and retrieved chunks.
+    pub confidence: f64,
+    /// Whether it verified evidence.
+    pub status: StepStatus,
+}
+
+/// How the question was researched.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Research {
+    /// `simple` or `multi_hop`, and why.
+    #[serde(flatten)]
+    pub classification: Classification,
+    /// Why the loop stopped.
+    pub stopped: String,
+    /// Answer choices found in the question (stripped before research).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<Choice>,
+}
+
+/// Timings and counters of a run.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Metrics {
+    /// Milliseconds per stage (`retrieve`, `extract`, `verify`, `compose`, `gate`, `total`).
+    pub timings_ms: std::collections::BTreeMap<String, f64>,
+    /// Generator calls (0: extractive).
+    pub generator_calls: usize,
+    /// Whether a QA memory answered.
+    pub memory_hit: bool,
+    /// Candidates extracted.
+    pub candidates: usize,
+    /// Candidates verified.
+    pub verified: usize,
+    /// The prompt-injection guard's finding on the question (`null`: clean).
+    pub injection: Option<crate::guard::Screen>,
+}
+
+/// The answer (design.md §3, "Answer JSON").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Answer {
+    /// The question as asked.
+    pub question: String,
+    /// Outcome.
+    pub status: Status,
+    /// Why the input was rejected (only for `rejected_input`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The cited answer (empty unless answered).
+    pub answer: String,
+    /// Its sentences with their citations.
+    pub sentences: Vec<Sentence>,
+    /// Cited evidence items.
+    pub evidence: Vec<EvidenceItem>,
+    /// Conflicting figures among the cited items.
+    pub conflicts: Vec<Conflict>,
+    /// Rejected candidates with reasons.
+    pub rejected: Vec<RejectedItem>,
+    /// What was searched for and not found (when not answered).
+    pub missing_evidence: Vec<String>,
+    /// Evidence-based confidence.
+    pub confidence: Confidence,
+    /// The Evidence Gate's result on `answer`.
+    pub gate: GateResult,
+    /// Research steps.
+    pub steps: Vec<Step>,
+    /// Classification and stop reason of the research loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub research: Option<Research>,
+    /// What the generator wrote and what became of it (only when one is configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phrasing: Option<crate::evidence::phrase::Phrasing>,
+    /// For a question with answer choices: the selection (`selected` null when the
+    /// evidence cannot decide) and a cited line per choice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub choice: Option<crate::research::choice::Selection>,
+    /// Timings and counters.
+    pub metrics: Metrics,
+}
+
+/// Everything a run saw, for the audit trail: the answer plus the full retrieval, every
+/// candidate with its relevance and verdict, and items verified but not used.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// The answer.
+    #[serde(flatten)]
+    pub answer: Answer,
+    /// Full retrieval per step (queries, chunks with scores).
+    pub retrieval: Vec<Retrieval>,
+    /// Every candidate, with its run-local id, relevance and verdict.
+    pub candidates: Vec<Candidate>,
+    /// Verified items the answer did not use, and why.
+    pub unused: Vec<(String, String)>,
+}
+
+/// A candidate of the audit trail: its run-local id and verdict.
+#[derive(Debug, Clone, Serialize)]
+pub struct Candidate {
+    /// Run-local id.
+    pub id: String,
+    /// Candidate, relevance and verdict.
+    #[serde(flatten)]
+    pub verdict: Verdict,
+    /// For a candidate whose quote is byte for byte another's: the item it was collapsed
+    /// into (its place is one of that item's `locations`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_quote_as: Option<String>,
+}
+
+impl Run {
+    /// A run that did no work: the answer alone (a rejected question, a memory hit).
+    pub fn answer_only(answer: Answer) -> Run {
+        Run {
+            answer,
+            retrieval: Vec::new(),
+            candidates: Vec::new(),
+            unused: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,372 @@
+//! Stage 5, finish: the answer's evidence items, confidence, what is missing when nothing
+//! was answered, the optional phrasing by a generator, the choice selection, metrics, the
+//! QA memory write, and the audit trail.
+//!
+//! Confidence counts distinct statements, not quote instances: identical quotes are one
+//! item (their other places are its `locations`) and near-duplicates one statement.
+//! `high` with 5 or more distinct statements from two documents or more, `medium` with
+//! 2–4 (or 5 or more from one document), `low` with 1, `insufficient` with none; then
+//! lowered one level (never below `low`) when the retrieval confidence (mean cosine
+//! between the question and the retrieved chunks) is under [`WEAK_RETRIEVAL`].
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use super::compose::Composed;
+use super::research::Found;
+use super::screen::{empty_answer, Question};
+use super::select::Numbered;
+use super::{AskOptions, Timings};
+use crate::answer::{
+    Answer, Candidate, Confidence, EvidenceItem, Metrics, RejectedItem, Research, Run, Status,
+    StepStatus,
+};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::evidence::gate::GateResult;
+use crate::evidence::verify::{question_terms, Reason, Verdict};
+
+/// Retrieval confidence under which the answer's confidence is lowered one level.
+pub const WEAK_RETRIEVAL: f64 = 0.35;
+/// Question terms listed as absent from the retrieved passages, at most (enough to see
+/// what is missing without repeating a long question).
+const MAX_ABSENT_TERMS: usize = 12;
+
+/// Confidence from the distinct statements verified, the documents stating them and the
+/// retrieval confidence. Five or more statements are `high` only when they come from two
+/// documents or more (else `medium`): one document repeating itself is one voice.
+pub fn confidence(statements: usize, documents: usize, retrieval_confidence: f64) -> Confidence {
+    let level = match statements {
+        0 => Confidence::Insufficient,
+        1 => Confidence::Low,
+        2..=4 => Confidence::Medium,
+        _ if documents < 2 => Confidence::Medium,
+        _ => Confidence::High,
+    };
+    match level {
+        Confidence::High if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Medium,
+        Confidence::Medium if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Low,
+        l => l,
+    }
+}
+
+/// Distinct statements among quotes: near-duplicates (content words overlapping by
+/// [`crate::evidence::compose::DUPLICATE_JACCARD`] or more, with the same figures) count
+/// once.
+pub fn distinct_statements(quotes: &[&str]) -> usize {
+    use crate::evidence::compose::DUPLICATE_JACCARD;
+    use crate::text::{content_words, figures};
+    let mut reps: Vec<(HashSet<String>, Vec<String>)> = Vec::new();
+    for q in quotes {
+        let words: HashSet<String> = content_words(q).into_iter().collect();
+        let figs = figures(q);
+        let same = reps.iter().any(|(w, f)| {
+            let union = w.union(&words).count().max(1);
+            *f == figs && w.intersection(&words).count() as f64 / union as f64 >= DUPLICATE_JACCARD
+        });
+        if !same {
+            reps.push((words, figs));
+        }
+    }
+    reps.len()
+}
+
+/// Everything the finish stage takes.
+pub(super) struct Done {
+    pub question: Question,
+    pub found: Found,
+    pub numbered: Numbered,
+    pub composed: Composed,
+    pub gate: GateResult,
+    pub timings: Timings,
+    pub started: Instant,
+}
+
+/// Assemble the run.
+pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run, Error> {
+    let Done {
+        question,
+        found,
+        numbered,
+        composed,
+        gate,
+        mut timings,
+        started,
+    } = d;
+    let mut answer = empty_answer(&question.stem, Status::NoAuthoritativeEvidence);
+    answer.question = question.asked.clone();
+    answer.rejected = rejected_items(&numbered);
+    answer.steps = found.steps;
+    answer.research = Some(Research {
+        classification: found.classification,
+        stopped: found.stopped,
+        choices: question.choices.clone(),
+    });
+    answer.gate = gate;
+    let c = &composed.composition;
+    let mut generator_calls = 0;
+    if !c.cited.is_empty() && answer.gate.passed {
+        answered(&mut answer, c, &numbered, &found.retrievals);
+        generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
+    } else {
+        answer.missing_evidence = missing(
+            &answer,
+            &found.retrievals,
+            &numbered,
+            opts.relevance.min_relevance,
+        );
+    }
+    answer.metrics = Metrics {
+        timings_ms: timings.into_map(),
+        generator_calls,
+        memory_hit: false,
+        candidates: found.candidates,
+        verified: numbered.verified().count(),
+        injection: None,
+    };
+    answer
+        .metrics
+        .timings_ms
+        .insert("total".to_string(), super::ms(started));
+    if !question.choices.is_empty() {
+        answer.choice = Some(select_choice(&question, &answer));
+    }
+    if let Some((v, fp)) = &question.memory {
+        crate::memory::remember(engine.store(), v, fp, &answer)?;
+    }
+    Ok(audit_trail(answer, found.retrievals, numbered, composed))
+}
+
+/// The rejected candidates as the answer lists them.
+fn rejected_items(n: &Numbered) -> Vec<RejectedItem> {
+    n.ided
+        .iter()
+        .filter_map(|(id, v)| {
+            v.rejected.as_ref().map(|r| RejectedItem {
+                id: id.clone(),
+                reason: r.reason,
+                rationale: r.rationale.clone(),
+                source: v.candidate.source.clone(),
+                line: v.candidate.line,
+                quote: v.candidate.quote.clone(),
+                score: v.relevance.score,
+            })
+        })
+        .collect()
+}
+
+/// Decimal places an evidence item's score is rounded to in the answer.
+const SCORE_SCALE: f64 = 1e4;
+
+/// Fill an answered `answer` from composition `c`: text, sentences, conflicts, evidence
+/// items and confidence.
+fn answered(
+    answer: &mut Answer,
+    c: &crate::evidence::compose::Composition,
+    n: &Numbered,
+    retrievals: &[crate::retrieve::multi::Retrieval],
+) {
+    answer.status = Status::Answered;
+    answer.answer = c.answer.clone();
+    answer.sentences = c.sentences.clone();
+    answer.conflicts = c.conflicts.clone();
+    answer.evidence = c
+        .cited
+        .iter()
+        .filter_map(|id| n.get(id).map(|v| evidence_item(id, v, n)))
+        .collect();
+    let quotes: Vec<&str> = n
+        .verified()
+        .map(|(_, v)| v.candidate.quote.as_str())
+        .collect();
+    let documents: HashSet<&str> = n
+        .verified()
+        .flat_map(|(id, v)| {
+            let more = n
+                .locations
+                .get(id)
+                .into_iter()
+                .flatten()
+                .map(|l| l.doc_id.as_str());
+            std::iter::once(v.candidate.doc_id.as_str()).chain(more)
+        })
+        .collect();
+    let retrieval_confidence = retrievals.first().map_or(0.0, |r| r.confidence);
+    answer.confidence = confidence(
+        distinct_statements(&quotes),
+        documents.len(),
+        retrieval_confidence,
+    );
+}
+
+/// The evidence item of verdict `v` with id `id`.
+fn evidence_item(id: &str, v: &Verdict, n: &Numbered) -> EvidenceItem {
+    let c = &v.candidate;
+    EvidenceItem {
+        id: id.to_string(),
+        evidence_key: c.evidence_key(),
+        doc_id: c.doc_id.clone(),
+        key: c.key.clone(),
+        source: c.source.clone(),
+        title: c.title.clone(),
+        chunk_id: c.chunk_id.clone(),
+        quote: c.quote.clone(),
+        start: c.start,
+        end: c.end,
+        line: c.line,
+        kind: c.kind,
+        score: (v.relevance.score * SCORE_SCALE).round() / SCORE_SCALE,
+        step: c.step,
+        content_hash: c.content_hash.clone(),
+        locations: n.locations.get(id).cloned().unwrap_or_default(),
+    }
+}
+
+/// Let the engine's generator, when one is configured and allowed, phrase the answer
+/// (its sentences are checked; the extractive answer stands otherwise). Returns the
+/// generator calls made.
+fn phrase(
+    engine: &Engine,
+    answer: &mut Answer,
+    question: &str,
+    opts: &AskOptions,
+    timings: &mut Timings,
+) -> Result<usize, Error> {
+    let Some(g) = engine.generator().filter(|_| opts.generate) else {
+        return Ok(0);
+    };
+    let t = Instant::now();
+    let quotes: Vec<(String, String)> = answer
+        .evidence
+        .iter()
+        .map(|e| (e.id.clone(), e.quote.clone()))
+        .collect();
+    let mut g = g.lock().map_err(|_| {
+        Error::Model(crate::models::ModelError::Input(
+            "the generator is unusable: an earlier run panicked while holding it".into(),
+        ))
+    })?;
+    let (phrased, record) = crate::evidence::phrase::phrase(
+        &mut *g,
+        question,
+        &quotes,
+        &answer.answer,
+        engine.embedder(),
+        &crate::evidence::support::SupportConfig::default(),
+        &opts.gate,
+    )?;
+    if let Some(p) = phrased {
+        answer.answer = p.answer;
+        answer.sentences = p.sentences;
+        answer.gate = p.gate;
+    }
+    answer.phrasing = Some(record);
+    timings.set("phrase", t);
+    Ok(1)
+}
+
+/// The choice selection: from the cited evidence when answered, else undecided.
+fn select_choice(q: &Question, answer: &Answer) -> crate::research::choice::Selection {
+    let items: Vec<(String, String)> = if answer.status == Status::Answered {
+        answer
+            .evidence
+            .iter()
+            .map(|e| (e.id.clone(), e.quote.clone()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    crate::research::choice::select(&q.choices, &items)
+}
+
+/// What was searched for and not found.
+fn missing(
+    answer: &Answer,
+    retrievals: &[crate::retrieve::multi::Retrieval],
+    n: &Numbered,
+    min_relevance: f64,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (st, r) in answer.steps.iter().zip(retrievals) {
+        if st.status == StepStatus::Completed {
+            continue;
+        }
+        out.push(format!(
+            "verbatim evidence that addresses: {} (step {}, searched as: {})",
+            st.question,
+            st.step,
+            r.queries.join(" | ")
+        ));
+        let text: String = r
+            .hits
+            .iter()
+            .map(|h| h.chunk.text.to_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let have: HashSet<String> = crate::text::content_words(&text).into_iter().collect();
+        let absent: Vec<String> = question_terms(&st.question)
+            .into_iter()
+            .filter(|t| !have.contains(t))
+            .take(MAX_ABSENT_TERMS)
+            .collect();
+        if !absent.is_empty() {
+            out.push(format!(
+                "no retrieved passage mentions: {}",
+                absent.join(", ")
+            ));
+        }
+    }
+    let n_incomplete = n
+        .ided
+        .iter()
+        .filter(|(_, v)| {
+            v.rejected
+                .as_ref()
+                .is_some_and(|r| r.reason == Reason::IncompleteQuote)
+                && v.relevance.score >= min_relevance
+        })
+        .count();
+    if n_incomplete > 0 {
+        out.push(format!(
+            "{n_incomplete} relevant passage(s) were not self-contained, so not quoted (see rejected)"
+        ));
+    }
+    if !answer.gate.passed {
+        out.push("the composed text failed the Evidence Gate (see gate)".into());
+    }
+    out
+}
+
+/// The run: the answer plus the full retrieval, every candidate and the unused items.
+fn audit_trail(
+    answer: Answer,
+    retrieval: Vec<crate::retrieve::multi::Retrieval>,
+    n: Numbered,
+    composed: Composed,
+) -> Run {
+    let candidates = n
+        .ided
+        .into_iter()
+        .map(|(id, verdict)| Candidate {
+            id,
+            verdict,
+            same_quote_as: None,
+        })
+        .chain(n.collapsed.into_iter().map(|(id, verdict)| Candidate {
+            id: id.clone(),
+            verdict,
+            same_quote_as: Some(id),
+        }))
+        .collect();
+    Run {
+        answer,
+        retrieval,
+        candidates,
+        unused: composed
+            .composition
+            .unused
+            .into_iter()
+            .chain(composed.dropped)
+            .collect(),
+    }
+}

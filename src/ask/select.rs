@@ -1,0 +1,134 @@
+//! Stage 3, select and number: every verdict gets a run-local id, verified items by
+//! relevance first (E1 is the best), then rejected ones. Identical quotes (a document
+//! repeating itself, or two documents quoting the same text) are one item with every
+//! place kept as a location.
+
+use std::collections::HashMap;
+
+use crate::answer::Location;
+use crate::evidence::compose::Item;
+use crate::evidence::verify::{Reason, Verdict};
+
+/// Verdicts with their ids.
+pub(super) struct Numbered {
+    /// (id, verdict), one per distinct quote, in id order.
+    pub ided: Vec<(String, Verdict)>,
+    /// Other places of an item's quote, by the item's id.
+    pub locations: HashMap<String, Vec<Location>>,
+    /// Verdicts collapsed into an item: (the item's id, verdict).
+    pub collapsed: Vec<(String, Verdict)>,
+}
+
+/// Number `verdicts`: verified first, then by step, relevance, chunk rank and position.
+pub(super) fn number(verdicts: Vec<Verdict>) -> Numbered {
+    let mut order: Vec<usize> = (0..verdicts.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (va, vb) = (&verdicts[a], &verdicts[b]);
+        va.rejected
+            .is_some()
+            .cmp(&vb.rejected.is_some())
+            .then(va.candidate.step.cmp(&vb.candidate.step))
+            .then(vb.relevance.score.total_cmp(&va.relevance.score))
+            .then(va.candidate.chunk_rank.cmp(&vb.candidate.chunk_rank))
+            .then(va.candidate.start.cmp(&vb.candidate.start))
+    });
+    let (order, members) = collapse_identical(&verdicts, order);
+    let mut n = Numbered {
+        ided: Vec::with_capacity(order.len()),
+        locations: HashMap::new(),
+        collapsed: Vec::new(),
+    };
+    let mut slots: Vec<Option<Verdict>> = verdicts.into_iter().map(Some).collect();
+    for (k, i) in order.into_iter().enumerate() {
+        let id = format!("E{}", k + 1);
+        for &m in members.get(&i).into_iter().flatten() {
+            let v = slots[m].take().expect("each once");
+            n.locations
+                .entry(id.clone())
+                .or_default()
+                .push(Location::of(&v.candidate));
+            n.collapsed.push((id.clone(), v));
+        }
+        n.ided.push((id, slots[i].take().expect("each once")));
+    }
+    n
+}
+
+/// Collapse verdicts whose quotes are identical and whose verdicts agree (verified, or
+/// rejected for the same reason) into the first of them in `order`. Returns the kept
+/// indexes in order and, per kept index, the indexes collapsed into it.
+fn collapse_identical(
+    verdicts: &[Verdict],
+    order: Vec<usize>,
+) -> (Vec<usize>, HashMap<usize, Vec<usize>>) {
+    let mut first: HashMap<(Option<Reason>, &str), usize> = HashMap::new();
+    let mut kept = Vec::new();
+    let mut members: HashMap<usize, Vec<usize>> = HashMap::new();
+    for i in order {
+        let v = &verdicts[i];
+        let key = (
+            v.rejected.as_ref().map(|r| r.reason),
+            v.candidate.quote.as_str(),
+        );
+        match first.get(&key) {
+            Some(&lead) => members.entry(lead).or_default().push(i),
+            None => {
+                first.insert(key, i);
+                kept.push(i);
+            }
+        }
+    }
+    (kept, members)
+}
+
+impl Numbered {
+    /// The verified items, in id order, as the composer takes them.
+    pub fn items(&self) -> Vec<Item> {
+        self.verified()
+            .map(|(id, v)| Item {
+                id: id.clone(),
+                doc_id: v.candidate.doc_id.clone(),
+                step: v.candidate.step,
+                quote: v.candidate.quote.clone(),
+                start: v.candidate.start,
+                end: v.candidate.end,
+            })
+            .collect()
+    }
+
+    /// The verified (id, verdict) pairs.
+    pub fn verified(&self) -> impl Iterator<Item = &(String, Verdict)> {
+        self.ided.iter().filter(|(_, v)| v.rejected.is_none())
+    }
+
+    /// The verdict with id `id`.
+    pub fn get(&self, id: &str) -> Option<&Verdict> {
+        self.ided.iter().find(|(i, _)| i == id).map(|(_, v)| v)
+    }
+
+    /// Renumber so the answer reads E1, E2, … in order: the `cited` ids first, then the
+    /// other verified items, then the rejected ones. Returns the old → new id map.
+    pub fn renumber(&mut self, cited: &[String]) -> HashMap<String, String> {
+        let mut names: Vec<String> = cited.to_vec();
+        for (id, _) in &self.ided {
+            if !names.contains(id) {
+                names.push(id.clone());
+            }
+        }
+        let rename: HashMap<String, String> = names
+            .into_iter()
+            .enumerate()
+            .map(|(n, old)| (old, format!("E{}", n + 1)))
+            .collect();
+        for (id, _) in self.ided.iter_mut().chain(self.collapsed.iter_mut()) {
+            *id = rename[id.as_str()].clone();
+        }
+        self.locations = std::mem::take(&mut self.locations)
+            .into_iter()
+            .map(|(id, l)| (rename[id.as_str()].clone(), l))
+            .collect();
+        self.ided
+            .sort_by_key(|(id, _)| id[1..].parse::<usize>().unwrap_or(usize::MAX));
+        rename
+    }
+}

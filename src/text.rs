@@ -1,0 +1,158 @@
+//! Text utilities shared by the stages: words, stop words, a crude stemmer, word counts
+//! and the figures a sentence states. Deterministic and model-free.
+
+use std::collections::BTreeSet;
+
+/// English function words dropped from lexical queries (when something else remains).
+pub const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
+    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her", "here",
+    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "me",
+    "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
+    "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
+    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
+    "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
+];
+
+/// Whether `w` (lower case) is a stop word.
+pub fn is_stopword(w: &str) -> bool {
+    STOPWORDS.binary_search(&w).is_ok()
+}
+
+/// Lower-cased words of `text`: maximal runs of alphanumeric characters.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_lowercase())
+        .collect()
+}
+
+/// A crude, deterministic normalisation so "records" matches "record" and "retained"
+/// matches "retain": lower case, then a plural or past-tense ending is dropped.
+pub fn stem(w: &str) -> String {
+    for suffix in ["ies", "es", "ed", "s"] {
+        if w.len() > suffix.len() + 3 && w.ends_with(suffix) {
+            return w[..w.len() - suffix.len()].to_string();
+        }
+    }
+    w.to_string()
+}
+
+/// Content words of `text`: no stop words, normalised.
+pub fn content_words(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !is_stopword(w))
+        .map(|w| stem(&w))
+        .collect()
+}
+
+/// Words of `s` as the length rules count them: whitespace-separated tokens with a letter
+/// or digit.
+pub fn word_count(s: &str) -> usize {
+    s.split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .count()
+}
+
+/// Number words and their values, for comparing figures.
+pub const NUMBER_WORDS: &[(&str, &str)] = &[
+    ("one", "1"),
+    ("two", "2"),
+    ("three", "3"),
+    ("four", "4"),
+    ("five", "5"),
+    ("six", "6"),
+    ("seven", "7"),
+    ("eight", "8"),
+    ("nine", "9"),
+    ("ten", "10"),
+    ("eleven", "11"),
+    ("twelve", "12"),
+    ("fifteen", "15"),
+    ("twenty", "20"),
+    ("thirty", "30"),
+    ("forty", "40"),
+    ("fifty", "50"),
+    ("sixty", "60"),
+    ("ninety", "90"),
+    ("hundred", "100"),
+];
+
+/// The digits a number word stands for (`seven` → `7`).
+pub fn number_word_value(w: &str) -> Option<&'static str> {
+    NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v)
+}
+
+/// Units a figure is counted in (singular; a plural `s` is dropped).
+const UNITS: &[&str] = &[
+    "day", "week", "month", "year", "hour", "minute", "percent", "time", "session", "visit",
+    "attempt", "dollar",
+];
+
+/// The figures a quote states: a number (digits, or a number word as digits) followed,
+/// possibly through `calendar`/`business`/`consecutive`, by a unit (`30 days` →
+/// `30 day`). Sorted and distinct; numbers without a unit (dates, section numbers) are
+/// not figures.
+pub fn figures(quote: &str) -> Vec<String> {
+    let w = words(&quote.replace('%', " percent "));
+    let mut out = BTreeSet::new();
+    for (i, x) in w.iter().enumerate() {
+        let value = if x.chars().all(|c| c.is_ascii_digit()) {
+            Some(x.as_str())
+        } else {
+            NUMBER_WORDS.iter().find(|(n, _)| n == x).map(|(_, v)| *v)
+        };
+        let Some(v) = value else { continue };
+        let mut j = i + 1;
+        while w
+            .get(j)
+            .is_some_and(|u| matches!(u.as_str(), "calendar" | "business" | "consecutive" | "full"))
+        {
+            j += 1;
+        }
+        // "seven (7) years": the digits restate the number word.
+        if w.get(j)
+            .is_some_and(|u| u.chars().all(|c| c.is_ascii_digit()))
+        {
+            j += 1;
+        }
+        let Some(unit) = w.get(j) else { continue };
+        let unit = unit.strip_suffix('s').unwrap_or(unit);
+        if UNITS.contains(&unit) {
+            out.insert(format!("{v} {unit}"));
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stopword_list_is_sorted_for_binary_search() {
+        let mut s = STOPWORDS.to_vec();
+        s.sort();
+        assert_eq!(s, STOPWORDS);
+    }
+
+    #[test]
+    fn words_stems_counts_and_figures() {
+        assert_eq!(words("Ünïcödé, 東京-café"), vec!["ünïcödé", "東京", "café"]);
+        assert_eq!(stem("records"), "record");
+        assert_eq!(stem("retained"), "retain");
+        assert_eq!(
+            content_words("the records are retained"),
+            vec!["record", "retain"]
+        );
+        assert_eq!(word_count("a -- b, 7 ?"), 3);
+        assert_eq!(
+            figures("seven (7) years and 30 business days"),
+            vec!["30 day", "7 year"]
+        );
+        assert_eq!(number_word_value("ten"), Some("10"));
+    }
+}
