@@ -520,6 +520,26 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
             clean(&res.stopped)
         );
     }
+    explain_steps(&mut s, r);
+    explain_rejected(&mut s, r);
+    let g = &r.answer.gate;
+    let _ = writeln!(
+        s,
+        "\ngate: {} ({} citation(s), {} paragraph(s), {:.1} per 100 words)",
+        if g.passed { "passed" } else { "failed" },
+        g.citations,
+        g.paragraphs,
+        g.density_per_100_words
+    );
+    if let Some(p) = &r.answer.phrasing {
+        explain_phrasing(&mut s, p);
+    }
+    explain_metrics(&mut s, &r.answer.metrics);
+    s
+}
+
+/// Each step with its queries and retrieved chunks.
+fn explain_steps(s: &mut String, r: &crate::answer::Run) {
     for (i, st) in r.answer.steps.iter().enumerate() {
         let _ = writeln!(
             s,
@@ -552,6 +572,10 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
             );
         }
     }
+}
+
+/// Rejected candidates and verified items not used.
+fn explain_rejected(s: &mut String, r: &crate::answer::Run) {
     if !r.answer.rejected.is_empty() {
         let _ = writeln!(s, "\nrejected:");
         for x in &r.answer.rejected {
@@ -573,43 +597,36 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
             let _ = writeln!(s, "  {}: {}", clean(id), clean(why));
         }
     }
+}
+
+/// What the generator wrote and what became of it.
+fn explain_phrasing(s: &mut String, p: &crate::evidence::phrase::Phrasing) {
     let _ = writeln!(
         s,
-        "\ngate: {} ({} citation(s), {} paragraph(s), {:.1} per 100 words)",
-        if r.answer.gate.passed {
-            "passed"
-        } else {
-            "failed"
-        },
-        r.answer.gate.citations,
-        r.answer.gate.paragraphs,
-        r.answer.gate.density_per_100_words
+        "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
+        clean(&p.model),
+        p.outcome.as_str(),
+        clean(&p.reason),
+        p.prompt_tokens,
+        p.prompt_ms,
+        p.generated_tokens,
+        p.decode_ms
     );
-    if let Some(p) = &r.answer.phrasing {
+    for d in &p.dropped {
         let _ = writeln!(
             s,
-            "\ngenerator {}: {} ({}); {} prompt token(s) in {:.0} ms, {} generated in {:.0} ms",
-            clean(&p.model),
-            p.outcome.as_str(),
-            clean(&p.reason),
-            p.prompt_tokens,
-            p.prompt_ms,
-            p.generated_tokens,
-            p.decode_ms
+            "  dropped: \"{}\" ({})",
+            snippet(&d.sentence, 160),
+            clean(&d.reason)
         );
-        for d in &p.dropped {
-            let _ = writeln!(
-                s,
-                "  dropped: \"{}\" ({})",
-                snippet(&d.sentence, 160),
-                clean(&d.reason)
-            );
-        }
-        if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
-            let _ = writeln!(s, "  extractive answer: {}", snippet(&p.extractive, 400));
-        }
     }
-    let m = &r.answer.metrics;
+    if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
+        let _ = writeln!(s, "  extractive answer: {}", snippet(&p.extractive, 400));
+    }
+}
+
+/// Counters and timings.
+fn explain_metrics(s: &mut String, m: &crate::answer::Metrics) {
     let _ =
         writeln!(
         s,
@@ -618,17 +635,14 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
         m.verified,
         m.generator_calls,
         m.memory_hit,
-        m.injection.as_ref().map_or("none".to_string(), |i| i.kind.clone())
+        m.injection.as_ref().map_or("none".to_string(), |i| i.kind.as_str().to_string())
     );
-    let t: Vec<String> = r
-        .answer
-        .metrics
+    let t: Vec<String> = m
         .timings_ms
         .iter()
         .map(|(k, v)| format!("{k} {v:.1}"))
         .collect();
     let _ = writeln!(s, "timings (ms): {}", t.join(", "));
-    s
 }
 
 /// The `attest eval answers` report.

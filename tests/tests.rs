@@ -9,4 +9,5 @@ mod loaders;
 mod output;
 mod snapshot;
 mod store;
+mod structure;
 mod wrong;

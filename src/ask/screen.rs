@@ -52,7 +52,7 @@ impl Rejection {
             ),
             Rejection::Injection(hit) => format!(
                 "possible prompt injection ({}: \"{}\"); questions are answered from the documents only",
-                hit.kind, hit.matched
+                hit.kind.as_str(), hit.matched
             ),
         }
     }

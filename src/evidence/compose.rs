@@ -22,7 +22,7 @@
 //!
 //! The result depends only on its input: same items, same bytes.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -171,12 +171,36 @@ pub fn compose(items: &[Item], max_items: usize) -> Composition {
 /// and a document's second statement only after every document's first (a multi-hop
 /// step's answer then spans the documents it verified).
 pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize) -> Composition {
-    let mut groups: Vec<Group> = Vec::new();
     let mut unused = Vec::new();
+    let groups = group(items, max_items, max_per_document, &mut unused);
+    let (paired, conflicts) = pair_conflicts(items, &groups);
+    let paragraphs = paragraphs(items, &groups, &paired);
+    let (answer, sentences, cited) = write(items, &groups, &paragraphs);
+    for g in &groups {
+        for &(m, _) in &g.members {
+            if !cited.contains(&items[m].id) {
+                unused.push((
+                    items[m].id.clone(),
+                    format!("part of a sentence quoted from {}", items[g.lead].id),
+                ));
+            }
+        }
+    }
+    Composition {
+        answer,
+        sentences,
+        cited,
+        unused,
+        conflicts,
+    }
+}
+
+/// The order items are considered in: as given, or (with a per-document cap) by step,
+/// then rank within the document and step, so every document's best item comes first.
+fn consider_order(items: &[Item], max_per_document: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..items.len()).collect();
     if max_per_document != usize::MAX {
-        // Rank within its document and step: 0 for the best item of each document.
-        let mut seen: std::collections::HashMap<(usize, &str), usize> = Default::default();
+        let mut seen: HashMap<(usize, &str), usize> = HashMap::new();
         let rank: Vec<usize> = items
             .iter()
             .map(|it| {
@@ -187,53 +211,40 @@ pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize
             .collect();
         order.sort_by_key(|&i| (items[i].step, rank[i], i));
     }
-    for i in order {
+    order
+}
+
+/// Group items into statements: an item inside another's span (same document) or a
+/// near-duplicate of it joins its group; an overlapping one, or one beyond the caps, is
+/// unused (with why).
+fn group(
+    items: &[Item],
+    max_items: usize,
+    max_per_document: usize,
+    unused: &mut Vec<(String, String)>,
+) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for i in consider_order(items, max_per_document) {
         let it = &items[i];
         let words: HashSet<String> = content_words(&it.quote).into_iter().collect();
-        let mut merged = false;
-        let mut overlaps = None;
-        for g in groups.iter_mut() {
-            let lead = &items[g.lead];
-            let same_doc = lead.doc_id == it.doc_id;
-            let contains = same_doc
-                && ((lead.start <= it.start && it.end <= lead.end)
-                    || (it.start <= lead.start && lead.end <= it.end));
-            let near = jaccard(&g.words, &words) >= DUPLICATE_JACCARD
-                && figures(&lead.quote) == figures(&it.quote);
-            if contains || near {
-                g.members.push((i, !contains));
-                merged = true;
-                break;
+        match join(items, &mut groups, i, &words) {
+            Joined::Merged => continue,
+            Joined::Overlaps(other) => {
+                unused.push((it.id.clone(), format!("overlaps {other}, already quoted")));
+                continue;
             }
-            if same_doc && it.start < lead.end && lead.start < it.end {
-                overlaps = Some(lead.id.clone());
-            }
+            Joined::New => {}
         }
-        if merged {
-            continue;
-        }
-        if let Some(other) = overlaps {
-            unused.push((it.id.clone(), format!("overlaps {other}, already quoted")));
-            continue;
-        }
-        if groups
-            .iter()
-            .filter(|g| items[g.lead].step == it.step)
-            .count()
-            >= max_items
-        {
+        let in_step = |g: &&Group| items[g.lead].step == it.step;
+        if groups.iter().filter(in_step).count() >= max_items {
             unused.push((
                 it.id.clone(),
                 format!("beyond the {max_items} statements of step {}", it.step),
             ));
             continue;
         }
-        if groups
-            .iter()
-            .filter(|g| items[g.lead].step == it.step && items[g.lead].doc_id == it.doc_id)
-            .count()
-            >= max_per_document
-        {
+        let same_doc = |g: &&Group| in_step(g) && items[g.lead].doc_id == it.doc_id;
+        if groups.iter().filter(same_doc).count() >= max_per_document {
             unused.push((
                 it.id.clone(),
                 format!(
@@ -249,66 +260,112 @@ pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize
             words,
         });
     }
-    // Conflicts: pair each group with the first later group from another document that
-    // speaks of the same thing with different figures.
+    groups
+}
+
+/// What became of an item offered to the groups.
+enum Joined {
+    /// It joined a group.
+    Merged,
+    /// It overlaps a group's lead (this id) without being inside it.
+    Overlaps(String),
+    /// It starts a group (if the caps allow).
+    New,
+}
+
+/// Offer item `i` (content words `words`) to the groups.
+fn join(items: &[Item], groups: &mut [Group], i: usize, words: &HashSet<String>) -> Joined {
+    let it = &items[i];
+    let mut overlaps = None;
+    for g in groups.iter_mut() {
+        let lead = &items[g.lead];
+        let same_doc = lead.doc_id == it.doc_id;
+        let contains = same_doc
+            && ((lead.start <= it.start && it.end <= lead.end)
+                || (it.start <= lead.start && lead.end <= it.end));
+        let near = jaccard(&g.words, words) >= DUPLICATE_JACCARD
+            && figures(&lead.quote) == figures(&it.quote);
+        if contains || near {
+            g.members.push((i, !contains));
+            return Joined::Merged;
+        }
+        if same_doc && it.start < lead.end && lead.start < it.end {
+            overlaps = Some(lead.id.clone());
+        }
+    }
+    overlaps.map_or(Joined::New, Joined::Overlaps)
+}
+
+/// Conflicts: pair each group with the first later group from another document that
+/// speaks of the same thing with different figures. Returns each group's partner and
+/// the conflicts.
+fn pair_conflicts(items: &[Item], groups: &[Group]) -> (Vec<Option<usize>>, Vec<Conflict>) {
     let mut paired: Vec<Option<usize>> = vec![None; groups.len()];
     let mut conflicts = Vec::new();
+    let lead = |g: usize| &items[groups[g].lead];
     for a in 0..groups.len() {
-        if paired[a].is_some() {
+        let fa = figures(&lead(a).quote);
+        if paired[a].is_some() || fa.is_empty() {
             continue;
         }
-        let fa = figures(&items[groups[a].lead].quote);
-        if fa.is_empty() {
-            continue;
-        }
-        let wa = without_numbers(&items[groups[a].lead].quote);
+        let wa = without_numbers(&lead(a).quote);
         for b in a + 1..groups.len() {
-            if paired[b].is_some() || items[groups[b].lead].doc_id == items[groups[a].lead].doc_id {
+            if paired[b].is_some() || lead(b).doc_id == lead(a).doc_id {
                 continue;
             }
-            let fb = figures(&items[groups[b].lead].quote);
-            let wb = without_numbers(&items[groups[b].lead].quote);
+            let fb = figures(&lead(b).quote);
+            let wb = without_numbers(&lead(b).quote);
             let nested = fb.iter().all(|f| fa.contains(f)) || fa.iter().all(|f| fb.contains(f));
             if !fb.is_empty() && !nested && jaccard(&wa, &wb) >= CONFLICT_JACCARD {
                 paired[a] = Some(b);
                 paired[b] = Some(a);
                 conflicts.push(Conflict {
-                    ids: vec![
-                        items[groups[a].lead].id.clone(),
-                        items[groups[b].lead].id.clone(),
-                    ],
+                    ids: vec![lead(a).id.clone(), lead(b).id.clone()],
                     figures: vec![fa.clone(), fb],
                 });
                 break;
             }
         }
     }
-    // Paragraphs: a conflict pair is its own paragraph; other groups gather by (step,
-    // document) in order of their best group.
-    // (aspect: step and document, or None for a conflict pair; member groups)
-    type Paragraph = (Option<(usize, String)>, Vec<usize>);
-    let mut paragraphs: Vec<Paragraph> = Vec::new();
+    (paired, conflicts)
+}
+
+/// A paragraph: its aspect (step and document, or `None` for a conflict pair) and the
+/// groups it holds.
+type Paragraph = (Option<(usize, String)>, Vec<usize>);
+
+/// Paragraphs: a conflict pair is its own paragraph; other groups gather by (step,
+/// document) in order of their best group.
+fn paragraphs(items: &[Item], groups: &[Group], paired: &[Option<usize>]) -> Vec<Paragraph> {
+    let mut out: Vec<Paragraph> = Vec::new();
     for g in 0..groups.len() {
         match paired[g] {
             Some(other) if other < g => continue, // placed with its partner
-            Some(other) => paragraphs.push((None, vec![g, other])),
+            Some(other) => out.push((None, vec![g, other])),
             None => {
                 let lead = &items[groups[g].lead];
                 let key = (lead.step, lead.doc_id.clone());
-                match paragraphs
-                    .iter_mut()
-                    .find(|(k, _)| k.as_ref() == Some(&key))
-                {
+                match out.iter_mut().find(|(k, _)| k.as_ref() == Some(&key)) {
                     Some((_, members)) => members.push(g),
-                    None => paragraphs.push((Some(key), vec![g])),
+                    None => out.push((Some(key), vec![g])),
                 }
             }
         }
     }
+    out
+}
+
+/// The text (paragraphs joined by blank lines), its sentences and the ids cited in
+/// first-cited order.
+fn write(
+    items: &[Item],
+    groups: &[Group],
+    paragraphs: &[Paragraph],
+) -> (String, Vec<Sentence>, Vec<String>) {
     let mut text = Vec::new();
     let mut all = Vec::new();
-    let mut cited = Vec::new();
-    for (_, members) in &paragraphs {
+    let mut cited: Vec<String> = Vec::new();
+    for (_, members) in paragraphs {
         let mut para = Vec::new();
         for &g in members {
             let s = cite(items, &groups[g]);
@@ -322,23 +379,7 @@ pub fn compose_diverse(items: &[Item], max_items: usize, max_per_document: usize
         }
         text.push(para.join(" "));
     }
-    for g in &groups {
-        for &(m, _) in &g.members {
-            if !cited.contains(&items[m].id) {
-                unused.push((
-                    items[m].id.clone(),
-                    format!("part of a sentence quoted from {}", items[g.lead].id),
-                ));
-            }
-        }
-    }
-    Composition {
-        answer: text.join("\n\n"),
-        sentences: all,
-        cited,
-        unused,
-        conflicts,
-    }
+    (text.join("\n\n"), all, cited)
 }
 
 #[cfg(test)]

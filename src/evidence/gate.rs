@@ -359,24 +359,34 @@ pub(crate) fn strip_citations(s: &str) -> String {
     out
 }
 
+/// Words under which a paragraph is short (a transition, a label) and exempt from the
+/// per-paragraph rules; so is one under [`SHORT_PARAGRAPH_CHARS`] characters.
+const SHORT_PARAGRAPH_WORDS: usize = 10;
+/// Characters under which a paragraph is short.
+const SHORT_PARAGRAPH_CHARS: usize = 50;
+/// Words under which a sentence is a fragment that states nothing.
+const FRAGMENT_WORDS: usize = 3;
+/// Words under which a text is too short for the density rule.
+const MIN_WORDS_FOR_DENSITY: usize = 10;
+
 /// Check `text` against the ids in `known`.
 pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResult {
-    let mut violations = Vec::new();
     let all = citations(text);
-    for c in &all {
-        if !known.contains(&c.id) {
-            violations.push(Violation {
-                kind: ViolationKind::UnknownCitation,
-                paragraph: None,
-                sentence: None,
-                message: format!(
+    let mut violations: Vec<Violation> = all
+        .iter()
+        .filter(|c| !known.contains(&c.id))
+        .map(|c| {
+            Violation::error(
+                ViolationKind::UnknownCitation,
+                None,
+                None,
+                format!(
                     "cites {} at byte {}, which is not in the evidence",
                     c.id, c.at
                 ),
-                severity: Severity::Error,
-            });
-        }
-    }
+            )
+        })
+        .collect();
     let paragraphs: Vec<&str> = text
         .split("\n\n")
         .map(str::trim)
@@ -387,45 +397,10 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         let plain = strip_citations(p);
         let w = word_count(&plain);
         words += w;
-        if is_heading(p) {
-            continue;
-        }
-        let n = citations(p).len();
-        // Short paragraphs (transitions, labels) are exempt from both local rules.
-        if w < 10 || plain.trim().chars().count() < 50 {
-            continue;
-        }
-        if n < cfg.min_citations_per_paragraph {
-            violations.push(Violation {
-                kind: ViolationKind::ParagraphWithoutCitations,
-                paragraph: Some(pi + 1),
-                sentence: None,
-                message: format!(
-                    "paragraph {} has {n} citation(s); at least {} required",
-                    pi + 1,
-                    cfg.min_citations_per_paragraph
-                ),
-                severity: Severity::Error,
-            });
-        }
-        for s in sentences(p) {
-            let sent = s.slice(p);
-            if is_heading(sent) || word_count(&strip_citations(sent)) < 3 {
-                continue; // headings and fragments state nothing
-            }
-            if citations(sent).is_empty() {
-                violations.push(Violation {
-                    kind: ViolationKind::UncitedSentence,
-                    paragraph: Some(pi + 1),
-                    sentence: Some(sent.to_string()),
-                    message: "sentence states something but cites no evidence".into(),
-                    severity: if cfg.every_sentence_cites {
-                        Severity::Error
-                    } else {
-                        Severity::Warning
-                    },
-                });
-            }
+        let short =
+            w < SHORT_PARAGRAPH_WORDS || plain.trim().chars().count() < SHORT_PARAGRAPH_CHARS;
+        if !is_heading(p) && !short {
+            check_paragraph(pi + 1, p, cfg, &mut violations);
         }
     }
     let density = if words == 0 {
@@ -433,17 +408,16 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
     } else {
         all.len() as f64 * 100.0 / words as f64
     };
-    if words >= 10 && density < cfg.min_density_per_100_words {
-        violations.push(Violation {
-            kind: ViolationKind::LowCitationDensity,
-            paragraph: None,
-            sentence: None,
-            message: format!(
+    if words >= MIN_WORDS_FOR_DENSITY && density < cfg.min_density_per_100_words {
+        violations.push(Violation::error(
+            ViolationKind::LowCitationDensity,
+            None,
+            None,
+            format!(
                 "{density:.2} citations per 100 words; at least {} required",
                 cfg.min_density_per_100_words
             ),
-            severity: Severity::Error,
-        });
+        ));
     }
     GateResult {
         passed: violations.iter().all(|v| v.severity != Severity::Error),
@@ -452,6 +426,38 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         paragraphs: paragraphs.len(),
         words,
         density_per_100_words: density,
+    }
+}
+
+/// The local rules on paragraph number `n` (text `p`): enough citations, and every
+/// sentence that states something cites.
+fn check_paragraph(n: usize, p: &str, cfg: &GateConfig, violations: &mut Vec<Violation>) {
+    let cites = citations(p).len();
+    if cites < cfg.min_citations_per_paragraph {
+        violations.push(Violation::error(
+            ViolationKind::ParagraphWithoutCitations,
+            Some(n),
+            None,
+            format!(
+                "paragraph {n} has {cites} citation(s); at least {} required",
+                cfg.min_citations_per_paragraph
+            ),
+        ));
+    }
+    for s in sentences(p) {
+        let sent = s.slice(p);
+        if is_heading(sent) || word_count(&strip_citations(sent)) < FRAGMENT_WORDS {
+            continue; // headings and fragments state nothing
+        }
+        if citations(sent).is_empty() {
+            let (kind, sentence) = (ViolationKind::UncitedSentence, Some(sent.to_string()));
+            let message = "sentence states something but cites no evidence".into();
+            violations.push(if cfg.every_sentence_cites {
+                Violation::error(kind, Some(n), sentence, message)
+            } else {
+                Violation::warning(kind, Some(n), sentence, message)
+            });
+        }
     }
 }
 

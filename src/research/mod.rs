@@ -219,11 +219,22 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
         .collect()
 }
 
-/// Classify `question` (answer choices already stripped).
-pub fn classify(question: &str) -> Classification {
-    let w = words(question);
-    // Acronyms and codes (HIV, IL-6, UK) name terms, not things to hop between.
-    let named: Vec<String> = names(question)
+/// Words that open a question (a text opening otherwise and not ending in `?` is a
+/// statement to check).
+const INTERROGATIVES: &[&str] = &[
+    "who", "what", "which", "when", "where", "why", "how", "whose", "whom", "is", "are", "was",
+    "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "had",
+];
+/// Words that open a relative clause.
+const RELATIVES: &[&str] = &["who", "whom", "whose", "which", "that", "where"];
+/// Words from which a question with a relative clause is long enough to ask through
+/// something found on the way even without two names.
+const LONG_RELATIVE_QUESTION_WORDS: usize = 10;
+
+/// Things the question names: multi-word names, and single names that are not acronyms
+/// or codes (HIV, IL-6, UK name terms, not things to hop between).
+fn named_things(question: &str) -> Vec<String> {
+    names(question)
         .into_iter()
         .filter(|n| {
             n.split_whitespace().count() > 1
@@ -232,96 +243,70 @@ pub fn classify(question: &str) -> Classification {
                     .any(char::is_lowercase)
                     && !n.chars().any(|c| c.is_ascii_digit())
         })
-        .collect();
-    // A statement to check (a claim) rather than a question: one focused passage.
+        .collect()
+}
+
+fn multi_hop(reason: String) -> Classification {
+    Classification {
+        class: Class::MultiHop,
+        reason,
+    }
+}
+
+/// Classify `question` (answer choices already stripped).
+pub fn classify(question: &str) -> Classification {
+    let w = words(question);
+    let named = named_things(question);
     let interrogative = question.trim_end().ends_with('?')
-        || w.first().is_some_and(|f| {
-            matches!(
-                f.as_str(),
-                "who"
-                    | "what"
-                    | "which"
-                    | "when"
-                    | "where"
-                    | "why"
-                    | "how"
-                    | "whose"
-                    | "whom"
-                    | "is"
-                    | "are"
-                    | "was"
-                    | "were"
-                    | "do"
-                    | "does"
-                    | "did"
-                    | "can"
-                    | "could"
-                    | "should"
-                    | "would"
-                    | "will"
-                    | "has"
-                    | "have"
-                    | "had"
-            )
-        });
+        || w.first()
+            .is_some_and(|f| INTERROGATIVES.contains(&f.as_str()));
     if !interrogative {
         return Classification {
             class: Class::Simple,
             reason: "a statement to check: one focused passage".into(),
         };
     }
-    let comparative = w.iter().find(|x| COMPARATIVES.contains(&x.as_str()));
-    if let Some(c) = comparative {
+    if let Some(c) = w.iter().find(|x| COMPARATIVES.contains(&x.as_str())) {
         if named.len() >= 2 || w.iter().any(|x| x == "or") {
-            return Classification {
-                class: Class::MultiHop,
-                reason: format!("compares ({c:?}) two named things"),
-            };
+            return multi_hop(format!("compares ({c:?}) two named things"));
         }
     }
-    for pair in w.windows(2) {
-        for (a, b) in BRIDGE_MARKERS {
-            if pair[0] == *a && (b.is_empty() || pair[1] == *b) {
-                // "Who wrote X?" opens with "who": not a bridge. A relative clause is inside.
-                let first = w.first().map(String::as_str);
-                if *a == "who"
-                    && first == Some("who")
-                    && w.iter().filter(|x| *x == "who").count() == 1
-                {
-                    continue;
-                }
-                return Classification {
-                    class: Class::MultiHop,
-                    reason: format!("asks through a bridge (\"{} {}\")", pair[0], pair[1]),
-                };
-            }
-        }
+    if let Some(pair) = bridge_marker(&w) {
+        return multi_hop(format!("asks through a bridge (\"{pair}\")"));
     }
-    if let Some(r) = w.iter().skip(1).find(|x| {
-        matches!(
-            x.as_str(),
-            "who" | "whom" | "whose" | "which" | "that" | "where"
-        )
-    }) {
-        if named.len() >= 2 || w.len() >= 10 {
-            return Classification {
-                class: Class::MultiHop,
-                reason: format!(
-                    "a relative clause (\"{r}\") asks about something found on the way"
-                ),
-            };
+    if let Some(r) = w.iter().skip(1).find(|x| RELATIVES.contains(&x.as_str())) {
+        if named.len() >= 2 || w.len() >= LONG_RELATIVE_QUESTION_WORDS {
+            return multi_hop(format!(
+                "a relative clause (\"{r}\") asks about something found on the way"
+            ));
         }
     }
     if named.len() >= 2 {
-        return Classification {
-            class: Class::MultiHop,
-            reason: format!("names {} things", named.len()),
-        };
+        return multi_hop(format!("names {} things", named.len()));
     }
     Classification {
         class: Class::Simple,
         reason: "one focused passage can answer it".into(),
     }
+}
+
+/// The first pair of words of `w` that marks a bridge ("who portrayed", "director of"),
+/// joined by a space. "Who wrote X?" opens with "who": not a bridge; a relative clause is
+/// inside the question.
+fn bridge_marker(w: &[String]) -> Option<String> {
+    let opens_with_who = w.first().map(String::as_str) == Some("who")
+        && w.iter().filter(|x| *x == "who").count() == 1;
+    for pair in w.windows(2) {
+        for (a, b) in BRIDGE_MARKERS {
+            if pair[0] == *a && (b.is_empty() || pair[1] == *b) {
+                if *a == "who" && opens_with_who {
+                    continue;
+                }
+                return Some(format!("{} {}", pair[0], pair[1]));
+            }
+        }
+    }
+    None
 }
 
 /// Whether `name` occurs in `text` (case-insensitive, whole words).
@@ -399,6 +384,74 @@ pub fn title_name(title: &str) -> &str {
     title[..end].trim()
 }
 
+/// What the replanner derives from the question and the steps so far.
+struct Context<'a> {
+    question: &'a str,
+    steps: &'a [StepOutcome],
+    /// Step questions asked so far (lower case).
+    asked: HashSet<String>,
+    /// Every verified quote so far.
+    all_verified: Vec<&'a String>,
+    /// The question's keyword terms.
+    focus: Vec<String>,
+    /// Words of the verified quotes.
+    covered: HashSet<String>,
+    /// Names in the question.
+    question_names: Vec<String>,
+}
+
+/// Extra question terms a step's query takes at most besides its entity's name.
+const MAX_FOCUS_TERMS: usize = 6;
+/// Verified quotes of the bridge source searched for bridge entities, at most.
+const BRIDGE_SOURCE_QUOTES: usize = 6;
+/// Bridge steps with evidence after which no further bridge is tried (the first may
+/// have been the wrong hop, so a second candidate is still tried).
+const MAX_BRIDGES: usize = 2;
+/// Letters a document title's name needs to count as a bridge.
+const MIN_TITLE_LETTERS: usize = 4;
+
+impl<'a> Context<'a> {
+    fn new(question: &'a str, steps: &'a [StepOutcome]) -> Self {
+        let all_verified: Vec<&String> = steps.iter().flat_map(|s| &s.verified).collect();
+        Context {
+            question,
+            steps,
+            asked: steps.iter().map(|s| s.question.to_lowercase()).collect(),
+            covered: all_verified.iter().flat_map(|v| words(v)).collect(),
+            all_verified,
+            focus: keyword_terms(question),
+            question_names: names(question),
+        }
+    }
+
+    /// A step's query for `name`: the name plus the question terms not yet covered by
+    /// verified evidence (what the next step still has to find).
+    fn focus_text(&self, name: &str) -> String {
+        let extra = self.focus.iter().filter(|t| {
+            !mentions(name, t)
+                && !self.question_names.iter().any(|n| mentions(n, t))
+                && !self.covered.contains(*t)
+        });
+        let mut q = name.to_string();
+        for t in extra.take(MAX_FOCUS_TERMS) {
+            q.push(' ');
+            q.push_str(t);
+        }
+        q
+    }
+
+    /// A next step for `name` of `kind`, unless its query was asked already.
+    fn step_for(&self, name: &str, kind: StepKind, reason: String) -> Option<Move> {
+        let q = self.focus_text(name);
+        (!self.asked.contains(&q.to_lowercase())).then(|| Move::NextStep {
+            kind,
+            question: q,
+            reason,
+            entity: Some(name.to_string()),
+        })
+    }
+}
+
 /// Choose the next move for `question` after `steps`.
 pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
     let Some(last) = steps.last() else {
@@ -409,131 +462,17 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
             entity: None,
         };
     };
-    let asked: HashSet<String> = steps.iter().map(|s| s.question.to_lowercase()).collect();
-    let all_verified: Vec<&String> = steps.iter().flat_map(|s| &s.verified).collect();
-    let focus = keyword_terms(question);
-    // Terms of the question that verified evidence has not covered yet: what the next
-    // step still has to find.
-    let covered: HashSet<String> = all_verified.iter().flat_map(|v| words(v)).collect();
-    let question_names = names(question);
-    let focus_text = |name: &str| {
-        let extra: Vec<&String> = focus
-            .iter()
-            .filter(|t| {
-                !mentions(name, t)
-                    && !question_names.iter().any(|n| mentions(n, t))
-                    && !covered.contains(*t)
-            })
-            .collect();
-        let mut q = name.to_string();
-        for t in extra.iter().take(6) {
-            q.push(' ');
-            q.push_str(t);
-        }
-        q
-    };
-    // A thing a comparison names that no verified evidence mentions yet.
-    let comparison = words(question)
-        .iter()
-        .any(|w| COMPARATIVES.contains(&w.as_str()));
-    if comparison && steps.iter().any(|s| s.completed) {
-        for n in names(question) {
-            if all_verified.iter().any(|v| mentions(v, &n)) {
-                continue;
-            }
-            let q = focus_text(&n);
-            if !asked.contains(&q.to_lowercase()) {
-                return Move::NextStep {
-                    kind: StepKind::Compared,
-                    question: q,
-                    reason: format!(
-                        "{n:?} is named in the question but no verified evidence covers it"
-                    ),
-                    entity: Some(n),
-                };
-            }
-        }
+    let ctx = Context::new(question, steps);
+    if let Some(m) = compared_step(&ctx) {
+        return m;
     }
-    // A bridge: a name in the last step's best evidence that the question does not contain.
-    // Bridges from one source: after two bridge steps have found evidence, stop (the first
-    // may have been the wrong hop, so a second candidate is still tried).
-    let bridged = steps
-        .iter()
-        .filter(|s| s.completed && s.kind == StepKind::Bridge)
-        .count()
-        >= 2;
-    // The bridge source: the latest completed step that was not itself a bridge step;
-    // a failed bridge step falls through to the next candidate from the same source.
-    let source = steps
-        .iter()
-        .rev()
-        .find(|s| s.completed && s.kind != StepKind::Bridge);
+    if let Some(m) = bridge_step(&ctx, last) {
+        return m;
+    }
     let last_failed_bridge = !last.completed && last.kind == StepKind::Bridge;
-    if let (Some(src), false) = (source, bridged) {
-        if !(last.completed || last_failed_bridge) {
-            // the last step failed for another reason: the retry below handles it
-        } else {
-            // Quotes about something the question names come first: a bridge is a hop from
-            // the question's own entities.
-            let top: Vec<&String> = src.verified.iter().take(6).collect();
-            let anchored = |v: &&String| question_names.iter().any(|n| mentions(v, n));
-            let ordered: Vec<&String> = top
-                .iter()
-                .copied()
-                .filter(anchored)
-                .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
-                .collect();
-            let mut found: Vec<String> = Vec::new();
-            for quote in &ordered {
-                for n in bridge_candidates(quote) {
-                    if !found.contains(&n) {
-                        found.push(n);
-                    }
-                }
-            }
-            // Multi-word names first, across all the quotes.
-            found.sort_by_key(|n| n.split_whitespace().count() < 2);
-            // Before them: documents already retrieved whose titles the evidence names
-            // (the evidence points at a document the corpus holds).
-            let mut titled: Vec<String> = Vec::new();
-            for quote in &ordered {
-                for t in steps.iter().flat_map(|s| &s.titles) {
-                    let n = title_name(t);
-                    if n.chars().filter(|c| c.is_alphabetic()).count() >= 4
-                        && mentions(quote, n)
-                        && !titled.iter().any(|x| x == n)
-                    {
-                        titled.push(n.to_string());
-                    }
-                }
-            }
-            found.retain(|n| !titled.contains(n));
-            let found: Vec<String> = titled.into_iter().chain(found).collect();
-            {
-                for n in found {
-                    // Not in the question, and not a longer form of an earlier step's bridge.
-                    let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
-                    let fresh = !mentions(question, &n)
-                        && !steps.iter().any(|s| mentions(&s.question, &head))
-                        && !words(&n)
-                            .iter()
-                            .all(|w| is_stopword(w) || focus.contains(w));
-                    let q = focus_text(&n);
-                    if fresh && !asked.contains(&q.to_lowercase()) {
-                        return Move::NextStep {
-                            kind: StepKind::Bridge,
-                            question: q,
-                            reason: format!("bridge entity {n:?} found in verified evidence"),
-                            entity: Some(n),
-                        };
-                    }
-                }
-            }
-        }
-    }
     if !last.completed && !last_failed_bridge {
         let reworded = keyword_terms(&last.question).join(" ");
-        if !reworded.is_empty() && !asked.contains(&reworded.to_lowercase()) {
+        if !reworded.is_empty() && !ctx.asked.contains(&reworded.to_lowercase()) {
             return Move::Retry { question: reworded };
         }
     }
@@ -544,6 +483,96 @@ pub fn replan(question: &str, steps: &[StepOutcome]) -> Move {
             "the last step failed and rewording does not change it".into()
         },
     }
+}
+
+/// A thing a comparison names that no verified evidence mentions yet.
+fn compared_step(ctx: &Context) -> Option<Move> {
+    let comparison = words(ctx.question)
+        .iter()
+        .any(|w| COMPARATIVES.contains(&w.as_str()));
+    if !comparison || !ctx.steps.iter().any(|s| s.completed) {
+        return None;
+    }
+    names(ctx.question)
+        .into_iter()
+        .filter(|n| !ctx.all_verified.iter().any(|v| mentions(v, n)))
+        .find_map(|n| {
+            let why = format!("{n:?} is named in the question but no verified evidence covers it");
+            ctx.step_for(&n, StepKind::Compared, why)
+        })
+}
+
+/// A bridge: a name in the best evidence of the latest completed step that was not
+/// itself a bridge step (a failed bridge step falls through to the next candidate from
+/// the same source), that the question does not contain. After [`MAX_BRIDGES`] bridge
+/// steps found evidence, none.
+fn bridge_step(ctx: &Context, last: &StepOutcome) -> Option<Move> {
+    let steps = ctx.steps;
+    let bridged = steps
+        .iter()
+        .filter(|s| s.completed && s.kind == StepKind::Bridge)
+        .count()
+        >= MAX_BRIDGES;
+    let source = steps
+        .iter()
+        .rev()
+        .find(|s| s.completed && s.kind != StepKind::Bridge)?;
+    let last_failed_bridge = !last.completed && last.kind == StepKind::Bridge;
+    if bridged || !(last.completed || last_failed_bridge) {
+        // after a failed step of another kind, the retry handles it
+        return None;
+    }
+    bridge_names(ctx, source).into_iter().find_map(|n| {
+        // Not in the question, and not a longer form of an earlier step's bridge.
+        let head: String = n.split_whitespace().take(2).collect::<Vec<_>>().join(" ");
+        let fresh = !mentions(ctx.question, &n)
+            && !steps.iter().any(|s| mentions(&s.question, &head))
+            && !words(&n)
+                .iter()
+                .all(|w| is_stopword(w) || ctx.focus.contains(w));
+        let why = format!("bridge entity {n:?} found in verified evidence");
+        fresh
+            .then(|| ctx.step_for(&n, StepKind::Bridge, why))
+            .flatten()
+    })
+}
+
+/// Bridge candidates from `source`'s best quotes, in the order they are tried: titles of
+/// retrieved documents the evidence names (the evidence points at a document the corpus
+/// holds), then multi-word names, then single names. Quotes about something the question
+/// names come first: a bridge is a hop from the question's own entities.
+fn bridge_names(ctx: &Context, source: &StepOutcome) -> Vec<String> {
+    let top: Vec<&String> = source.verified.iter().take(BRIDGE_SOURCE_QUOTES).collect();
+    let anchored = |v: &&String| ctx.question_names.iter().any(|n| mentions(v, n));
+    let ordered: Vec<&String> = top
+        .iter()
+        .copied()
+        .filter(anchored)
+        .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
+        .collect();
+    let mut found: Vec<String> = Vec::new();
+    for quote in &ordered {
+        for n in bridge_candidates(quote) {
+            if !found.contains(&n) {
+                found.push(n);
+            }
+        }
+    }
+    found.sort_by_key(|n| n.split_whitespace().count() < 2);
+    let mut titled: Vec<String> = Vec::new();
+    for quote in &ordered {
+        for t in ctx.steps.iter().flat_map(|s| &s.titles) {
+            let n = title_name(t);
+            if n.chars().filter(|c| c.is_alphabetic()).count() >= MIN_TITLE_LETTERS
+                && mentions(quote, n)
+                && !titled.iter().any(|x| x == n)
+            {
+                titled.push(n.to_string());
+            }
+        }
+    }
+    found.retain(|n| !titled.contains(n));
+    titled.into_iter().chain(found).collect()
 }
 
 /// Answer choices found in a question.

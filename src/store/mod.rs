@@ -1180,7 +1180,7 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
         if let Some(f) = &c.injection {
             tx.execute(
                 "INSERT INTO injection_flags(chunk, kind, matched) VALUES (?1, ?2, ?3)",
-                params![row, f.kind, f.matched],
+                params![row, f.kind.as_str(), f.matched],
             )?;
         }
     }
