@@ -1,8 +1,11 @@
 //! Configuration: defaults < `attest.toml` < `ATTEST_*` environment < command-line flags.
 //!
-//! Every key, its default and its environment variable are listed in [`Config::KEYS`]
-//! (and in the README). The file is looked up as `./attest.toml` unless `--config` names
-//! another.
+//! Every setting is declared once, in the `settings!` invocation below: its key (the
+//! field), type, default, environment variable, accepted range and help. That one
+//! declaration generates the [`Config`] struct and its `Default`, the [`SETTINGS`] table
+//! (read by the environment overrides, the range checks, the command-line help and a test
+//! that holds the README's configuration table to it). The file is looked up as
+//! `./attest.toml` unless `--config` names another.
 
 use std::path::{Path, PathBuf};
 
@@ -76,291 +79,296 @@ impl std::fmt::Display for Origin {
 }
 
 /// The accepted range of a numeric setting.
-enum Range {
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Range {
     /// Finite and within `[lo, hi]`.
     Float(f64, f64),
     /// An integer within `[lo, hi]`.
     Int(u64, u64),
 }
 
-/// All settings, with their defaults in [`Config::default`].
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(default, deny_unknown_fields)]
-pub struct Config {
-    /// Index directory (`ATTEST_INDEX`, default `.attest`).
-    pub index: PathBuf,
-    /// Bi-encoder model directory (`ATTEST_MODEL_DIR`; default: `models/all-MiniLM-L6-v2`
-    /// in the working directory, then in the source tree).
-    pub model_dir: Option<PathBuf>,
-    /// Chunk budget in model tokens (`ATTEST_CHUNK_TOKENS`, default 200).
-    pub chunk_tokens: usize,
-    /// Largest file ingested, in bytes (`ATTEST_MAX_FILE_BYTES`, default 50 MiB).
-    pub max_file_bytes: u64,
-    /// Time limit for extracting one PDF, in seconds (`ATTEST_PDF_TIMEOUT_SECS`, default 30).
-    pub pdf_timeout_secs: u64,
-    /// Chunks of one document among the hits of a search or a retrieval step, before
-    /// other documents' chunks are taken (`ATTEST_MAX_CHUNKS_PER_DOCUMENT`, default 3).
-    pub max_chunks_per_document: usize,
-    /// Most text one file may yield, in bytes (`ATTEST_MAX_TEXT_BYTES`, default 16 MiB).
-    pub max_text_bytes: u64,
-    /// Most bytes a PDF's Flate streams may inflate to (`ATTEST_MAX_INFLATED_BYTES`,
-    /// default 256 MiB).
-    pub max_inflated_bytes: u64,
-    /// Address-space limit of the PDF extraction process, in bytes
-    /// (`ATTEST_PDF_MEMORY_BYTES`, default 2 GiB).
-    pub pdf_memory_bytes: u64,
-    /// Time limit for loading, segmenting and chunking one file, in seconds
-    /// (`ATTEST_FILE_TIMEOUT_SECS`, default 300).
-    pub file_timeout_secs: u64,
-    /// Reciprocal rank fusion constant k in `1 / (k + rank)` (`ATTEST_RRF_K`, default 60).
-    pub rrf_k: f64,
-    /// Candidates taken from each retriever before fusion (`ATTEST_CANDIDATES`, default 100).
-    pub candidates: usize,
-    /// Below this many chunks dense search is exact; at or above, HNSW
-    /// (`ATTEST_EXACT_THRESHOLD`, default 20000).
-    pub exact_threshold: usize,
-    /// HNSW neighbours per node (`ATTEST_HNSW_M`, default 16).
-    pub hnsw_m: usize,
-    /// HNSW construction beam width (`ATTEST_HNSW_EF_CONSTRUCTION`, default 200).
-    pub hnsw_ef_construction: usize,
-    /// HNSW search beam width (`ATTEST_HNSW_EF_SEARCH`, default 128).
-    pub hnsw_ef_search: usize,
-    /// Rebuild the HNSW graph when this fraction of its points are deleted chunks
-    /// (`ATTEST_REBUILD_DEAD_FRACTION`, default 0.2).
-    pub rebuild_dead_fraction: f64,
-    /// Cross-encoder directory (`ATTEST_RERANKER_DIR`; default: the first
-    /// `BertForSequenceClassification` directory under `models/`, if any).
-    pub reranker_dir: Option<PathBuf>,
-    /// Candidates the cross-encoder scores per retrieval (`ATTEST_RERANK_DEPTH`, default 25).
-    pub rerank_depth: usize,
-    /// Texts' token budget per forward pass of the bi-encoder (`ATTEST_EMBED_BATCH_TOKENS`,
-    /// default 4096).
-    pub embed_batch_tokens: usize,
-    /// Chunks `attest ask` retrieves and extracts evidence from (`ATTEST_ASK_CHUNKS`,
-    /// default 5).
-    pub ask_chunks: usize,
-    /// Distinct statements an answer uses at most (`ATTEST_MAX_STATEMENTS`, default 4).
-    pub max_statements: usize,
-    /// Minimum bi-encoder relevance of an evidence item (`ATTEST_MIN_RELEVANCE`,
-    /// default 0.42; see `evidence::verify`).
-    pub min_relevance: f64,
-    /// Weight of the question–quote cosine in the bi-encoder relevance
-    /// (`ATTEST_COSINE_WEIGHT`, default 0.3).
-    pub cosine_weight: f64,
-    /// Weight of the question-term coverage in the bi-encoder relevance; the question–chunk
-    /// cosine weighs the rest (`ATTEST_COVERAGE_WEIGHT`, default 0.2).
-    pub coverage_weight: f64,
-    /// Minimum cross-encoder relevance (sigmoid of the logit) of an evidence item
-    /// (`ATTEST_MIN_CROSS_RELEVANCE`, default 0.5).
-    pub min_cross_relevance: f64,
-    /// Evidence candidates scored by a model per question (`ATTEST_EMBED_BUDGET`, default 24).
-    pub embed_budget: usize,
-    /// Longest question accepted, in words (`ATTEST_MAX_QUESTION_WORDS`, default 300).
-    pub max_question_words: usize,
-    /// Serve and store answers in the QA memory (`ATTEST_MEMORY`, default true).
-    pub memory: bool,
-    /// Question cosine at or above which a stored answer is served
-    /// (`ATTEST_MEMORY_THRESHOLD`, default 0.92).
-    pub memory_threshold: f64,
-    /// GGUF model that phrases answers (`ATTEST_GENERATOR`; default none: answers are
-    /// extractive).
-    pub generator: Option<PathBuf>,
-    /// Where each setting that is not a default came from (key → origin).
-    #[serde(skip)]
-    pub origins: std::collections::BTreeMap<String, Origin>,
+/// Upper bound of the byte budgets (1 TiB): far above any real file, so that only
+/// nonsense values are refused.
+const MAX_BYTES: u64 = 1 << 40;
+/// Upper bound of `pdf_memory_bytes` (16 TiB, beyond any address space the worker could get).
+const MAX_PDF_MEMORY_BYTES: u64 = 1 << 44;
+/// Lower bound of `pdf_memory_bytes`: below 64 MiB the PDF worker could not even start (the
+/// limit covers the binary itself).
+const MIN_PDF_MEMORY_BYTES: u64 = 64 << 20;
+/// One day in seconds: the longest time limit for one PDF.
+const DAY_SECS: u64 = 86_400;
+/// Upper bound of counts that are read per query or per document (candidates, beams,
+/// budgets): large enough for any corpus, small enough to refuse typos.
+const MAX_COUNT: u64 = 100_000;
+/// Upper bound of per-answer and per-document counts (chunks, statements, rerank depth).
+const MAX_SMALL_COUNT: u64 = 10_000;
+/// Upper bound of `ask_chunks` and `max_statements`.
+const MAX_ANSWER_COUNT: u64 = 1_000;
+/// A share or a probability.
+const UNIT: Range = Range::Float(0.0, 1.0);
+
+/// A setting as the `settings!` declaration states it.
+#[derive(Debug, Clone, Copy)]
+pub struct Setting {
+    /// Key in `attest.toml` (and the [`Config`] field).
+    pub key: &'static str,
+    /// Environment variable.
+    pub env: &'static str,
+    /// Short description (the command-line help of the flags that set it).
+    pub help: &'static str,
+    /// Accepted range (numeric settings).
+    pub range: Option<Range>,
+    /// What the default is when there is no default value (settings that are optional).
+    none: &'static str,
+    /// The value of this setting in a configuration, as text (None when unset).
+    shown: fn(&Config) -> Option<String>,
+    /// The value as a number, for the range check.
+    number: fn(&Config) -> Option<f64>,
+    /// Set the value from an environment variable's text.
+    set: fn(&mut Config, &str, &str) -> Result<(), ConfigError>,
 }
 
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            index: PathBuf::from(".attest"),
-            model_dir: None,
-            chunk_tokens: 200,
-            max_file_bytes: 50 * 1024 * 1024,
-            pdf_timeout_secs: 30,
-            max_chunks_per_document: 3,
-            max_text_bytes: 16 * 1024 * 1024,
-            max_inflated_bytes: 256 * 1024 * 1024,
-            pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
-            file_timeout_secs: 300,
-            rrf_k: 60.0,
-            candidates: 100,
-            exact_threshold: 20_000,
-            hnsw_m: 16,
-            hnsw_ef_construction: 200,
-            hnsw_ef_search: 128,
-            rebuild_dead_fraction: 0.2,
-            embed_batch_tokens: 4096,
-            reranker_dir: None,
-            rerank_depth: 25,
-            ask_chunks: 5,
-            max_statements: 4,
-            min_relevance: 0.42,
-            cosine_weight: 0.3,
-            coverage_weight: 0.2,
-            min_cross_relevance: 0.5,
-            embed_budget: 24,
-            max_question_words: 300,
-            memory: true,
-            memory_threshold: 0.92,
-            generator: None,
-            origins: Default::default(),
-        }
+impl Setting {
+    /// The default as the README table states it: the default value, or a description
+    /// of what happens without one.
+    pub fn default_text(&self) -> String {
+        (self.shown)(&Config::default()).unwrap_or_else(|| self.none.to_string())
     }
 }
 
-impl Config {
-    /// (key, environment variable, description) for every setting.
-    pub const KEYS: &'static [(&'static str, &'static str, &'static str)] = &[
-        ("index", "ATTEST_INDEX", "index directory (.attest)"),
-        (
-            "model_dir",
-            "ATTEST_MODEL_DIR",
-            "bi-encoder directory (models/all-MiniLM-L6-v2)",
-        ),
-        (
-            "chunk_tokens",
-            "ATTEST_CHUNK_TOKENS",
-            "chunk budget in model tokens (200)",
-        ),
-        (
-            "max_file_bytes",
-            "ATTEST_MAX_FILE_BYTES",
-            "largest file ingested (52428800)",
-        ),
-        (
-            "pdf_timeout_secs",
-            "ATTEST_PDF_TIMEOUT_SECS",
-            "time limit per PDF (30)",
-        ),
-        (
-            "max_chunks_per_document",
-            "ATTEST_MAX_CHUNKS_PER_DOCUMENT",
-            "chunks of one document among hits before other documents' (3)",
-        ),
-        (
-            "max_text_bytes",
-            "ATTEST_MAX_TEXT_BYTES",
-            "most text one file may yield, in bytes (16777216)",
-        ),
-        (
-            "max_inflated_bytes",
-            "ATTEST_MAX_INFLATED_BYTES",
-            "most bytes a PDF's Flate streams may inflate to (268435456)",
-        ),
-        (
-            "pdf_memory_bytes",
-            "ATTEST_PDF_MEMORY_BYTES",
-            "address-space limit of the PDF extraction process (2147483648)",
-        ),
-        (
-            "file_timeout_secs",
-            "ATTEST_FILE_TIMEOUT_SECS",
-            "time limit to load, segment and chunk one file (300)",
-        ),
-        (
-            "rrf_k",
-            "ATTEST_RRF_K",
-            "reciprocal rank fusion constant (60)",
-        ),
-        (
-            "candidates",
-            "ATTEST_CANDIDATES",
-            "candidates per retriever before fusion (100)",
-        ),
-        (
-            "exact_threshold",
-            "ATTEST_EXACT_THRESHOLD",
-            "chunks below which dense search is exact (20000)",
-        ),
-        ("hnsw_m", "ATTEST_HNSW_M", "HNSW neighbours per node (16)"),
-        (
-            "hnsw_ef_construction",
-            "ATTEST_HNSW_EF_CONSTRUCTION",
-            "HNSW construction beam (200)",
-        ),
-        (
-            "hnsw_ef_search",
-            "ATTEST_HNSW_EF_SEARCH",
-            "HNSW search beam (128)",
-        ),
-        (
-            "rebuild_dead_fraction",
-            "ATTEST_REBUILD_DEAD_FRACTION",
-            "deleted share that triggers an HNSW rebuild (0.2)",
-        ),
-        (
-            "embed_batch_tokens",
-            "ATTEST_EMBED_BATCH_TOKENS",
-            "tokens per bi-encoder forward pass (4096)",
-        ),
-        (
-            "reranker_dir",
-            "ATTEST_RERANKER_DIR",
-            "cross-encoder directory (first one found under models/)",
-        ),
-        (
-            "rerank_depth",
-            "ATTEST_RERANK_DEPTH",
-            "candidates scored by the cross-encoder (25)",
-        ),
-        (
-            "ask_chunks",
-            "ATTEST_ASK_CHUNKS",
-            "chunks an answer draws evidence from (5)",
-        ),
-        (
-            "max_statements",
-            "ATTEST_MAX_STATEMENTS",
-            "distinct statements per answer (4)",
-        ),
-        (
-            "min_relevance",
-            "ATTEST_MIN_RELEVANCE",
-            "minimum bi-encoder relevance of evidence (0.42)",
-        ),
-        (
-            "cosine_weight",
-            "ATTEST_COSINE_WEIGHT",
-            "weight of the question-quote cosine in relevance (0.3)",
-        ),
-        (
-            "coverage_weight",
-            "ATTEST_COVERAGE_WEIGHT",
-            "weight of question-term coverage in relevance; chunk cosine gets the rest (0.2)",
-        ),
-        (
-            "min_cross_relevance",
-            "ATTEST_MIN_CROSS_RELEVANCE",
-            "minimum cross-encoder relevance of evidence (0.5)",
-        ),
-        (
-            "embed_budget",
-            "ATTEST_EMBED_BUDGET",
-            "evidence candidates scored by a model per question (24)",
-        ),
-        (
-            "max_question_words",
-            "ATTEST_MAX_QUESTION_WORDS",
-            "longest question accepted, in words (300)",
-        ),
-        (
-            "memory",
-            "ATTEST_MEMORY",
-            "serve and store answers in the QA memory (true)",
-        ),
-        (
-            "memory_threshold",
-            "ATTEST_MEMORY_THRESHOLD",
-            "question cosine at which a stored answer is served (0.92)",
-        ),
-        (
-            "generator",
-            "ATTEST_GENERATOR",
-            "GGUF model that phrases answers (none: extractive answers)",
-        ),
-    ];
+/// The declaration of one setting: how it is parsed from the environment, shown and
+/// range-checked.
+trait SettingValue: Sized {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError>;
+    fn shown(&self) -> Option<String>;
+    fn number(&self) -> Option<f64> {
+        None
+    }
+}
 
+fn parse<T: std::str::FromStr>(var: &str, v: &str) -> Result<T, ConfigError>
+where
+    T::Err: std::fmt::Display,
+{
+    v.trim().parse().map_err(|e: T::Err| ConfigError::Env {
+        var: var.to_string(),
+        value: v.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+impl SettingValue for PathBuf {
+    fn from_env(_: &str, v: &str) -> Result<Self, ConfigError> {
+        Ok(PathBuf::from(v))
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.display().to_string())
+    }
+}
+
+impl SettingValue for Option<PathBuf> {
+    fn from_env(_: &str, v: &str) -> Result<Self, ConfigError> {
+        Ok(Some(PathBuf::from(v)))
+    }
+    fn shown(&self) -> Option<String> {
+        self.as_ref().map(|p| p.display().to_string())
+    }
+}
+
+impl SettingValue for bool {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+        parse(var, v)
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
+macro_rules! numeric_setting {
+    ($($t:ty),*) => {$(
+        impl SettingValue for $t {
+            fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+                parse(var, v)
+            }
+            fn shown(&self) -> Option<String> {
+                Some(self.to_string())
+            }
+            fn number(&self) -> Option<f64> {
+                Some(*self as f64)
+            }
+        }
+    )*};
+}
+numeric_setting!(usize, u64, f64);
+
+/// Declares every setting once: `key: Type = default, env "VAR", range, help "…"` (with
+/// `none "…"` stating the default of an optional setting, and doc comments for the field).
+/// Generates [`Config`], its `Default` and [`SETTINGS`], in declaration order (the order
+/// the range check and the environment overrides go through them).
+macro_rules! settings {
+    (@none) => {
+        ""
+    };
+    (@none $none:literal) => {
+        $none
+    };
+    ($(
+        $(#[doc = $doc:literal])*
+        $key:ident: $ty:ty = $default:expr,
+        env $env:literal, range $range:expr, help $help:literal $(, none $none:literal)?;
+    )*) => {
+        /// All settings, with their defaults in [`Config::default`] (see [`SETTINGS`]).
+        #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+        #[serde(default, deny_unknown_fields)]
+        pub struct Config {
+            $(
+                #[doc = concat!($help, " (`", $env, "`).")]
+                $(#[doc = $doc])*
+                pub $key: $ty,
+            )*
+            /// Where each setting that is not a default came from (key → origin).
+            #[serde(skip)]
+            pub origins: std::collections::BTreeMap<String, Origin>,
+        }
+
+        impl Default for Config {
+            fn default() -> Self {
+                Config {
+                    $($key: $default,)*
+                    origins: Default::default(),
+                }
+            }
+        }
+
+        /// Every setting, in declaration order.
+        pub const SETTINGS: &[Setting] = &[$(
+            Setting {
+                key: stringify!($key),
+                env: $env,
+                help: $help,
+                range: $range,
+                none: settings!(@none $($none)?),
+                shown: |c| SettingValue::shown(&c.$key),
+                number: |c| SettingValue::number(&c.$key),
+                set: |c, var, v| {
+                    c.$key = SettingValue::from_env(var, v)?;
+                    Ok(())
+                },
+            },
+        )*];
+    };
+}
+
+settings! {
+    index: PathBuf = PathBuf::from(".attest"),
+        env "ATTEST_INDEX", range None, help "Index directory";
+    /// Default: `models/all-MiniLM-L6-v2` in the working directory, then in the source tree.
+    model_dir: Option<PathBuf> = None,
+        env "ATTEST_MODEL_DIR", range None, help "Bi-encoder model directory",
+        none "models/all-MiniLM-L6-v2";
+    chunk_tokens: usize = 200,
+        env "ATTEST_CHUNK_TOKENS", range Some(Range::Int(8, 256)),
+        help "Chunk budget in model tokens";
+    max_file_bytes: u64 = 50 * 1024 * 1024,
+        env "ATTEST_MAX_FILE_BYTES", range Some(Range::Int(1, MAX_BYTES)),
+        help "Largest file ingested, in bytes";
+    pdf_timeout_secs: u64 = 30,
+        env "ATTEST_PDF_TIMEOUT_SECS", range Some(Range::Int(1, DAY_SECS)),
+        help "Time limit for extracting one PDF, in seconds";
+    max_text_bytes: u64 = 16 * 1024 * 1024,
+        env "ATTEST_MAX_TEXT_BYTES", range Some(Range::Int(1, MAX_BYTES)),
+        help "Most text one file may yield, in bytes";
+    max_inflated_bytes: u64 = 256 * 1024 * 1024,
+        env "ATTEST_MAX_INFLATED_BYTES", range Some(Range::Int(1, MAX_BYTES)),
+        help "Most bytes a PDF's Flate streams may inflate to";
+    pdf_memory_bytes: u64 = 2 * 1024 * 1024 * 1024,
+        env "ATTEST_PDF_MEMORY_BYTES",
+        range Some(Range::Int(MIN_PDF_MEMORY_BYTES, MAX_PDF_MEMORY_BYTES)),
+        help "Address-space limit of the PDF extraction process, in bytes";
+    /// 0 makes every file fail at once (a clear per-file failure, never a wrong result).
+    file_timeout_secs: u64 = 300,
+        env "ATTEST_FILE_TIMEOUT_SECS", range Some(Range::Int(0, 7 * DAY_SECS)),
+        help "Time limit for loading, segmenting and chunking one file, in seconds";
+    /// The constant k in `1 / (k + rank)`.
+    rrf_k: f64 = 60.0,
+        env "ATTEST_RRF_K", range Some(Range::Float(0.0, 1e6)),
+        help "Reciprocal rank fusion constant";
+    max_chunks_per_document: usize = 3,
+        env "ATTEST_MAX_CHUNKS_PER_DOCUMENT", range Some(Range::Int(1, MAX_SMALL_COUNT)),
+        help "Chunks of one document among the hits of a search or a retrieval step, before other documents' chunks are taken";
+    candidates: usize = 100,
+        env "ATTEST_CANDIDATES", range Some(Range::Int(1, MAX_COUNT)),
+        help "Candidates per retriever before fusion";
+    /// At or above this many chunks, dense search uses the HNSW graph.
+    exact_threshold: usize = 20_000,
+        env "ATTEST_EXACT_THRESHOLD", range Some(Range::Int(0, u32::MAX as u64)),
+        help "Chunks below which dense search is exact";
+    hnsw_m: usize = 16,
+        env "ATTEST_HNSW_M", range Some(Range::Int(2, 256)),
+        help "HNSW neighbours per node";
+    hnsw_ef_construction: usize = 200,
+        env "ATTEST_HNSW_EF_CONSTRUCTION", range Some(Range::Int(1, MAX_COUNT)),
+        help "HNSW construction beam width";
+    hnsw_ef_search: usize = 128,
+        env "ATTEST_HNSW_EF_SEARCH", range Some(Range::Int(1, MAX_COUNT)),
+        help "HNSW search beam width";
+    rebuild_dead_fraction: f64 = 0.2,
+        env "ATTEST_REBUILD_DEAD_FRACTION", range Some(UNIT),
+        help "Share of deleted chunks among the HNSW graph's points that triggers a rebuild";
+    reranker_dir: Option<PathBuf> = None,
+        env "ATTEST_RERANKER_DIR", range None, help "Cross-encoder directory",
+        none "first `BertForSequenceClassification` dir under `models/`";
+    rerank_depth: usize = 25,
+        env "ATTEST_RERANK_DEPTH", range Some(Range::Int(0, MAX_SMALL_COUNT)),
+        help "Candidates the cross-encoder scores per retrieval";
+    embed_batch_tokens: usize = 4096,
+        env "ATTEST_EMBED_BATCH_TOKENS", range Some(Range::Int(1, 1 << 20)),
+        help "Texts' token budget per forward pass of the bi-encoder";
+    ask_chunks: usize = 5,
+        env "ATTEST_ASK_CHUNKS", range Some(Range::Int(1, MAX_ANSWER_COUNT)),
+        help "Chunks to draw evidence from";
+    max_statements: usize = 4,
+        env "ATTEST_MAX_STATEMENTS", range Some(Range::Int(1, MAX_ANSWER_COUNT)),
+        help "Distinct statements in the answer at most";
+    /// See `evidence::verify`.
+    min_relevance: f64 = 0.42,
+        env "ATTEST_MIN_RELEVANCE", range Some(UNIT),
+        help "Minimum relevance of an evidence item without a cross-encoder";
+    cosine_weight: f64 = 0.3,
+        env "ATTEST_COSINE_WEIGHT", range Some(UNIT),
+        help "Weight of the question-quote cosine in the bi-encoder relevance";
+    /// The question–chunk cosine weighs the rest.
+    coverage_weight: f64 = 0.2,
+        env "ATTEST_COVERAGE_WEIGHT", range Some(UNIT),
+        help "Weight of the question-term coverage in the bi-encoder relevance";
+    /// The sigmoid of the cross-encoder's logit.
+    min_cross_relevance: f64 = 0.5,
+        env "ATTEST_MIN_CROSS_RELEVANCE", range Some(UNIT),
+        help "Minimum cross-encoder relevance of an evidence item";
+    embed_budget: usize = 24,
+        env "ATTEST_EMBED_BUDGET", range Some(Range::Int(1, MAX_COUNT)),
+        help "Evidence candidates scored by a model per question";
+    max_question_words: usize = 300,
+        env "ATTEST_MAX_QUESTION_WORDS", range Some(Range::Int(1, MAX_COUNT)),
+        help "Longest question accepted, in words";
+    memory: bool = true,
+        env "ATTEST_MEMORY", range None,
+        help "Serve and store answers in the QA memory";
+    memory_threshold: f64 = 0.92,
+        env "ATTEST_MEMORY_THRESHOLD", range Some(UNIT),
+        help "Question cosine at or above which a stored answer is served";
+    generator: Option<PathBuf> = None,
+        env "ATTEST_GENERATOR", range None,
+        help "GGUF model that phrases answers (`ask`, `eval answers`)",
+        none "none, answers are extractive";
+}
+
+/// The declared setting `key`.
+pub fn setting(key: &str) -> Option<&'static Setting> {
+    SETTINGS.iter().find(|s| s.key == key)
+}
+
+impl Config {
     /// Load defaults, then `file` (or `./attest.toml` when it exists), then the
     /// environment. Flags are applied by the caller afterwards.
     pub fn load(file: Option<&Path>) -> Result<Self, ConfigError> {
@@ -405,98 +413,13 @@ impl Config {
         self.origins.get(key).cloned().unwrap_or(Origin::Default)
     }
 
-    /// The accepted range of every numeric setting.
-    fn ranges(&self) -> Vec<(&'static str, f64, Range)> {
-        use Range::{Float, Int};
-        let n = |v: usize| v as f64;
-        vec![
-            ("chunk_tokens", n(self.chunk_tokens), Int(8, 256)),
-            (
-                "max_file_bytes",
-                self.max_file_bytes as f64,
-                Int(1, 1 << 40),
-            ),
-            (
-                "pdf_timeout_secs",
-                self.pdf_timeout_secs as f64,
-                Int(1, 86_400),
-            ),
-            (
-                "max_text_bytes",
-                self.max_text_bytes as f64,
-                Int(1, 1 << 40),
-            ),
-            (
-                "max_inflated_bytes",
-                self.max_inflated_bytes as f64,
-                Int(1, 1 << 40),
-            ),
-            // Below 64 MiB the worker could not even start (the limit covers the binary).
-            (
-                "pdf_memory_bytes",
-                self.pdf_memory_bytes as f64,
-                Int(64 << 20, 1 << 44),
-            ),
-            // 0 makes every file fail at once (a clear per-file failure, never a wrong result).
-            (
-                "file_timeout_secs",
-                self.file_timeout_secs as f64,
-                Int(0, 86_400 * 7),
-            ),
-            ("rrf_k", self.rrf_k, Float(0.0, 1e6)),
-            (
-                "max_chunks_per_document",
-                n(self.max_chunks_per_document),
-                Int(1, 10_000),
-            ),
-            ("candidates", n(self.candidates), Int(1, 100_000)),
-            (
-                "exact_threshold",
-                n(self.exact_threshold),
-                Int(0, u32::MAX as u64),
-            ),
-            ("hnsw_m", n(self.hnsw_m), Int(2, 256)),
-            (
-                "hnsw_ef_construction",
-                n(self.hnsw_ef_construction),
-                Int(1, 100_000),
-            ),
-            ("hnsw_ef_search", n(self.hnsw_ef_search), Int(1, 100_000)),
-            (
-                "rebuild_dead_fraction",
-                self.rebuild_dead_fraction,
-                Float(0.0, 1.0),
-            ),
-            ("rerank_depth", n(self.rerank_depth), Int(0, 10_000)),
-            (
-                "embed_batch_tokens",
-                n(self.embed_batch_tokens),
-                Int(1, 1 << 20),
-            ),
-            ("ask_chunks", n(self.ask_chunks), Int(1, 1_000)),
-            ("max_statements", n(self.max_statements), Int(1, 1_000)),
-            ("min_relevance", self.min_relevance, Float(0.0, 1.0)),
-            ("cosine_weight", self.cosine_weight, Float(0.0, 1.0)),
-            ("coverage_weight", self.coverage_weight, Float(0.0, 1.0)),
-            (
-                "min_cross_relevance",
-                self.min_cross_relevance,
-                Float(0.0, 1.0),
-            ),
-            ("embed_budget", n(self.embed_budget), Int(1, 100_000)),
-            (
-                "max_question_words",
-                n(self.max_question_words),
-                Int(1, 100_000),
-            ),
-            ("memory_threshold", self.memory_threshold, Float(0.0, 1.0)),
-        ]
-    }
-
     /// Check every numeric setting is finite and in range; the error names the key, its
     /// value and where it was set (default, file, environment or flag).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for (key, v, range) in self.ranges() {
+        for s in SETTINGS {
+            let (Some(range), Some(v)) = (s.range, (s.number)(self)) else {
+                continue;
+            };
             let reason = match range {
                 Range::Float(lo, hi) if !v.is_finite() || v < lo || v > hi => {
                     format!("must be a finite number from {lo} to {hi}")
@@ -506,7 +429,7 @@ impl Config {
                 }
                 _ => continue,
             };
-            return Err(self.invalid(key, v.to_string(), reason));
+            return Err(self.invalid(s.key, v.to_string(), reason));
         }
         if self.cosine_weight + self.coverage_weight > 1.0 {
             let v = format!(
@@ -530,54 +453,11 @@ impl Config {
 
     /// Override settings from environment variables looked up through `get`.
     pub fn apply_env(&mut self, get: impl Fn(&str) -> Option<String>) -> Result<(), ConfigError> {
-        fn parse<T: std::str::FromStr>(var: &str, v: &str) -> Result<T, ConfigError>
-        where
-            T::Err: std::fmt::Display,
-        {
-            v.trim().parse().map_err(|e: T::Err| ConfigError::Env {
-                var: var.to_string(),
-                value: v.to_string(),
-                reason: e.to_string(),
-            })
-        }
-        for (key, var, _) in Self::KEYS {
-            let Some(v) = get(var) else { continue };
+        for s in SETTINGS {
+            let Some(v) = get(s.env) else { continue };
             self.origins
-                .insert(key.to_string(), Origin::Env(var.to_string()));
-            match *key {
-                "index" => self.index = PathBuf::from(v),
-                "model_dir" => self.model_dir = Some(PathBuf::from(v)),
-                "chunk_tokens" => self.chunk_tokens = parse(var, &v)?,
-                "max_file_bytes" => self.max_file_bytes = parse(var, &v)?,
-                "pdf_timeout_secs" => self.pdf_timeout_secs = parse(var, &v)?,
-                "max_text_bytes" => self.max_text_bytes = parse(var, &v)?,
-                "max_inflated_bytes" => self.max_inflated_bytes = parse(var, &v)?,
-                "pdf_memory_bytes" => self.pdf_memory_bytes = parse(var, &v)?,
-                "file_timeout_secs" => self.file_timeout_secs = parse(var, &v)?,
-                "rrf_k" => self.rrf_k = parse(var, &v)?,
-                "max_chunks_per_document" => self.max_chunks_per_document = parse(var, &v)?,
-                "candidates" => self.candidates = parse(var, &v)?,
-                "exact_threshold" => self.exact_threshold = parse(var, &v)?,
-                "hnsw_m" => self.hnsw_m = parse(var, &v)?,
-                "hnsw_ef_construction" => self.hnsw_ef_construction = parse(var, &v)?,
-                "hnsw_ef_search" => self.hnsw_ef_search = parse(var, &v)?,
-                "rebuild_dead_fraction" => self.rebuild_dead_fraction = parse(var, &v)?,
-                "embed_batch_tokens" => self.embed_batch_tokens = parse(var, &v)?,
-                "reranker_dir" => self.reranker_dir = Some(PathBuf::from(v)),
-                "generator" => self.generator = Some(PathBuf::from(v)),
-                "rerank_depth" => self.rerank_depth = parse(var, &v)?,
-                "ask_chunks" => self.ask_chunks = parse(var, &v)?,
-                "max_statements" => self.max_statements = parse(var, &v)?,
-                "min_relevance" => self.min_relevance = parse(var, &v)?,
-                "cosine_weight" => self.cosine_weight = parse(var, &v)?,
-                "coverage_weight" => self.coverage_weight = parse(var, &v)?,
-                "min_cross_relevance" => self.min_cross_relevance = parse(var, &v)?,
-                "embed_budget" => self.embed_budget = parse(var, &v)?,
-                "max_question_words" => self.max_question_words = parse(var, &v)?,
-                "memory" => self.memory = parse(var, &v)?,
-                "memory_threshold" => self.memory_threshold = parse(var, &v)?,
-                _ => {}
-            }
+                .insert(s.key.to_string(), Origin::Env(s.env.to_string()));
+            (s.set)(self, s.env, &v)?;
         }
         Ok(())
     }
@@ -614,7 +494,7 @@ mod tests {
         names.push("generator");
         names.sort();
         names.dedup();
-        let mut keys: Vec<&str> = Config::KEYS.iter().map(|k| k.0).collect();
+        let mut keys: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();
         keys.sort();
         assert_eq!(names, keys);
         let mut cfg = Config::default();
@@ -643,5 +523,76 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("ATTEST_CANDIDATES"), "{e}");
+    }
+
+    /// The rows of the README's configuration table: (key, environment variable, default),
+    /// backticks removed.
+    fn readme_rows() -> Vec<(String, String, String)> {
+        let readme = include_str!("../README.md");
+        let section = readme
+            .split("\n## Configuration\n")
+            .nth(1)
+            .expect("README has a Configuration section");
+        let section = section.split("\n## ").next().unwrap();
+        let mut rows = Vec::new();
+        for line in section.lines().filter(|l| l.starts_with('|')) {
+            let cells: Vec<String> = line
+                .trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().replace('`', ""))
+                .collect();
+            if cells[0] == "key" || cells[0].starts_with("---") {
+                continue;
+            }
+            assert_eq!(cells.len(), 4, "README row with four columns: {line}");
+            rows.push((cells[0].clone(), cells[1].clone(), cells[2].clone()));
+        }
+        rows
+    }
+
+    #[test]
+    fn readme_configuration_table_matches_the_declaration() {
+        let rows = readme_rows();
+        for s in SETTINGS {
+            let row = rows.iter().find(|r| r.0 == s.key);
+            let Some((_, env, default)) = row else {
+                panic!("README table has no row for {}", s.key)
+            };
+            assert_eq!(env, s.env, "environment variable of {}", s.key);
+            assert_eq!(
+                *default,
+                s.default_text().replace('`', ""),
+                "default of {}",
+                s.key
+            );
+        }
+        for (key, ..) in &rows {
+            assert!(setting(key).is_some(), "README lists unknown setting {key}");
+        }
+    }
+
+    #[test]
+    fn ranges_come_from_the_declaration_and_name_the_origin() {
+        let mut cfg = Config::default();
+        cfg.validate().unwrap();
+        cfg.apply_env(|k| (k == "ATTEST_HNSW_M").then(|| "1".to_string()))
+            .unwrap();
+        let e = cfg.validate().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "setting hnsw_m = 1 (from environment variable ATTEST_HNSW_M): \
+             must be an integer from 2 to 256"
+        );
+        let mut cfg = Config {
+            min_relevance: f64::NAN,
+            ..Config::default()
+        };
+        cfg.set_by_flag("min_relevance", "--min-relevance");
+        let e = cfg.validate().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "setting min_relevance = NaN (from flag --min-relevance): \
+             must be a finite number from 0 to 1"
+        );
     }
 }

@@ -28,5 +28,6 @@ pub mod retrieve;
 pub mod status;
 pub mod store;
 pub mod text;
+pub mod validate;
 
 pub use error::{Error, Result};

@@ -14,14 +14,17 @@
 //! answerable and an unanswerable run side by side.
 
 use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use serde::Serialize;
 
 use super::metrics::Judgments;
-use super::{percentile, Query};
-use crate::answer::Status;
+use super::retrieval::Dataset;
+use super::{eval_index_dir, open_eval_engine, percentile, truncate, DatasetRun, Query};
+use crate::answer::{Answer, Run, Status};
 use crate::ask::{ask, AskOptions};
+use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::citations;
@@ -155,176 +158,335 @@ pub struct AnswersReport {
     pub per_question: Vec<QuestionResult>,
 }
 
+/// Options of `attest eval answers`.
+#[derive(Debug, Clone, Default)]
+pub struct AnswersRun {
+    /// The dataset whose corpus answers (and, without `questions_from`, whose queries are
+    /// asked), its split, index, question limit and progress display.
+    pub base: DatasetRun,
+    /// Ask this dataset's queries instead (an unanswerable run).
+    pub questions_from: Option<PathBuf>,
+    /// Split of `questions_from`.
+    pub questions_split: Option<String>,
+    /// Use an installed cross-encoder.
+    pub rerank: bool,
+    /// Keep per-question outcomes in the report.
+    pub per_question: bool,
+    /// Ask every answered question a second time with the QA memory on.
+    pub repeat: bool,
+    /// Run the research loop (else one retrieval step per question).
+    pub research: bool,
+}
+
+/// `attest eval answers`: load the dataset (and the dataset the questions come from),
+/// ingest the corpus into the evaluation index, ask every question and assemble the
+/// report.
+pub fn run(mut cfg: Config, run: &AnswersRun) -> Result<AnswersReport, Error> {
+    let base = &run.base;
+    let ds = Dataset::load(&base.dataset, base.split.as_deref())?;
+    let from = match &run.questions_from {
+        Some(d) => Some(Dataset::load(d, run.questions_split.as_deref())?),
+        None => None,
+    };
+    let mut questions = from.as_ref().unwrap_or(&ds).queries.clone();
+    truncate(&mut questions, base.limit);
+    cfg.index = eval_index_dir(&base.dataset, base.eval_index.clone());
+    let mut opts = AskOptions::from_config(&cfg);
+    opts.rerank = run.rerank;
+    // Every question is researched, never served from memory (with `repeat` the memory
+    // stores the first answer and serves the second).
+    opts.memory = run.repeat;
+    opts.research = run.research;
+    let mut engine = open_eval_engine(cfg, &ds, base.progress)?;
+    engine.load_generator()?;
+    let bar = crate::ingest::counter_bar(questions.len() as u64, base.progress, "questions");
+    let (metrics, results) = evaluate(
+        &engine,
+        &questions,
+        from.is_none().then_some(&ds.qrels),
+        &opts,
+        run.repeat,
+        |n| bar.set_position(n as u64),
+    )?;
+    bar.finish_and_clear();
+    Ok(AnswersReport {
+        dataset: base.dataset.display().to_string(),
+        split: from.as_ref().unwrap_or(&ds).split.clone(),
+        questions_from: run.questions_from.as_ref().map(|p| p.display().to_string()),
+        answerable: from.is_none(),
+        questions: results.len(),
+        metrics,
+        relevance_sweep: relevance_sweep(&results, &opts.relevance),
+        per_question: if run.per_question {
+            results
+        } else {
+            Vec::new()
+        },
+    })
+}
+
+/// Counts gathered over the questions that the metrics are ratios of.
+#[derive(Default)]
+struct Tally {
+    /// Repeated questions served from the QA memory.
+    memory_hits: usize,
+    /// Milliseconds of each repeated question.
+    repeat_ms: Vec<f64>,
+    /// Repeat time ÷ first time of each repeated question.
+    ratios: Vec<f64>,
+    /// Cited items (answerable runs).
+    cited_items: usize,
+    /// Cited items from judged-relevant documents (answerable runs).
+    relevant_items: usize,
+    /// Cited quotes verbatim at their spans.
+    verbatim: usize,
+}
+
+/// Judgments per query id.
+type Qrels = std::collections::HashMap<String, Judgments>;
+
+/// Shortest first-answer time a repeat time is divided by (milliseconds), so that a
+/// first answer timed at zero gives a finite ratio.
+const MIN_RATIO_MS: f64 = 1e-9;
+
 /// Ask every question; `qrels` given for answerable runs.
 pub fn evaluate(
     engine: &Engine,
     questions: &[Query],
-    qrels: Option<&std::collections::HashMap<String, Judgments>>,
+    qrels: Option<&Qrels>,
     opts: &AskOptions,
     repeat: bool,
     mut progress: impl FnMut(usize),
 ) -> Result<(AnswerMetrics, Vec<QuestionResult>), Error> {
-    let (mut hits, mut repeat_ms, mut ratios) = (0usize, Vec::new(), Vec::new());
     let mut results = Vec::with_capacity(questions.len());
     let mut m = AnswerMetrics::default();
-    let (mut cited_items, mut relevant_items, mut verbatim) = (0usize, 0usize, 0usize);
+    let mut tally = Tally::default();
     for (n, q) in questions.iter().enumerate() {
         let t = Instant::now();
         let run = ask(engine, &q.text, opts)?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        let a = &run.answer;
-        if repeat && a.status == Status::Answered {
-            let t = Instant::now();
-            let again = ask(engine, &q.text, opts)?;
-            let ms2 = t.elapsed().as_secs_f64() * 1e3;
-            hits += again.answer.metrics.memory_hit as usize;
-            repeat_ms.push(ms2);
-            ratios.push(ms2 / ms.max(1e-9));
+        let ms = elapsed_ms(t);
+        if repeat && run.answer.status == Status::Answered {
+            ask_again(engine, &q.text, opts, ms, &mut tally)?;
         }
-        // Invariants, checked against the store, not trusted from the run.
-        let ids: HashSet<&str> = a.evidence.iter().map(|e| e.id.as_str()).collect();
-        m.unknown_citations += citations(&a.answer)
-            .iter()
-            .filter(|c| !ids.contains(c.id.as_str()))
-            .count();
-        m.uncited_sentences += a
-            .sentences
-            .iter()
-            .filter(|s| s.citations.is_empty())
-            .count();
-        let mut quotes = crate::store::QuoteChecker::new(engine.store());
-        for e in &a.evidence {
-            m.quotes_checked += 1;
-            if quotes
-                .check(&e.doc_id, e.start, e.end, &e.quote, None)?
-                .stands()
-            {
-                verbatim += 1;
-            }
-        }
-        if !a.gate.passed {
-            m.gate_failures += 1;
-        }
-        for st in &a.sentences {
-            let body = crate::ask::sentence_body(&st.text);
-            let cited: Vec<&str> = a
-                .evidence
-                .iter()
-                .filter(|e| st.citations.contains(&e.id))
-                .map(|e| e.quote.as_str())
-                .collect();
-            if cited.iter().any(|q| q.contains(body)) {
-                continue;
-            }
-            let f = crate::evidence::support::features(engine.embedder(), body, &cited)?;
-            if cited.is_empty() || !f.supported(&SupportConfig::default()) {
-                m.unsupported_sentences += 1;
-            }
-        }
-        m.generator_calls += a.metrics.generator_calls;
-        if let Some(p) = &a.phrasing {
-            if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
-                m.phrased += 1;
-            } else {
-                m.phrase_fallbacks += 1;
-            }
-        }
-        let cited_docs: Vec<String> = {
-            let mut seen = Vec::new();
-            for k in a.evidence.iter().flat_map(|e| e.keys()) {
-                if !seen.contains(k) {
-                    seen.push(k.clone());
-                }
-            }
-            seen
-        };
-        let cites_relevant = qrels.map(|qr| {
-            let judged = qr.get(&q.id);
-            let rel = |k: &String| judged.is_some_and(|j| j.get(k).is_some_and(|&s| s > 0));
-            cited_items += a.evidence.len();
-            relevant_items += a.evidence.iter().filter(|e| e.keys().any(rel)).count();
-            cited_docs.iter().any(rel)
-        });
-        let signals = run
-            .candidates
-            .iter()
-            .filter(|c| {
-                c.verdict
-                    .rejected
-                    .as_ref()
-                    .is_none_or(|r| r.reason == Reason::DoesNotAddressQuestion)
-            })
-            .filter_map(|c| {
-                c.verdict.relevance.cosine.map(|cos| {
-                    (
-                        cos,
-                        c.verdict.relevance.coverage,
-                        c.verdict.candidate.chunk_cosine,
-                    )
-                })
-            })
-            .collect();
-        let judged = qrels.and_then(|qr| qr.get(&q.id));
-        let candidates = run
-            .candidates
-            .iter()
-            .map(|c| {
-                let v = &c.verdict;
-                CandidateSignals {
-                    key: v.candidate.key.clone(),
-                    chunk_rank: v.candidate.chunk_rank,
-                    chunk_cosine: v.candidate.chunk_cosine,
-                    cosine: v.relevance.cosine,
-                    coverage: v.relevance.coverage,
-                    score: v.relevance.score,
-                    verdict: v
-                        .rejected
-                        .as_ref()
-                        .map_or("verified".into(), |r| r.reason.as_str().into()),
-                    relevant: qrels.map(|_| {
-                        judged.is_some_and(|j| j.get(&v.candidate.key).is_some_and(|&s| s > 0))
-                    }),
-                }
-            })
-            .collect();
-        results.push(QuestionResult {
-            gate_violations: a
-                .gate
-                .violations
-                .iter()
-                .filter(|v| v.severity == crate::evidence::gate::Severity::Error)
-                .map(|v| format!("{}: {}", v.kind.as_str(), v.message))
-                .collect(),
-            id: q.id.clone(),
-            candidates,
-            status: a.status,
-            cited_docs,
-            cites_relevant,
-            ms,
-            signals,
-        });
+        check_invariants(engine, &run.answer, &mut m, &mut tally)?;
+        results.push(question_result(q, &run, qrels, ms, &mut tally));
         progress(n + 1);
     }
+    summarise(&mut m, &results, &tally, qrels.is_some(), repeat);
+    Ok((m, results))
+}
+
+fn elapsed_ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Ask an answered question again (with the QA memory on) and record the repeat.
+fn ask_again(
+    engine: &Engine,
+    question: &str,
+    opts: &AskOptions,
+    first_ms: f64,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    let t = Instant::now();
+    let again = ask(engine, question, opts)?;
+    let ms = elapsed_ms(t);
+    tally.memory_hits += again.answer.metrics.memory_hit as usize;
+    tally.repeat_ms.push(ms);
+    tally.ratios.push(ms / first_ms.max(MIN_RATIO_MS));
+    Ok(())
+}
+
+/// The invariants, checked against the store, not trusted from the run: citations of
+/// known ids only, every sentence cited, every quote verbatim at its span, every sentence
+/// verbatim in or supported by what it cites; plus the gate and generator counts.
+fn check_invariants(
+    engine: &Engine,
+    a: &Answer,
+    m: &mut AnswerMetrics,
+    tally: &mut Tally,
+) -> Result<(), Error> {
+    let ids: HashSet<&str> = a.evidence.iter().map(|e| e.id.as_str()).collect();
+    m.unknown_citations += citations(&a.answer)
+        .iter()
+        .filter(|c| !ids.contains(c.id.as_str()))
+        .count();
+    m.uncited_sentences += a
+        .sentences
+        .iter()
+        .filter(|s| s.citations.is_empty())
+        .count();
+    let mut quotes = crate::store::QuoteChecker::new(engine.store());
+    for e in &a.evidence {
+        m.quotes_checked += 1;
+        if quotes
+            .check(&e.doc_id, e.start, e.end, &e.quote, None)?
+            .stands()
+        {
+            tally.verbatim += 1;
+        }
+    }
+    if !a.gate.passed {
+        m.gate_failures += 1;
+    }
+    m.unsupported_sentences += unsupported_sentences(engine, a)?;
+    m.generator_calls += a.metrics.generator_calls;
+    if let Some(p) = &a.phrasing {
+        if p.outcome == crate::evidence::phrase::PhrasingOutcome::Phrased {
+            m.phrased += 1;
+        } else {
+            m.phrase_fallbacks += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Sentences neither verbatim inside a quote they cite nor supported by the quotes they
+/// cite.
+fn unsupported_sentences(engine: &Engine, a: &Answer) -> Result<usize, Error> {
+    let mut n = 0;
+    for st in &a.sentences {
+        let body = crate::ask::sentence_body(&st.text);
+        let cited: Vec<&str> = a
+            .evidence
+            .iter()
+            .filter(|e| st.citations.contains(&e.id))
+            .map(|e| e.quote.as_str())
+            .collect();
+        if cited.iter().any(|q| q.contains(body)) {
+            continue;
+        }
+        let f = crate::evidence::support::features(engine.embedder(), body, &cited)?;
+        if cited.is_empty() || !f.supported(&SupportConfig::default()) {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// One question's outcome; counts its cited and relevant items (answerable runs).
+fn question_result(
+    q: &Query,
+    run: &Run,
+    qrels: Option<&Qrels>,
+    ms: f64,
+    tally: &mut Tally,
+) -> QuestionResult {
+    let a = &run.answer;
+    let cited_docs: Vec<String> = {
+        let mut seen = Vec::new();
+        for k in a.evidence.iter().flat_map(|e| e.keys()) {
+            if !seen.contains(k) {
+                seen.push(k.clone());
+            }
+        }
+        seen
+    };
+    let judged = qrels.and_then(|qr| qr.get(&q.id));
+    let relevant = |k: &String| judged.is_some_and(|j| j.get(k).is_some_and(|&s| s > 0));
+    let cites_relevant = qrels.map(|_| {
+        tally.cited_items += a.evidence.len();
+        tally.relevant_items += a.evidence.iter().filter(|e| e.keys().any(relevant)).count();
+        cited_docs.iter().any(relevant)
+    });
+    QuestionResult {
+        gate_violations: a
+            .gate
+            .violations
+            .iter()
+            .filter(|v| v.severity == crate::evidence::gate::Severity::Error)
+            .map(|v| format!("{}: {}", v.kind.as_str(), v.message))
+            .collect(),
+        id: q.id.clone(),
+        candidates: candidate_signals(run, qrels.map(|_| &relevant as &dyn Fn(&String) -> bool)),
+        status: a.status,
+        cited_docs,
+        cites_relevant,
+        ms,
+        signals: sweep_signals(run),
+    }
+}
+
+/// (cosine, coverage, chunk cosine) of the complete, verbatim candidates the model scored
+/// (verified, or rejected only for relevance): what [`relevance_sweep`] re-scores.
+fn sweep_signals(run: &Run) -> Vec<(f64, f64, f64)> {
+    run.candidates
+        .iter()
+        .filter(|c| {
+            c.verdict
+                .rejected
+                .as_ref()
+                .is_none_or(|r| r.reason == Reason::DoesNotAddressQuestion)
+        })
+        .filter_map(|c| {
+            c.verdict.relevance.cosine.map(|cos| {
+                (
+                    cos,
+                    c.verdict.relevance.coverage,
+                    c.verdict.candidate.chunk_cosine,
+                )
+            })
+        })
+        .collect()
+}
+
+/// Every candidate's relevance signals and verdict, with its judgment when `relevant`
+/// (answerable runs) says which document keys are judged relevant.
+fn candidate_signals(
+    run: &Run,
+    relevant: Option<&dyn Fn(&String) -> bool>,
+) -> Vec<CandidateSignals> {
+    run.candidates
+        .iter()
+        .map(|c| {
+            let v = &c.verdict;
+            CandidateSignals {
+                key: v.candidate.key.clone(),
+                chunk_rank: v.candidate.chunk_rank,
+                chunk_cosine: v.candidate.chunk_cosine,
+                cosine: v.relevance.cosine,
+                coverage: v.relevance.coverage,
+                score: v.relevance.score,
+                verdict: v
+                    .rejected
+                    .as_ref()
+                    .map_or("verified".into(), |r| r.reason.as_str().into()),
+                relevant: relevant.map(|rel| rel(&v.candidate.key)),
+            }
+        })
+        .collect()
+}
+
+/// The metrics that are ratios over all questions.
+fn summarise(
+    m: &mut AnswerMetrics,
+    results: &[QuestionResult],
+    tally: &Tally,
+    answerable: bool,
+    repeat: bool,
+) {
     let n = results.len().max(1) as f64;
     let count = |s: Status| results.iter().filter(|r| r.status == s).count();
     let answered = count(Status::Answered);
+    let per_answered = |k: usize| k as f64 / answered.max(1) as f64;
     m.answered_rate = answered as f64 / n;
     m.abstain_rate = count(Status::NoAuthoritativeEvidence) as f64 / n;
     m.rejected_input_rate = count(Status::RejectedInput) as f64 / n;
-    if qrels.is_some() {
+    if answerable {
         let hits = results
             .iter()
             .filter(|r| r.cites_relevant == Some(true))
             .count();
         m.cites_relevant_doc_rate = Some(hits as f64 / n);
-        m.cites_relevant_doc_rate_answered = Some(hits as f64 / answered.max(1) as f64);
-        m.cited_item_precision = Some(relevant_items as f64 / cited_items.max(1) as f64);
+        m.cites_relevant_doc_rate_answered = Some(per_answered(hits));
+        m.cited_item_precision =
+            Some(tally.relevant_items as f64 / tally.cited_items.max(1) as f64);
     }
-    m.mean_cited_items = m.quotes_checked as f64 / answered.max(1) as f64;
+    m.mean_cited_items = per_answered(m.quotes_checked);
     m.verbatim_rate = if m.quotes_checked == 0 {
         1.0
     } else {
-        verbatim as f64 / m.quotes_checked as f64
+        tally.verbatim as f64 / m.quotes_checked as f64
     };
     let mut lat: Vec<f64> = results.iter().map(|r| r.ms).collect();
     lat.sort_by(f64::total_cmp);
@@ -332,14 +494,27 @@ pub fn evaluate(
     m.p95_ms = percentile(&lat, 95.0);
     m.mean_ms = lat.iter().sum::<f64>() / n;
     if repeat {
+        let (mut repeat_ms, mut ratios) = (tally.repeat_ms.clone(), tally.ratios.clone());
         repeat_ms.sort_by(f64::total_cmp);
         ratios.sort_by(f64::total_cmp);
-        m.memory_hit_rate = Some(hits as f64 / answered.max(1) as f64);
+        m.memory_hit_rate = Some(per_answered(tally.memory_hits));
         m.p50_ms_repeat = Some(percentile(&repeat_ms, 50.0));
         m.repeat_time_ratio = Some(percentile(&ratios, 50.0));
     }
-    Ok((m, results))
 }
+
+/// Sweep weighting (cosine, coverage) without the chunk cosine: quote cosine and coverage
+/// weigh half each.
+const SWEEP_NO_CHUNK_COSINE: (f64, f64) = (0.5, 0.5);
+/// Sweep weighting (cosine, coverage) with the chunk cosine alone.
+const SWEEP_CHUNK_COSINE_ONLY: (f64, f64) = (0.0, 0.0);
+/// Lowest relevance threshold of the sweep: 0.30, the bottom of the range the default
+/// (0.42) was chosen from.
+const SWEEP_FROM: f64 = 0.30;
+/// Step between thresholds of the sweep.
+const SWEEP_STEP: f64 = 0.01;
+/// Thresholds in the sweep after the first (0.30 to 0.50).
+const SWEEP_STEPS: usize = 20;
 
 /// Answered share per relevance weighting and threshold, from the per-question signals:
 /// the configured weights and two alternatives (no chunk cosine; chunk cosine alone).
@@ -351,8 +526,8 @@ pub fn relevance_sweep(
     let n = results.len().max(1) as f64;
     let weightings = [
         (cfg.cosine_weight, cfg.coverage_weight),
-        (0.5, 0.5),
-        (0.0, 0.0),
+        SWEEP_NO_CHUNK_COSINE,
+        SWEEP_CHUNK_COSINE_ONLY,
     ];
     for (a, b) in weightings {
         let w = crate::evidence::verify::RelevanceConfig {
@@ -361,8 +536,8 @@ pub fn relevance_sweep(
             ..*cfg
         };
         let mut row = BTreeMap::new();
-        for ti in 0..=20 {
-            let t = 0.30 + ti as f64 * 0.01;
+        for ti in 0..=SWEEP_STEPS {
+            let t = SWEEP_FROM + ti as f64 * SWEEP_STEP;
             let answered = results
                 .iter()
                 .filter(|r| r.signals.iter().any(|&(c, v, k)| w.score(c, v, k) >= t))

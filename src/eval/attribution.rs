@@ -7,9 +7,36 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::error::Error;
 use crate::evidence::support::{features_from, source_sentences, SupportConfig, SupportFeatures};
 use crate::models::Embed;
+
+/// Calibration grid of `min_coverage`: 0 to 1 in steps of [`COVERAGE_STEP`].
+const COVERAGE_STEPS: usize = 20;
+/// Step of the `min_coverage` grid.
+const COVERAGE_STEP: f64 = 0.05;
+/// Calibration grid of `min_similarity`: 0 to 1 in steps of [`SIMILARITY_STEP`].
+const SIMILARITY_STEPS: usize = 50;
+/// Step of the `min_similarity` grid.
+const SIMILARITY_STEP: f64 = 0.02;
+/// A grid point replaces the best so far only when its macro-F1 is higher by more than
+/// rounding noise, so ties keep the earlier (lower) thresholds.
+const F1_EPSILON: f64 = 1e-12;
+
+/// `attest eval attribution`: read the rows of `dataset` (at most `limit`) and evaluate
+/// the support check with the bi-encoder of `cfg` at the default thresholds.
+pub fn run(cfg: &Config, dataset: &Path, limit: Option<usize>) -> Result<AttributionReport, Error> {
+    let mut rows = read_rows(dataset)?;
+    super::truncate(&mut rows, limit);
+    let model = crate::validate::support_model(cfg)?;
+    evaluate(
+        &model,
+        &rows,
+        &SupportConfig::default(),
+        &dataset.display().to_string(),
+    )
+}
 
 /// One labelled claim.
 #[derive(Debug, Clone)]
@@ -138,14 +165,14 @@ pub fn evaluate(
         AttributionMetrics { accuracy, macro_f1 }
     };
     let mut best = (*cfg, at(cfg));
-    for ci in 0..=20 {
-        for si in 0..=50 {
+    for ci in 0..=COVERAGE_STEPS {
+        for si in 0..=SIMILARITY_STEPS {
             let c = SupportConfig {
-                min_coverage: ci as f64 * 0.05,
-                min_similarity: si as f64 * 0.02,
+                min_coverage: ci as f64 * COVERAGE_STEP,
+                min_similarity: si as f64 * SIMILARITY_STEP,
             };
             let m = at(&c);
-            if m.macro_f1 > best.1.macro_f1 + 1e-12 {
+            if m.macro_f1 > best.1.macro_f1 + F1_EPSILON {
                 best = (c, m);
             }
         }

@@ -1,6 +1,13 @@
 //! Measurement: `attest eval search` runs a query file against an index and reports
 //! search latency per mode and the recall@k of the HNSW graph against exact search;
-//! [`retrieval`] evaluates ranking quality on BEIR datasets with [`metrics`].
+//! [`retrieval`] evaluates ranking quality on BEIR datasets with [`metrics`], and
+//! [`answers`], [`multihop`] and [`attribution`] measure answers, the research loop and the
+//! support check.
+//!
+//! Each evaluation has a `run` function that takes the configuration and the command's
+//! options and does everything the command does but print: choose the evaluation index
+//! ([`eval_index_dir`]), load the dataset, bring its corpus into the index
+//! ([`open_eval_engine`]), evaluate and assemble the report.
 
 pub mod answers;
 pub mod attribution;
@@ -8,14 +15,111 @@ pub mod metrics;
 pub mod multihop;
 pub mod retrieval;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::ingest::{ingest, IngestOptions};
 use crate::retrieve::{search, Mode};
+
+use retrieval::Dataset;
+
+/// Where evaluation indexes live by default, one directory per dataset, under the working
+/// directory.
+pub const EVAL_INDEX_ROOT: &str = ".attest-eval";
+
+/// The modes `attest eval search` times.
+pub const SEARCH_MODES: [Mode; 3] = [Mode::Lexical, Mode::Dense, Mode::Hybrid];
+
+/// The options every dataset evaluation shares.
+#[derive(Debug, Clone, Default)]
+pub struct DatasetRun {
+    /// Dataset directory (BEIR format).
+    pub dataset: PathBuf,
+    /// qrels split (default: the only one, else `test`).
+    pub split: Option<String>,
+    /// Index for the dataset (default: [`eval_index_dir`]).
+    pub eval_index: Option<PathBuf>,
+    /// Use at most this many questions.
+    pub limit: Option<usize>,
+    /// Show progress bars on standard error.
+    pub progress: bool,
+}
+
+/// Keep at most `limit` items (at least one).
+pub fn truncate<T>(items: &mut Vec<T>, limit: Option<usize>) {
+    if let Some(n) = limit {
+        items.truncate(n.max(1));
+    }
+}
+
+/// The index an evaluation uses: `eval_index`, or [`EVAL_INDEX_ROOT`]`/<dataset directory
+/// name>`.
+pub fn eval_index_dir(dataset: &Path, eval_index: Option<PathBuf>) -> PathBuf {
+    eval_index.unwrap_or_else(|| {
+        let name = dataset
+            .canonicalize()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "dataset".into());
+        PathBuf::from(EVAL_INDEX_ROOT).join(name)
+    })
+}
+
+/// Load a BEIR dataset's split, keeping at most `limit` queries.
+pub fn load_dataset(
+    dir: &Path,
+    split: Option<&str>,
+    limit: Option<usize>,
+) -> Result<Dataset, Error> {
+    let mut ds = Dataset::load(dir, split)?;
+    truncate(&mut ds.queries, limit);
+    Ok(ds)
+}
+
+/// Open (creating if needed) the evaluation index of `cfg` and bring the dataset's corpus
+/// into it; a file that fails to ingest is an error.
+pub fn open_eval_engine(cfg: Config, ds: &Dataset, progress: bool) -> Result<Engine, Error> {
+    let mut engine = Engine::open_with_default_model(cfg, true)?;
+    let r = ingest(
+        &mut engine,
+        &[ds.corpus()],
+        &IngestOptions {
+            prune: false,
+            progress,
+            ..IngestOptions::default()
+        },
+    )?;
+    if let Some(f) = r.failed.first() {
+        return Err(Error::Usage(format!("{}: {}", f.path, f.reason)));
+    }
+    Ok(engine)
+}
+
+/// `attest eval search`: the queries of the file `queries` (at most `limit`) against the
+/// index of `cfg`, `k` hits each, in every mode of [`SEARCH_MODES`].
+pub fn run_search(
+    cfg: Config,
+    queries: &Path,
+    k: usize,
+    limit: Option<usize>,
+) -> Result<SearchEval, Error> {
+    let mut engine = Engine::open_with_default_model(cfg, false)?;
+    engine.ensure_graph()?;
+    let mut qs = read_queries(queries)?;
+    truncate(&mut qs, limit);
+    eval_search(
+        &engine,
+        &qs,
+        &queries.display().to_string(),
+        k,
+        &SEARCH_MODES,
+    )
+}
 
 /// One query read from a query file.
 #[derive(Debug, Clone)]

@@ -9,12 +9,30 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::percentile;
 use super::retrieval::Dataset;
+use super::{eval_index_dir, load_dataset, open_eval_engine, percentile, DatasetRun};
 use crate::answer::Status;
 use crate::ask::{ask, AskOptions};
+use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;
+
+/// Gold paragraphs a question needs to count as multi-hop.
+const MIN_GOLD: usize = 2;
+
+/// `attest eval multihop`: load the dataset, ingest its corpus into the evaluation index
+/// and ask its multi-gold questions (never served from the QA memory).
+pub fn run(mut cfg: Config, run: &DatasetRun) -> Result<MultihopReport, Error> {
+    let ds = load_dataset(&run.dataset, run.split.as_deref(), run.limit)?;
+    cfg.index = eval_index_dir(&run.dataset, run.eval_index.clone());
+    let mut opts = AskOptions::from_config(&cfg);
+    opts.memory = false; // every question is researched, never served from memory
+    let engine = open_eval_engine(cfg, &ds, run.progress)?;
+    let bar = crate::ingest::counter_bar(ds.queries.len() as u64, run.progress, "questions");
+    let report = evaluate(&engine, &ds, &opts, |n| bar.set_position(n as u64))?;
+    bar.finish_and_clear();
+    Ok(report)
+}
 
 /// Metrics of the comparison.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -133,7 +151,7 @@ pub fn evaluate(
             .filter(|(_, &s)| s > 0)
             .map(|(k, _)| k)
             .collect();
-        if gold.len() < 2 {
+        if gold.len() < MIN_GOLD {
             continue;
         }
         n += 1;

@@ -12,7 +12,8 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::metrics::{all_found_at_k, mrr_at_k, ndcg_at_k, recall_at_k, Judgments};
-use super::{percentile, Query};
+use super::{eval_index_dir, load_dataset, open_eval_engine, percentile, DatasetRun, Query};
+use crate::config::Config;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::retrieve::multi::{retrieve, KeywordPrf, MultiOptions};
@@ -62,6 +63,41 @@ pub const ALL_MODES: [EvalMode; 4] = [
 
 /// Documents ranked per query (for Recall@100).
 pub const DOC_DEPTH: usize = 100;
+
+/// Chunks retrieved per document ranked: several chunks of one document collapse into one
+/// rank, so [`rank_documents`] asks for this many times the documents it needs.
+pub const CHUNKS_PER_DOCUMENT: usize = 3;
+
+/// Candidates each retriever gives at least, so that [`DOC_DEPTH`] documents can be
+/// ranked from [`CHUNKS_PER_DOCUMENT`] chunks each.
+pub const EVAL_CANDIDATES: usize = DOC_DEPTH * CHUNKS_PER_DOCUMENT;
+
+/// The cut-off of nDCG, Recall, MRR and all-relevant (`@10`).
+pub const TOP_K: usize = 10;
+
+/// `attest eval retrieval`: load the dataset, ingest its corpus into the evaluation index
+/// and evaluate `modes` (none: [`ALL_MODES`], plus reranking when a cross-encoder is
+/// installed).
+pub fn run(
+    mut cfg: Config,
+    run: &DatasetRun,
+    modes: Vec<EvalMode>,
+) -> Result<RetrievalReport, Error> {
+    let ds = load_dataset(&run.dataset, run.split.as_deref(), run.limit)?;
+    cfg.index = eval_index_dir(&run.dataset, run.eval_index.clone());
+    cfg.candidates = cfg.candidates.max(EVAL_CANDIDATES);
+    let engine = open_eval_engine(cfg, &ds, run.progress)?;
+    let modes = if modes.is_empty() {
+        let mut m = ALL_MODES.to_vec();
+        if engine.reranker().is_some() {
+            m.push(EvalMode::MultiQueryRerank);
+        }
+        m
+    } else {
+        modes
+    };
+    evaluate(&engine, &ds, &modes)
+}
 
 /// A BEIR dataset split.
 #[derive(Debug, Clone)]
@@ -216,14 +252,14 @@ pub fn rank_documents(
     depth: usize,
 ) -> Result<Vec<String>, Error> {
     let keys: Vec<String> = match mode {
-        EvalMode::Single(m) => search(engine, query, m, depth * 3)?
+        EvalMode::Single(m) => search(engine, query, m, depth * CHUNKS_PER_DOCUMENT)?
             .hits
             .into_iter()
             .map(|h| h.chunk.key)
             .collect(),
         EvalMode::MultiQuery | EvalMode::MultiQueryRerank => {
             let opts = MultiOptions {
-                k: depth * 3,
+                k: depth * CHUNKS_PER_DOCUMENT,
                 rerank_depth: engine.config().rerank_depth,
                 per_document: engine.config().max_chunks_per_document,
                 ..MultiOptions::default()
@@ -270,11 +306,11 @@ pub fn evaluate(
             let ranked = rank_documents(engine, &q.text, mode, DOC_DEPTH)?;
             ms.push(t.elapsed().as_secs_f64() * 1000.0);
             let j = &ds.qrels[&q.id];
-            sums[0] += ndcg_at_k(&ranked, j, 10);
-            sums[1] += recall_at_k(&ranked, j, 10);
-            sums[2] += recall_at_k(&ranked, j, 100);
-            sums[3] += mrr_at_k(&ranked, j, 10);
-            sums[4] += all_found_at_k(&ranked, j, 10) as u8 as f64;
+            sums[0] += ndcg_at_k(&ranked, j, TOP_K);
+            sums[1] += recall_at_k(&ranked, j, TOP_K);
+            sums[2] += recall_at_k(&ranked, j, DOC_DEPTH);
+            sums[3] += mrr_at_k(&ranked, j, TOP_K);
+            sums[4] += all_found_at_k(&ranked, j, TOP_K) as u8 as f64;
         }
         let n = ds.queries.len() as f64;
         let total: f64 = ms.iter().sum();

@@ -1,0 +1,111 @@
+//! `attest ask`: a cited answer (exit 0 answered, 1 no authoritative evidence or an
+//! undecided answer choice, 2 rejected input).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use attest::answer::Status;
+use attest::ask::{ask, AskOptions};
+use attest::config::Config;
+use attest::engine::Engine;
+use attest::render;
+
+use crate::{finite_f64, flag_help, out, say};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The question (several words are joined with spaces)
+    #[arg(required = true, num_args = 1..)]
+    question: Vec<String>,
+    #[arg(long, help = flag_help("ask_chunks"))]
+    chunks: Option<usize>,
+    #[arg(long, help = flag_help("max_statements"))]
+    max_statements: Option<usize>,
+    #[arg(long, value_parser = finite_f64, help = flag_help("min_relevance"))]
+    min_relevance: Option<f64>,
+    /// Evidence Gate preset: lenient, standard or strict
+    #[arg(long, default_value = "standard")]
+    preset: String,
+    /// Do not use an installed cross-encoder
+    #[arg(long)]
+    no_rerank: bool,
+    /// One retrieval step even for multi-hop questions (no research loop)
+    #[arg(long)]
+    single_step: bool,
+    /// Neither serve nor store answers in the QA memory
+    #[arg(long)]
+    no_memory: bool,
+    /// Do not use the configured generator (the answer is extractive)
+    #[arg(long)]
+    no_generator: bool,
+    /// Add the research steps, retrieved chunks, rejected items and timings
+    #[arg(long)]
+    explain: bool,
+    /// Write the full lineage (audit trail) as JSON to this file
+    #[arg(long)]
+    audit: Option<PathBuf>,
+    /// Print the answer JSON
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
+    if let Some(n) = args.chunks {
+        cfg.ask_chunks = n;
+        cfg.set_by_flag("ask_chunks", "--chunks");
+    }
+    if let Some(n) = args.max_statements {
+        cfg.max_statements = n;
+        cfg.set_by_flag("max_statements", "--max-statements");
+    }
+    if let Some(r) = args.min_relevance {
+        cfg.min_relevance = r;
+        cfg.set_by_flag("min_relevance", "--min-relevance");
+    }
+    let mut opts = AskOptions::from_config(&cfg);
+    opts.gate = attest::validate::gate_preset(&args.preset)?;
+    opts.rerank = !args.no_rerank;
+    opts.research = !args.single_step;
+    opts.memory &= !args.no_memory;
+    if args.no_generator {
+        cfg.generator = None;
+    }
+    if let Some(path) = &args.audit {
+        // Refuse a path that cannot take the audit before any work is done.
+        attest::outfile::check(path)?;
+    }
+    let mut engine = Engine::open_with_default_model(cfg, false)?;
+    engine.load_generator()?;
+    let question = args.question.join(" ");
+    let run = ask(&engine, &question, &opts)?;
+    if let Some(path) = &args.audit {
+        attest::audit::write(path, &engine, &run)?;
+    }
+    if args.json {
+        out(&format!("{}\n", serde_json::to_string_pretty(&run.answer)?))?;
+    } else if args.explain {
+        out(&render::answer_explained(&run))?;
+    } else {
+        out(&render::answer(&run.answer))?;
+    }
+    let undecided = run
+        .answer
+        .choice
+        .as_ref()
+        .is_some_and(|c| c.selected.is_none());
+    Ok(match run.answer.status {
+        Status::Answered if undecided => ExitCode::from(1),
+        Status::Answered => ExitCode::SUCCESS,
+        Status::NoAuthoritativeEvidence => ExitCode::from(1),
+        Status::RejectedInput => {
+            if !args.json {
+                say(run
+                    .answer
+                    .reason
+                    .as_deref()
+                    .unwrap_or("question not accepted"));
+            }
+            ExitCode::from(2)
+        }
+    })
+}

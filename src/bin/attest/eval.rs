@@ -1,0 +1,213 @@
+//! `attest eval …`: the measurements; each prints its report and exits 0.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use attest::config::Config;
+use attest::eval::answers::AnswersRun;
+use attest::eval::retrieval::EvalMode;
+use attest::eval::DatasetRun;
+use attest::render;
+
+use crate::emit;
+
+#[derive(clap::Subcommand)]
+pub enum EvalCommand {
+    /// Multi-hop evidence: questions with two or more gold paragraphs asked as one step
+    /// and through the research loop; the share whose evidence includes every gold
+    /// paragraph, side by side
+    Multihop {
+        /// Dataset directory (BEIR format)
+        #[arg(long)]
+        dataset: PathBuf,
+        /// qrels split [default: the only one, else test]
+        #[arg(long)]
+        split: Option<String>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many questions
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Answer quality: every judged query of a BEIR split asked as a question against the
+    /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
+    /// corpus cannot answer): answered/abstained shares, cited relevant documents,
+    /// cited-item precision, invariants and latency
+    Answers(AnswersArgs),
+    /// The support check on AttributionBench-style jsonl (claim, references[],
+    /// attribution_label): accuracy, macro-F1, and the calibrated thresholds
+    Attribution {
+        /// Dataset file
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Use at most this many rows
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Ranking quality (nDCG@10, Recall@10/100, MRR@10) and latency per mode on a BEIR
+    /// dataset (corpus.jsonl, queries.jsonl, qrels/SPLIT.tsv), ingested into its own index
+    Retrieval {
+        /// Dataset directory
+        #[arg(long)]
+        dataset: PathBuf,
+        /// qrels split [default: the only one, else test]
+        #[arg(long)]
+        split: Option<String>,
+        /// Modes to compare (repeatable): lexical, dense, hybrid, hybrid+multi-query,
+        /// hybrid+multi-query+rerank [default: all, +rerank when a cross-encoder is installed]
+        #[arg(long)]
+        mode: Vec<EvalMode>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many queries
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+    /// Search latency per mode and HNSW recall@k against exact search, over a query file
+    /// (BEIR queries.jsonl or one query per line) on an existing index
+    Search {
+        /// Query file
+        #[arg(long)]
+        queries: PathBuf,
+        /// Hits per query
+        #[arg(long, short, default_value_t = 10)]
+        k: usize,
+        /// Use at most this many queries
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
+    match what {
+        EvalCommand::Multihop {
+            dataset,
+            split,
+            eval_index,
+            limit,
+            json,
+        } => {
+            let run = DatasetRun {
+                dataset,
+                split,
+                eval_index,
+                limit,
+                progress: !json,
+            };
+            let report = attest::eval::multihop::run(cfg, &run)?;
+            emit(json, &report, render::multihop_eval)?;
+        }
+        EvalCommand::Answers(args) => answers(cfg, args)?,
+        EvalCommand::Attribution {
+            dataset,
+            limit,
+            json,
+        } => {
+            let report = attest::eval::attribution::run(&cfg, &dataset, limit)?;
+            emit(json, &report, render::attribution_eval)?;
+        }
+        EvalCommand::Retrieval {
+            dataset,
+            split,
+            mode,
+            eval_index,
+            limit,
+            json,
+        } => {
+            let run = DatasetRun {
+                dataset,
+                split,
+                eval_index,
+                limit,
+                progress: !json,
+            };
+            let report = attest::eval::retrieval::run(cfg, &run, mode)?;
+            emit(json, &report, render::retrieval_eval)?;
+        }
+        EvalCommand::Search {
+            queries,
+            k,
+            limit,
+            json,
+        } => {
+            let report = attest::eval::run_search(cfg, &queries, k, limit)?;
+            emit(json, &report, render::search_eval)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+// Options of `attest eval answers` (no doc comment: the variant's is the command's about).
+#[derive(clap::Args)]
+pub struct AnswersArgs {
+    /// Dataset directory whose corpus answers
+    #[arg(long)]
+    dataset: PathBuf,
+    /// qrels split [default: the only one, else test]
+    #[arg(long)]
+    split: Option<String>,
+    /// Ask this dataset's queries instead (an unanswerable run)
+    #[arg(long)]
+    questions_from: Option<PathBuf>,
+    /// Split of --questions-from [default: the only one, else test]
+    #[arg(long)]
+    questions_split: Option<String>,
+    /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+    #[arg(long)]
+    eval_index: Option<PathBuf>,
+    /// Use at most this many questions
+    #[arg(long)]
+    limit: Option<usize>,
+    /// Do not use an installed cross-encoder
+    #[arg(long)]
+    no_rerank: bool,
+    /// Include per-question outcomes in the JSON
+    #[arg(long)]
+    per_question: bool,
+    /// Ask every answered question a second time with the QA memory on, and report
+    /// memory hits and the repeat's latency
+    #[arg(long)]
+    repeat: bool,
+    /// One retrieval step per question (no research loop)
+    #[arg(long)]
+    single_step: bool,
+    /// Print as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// `attest eval answers`.
+fn answers(cfg: Config, args: AnswersArgs) -> anyhow::Result<()> {
+    let json = args.json;
+    let run = AnswersRun {
+        base: DatasetRun {
+            dataset: args.dataset,
+            split: args.split,
+            eval_index: args.eval_index,
+            limit: args.limit,
+            progress: !json,
+        },
+        questions_from: args.questions_from,
+        questions_split: args.questions_split,
+        rerank: !args.no_rerank,
+        per_question: args.per_question,
+        repeat: args.repeat,
+        research: !args.single_step,
+    };
+    let report = attest::eval::answers::run(cfg, &run)?;
+    emit(json, &report, render::answers_eval)
+}

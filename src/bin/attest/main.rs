@@ -1,0 +1,204 @@
+//! The `attest` command: parses arguments, runs the library, prints, and maps outcomes to
+//! exit codes (0 success, 1 no result, 2 error including partial ingest failures).
+//!
+//! This file holds the global options and the dispatch; each subcommand's options, its
+//! call into the library and its exit code live in a module of its own.
+//!
+//! Output: every write to standard output goes through [`out`]: a write error (a full
+//! disk) is an error (exit 2) with a message, and a closed pipe (`attest … | head`) ends
+//! the output quietly while the command keeps its exit code. Messages on standard error
+//! go through [`say`], which never fails (there is nowhere left to report that).
+
+mod ask;
+mod eval;
+mod ingest;
+mod search;
+mod status;
+mod validate;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+
+use attest::config::Config;
+use attest::render;
+
+#[derive(Parser)]
+#[command(
+    name = "attest",
+    version,
+    about = "Answers from your own documents, every sentence backed by verbatim, span-checked evidence"
+)]
+struct Cli {
+    #[arg(long, global = true, help = global_help("index"))]
+    index: Option<PathBuf>,
+    /// Configuration file [default: ./attest.toml when present]
+    #[arg(long, global = true)]
+    config: Option<PathBuf>,
+    #[arg(long, global = true, help = global_help("model_dir"))]
+    model_dir: Option<PathBuf>,
+    #[arg(long, global = true, help = global_help("generator"))]
+    generator: Option<PathBuf>,
+    /// More logging on stderr (repeat for more)
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Ingest files and directories (md, markdown, txt, html, htm, pdf, BEIR jsonl) into the index
+    Ingest(ingest::Args),
+    /// Search the index (hybrid dense + BM25 by default)
+    Search(search::Args),
+    /// Answer a question from the index: every sentence a verbatim, span-checked quote
+    /// with its citation, or "no authoritative evidence" (exit 0 answered, 1 no
+    /// authoritative evidence, 2 rejected input or error)
+    Ask(ask::Args),
+    /// Measure the engine (see `attest eval search --help`)
+    Eval {
+        #[command(subcommand)]
+        what: eval::EvalCommand,
+    },
+    /// Check a text's citations against an evidence file with the Evidence Gate, or
+    /// replay an audit trail against the current index (exit 0 passed, 1 violations or
+    /// drift, 2 error)
+    Validate(validate::Args),
+    /// Show what the index holds and whether it is healthy
+    Status(status::Args),
+}
+
+/// Help of a subcommand flag that sets the configuration key `key`: the declared help and
+/// default.
+fn flag_help(key: &str) -> String {
+    let s = attest::config::setting(key).expect("a declared setting");
+    format!("{} [default: {}]", s.help, s.default_text())
+}
+
+/// Help of a global flag that sets the configuration key `key`: the declared help,
+/// environment variable and default.
+fn global_help(key: &str) -> String {
+    let s = attest::config::setting(key).expect("a declared setting");
+    format!(
+        "{} [env: {}] [default: {}]",
+        s.help,
+        s.env,
+        s.default_text()
+    )
+}
+
+/// Write `text` to standard output and flush. A closed pipe drops the rest quietly; any
+/// other write error is returned.
+fn out(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing to standard output"),
+    }
+}
+
+/// Print `attest: MESSAGE` on standard error on one line, control characters escaped
+/// (newlines included); a failed write is ignored.
+fn say(message: &str) {
+    use std::io::Write;
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "attest: {}",
+        render::clean(message)
+    );
+}
+
+/// Print `value` as pretty JSON, or in its human form.
+fn emit<T: serde::Serialize>(json: bool, value: &T, human: fn(&T) -> String) -> anyhow::Result<()> {
+    if json {
+        out(&format!("{}\n", serde_json::to_string_pretty(value)?))
+    } else {
+        out(&human(value))
+    }
+}
+
+/// Exit code 0 when `ok`, else `otherwise`.
+fn exit_if(ok: bool, otherwise: u8) -> ExitCode {
+    if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(otherwise)
+    }
+}
+
+/// A flag value that must be a finite number (`nan` and `inf` would switch gates off).
+fn finite_f64(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => Err("not a finite number".into()),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Parse the command line; help, version and usage errors are printed here, and a
+/// failed write of them (other than a closed pipe) exits 2.
+fn parse() -> Result<Cli, ExitCode> {
+    Cli::try_parse().map_err(|e| match e.print() {
+        Err(w) if w.kind() != std::io::ErrorKind::BrokenPipe => {
+            say(&format!("writing the usage message: {w}"));
+            ExitCode::from(2)
+        }
+        _ => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+    })
+}
+
+fn main() -> ExitCode {
+    if let Some(code) = attest::corpus::load::pdf_worker_entry() {
+        return ExitCode::from(code.clamp(0, 255) as u8);
+    }
+    let cli = match parse() {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let filter = match cli.verbose {
+        0 => "warn",
+        1 => "info",
+        _ => "debug",
+    };
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("ATTEST_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(filter)),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            say(&render::error_chain(e.as_ref()));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Load the configuration, apply the global flags and run the subcommand.
+fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let mut cfg = Config::load(cli.config.as_deref())?;
+    cfg.validate()?;
+    if let Some(i) = cli.index {
+        cfg.index = i;
+    }
+    if let Some(m) = cli.model_dir {
+        cfg.model_dir = Some(m);
+    }
+    if let Some(g) = cli.generator {
+        cfg.generator = Some(g);
+    }
+    match cli.command {
+        Command::Ingest(args) => ingest::run(cfg, args),
+        Command::Search(args) => search::run(cfg, args),
+        Command::Ask(args) => ask::run(cfg, args),
+        Command::Eval { what } => eval::run(cfg, what),
+        Command::Validate(args) => validate::run(cfg, args),
+        Command::Status(args) => status::run(cfg, args),
+    }
+}

@@ -1,0 +1,95 @@
+//! `attest validate`: check an outside text's citations against an evidence file (the
+//! Evidence Gate, then the support check of sentences that are not verbatim quotes), or
+//! replay an audit trail against the current index and add the model support check the
+//! replay leaves out.
+
+use std::path::Path;
+
+use crate::audit::Replay;
+use crate::config::Config;
+use crate::error::Error;
+use crate::evidence::gate::{check_external, GateConfig, GateResult, Severity};
+use crate::evidence::support::{check_text, needs_model, SupportConfig};
+use crate::models::MiniLm;
+
+/// Options of a text check.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckOptions {
+    /// Run the support check on sentences that are not verbatim quotes.
+    pub support: bool,
+    /// Threshold preset: `lenient`, `standard` or `strict`.
+    pub preset: String,
+    /// Override: citations every paragraph needs.
+    pub min_citations: Option<usize>,
+    /// Override: minimum citations per 100 words.
+    pub min_density: Option<f64>,
+}
+
+/// The Evidence Gate preset `name`, or a usage error listing the presets.
+pub fn gate_preset(name: &str) -> Result<GateConfig, Error> {
+    GateConfig::preset(name).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown preset {name:?} (lenient, standard, strict)"
+        ))
+    })
+}
+
+/// The bi-encoder the support check uses, with the configured batch budget.
+pub fn support_model(cfg: &Config) -> Result<MiniLm, Error> {
+    let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
+    model.batch_tokens = cfg.embed_batch_tokens.max(1);
+    Ok(model)
+}
+
+/// Replay the audit trail at `audit` against the index of `cfg`, then run the model
+/// support check on the recorded answer when some sentence is not a verbatim quote.
+pub fn replay_audit(cfg: &Config, audit: &Path) -> Result<Replay, Error> {
+    let store = crate::store::Store::open_existing(&cfg.index)?;
+    let mut r = crate::audit::replay(&store, audit)?;
+    if needs_model(&r.answer, &r.quotes) {
+        let model = support_model(cfg)?;
+        let v = check_text(&r.answer, &r.quotes, &model, &SupportConfig::default())?;
+        // Claim violations were recorded by the replay already.
+        let v = v
+            .into_iter()
+            .filter(|x| !r.violations.contains(x))
+            .collect();
+        r.add_violations(v);
+    }
+    Ok(r)
+}
+
+/// Check the text in `file` against the evidence file `evidence`: the gate under the
+/// preset and overrides of `opts`, then (unless switched off) the support check, whose
+/// errors fail the result.
+pub fn check_file(
+    cfg: &Config,
+    file: &Path,
+    evidence: &Path,
+    opts: &CheckOptions,
+) -> Result<GateResult, Error> {
+    let mut gate = gate_preset(&opts.preset)?;
+    if let Some(n) = opts.min_citations {
+        gate.min_citations_per_paragraph = n;
+    }
+    if let Some(d) = opts.min_density {
+        if d < 0.0 {
+            return Err(Error::Usage(format!(
+                "--min-density {d}: must not be negative"
+            )));
+        }
+        gate.min_density_per_100_words = d;
+    }
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Error::Usage(format!("{}: {e}", file.display())))?;
+    let items = crate::evidence::read_evidence(evidence)?;
+    let ids = items.keys().cloned().collect();
+    let mut r = check_external(&text, &ids, &gate);
+    if opts.support && needs_model(&text, &items) {
+        let model = support_model(cfg)?;
+        let v = check_text(&text, &items, &model, &SupportConfig::default())?;
+        r.passed &= v.iter().all(|x| x.severity != Severity::Error);
+        r.violations.extend(v);
+    }
+    Ok(r)
+}
