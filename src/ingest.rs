@@ -571,11 +571,12 @@ pub fn lock_index(dir: &Path) -> Result<std::fs::File, Error> {
 /// `try_lock`, retried for up to 200 ms: `status` probes the lock with a momentary shared
 /// lock ([`ingest_running`]), which must not make an ingest starting at that instant fail.
 fn try_lock_patiently(file: &std::fs::File) -> Result<(), std::fs::TryLockError> {
-    for _ in 0..10 {
+    /// Attempts, and the pause between them.
+    const ATTEMPTS: usize = 10;
+    const PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+    for _ in 0..ATTEMPTS {
         match file.try_lock() {
-            Err(std::fs::TryLockError::WouldBlock) => {
-                std::thread::sleep(std::time::Duration::from_millis(20))
-            }
+            Err(std::fs::TryLockError::WouldBlock) => std::thread::sleep(PAUSE),
             r => return r,
         }
     }

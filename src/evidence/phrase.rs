@@ -237,7 +237,10 @@ fn check_generated(
             continue;
         }
         // The last sentence of an output cut by the token budget is incomplete.
-        if i + 1 == n && g.stopped == "max_tokens" && !sent.ends_with(['.', ']', '!', '?']) {
+        if i + 1 == n
+            && g.stopped == crate::models::generate::StopReason::MaxTokens
+            && !sent.ends_with(['.', ']', '!', '?'])
+        {
             dropped.push(Dropped {
                 sentence: sent.to_string(),
                 reason: "incomplete: cut by the token budget".into(),

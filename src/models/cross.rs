@@ -120,9 +120,13 @@ impl CrossEncoder {
                 reason: format!("{labels} labels; a reranker needs 1 or 2"),
             });
         }
+        /// Longest (query, passage) pair in tokens: BERT's position table.
+        const CROSS_MAX_TOKENS: usize = 512;
+        /// Pairs scored per forward pass.
+        const CROSS_BATCH: usize = 32;
         let wf = WeightFile::open(&dir.join("model.safetensors"), "bert.")?;
         let h = cfg.hidden_size;
-        let max_len = cfg.max_position_embeddings.min(512);
+        let max_len = cfg.max_position_embeddings.min(CROSS_MAX_TOKENS);
         let encoder = BertEncoder::from_weights(cfg, &wf)?;
         let tokenizer_path = dir.join("tokenizer.json");
         Ok(CrossEncoder {
@@ -138,7 +142,7 @@ impl CrossEncoder {
                 .file_name()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
-            batch: 32,
+            batch: CROSS_BATCH,
         })
     }
 

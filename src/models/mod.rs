@@ -270,8 +270,13 @@ impl MiniLm {
     /// Load from a model directory holding `config.json`, `tokenizer.json` and
     /// `model.safetensors`. The model id is the directory name.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        /// Tokens per text: all-MiniLM-L6-v2 was trained on 256 (sentence-transformers
+        /// `max_seq_length`), so parity with it truncates there.
+        const MINILM_MAX_TOKENS: usize = 256;
+        /// Tokens per batch until `embed_batch_tokens` sets it.
+        const DEFAULT_BATCH_TOKENS: usize = 4096;
         let encoder = bert::BertEncoder::load(dir)?;
-        let max_tokens = 256.min(encoder.config().max_position_embeddings);
+        let max_tokens = MINILM_MAX_TOKENS.min(encoder.config().max_position_embeddings);
         let tokenizer_path = dir.join("tokenizer.json");
         let tokenizer = load_tokenizer(&tokenizer_path, max_tokens)?;
         let mut counter = tokenizer.clone();
@@ -292,7 +297,7 @@ impl MiniLm {
             tokenizer_path,
             id,
             max_tokens,
-            batch_tokens: 4096,
+            batch_tokens: DEFAULT_BATCH_TOKENS,
         })
     }
 

@@ -162,11 +162,13 @@ pub fn walk(
             .map(|(r, _)| (r.doc_id.clone(), r.text.clone()))
             .collect()
     };
+    /// Fewest rows read from the store per batch (one query each).
+    const MIN_ROW_BATCH: usize = 16;
     let choose = |keys: &[(String, String)], fill: bool| {
         let refs: Vec<(&str, &str)> = keys.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
         pick_with(&refs, want, per_document, fill)
     };
-    for batch in ranked.chunks(want.max(16)) {
+    for batch in ranked.chunks(want.max(MIN_ROW_BATCH)) {
         let ids: Vec<i64> = batch.iter().map(|x| x.0).collect();
         let got = engine.store().chunks_by_ids(&ids)?;
         let mut by_id: HashMap<i64, ChunkRow> = got.into_iter().map(|r| (r.id, r)).collect();
