@@ -16,6 +16,8 @@ use std::sync::{mpsc, Once, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::layout::Layout;
+
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm", "pdf", "jsonl"];
 
@@ -190,6 +192,8 @@ pub struct LoadedDoc {
     pub text: String,
     /// Which format the document was loaded from.
     pub kind: SourceKind,
+    /// Pages, headings, labels and extractor of `text`.
+    pub layout: Layout,
 }
 
 /// Why a file (or walk entry) could not be loaded.
@@ -433,6 +437,7 @@ fn load_kind(
                 title: title.unwrap_or_else(|| file_stem(path)),
                 text,
                 kind,
+                layout: Layout::default(),
             }])
         }
         SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
@@ -466,6 +471,7 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
         title: title.unwrap_or_else(|| file_stem(path)),
         text: body,
         kind: SourceKind::Html,
+        layout: Layout::default(),
     })
 }
 
@@ -1394,6 +1400,7 @@ fn load_pdf(
         title: found.title.unwrap_or_else(|| file_stem(path)),
         text: found.text,
         kind: SourceKind::Pdf,
+        layout: Layout::default(),
     })
 }
 
@@ -1466,6 +1473,7 @@ fn load_jsonl(path: &Path, text: &str, deadline: Deadline) -> Result<Vec<LoadedD
             key: id,
             text: stored,
             kind: SourceKind::Jsonl,
+            layout: Layout::default(),
         });
     }
     if docs.is_empty() {

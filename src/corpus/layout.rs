@@ -1,0 +1,226 @@
+//! Layout: what a loader knows about a document's stored text beyond its bytes — which
+//! page each byte is on, the headings that open sections, the labels of table rows and
+//! form values, and which extractor produced the text.
+//!
+//! Every offset is a byte offset into the stored text, so a quote's page and section are
+//! looked up from its span. [`Layout::check`] refuses a layout that does not fit its text.
+
+use serde::{Deserialize, Serialize};
+
+/// A heading: the line `[start, end)` of the stored text that opens a section.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Heading {
+    /// First byte of the heading line.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// Nesting level, 1 = top.
+    pub level: u8,
+    /// The heading as a reader names the section, e.g. `1.8 Project Start Date`.
+    pub title: String,
+}
+
+/// What a labelled span is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LabelKind {
+    /// A table row; the label holds the column headers (and the caption).
+    Row,
+    /// A form value; the label is the prompt or field name it answers.
+    Value,
+}
+
+/// A span whose meaning comes from a label printed elsewhere (a row under its column
+/// headers, a value under its prompt).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Labelled {
+    /// First byte of the row or value.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// Row or value.
+    pub kind: LabelKind,
+    /// The headers, caption or prompt, whitespace-normalised.
+    pub label: String,
+}
+
+/// The layout of one document's stored text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// The extractor and its version when the text was converted (PDF, DOCX), e.g.
+    /// `pdftotext 22.02.0 (-layout) + attest-layout 1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extractor: Option<String>,
+    /// Byte offset at which each page starts (page 1 first, ascending); empty when the
+    /// source has no pages.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pages: Vec<usize>,
+    /// Headings in text order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headings: Vec<Heading>,
+    /// Labelled rows and values in text order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<Labelled>,
+}
+
+/// Why a layout does not fit its text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("layout does not fit its text: {0}")]
+pub struct LayoutMismatch(pub String);
+
+impl Layout {
+    /// True when the layout says nothing.
+    pub fn is_empty(&self) -> bool {
+        self.extractor.is_none()
+            && self.pages.is_empty()
+            && self.headings.is_empty()
+            && self.labels.is_empty()
+    }
+
+    /// The 1-based page that byte `at` is on, when the source has pages.
+    pub fn page_of(&self, at: usize) -> Option<usize> {
+        if self.pages.is_empty() {
+            return None;
+        }
+        Some(self.pages.partition_point(|&p| p <= at).max(1))
+    }
+
+    /// Index of the last heading that starts at or before `at`.
+    fn heading_before(&self, at: usize) -> Option<usize> {
+        self.headings.partition_point(|h| h.start <= at).checked_sub(1)
+    }
+
+    /// The section path at byte `at`: the titles of the enclosing headings, outermost
+    /// first (each heading closes the ones at its level or deeper).
+    pub fn section_path(&self, at: usize) -> Vec<&str> {
+        let Some(last) = self.heading_before(at) else {
+            return Vec::new();
+        };
+        let mut path: Vec<&Heading> = Vec::new();
+        for h in &self.headings[..=last] {
+            while path.last().is_some_and(|p| p.level >= h.level) {
+                path.pop();
+            }
+            path.push(h);
+        }
+        path.into_iter().map(|h| h.title.as_str()).collect()
+    }
+
+    /// The innermost section title at byte `at`.
+    pub fn section_of(&self, at: usize) -> Option<&str> {
+        self.heading_before(at)
+            .map(|i| self.headings[i].title.as_str())
+    }
+
+    /// The labelled row or value that contains the span `[start, end)`, or that the span
+    /// lies inside of.
+    pub fn label_for(&self, start: usize, end: usize) -> Option<&Labelled> {
+        let i = self.labels.partition_point(|l| l.start <= start);
+        let l = self.labels.get(i.checked_sub(1)?)?;
+        (end <= l.end || start == l.start).then_some(l)
+    }
+
+    /// Whether `[start, end)` is (inside) a heading line.
+    pub fn is_heading(&self, start: usize, end: usize) -> bool {
+        self.heading_before(start)
+            .is_some_and(|i| end <= self.headings[i].end)
+    }
+
+    /// Check that every offset is inside `text`, on a character boundary, and in order.
+    pub fn check(&self, text: &str) -> Result<(), LayoutMismatch> {
+        let ok = |at: usize| at <= text.len() && text.is_char_boundary(at);
+        if let Some(p) = self.pages.iter().find(|&&p| !ok(p)) {
+            return Err(LayoutMismatch(format!("page start {p} is not in the text")));
+        }
+        if self.pages.windows(2).any(|w| w[0] > w[1]) {
+            return Err(LayoutMismatch("page starts are out of order".into()));
+        }
+        let spans = self
+            .headings
+            .iter()
+            .map(|h| (h.start, h.end, "heading"))
+            .chain(self.labels.iter().map(|l| (l.start, l.end, "label")));
+        for (start, end, what) in spans {
+            if start > end || !ok(start) || !ok(end) {
+                return Err(LayoutMismatch(format!(
+                    "{what} [{start}, {end}) is not a span of the text"
+                )));
+            }
+        }
+        let sorted = |v: Vec<usize>| v.windows(2).all(|w| w[0] <= w[1]);
+        if !sorted(self.headings.iter().map(|h| h.start).collect())
+            || !sorted(self.labels.iter().map(|l| l.start).collect())
+        {
+            return Err(LayoutMismatch("headings or labels are out of order".into()));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn heading(start: usize, level: u8, title: &str) -> Heading {
+        Heading {
+            start,
+            end: start + title.len(),
+            level,
+            title: title.into(),
+        }
+    }
+
+    #[test]
+    fn pages_sections_and_labels_are_looked_up_by_offset() {
+        let layout = Layout {
+            extractor: None,
+            pages: vec![0, 100, 250],
+            headings: vec![
+                heading(0, 1, "1 Project"),
+                heading(40, 2, "1.1 Scope"),
+                heading(120, 2, "1.8 Start Date"),
+                heading(200, 1, "2 Land"),
+            ],
+            labels: vec![Labelled {
+                start: 140,
+                end: 151,
+                kind: LabelKind::Value,
+                label: "Start date".into(),
+            }],
+        };
+        assert_eq!(layout.page_of(0), Some(1));
+        assert_eq!(layout.page_of(99), Some(1));
+        assert_eq!(layout.page_of(100), Some(2));
+        assert_eq!(layout.page_of(9999), Some(3));
+        assert_eq!(layout.section_of(10), Some("1 Project"));
+        assert_eq!(layout.section_path(130), vec!["1 Project", "1.8 Start Date"]);
+        assert_eq!(layout.section_path(210), vec!["2 Land"]);
+        assert_eq!(layout.label_for(140, 151).map(|l| l.label.as_str()), Some("Start date"));
+        assert_eq!(layout.label_for(141, 150).map(|l| l.kind), Some(LabelKind::Value));
+        assert!(layout.label_for(130, 151).is_none());
+        assert!(layout.label_for(152, 160).is_none());
+        assert!(layout.is_heading(120, 134));
+        assert!(!layout.is_heading(120, 140));
+        assert_eq!(Layout::default().page_of(5), None);
+    }
+
+    #[test]
+    fn check_refuses_offsets_outside_the_text_or_inside_a_character() {
+        let text = "été\nplain text here";
+        let mut layout = Layout {
+            pages: vec![0, 5],
+            ..Layout::default()
+        };
+        assert!(layout.check(text).is_ok());
+        layout.pages = vec![0, 1];
+        assert!(layout.check(text).is_err(), "offset 1 is inside 'é'");
+        layout.pages = vec![0, 500];
+        assert!(layout.check(text).is_err());
+        layout.pages = vec![5, 0];
+        assert!(layout.check(text).is_err());
+        layout.pages.clear();
+        layout.headings = vec![heading(6, 1, "plain text here")];
+        layout.headings[0].end = 99;
+        assert!(layout.check(text).is_err());
+    }
+}
