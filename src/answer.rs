@@ -79,8 +79,16 @@ pub struct Location {
     pub end: usize,
     /// 1-based line of `start`.
     pub line: usize,
+    /// 1-based page of `start`, when the source has pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
     /// sha256 of the document text.
     pub content_hash: String,
+}
+
+/// `s` with every whitespace run collapsed to one space, trimmed.
+pub fn display_text(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 impl EvidenceItem {
@@ -101,6 +109,7 @@ impl Location {
             start: c.start,
             end: c.end,
             line: c.line,
+            page: c.page,
             content_hash: c.content_hash.clone(),
         }
     }
@@ -126,12 +135,24 @@ pub struct EvidenceItem {
     pub chunk_id: String,
     /// The verbatim quote.
     pub quote: String,
+    /// The quote with whitespace runs collapsed to one space, for reading.
+    #[serde(default)]
+    pub display: String,
     /// Byte offset in the document text.
     pub start: usize,
     /// End byte offset (exclusive).
     pub end: usize,
     /// 1-based line of `start`.
     pub line: usize,
+    /// 1-based page of `start`, when the source has pages (PDF, DOCX).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
+    /// Innermost section title at `start`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// A table row's column headers, or the prompt or field name a value answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// Requirement or statement.
     pub kind: Kind,
     /// Relevance to the question.

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::pdftext::PdfExtractor;
+
 /// Errors reading configuration.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -175,6 +177,15 @@ impl SettingValue for Option<PathBuf> {
     }
 }
 
+impl SettingValue for PdfExtractor {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+        parse(var, v)
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
 impl SettingValue for bool {
     fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
         parse(var, v)
@@ -285,6 +296,9 @@ settings! {
         env "ATTEST_PDF_MEMORY_BYTES",
         range Some(Range::Int(MIN_PDF_MEMORY_BYTES, MAX_PDF_MEMORY_BYTES)),
         help "Address-space limit of the PDF extraction process, in bytes";
+    pdf_extractor: PdfExtractor = PdfExtractor::Auto,
+        env "ATTEST_PDF_EXTRACTOR", range None,
+        help "PDF text extractor: auto (pdftotext when installed, else pdf-extract), pdftotext or pdf-extract";
     /// 0 makes every file fail at once (a clear per-file failure, never a wrong result).
     file_timeout_secs: u64 = 300,
         env "ATTEST_FILE_TIMEOUT_SECS", range Some(Range::Int(0, 7 * DAY_SECS)),

@@ -22,7 +22,9 @@ use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::models::ModelError;
-use crate::store::{doc_id, key_path, path_key, sha256_hex, NewChunk, NewDoc, StoreError};
+use crate::store::{
+    doc_id, key_path, layout_json, path_key, sha256_hex, NewChunk, NewDoc, StoreError,
+};
 
 /// Options for one ingest run.
 #[derive(Debug, Clone, Default)]
@@ -345,8 +347,14 @@ fn compare_file(
         let hash = sha256_hex(d.text.as_bytes());
         hashes.push(hash.clone());
         present.insert(id.clone());
+        let same_layout = || {
+            let stored = engine.store().layout_json_of(&id).ok().flatten();
+            stored.as_deref() == Some(layout_json(&d.layout).as_str())
+        };
         match stored.get(&id) {
-            Some((row, h)) if *h == hash && !rechunk && !repair.docs.contains(row) => {
+            Some((row, h))
+                if *h == hash && !rechunk && !repair.docs.contains(row) && same_layout() =>
+            {
                 report.unchanged += 1;
                 continue;
             }
@@ -363,6 +371,7 @@ fn compare_file(
             title: d.title,
             kind: d.kind,
             text: d.text,
+            layout: d.layout,
             mtime_ns,
             chunks,
         });
@@ -605,6 +614,7 @@ pub fn load_options(cfg: &Config) -> LoadOptions {
         max_inflated_bytes: cfg.max_inflated_bytes,
         pdf_memory_bytes: cfg.pdf_memory_bytes,
         file_timeout: Duration::from_secs(cfg.file_timeout_secs),
+        pdf_extractor: cfg.pdf_extractor,
     }
 }
 
@@ -633,8 +643,8 @@ pub fn load_and_chunk(
 }
 
 /// Split a document into chunks and the texts to embed for them. The embedded text of
-/// a chunk is the document title on its own line followed by the chunk, unless the chunk
-/// already starts with the title.
+/// a chunk is the document title and the section path at the chunk's start, each on its
+/// own line, followed by the chunk (a line the chunk starts with is not repeated).
 pub fn chunk_doc(
     d: &LoadedDoc,
     budget: usize,
@@ -660,12 +670,7 @@ fn chunk_doc_until(
     let mut texts = Vec::with_capacity(spans.len());
     for c in spans {
         let body = c.span.slice(&d.text);
-        let title = d.title.trim();
-        texts.push(if title.is_empty() || body.starts_with(title) {
-            body.to_string()
-        } else {
-            format!("{title}\n{body}")
-        });
+        texts.push(embedded_text(d, c.span.start, body));
         chunks.push(NewChunk {
             span: c.span,
             lines: lines.range(c.span),
@@ -675,6 +680,21 @@ fn chunk_doc_until(
         });
     }
     Some((chunks, texts))
+}
+
+/// What is embedded for a chunk starting at `start`: title, section path, body.
+fn embedded_text(d: &LoadedDoc, start: usize, body: &str) -> String {
+    let title = d.title.trim();
+    let section = d.layout.section_path(start).join(" > ");
+    let mut text = String::with_capacity(title.len() + section.len() + body.len() + 2);
+    for head in [title, section.as_str()] {
+        if !head.is_empty() && !body.starts_with(head) && !text.contains(head) {
+            text.push_str(head);
+            text.push('\n');
+        }
+    }
+    text.push_str(body);
+    text
 }
 
 /// A progress bar over the bytes of the files being loaded and chunked, naming the

@@ -171,14 +171,17 @@ pub fn search_result(r: &SearchResult) -> String {
         if let (Some(l), Some(rank)) = (hit.scores.lexical, hit.scores.lexical_rank) {
             parts.push(format!("bm25 {l:.2} #{rank}"));
         }
-        let lines = if h.line_start == h.line_end {
-            format!("{}", h.line_start)
-        } else {
-            format!("{}-{}", h.line_start, h.line_end)
+        let mut lines = match h.page {
+            Some(p) => format!(" p. {p}"),
+            None if h.line_start == h.line_end => format!(":{}", h.line_start),
+            None => format!(":{}-{}", h.line_start, h.line_end),
         };
+        if let Some(section) = &h.section {
+            lines.push_str(&format!(" § {}", snippet(section, 80)));
+        }
         let _ = writeln!(
             s,
-            "{:>2}. {}:{}  [{}]",
+            "{:>2}. {}{}  [{}]",
             i + 1,
             clean(&h.source),
             lines,
@@ -425,6 +428,20 @@ fn place(source: &str, key: &str) -> String {
     }
 }
 
+/// Where an evidence item is, as a reader looks it up: `file.pdf p. 4 § 1.8 Start Date`
+/// for paged sources, `file.md:12 § Scope` otherwise.
+pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
+    let mut out = place(&e.source, &e.key);
+    match e.page {
+        Some(p) => out.push_str(&format!(" p. {p}")),
+        None => out.push_str(&format!(":{}", e.line)),
+    }
+    if let Some(section) = &e.section {
+        out.push_str(&format!(" § {}", snippet(section, 80)));
+    }
+    out
+}
+
 /// The answer: text, then each cited item with its quote, `source:line` and score.
 pub fn answer(a: &crate::answer::Answer) -> String {
     use crate::answer::Status;
@@ -462,17 +479,21 @@ pub fn answer(a: &crate::answer::Answer) -> String {
             for e in &a.evidence {
                 let _ = writeln!(
                     s,
-                    "  [{}] {}:{}  ({}, score {:.2})\n      \"{}\"",
+                    "  [{}] {}  ({}, score {:.2})",
                     clean(&e.id),
-                    place(&e.source, &e.key),
-                    e.line,
-                    match e.kind {
-                        crate::evidence::extract::Kind::Requirement => "requirement",
-                        crate::evidence::extract::Kind::Statement => "statement",
-                    },
+                    evidence_place(e),
+                    e.kind.as_str(),
                     e.score,
-                    snippet(&e.quote, 400)
                 );
+                if let Some(label) = &e.label {
+                    let _ = writeln!(s, "      under: {}", snippet(label, 200));
+                }
+                let shown = if e.display.is_empty() {
+                    &e.quote
+                } else {
+                    &e.display
+                };
+                let _ = writeln!(s, "      \"{}\"", snippet(shown, 400));
             }
             let _ = writeln!(
                 s,

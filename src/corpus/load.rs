@@ -17,6 +17,8 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::layout::Layout;
+use super::pdflayout;
+use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm", "pdf", "jsonl"];
@@ -49,6 +51,8 @@ pub struct LoadOptions {
     pub pdf_memory_bytes: u64,
     /// Wall-clock limit for loading, segmenting and chunking one file ([`LoadError::TimedOut`]).
     pub file_timeout: Duration,
+    /// Which PDF text extractor to use.
+    pub pdf_extractor: PdfExtractor,
 }
 
 impl Default for LoadOptions {
@@ -62,6 +66,7 @@ impl Default for LoadOptions {
             max_inflated_bytes: 256 * 1024 * 1024,
             pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
             file_timeout: Duration::from_secs(300),
+            pdf_extractor: PdfExtractor::Auto,
         }
     }
 }
@@ -1051,26 +1056,6 @@ fn pdf_sanity_check(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// Form feeds become blank lines, trailing spaces go, 3+ newlines become 2, trim.
-fn normalize_pdf_text(raw: &str) -> String {
-    let raw = raw.replace("\r\n", "\n").replace('\x0c', "\n\n");
-    let mut out = String::with_capacity(raw.len());
-    let mut newlines = 0usize;
-    for line in raw.split('\n') {
-        let line = line.trim_end();
-        if line.is_empty() {
-            newlines += 1;
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(if newlines >= 2 { "\n\n" } else { "\n" });
-        }
-        out.push_str(line);
-        newlines = 1;
-    }
-    out.trim().to_string()
-}
-
 /// Budgets the PDF extraction job enforces itself.
 #[derive(Debug, Clone, Copy)]
 struct PdfLimits {
@@ -1081,10 +1066,9 @@ struct PdfLimits {
 /// What the extraction job found.
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
 struct PdfText {
-    text: String,
+    /// The text of each page.
+    pages: Vec<String>,
     title: Option<String>,
-    /// Page count, looked up only when no text was found.
-    pages: usize,
 }
 
 /// Why the extraction job found nothing.
@@ -1145,34 +1129,25 @@ fn inflates_beyond(bytes: &[u8], limit: u64) -> bool {
     false
 }
 
-/// The extraction job: inflate budget, text, title, and the page count when there is
-/// no text (to tell a broken structure from pages without text).
+/// The `pdf-extract` job: inflate budget, the text of each page, title.
 fn extract_pdf(bytes: &[u8], limits: PdfLimits) -> Result<PdfText, PdfFail> {
     if inflates_beyond(bytes, limits.inflated) {
         return Err(PdfFail::Over(Budget::Inflated {
             limit: limits.inflated,
         }));
     }
-    let raw =
-        pdf_extract::extract_text_from_mem(bytes).map_err(|e| PdfFail::Corrupt(e.to_string()))?;
-    let text = normalize_pdf_text(&raw);
-    drop(raw);
-    if text.len() as u64 > limits.text {
+    let pages = pdf_extract::extract_text_from_mem_by_pages(bytes)
+        .map_err(|e| PdfFail::Corrupt(e.to_string()))?;
+    let total: usize = pages.iter().map(String::len).sum();
+    if total as u64 > limits.text.saturating_mul(4) {
         return Err(PdfFail::Over(Budget::Text { limit: limits.text }));
     }
-    let pages = if text.is_empty() {
-        pdf_extract::Document::load_mem(bytes)
-            .map(|d| d.get_pages().len())
-            .unwrap_or(0)
-    } else {
-        0
-    };
     let title = pdf_extract::Document::load_metadata_mem(bytes)
         .ok()
         .and_then(|m| m.title)
         .map(|t| collapse_ws(&t))
         .filter(|t| !t.is_empty());
-    Ok(PdfText { text, title, pages })
+    Ok(PdfText { pages, title })
 }
 
 /// The hidden first argument that turns the `attest` binary into a PDF worker process.
@@ -1333,20 +1308,134 @@ fn run_worker_process(
         .map_err(|e| WorkerError::Panicked(format!("unreadable worker reply ({e})")))
 }
 
-/// Extract a PDF's text (and metadata title) in an isolated, time- and memory-limited
-/// worker: a subprocess when one is registered ([`pdf_worker_entry`]), else a thread.
+/// Extract a PDF's text page by page with the configured extractor (see [`pdftext`]),
+/// then assemble clean stored text and its layout ([`pdflayout::assemble`]).
 fn load_pdf(
     path: &Path,
     bytes: Vec<u8>,
     opts: &LoadOptions,
     deadline: Deadline,
 ) -> Result<LoadedDoc, LoadError> {
-    let pdf_err = |reason: String| LoadError::Pdf {
+    pdf_sanity_check(&bytes).map_err(|reason| pdf_error(path, reason))?;
+    let timeout = opts.pdf_timeout.min(deadline.remaining());
+    let poppler = match opts.pdf_extractor {
+        PdfExtractor::Auto => pdftext::poppler().is_some(),
+        PdfExtractor::Pdftotext => true,
+        PdfExtractor::PdfExtract => false,
+    };
+    let (found, extractor) = if poppler {
+        let version = pdftext::poppler().map_or("not installed", |(_, v)| v.as_str());
+        let name = format!("pdftotext {version} -layout");
+        (poppler_pages(path, &bytes, opts, timeout)?, name)
+    } else {
+        let name = format!("pdf-extract {}", PDF_EXTRACT_VERSION);
+        (pdf_extract_pages(path, bytes, opts, timeout)?, name)
+    };
+    deadline.check(path)?;
+    let (text, mut layout) = pdflayout::assemble(&found.pages);
+    layout.extractor = Some(format!(
+        "{extractor} + attest-layout {}",
+        pdflayout::LAYOUT_VERSION
+    ));
+    if text.len() as u64 > opts.max_text_bytes {
+        return Err(LoadError::OverBudget {
+            path: path.to_path_buf(),
+            budget: Budget::Text {
+                limit: opts.max_text_bytes,
+            },
+        });
+    }
+    if text.trim().is_empty() {
+        return Err(pdf_error(path, no_text_reason(found.pages.len())));
+    }
+    Ok(LoadedDoc {
+        key: String::new(),
+        title: found.title.unwrap_or_else(|| file_stem(path)),
+        text,
+        kind: SourceKind::Pdf,
+        layout,
+    })
+}
+
+/// The `pdf-extract` version in `Cargo.lock` (recorded with each document's extractor).
+const PDF_EXTRACT_VERSION: &str = "0.12.1";
+
+fn pdf_error(path: &Path, reason: String) -> LoadError {
+    LoadError::Pdf {
         path: path.to_path_buf(),
         reason,
+    }
+}
+
+/// Why a PDF with `pages` pages gave no text.
+fn no_text_reason(pages: usize) -> String {
+    match pages {
+        0 => "corrupt PDF (no pages found)".to_string(),
+        1 => "no extractable text on page 1 (a scanned image without a text layer?)".to_string(),
+        n => format!(
+            "no extractable text on pages 1-{n} (scanned images without a text layer?)"
+        ),
+    }
+}
+
+/// The pages of a PDF from `pdftotext`, after the inflate budget check.
+fn poppler_pages(
+    path: &Path,
+    bytes: &[u8],
+    opts: &LoadOptions,
+    timeout: Duration,
+) -> Result<PdfText, LoadError> {
+    let over = |budget: Budget| LoadError::OverBudget {
+        path: path.to_path_buf(),
+        budget,
     };
-    pdf_sanity_check(&bytes).map_err(pdf_err)?;
-    let timeout = opts.pdf_timeout.min(deadline.remaining());
+    if inflates_beyond(bytes, opts.max_inflated_bytes) {
+        return Err(over(Budget::Inflated {
+            limit: opts.max_inflated_bytes,
+        }));
+    }
+    let limits = PopplerLimits {
+        timeout,
+        memory_bytes: opts.pdf_memory_bytes,
+        // -layout pads columns with spaces: allow for it before assembly shrinks them.
+        output_bytes: opts.max_text_bytes.saturating_mul(8),
+    };
+    let pages = pdftext::pages(path, limits).map_err(|fail| match fail {
+        PopplerFail::Encrypted => pdf_error(
+            path,
+            "encrypted PDF (a password is needed to read its text)".into(),
+        ),
+        PopplerFail::Corrupt(msg) => pdf_error(path, format!("truncated or corrupt PDF ({msg})")),
+        PopplerFail::TimedOut => LoadError::PdfTimeout {
+            path: path.to_path_buf(),
+            secs: timeout.as_secs_f64(),
+        },
+        PopplerFail::TooMuchText => over(Budget::Text {
+            limit: opts.max_text_bytes,
+        }),
+        PopplerFail::OutOfMemory => over(Budget::Memory {
+            limit: opts.pdf_memory_bytes,
+        }),
+        PopplerFail::Spawn(msg) => pdf_error(path, format!("could not run pdftotext ({msg})")),
+    })?;
+    let title = pdftext::title(path, limits);
+    Ok(PdfText { pages, title })
+}
+
+/// The pages of a PDF from `pdf-extract`, in an isolated, time- and memory-limited
+/// worker: a subprocess when one is registered ([`pdf_worker_entry`]), else a thread.
+fn pdf_extract_pages(
+    path: &Path,
+    bytes: Vec<u8>,
+    opts: &LoadOptions,
+    timeout: Duration,
+) -> Result<PdfText, LoadError> {
+    if is_encrypted(&bytes) {
+        return Err(pdf_error(
+            path,
+            "encrypted PDF (a password is needed to read its text)".into(),
+        ));
+    }
     let limits = PdfLimits {
         inflated: opts.max_inflated_bytes,
         text: opts.max_text_bytes,
@@ -1359,49 +1448,34 @@ fn load_pdf(
         path: path.to_path_buf(),
         budget,
     };
-    let found = match outcome {
-        Ok(Ok(found)) => found,
+    match outcome {
+        Ok(Ok(found)) => Ok(found),
         Ok(Err(PdfFail::Corrupt(msg))) => {
-            return Err(pdf_err(format!("truncated or corrupt PDF ({msg})")))
+            Err(pdf_error(path, format!("truncated or corrupt PDF ({msg})")))
         }
-        Ok(Err(PdfFail::Panicked(msg))) | Err(WorkerError::Panicked(msg)) => {
-            return Err(pdf_err(format!(
-                "corrupt or unsupported PDF (extractor panicked: {msg})"
-            )))
-        }
-        Ok(Err(PdfFail::Over(budget))) => return Err(over(budget)),
-        Err(WorkerError::OutOfMemory) => {
-            return Err(over(Budget::Memory {
-                limit: opts.pdf_memory_bytes,
-            }))
-        }
-        Err(WorkerError::TimedOut) => {
-            return Err(LoadError::PdfTimeout {
-                path: path.to_path_buf(),
-                secs: timeout.as_secs_f64(),
-            });
-        }
-        Err(WorkerError::Spawn(e)) => {
-            return Err(pdf_err(format!("could not start extraction worker ({e})")))
-        }
-    };
-    if found.text.is_empty() {
-        return Err(pdf_err(if found.pages == 0 {
-            "corrupt PDF (no pages found)".to_string()
-        } else {
-            format!(
-                "no extractable text in {} page(s) (scanned image?)",
-                found.pages
-            )
-        }));
+        Ok(Err(PdfFail::Panicked(msg))) | Err(WorkerError::Panicked(msg)) => Err(pdf_error(
+            path,
+            format!("corrupt or unsupported PDF (extractor panicked: {msg})"),
+        )),
+        Ok(Err(PdfFail::Over(budget))) => Err(over(budget)),
+        Err(WorkerError::OutOfMemory) => Err(over(Budget::Memory {
+            limit: opts.pdf_memory_bytes,
+        })),
+        Err(WorkerError::TimedOut) => Err(LoadError::PdfTimeout {
+            path: path.to_path_buf(),
+            secs: timeout.as_secs_f64(),
+        }),
+        Err(WorkerError::Spawn(e)) => Err(pdf_error(
+            path,
+            format!("could not start extraction worker ({e})"),
+        )),
     }
-    Ok(LoadedDoc {
-        key: String::new(),
-        title: found.title.unwrap_or_else(|| file_stem(path)),
-        text: found.text,
-        kind: SourceKind::Pdf,
-        layout: Layout::default(),
-    })
+}
+
+/// Whether the PDF's trailer names an `/Encrypt` dictionary.
+fn is_encrypted(bytes: &[u8]) -> bool {
+    let tail = &bytes[bytes.len().saturating_sub(64 * 1024)..];
+    find(tail, 0, b"/Encrypt").is_some()
 }
 
 // ---------------------------------------------------------------------------
@@ -2021,12 +2095,6 @@ mod tests {
         let err = load_file(&path, &opts()).unwrap_err();
         assert!(matches!(err, LoadError::Pdf { .. }), "{err}");
         assert!(err.reason().contains("missing %PDF- header"), "{err}");
-    }
-
-    #[test]
-    fn pdf_text_normalization() {
-        let raw = "\n\nPage one  \nline two\t\n\n\n\n\x0cPage two\r\n\n";
-        assert_eq!(normalize_pdf_text(raw), "Page one\nline two\n\nPage two");
     }
 
     #[test]

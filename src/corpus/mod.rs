@@ -7,6 +7,8 @@
 pub mod chunk;
 pub mod layout;
 pub mod load;
+pub mod pdflayout;
+pub mod pdftext;
 pub mod segment;
 
 pub use segment::Span;

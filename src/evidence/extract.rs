@@ -25,6 +25,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::layout::Layout;
 use crate::corpus::segment::{sentences, Span};
 use crate::error::Error;
 use crate::retrieve::ChunkView;
@@ -46,6 +47,9 @@ pub enum Kind {
     Requirement,
     /// Anything else.
     Statement,
+    /// Text that tells the reader what to do ("Indicate the start date.", "Enter:"): a
+    /// template's instruction states no fact and is never cited.
+    Instruction,
 }
 
 /// Whether a quote stands on its own.
@@ -94,6 +98,26 @@ pub struct Candidate {
     pub chunk_rank: usize,
     /// Cosine between the question and the whole chunk (set by the caller; 0 unknown).
     pub chunk_cosine: f64,
+    /// 1-based page of `start`, when the source has pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
+    /// Innermost section title at `start`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    /// A table row's column headers, or the prompt or field name a value answers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+impl Kind {
+    /// The name used in JSON and human output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Requirement => "requirement",
+            Kind::Statement => "statement",
+            Kind::Instruction => "instruction",
+        }
+    }
 }
 
 impl Candidate {
@@ -138,6 +162,9 @@ const PREVIOUS_SENTENCE_BYTES: usize = 3000;
 const SHORT_TITLE_WORDS: usize = 6;
 
 pub fn kind_of(quote: &str) -> Kind {
+    if is_instruction(quote) {
+        return Kind::Instruction;
+    }
     let w = words(quote);
     let single = w.iter().any(|x| REQUIREMENT_WORDS.contains(&x.as_str()));
     // "No client may be refused …", "Nothing in this section shall …"
@@ -153,6 +180,42 @@ pub fn kind_of(quote: &str) -> Kind {
     } else {
         Kind::Statement
     }
+}
+
+/// Verbs that open a template's instructions to whoever fills it in.
+const IMPERATIVES: &[&str] = &[
+    "indicate", "describe", "provide", "specify", "enter", "attach", "list", "explain",
+    "identify", "state", "include", "complete", "fill", "insert", "justify", "summarize",
+    "summarise", "outline", "demonstrate", "detail", "define", "select", "tick", "check",
+    "type", "print", "sign", "submit", "write", "add", "subtract", "multiply", "divide",
+    "use", "see", "refer", "give", "report", "document", "mark", "discuss", "demonstrate",
+];
+
+/// Whether `s` instructs the reader instead of stating something: it opens (after a list
+/// marker) with an imperative from [`IMPERATIVES`] and states no figure, or it is a
+/// prompt that ends with `:`.
+pub fn is_instruction(s: &str) -> bool {
+    let t = s.trim();
+    if t.ends_with(':') {
+        return true;
+    }
+    let body = strip_marker(t, Span::new(0, t.len())).slice(t);
+    let first = body
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    let imperative = first.chars().next().is_some_and(char::is_uppercase)
+        && IMPERATIVES.contains(&first.to_lowercase().as_str());
+    imperative && !body.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Whether a fragment too short to be a statement is a value a form or table states: it
+/// has a figure, or the layout labels it.
+fn is_value(fragment: &str, labelled: bool) -> bool {
+    !fragment.trim().is_empty()
+        && (labelled || fragment.chars().any(|c| c.is_ascii_digit()))
+        && !is_instruction(fragment)
 }
 
 /// Openings that refer back to something the quote does not contain.
@@ -448,17 +511,27 @@ fn previous_sentence(text: &str, at: usize) -> Option<Span> {
 
 /// Candidate spans of one chunk: sentence or clause spans with their completeness,
 /// before the document-level fields are attached.
-pub fn spans_of_chunk(doc_text: &str, chunk: Span) -> Vec<(Span, Completeness)> {
+pub fn spans_of_chunk(
+    doc_text: &str,
+    chunk: Span,
+    layout: &Layout,
+) -> Vec<(Span, Completeness)> {
     let mut out = Vec::new();
     let chunk_text = chunk.slice(doc_text);
     for s in sentences(chunk_text) {
         let sent = Span::new(chunk.start + s.start, chunk.start + s.end);
-        if is_heading_or_rule(sent.slice(doc_text)) {
+        let labelled = layout.label_for(sent.start, sent.end).is_some();
+        if (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
+            || layout.is_heading(sent.start, sent.end)
+        {
             continue;
         }
         let raw_start = sent.start;
         let sent = strip_marker(doc_text, sent);
         if word_count(sent.slice(doc_text)) < MIN_WORDS {
+            if is_value(sent.slice(doc_text), labelled) {
+                out.push((sent, Completeness::Complete));
+            }
             continue;
         }
         let mut pieces = Vec::new();
@@ -520,7 +593,7 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span) -> Vec<(Span, Completeness)> 
                     "only points to another provision and states nothing itself".into(),
                 );
             }
-            if word_count(q) >= MIN_WORDS {
+            if word_count(q) >= MIN_WORDS || is_value(q, labelled) {
                 out.push((span, state));
             }
         }
@@ -528,30 +601,65 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span) -> Vec<(Span, Completeness)> 
     out
 }
 
+/// A document as extraction reads it: text, content hash, layout, line index.
+struct DocView {
+    text: String,
+    hash: String,
+    layout: Layout,
+    lines: crate::corpus::segment::LineIndex,
+}
+
+/// Read document `doc_id` for extraction (`None` when it is gone).
+fn doc_view(store: &Store, doc_id: &str) -> Result<Option<DocView>, Error> {
+    let Some(text) = store.document_text(doc_id)? else {
+        return Ok(None);
+    };
+    let layout = store.document_layout(doc_id, &text)?;
+    Ok(Some(DocView {
+        hash: sha256_hex(text.as_bytes()),
+        lines: crate::corpus::segment::LineIndex::new(&text),
+        text,
+        layout,
+    }))
+}
+
+/// The label of the span `[start, end)`: the layout's, or for a short value, the prompt
+/// right before it (an instruction in the same paragraph or on the line above).
+fn label_of(doc: &DocView, span: Span) -> Option<String> {
+    if let Some(l) = doc.layout.label_for(span.start, span.end) {
+        return Some(l.label.clone());
+    }
+    if word_count(span.slice(&doc.text)) >= MIN_WORDS {
+        return None;
+    }
+    let before = doc.text[..span.start].trim_end();
+    let from = before.len().saturating_sub(PREVIOUS_SENTENCE_BYTES);
+    let from = (from..=before.len()).find(|&i| before.is_char_boundary(i))?;
+    let prev = sentences(&before[from..]).pop()?;
+    let prompt = prev.slice(&before[from..]);
+    is_instruction(prompt).then(|| prompt.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// Extract candidates from `chunks` (retrieved at `step`, best first). Documents are read
 /// from `store`; a chunk whose document is gone is skipped. The same span is returned
-/// once (first chunk wins).
+/// once (first chunk wins). Instructions are never candidates.
 pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<Candidate>, Error> {
-    let mut docs: HashMap<String, Option<(String, String)>> = HashMap::new();
+    let mut docs: HashMap<String, Option<DocView>> = HashMap::new();
     let mut out: Vec<Candidate> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for (rank, c) in chunks.iter().enumerate() {
         if !docs.contains_key(&c.doc_id) {
-            let text = store.document_text(&c.doc_id)?;
-            let entry = text.map(|t| {
-                let h = sha256_hex(t.as_bytes());
-                (t, h)
-            });
-            docs.insert(c.doc_id.clone(), entry);
+            docs.insert(c.doc_id.clone(), doc_view(store, &c.doc_id)?);
         }
-        let Some((text, hash)) = docs[&c.doc_id].as_ref() else {
+        let Some(doc) = docs[&c.doc_id].as_ref() else {
             continue;
         };
+        let text = &doc.text;
         if text.get(c.start..c.end) != Some(c.text.as_str()) {
             continue; // the chunk no longer matches its document; nothing to quote
         }
-        let lines = crate::corpus::segment::LineIndex::new(text);
-        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end)) {
+        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end), &doc.layout)
+        {
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }
@@ -560,22 +668,29 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
                 continue; // a short title line names the document; it states nothing
             }
             let quote = span.slice(text).to_string();
+            let kind = kind_of(&quote);
+            if kind == Kind::Instruction {
+                continue;
+            }
             out.push(Candidate {
                 doc_id: c.doc_id.clone(),
                 key: c.key.clone(),
                 source: c.source.clone(),
                 title: c.title.clone(),
                 chunk_id: c.chunk_id.clone(),
-                content_hash: hash.clone(),
-                kind: kind_of(&quote),
+                content_hash: doc.hash.clone(),
+                kind,
                 quote,
                 start: span.start,
                 end: span.end,
-                line: lines.line_of(span.start),
+                line: doc.lines.line_of(span.start),
                 completeness,
                 step,
                 chunk_rank: rank + 1,
                 chunk_cosine: 0.0,
+                page: doc.layout.page_of(span.start),
+                section: doc.layout.section_of(span.start).map(str::to_string),
+                label: label_of(doc, span),
             });
         }
     }
@@ -588,7 +703,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn quotes(text: &str) -> Vec<(String, Completeness)> {
-        spans_of_chunk(text, Span::new(0, text.len()))
+        spans_of_chunk(text, Span::new(0, text.len()), &Layout::default())
             .into_iter()
             .map(|(s, c)| (s.slice(text).to_string(), c))
             .collect()
@@ -684,11 +799,11 @@ mod tests {
             text in "([A-Za-z]{1,9}[ ,;:]{1,2}|This |See § 5 |\\. |\n\n|## h\n|- |1\\. ){0,120}"
         ) {
             let chunk = Span::new(0, text.len());
-            for (span, state) in spans_of_chunk(&text, chunk) {
+            for (span, state) in spans_of_chunk(&text, chunk, &Layout::default()) {
                 let q = text.get(span.start..span.end);
                 prop_assert!(q.is_some(), "span {:?} not on char boundaries", span);
                 let q = q.unwrap();
-                prop_assert!(word_count(q) >= MIN_WORDS);
+                prop_assert!(word_count(q) >= MIN_WORDS || q.chars().any(|c| c.is_ascii_digit()));
                 prop_assert_eq!(q.trim(), q);
                 if let Completeness::Incomplete(why) = state {
                     prop_assert!(!why.is_empty());

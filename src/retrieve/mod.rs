@@ -13,6 +13,7 @@ use serde::Serialize;
 pub mod diverse;
 pub mod multi;
 
+use crate::corpus::layout::Layout;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::lexical;
@@ -93,6 +94,12 @@ pub struct ChunkView {
     pub line_end: usize,
     /// The chunk text.
     pub text: String,
+    /// 1-based page where the chunk starts, when the source has pages (search output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
+    /// Innermost section title where the chunk starts (search output).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
 }
 
 impl From<&ChunkRow> for ChunkView {
@@ -109,6 +116,8 @@ impl From<&ChunkRow> for ChunkView {
             line_start: r.lines.0,
             line_end: r.lines.1,
             text: r.text.clone(),
+            page: None,
+            section: None,
         }
     }
 }
@@ -215,14 +224,23 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
     };
     // At most `max_chunks_per_document` hits from one document before other documents'.
     let (top, _) = diverse::walk(engine, &ranked, &|_| false, k, cfg.max_chunks_per_document)?;
-    let hits = top
-        .iter()
-        .map(|(r, score)| Hit {
-            chunk: ChunkView::from(r),
+    let mut layouts: HashMap<String, Layout> = HashMap::new();
+    let mut hits = Vec::with_capacity(top.len());
+    for (r, score) in &top {
+        let mut chunk = ChunkView::from(r);
+        if !layouts.contains_key(&chunk.doc_id) {
+            let layout = stored_layout(engine, &chunk.doc_id)?;
+            layouts.insert(chunk.doc_id.clone(), layout);
+        }
+        let layout = &layouts[&chunk.doc_id];
+        chunk.page = layout.page_of(chunk.start);
+        chunk.section = layout.section_of(chunk.start).map(str::to_string);
+        hits.push(Hit {
+            chunk,
             score: *score,
             scores: scores.get(&r.id).cloned().unwrap_or_default(),
-        })
-        .collect();
+        });
+    }
     Ok(SearchResult {
         query: query.to_string(),
         mode,
@@ -233,6 +251,15 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
         },
         hits,
     })
+}
+
+/// The stored layout of document `doc_id` (pages and sections for display; empty when
+/// the stored JSON is unreadable, which `status --deep` reports).
+fn stored_layout(engine: &Engine, doc_id: &str) -> Result<Layout, Error> {
+    let json = engine.store().layout_json_of(doc_id)?;
+    Ok(json
+        .and_then(|j| serde_json::from_str(&j).ok())
+        .unwrap_or_default())
 }
 
 #[cfg(test)]

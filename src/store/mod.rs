@@ -13,6 +13,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 mod diverse;
 
+use crate::corpus::layout::Layout;
 use crate::corpus::load::SourceKind;
 use crate::corpus::Span;
 
@@ -212,6 +213,12 @@ CREATE TABLE qa_memory (
     answer TEXT NOT NULL            -- the answer JSON
 );
 "#,
+    // 5: each document's layout (pages, headings, labelled rows and values, extractor) as
+    // JSON. Converted files are read again on the next ingest so they gain one.
+    r#"
+ALTER TABLE documents ADD COLUMN layout TEXT NOT NULL DEFAULT '{}';
+DELETE FROM files WHERE path IN (SELECT path FROM documents WHERE kind != 'jsonl');
+"#,
 ];
 
 /// A document as stored.
@@ -263,6 +270,8 @@ pub struct NewDoc {
     pub kind: SourceKind,
     /// Stored text.
     pub text: String,
+    /// Pages, headings and labels of `text`.
+    pub layout: Layout,
     /// File modification time in nanoseconds since the epoch.
     pub mtime_ns: i64,
     /// Chunks with vectors.
@@ -1021,6 +1030,35 @@ impl Store {
             .map_err(|e| damaged(format!("its stored text is not UTF-8 ({e})")))
     }
 
+    /// The layout of document `doc_id` as stored (JSON), `None` when there is no such
+    /// document.
+    pub fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT layout FROM documents WHERE doc_id = ?1",
+                [doc_id],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// The layout of document `doc_id`, checked against its `text`: a layout that is not
+    /// JSON or does not fit the text is a [`StoreError::Damaged`] error naming it.
+    pub fn document_layout(&self, doc_id: &str, text: &str) -> Result<Layout, StoreError> {
+        let Some(json) = self.layout_json_of(doc_id)? else {
+            return Ok(Layout::default());
+        };
+        let damaged = |reason: String| StoreError::Damaged {
+            path: self.path.clone(),
+            what: format!("layout of document {doc_id}"),
+            reason,
+        };
+        let layout: Layout = serde_json::from_str(&json).map_err(|e| damaged(e.to_string()))?;
+        layout.check(text).map_err(|e| damaged(e.to_string()))?;
+        Ok(layout)
+    }
+
     /// Document titles and sources keyed by document id (for reports).
     pub fn document_keys(&self) -> Result<HashMap<String, String>, StoreError> {
         let mut st = self
@@ -1135,6 +1173,11 @@ fn bump_version(tx: &Transaction<'_>) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// A layout as stored: compact JSON (`{}` when empty).
+pub fn layout_json(layout: &Layout) -> String {
+    serde_json::to_string(layout).unwrap_or_else(|_| "{}".into())
+}
+
 fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> rusqlite::Result<()> {
     let hash = sha256_hex(d.text.as_bytes());
     let kind = serde_json::to_value(d.kind)
@@ -1142,8 +1185,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     tx.execute(
-        "INSERT INTO documents(doc_id, path, key, source, title, kind, content_hash, size, mtime_ns, text) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO documents(doc_id, path, key, source, title, kind, content_hash, size, mtime_ns, text, layout) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             doc_id(&d.path, &d.key),
             d.path,
@@ -1154,7 +1197,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
             hash,
             d.text.len() as i64,
             d.mtime_ns,
-            d.text
+            d.text,
+            layout_json(&d.layout)
         ],
     )?;
     let doc_row = tx.last_insert_rowid();
