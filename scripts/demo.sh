@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+scripts/setup.sh
 models/fetch.sh all-MiniLM-L6-v2
 cargo build --release --quiet
 attest=target/release/attest

@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+scripts/setup.sh
 models/fetch.sh
 ATTEST_REQUIRE_GENERATOR=1 cargo test --quiet "$@"

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use super::layout::Layout;
 use super::pdflayout;
+use super::textlayout;
 use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
@@ -440,9 +441,9 @@ fn load_kind(
             Ok(vec![LoadedDoc {
                 key: String::new(),
                 title: title.unwrap_or_else(|| file_stem(path)),
+                layout: textlayout::text_layout(&text, kind == SourceKind::Markdown, &[]),
                 text,
                 kind,
-                layout: Layout::default(),
             }])
         }
         SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
@@ -462,7 +463,7 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
             },
         });
     }
-    let (title, body) = html_to_text(source, &deadline).ok_or_else(|| LoadError::TimedOut {
+    let (title, body, headings) = html_to_text(source, &deadline).ok_or_else(|| LoadError::TimedOut {
         path: path.to_path_buf(),
         secs: deadline.limit.as_secs_f64(),
     })?;
@@ -474,9 +475,9 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
     Ok(LoadedDoc {
         key: String::new(),
         title: title.unwrap_or_else(|| file_stem(path)),
+        layout: textlayout::text_layout(&body, false, &headings),
         text: body,
         kind: SourceKind::Html,
-        layout: Layout::default(),
     })
 }
 
@@ -770,6 +771,10 @@ struct HtmlText {
     prefix: Option<String>,
     pre_depth: usize,
     list_depth: usize,
+    /// The `h1`–`h6` being read: its level and text so far.
+    heading: Option<(u8, String)>,
+    /// Headings read, in order (level, collapsed text).
+    headings: Vec<(u8, String)>,
 }
 
 impl HtmlText {
@@ -781,6 +786,8 @@ impl HtmlText {
             prefix: None,
             pre_depth: 0,
             list_depth: 0,
+            heading: None,
+            headings: Vec::new(),
         }
     }
 
@@ -829,6 +836,9 @@ impl HtmlText {
         if s.is_empty() {
             return;
         }
+        if let Some((_, h)) = &mut self.heading {
+            h.push_str(s);
+        }
         if self.pre_depth > 0 {
             self.flush();
             self.out.push_str(s);
@@ -871,6 +881,9 @@ impl HtmlText {
         }
         self.block(html_block_breaks(name, self.list_depth));
         match name {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.heading = Some((name.as_bytes()[1] - b'0', String::new()));
+            }
             "pre" => self.pre_depth += 1,
             "ul" | "ol" => self.list_depth += 1,
             "li" => {
@@ -882,6 +895,14 @@ impl HtmlText {
     }
 
     fn close(&mut self, name: &str) {
+        if name.len() == 2 && name.starts_with('h') {
+            if let Some((level, h)) = self.heading.take() {
+                let h = collapse_ws(&h);
+                if !h.is_empty() {
+                    self.headings.push((level, h));
+                }
+            }
+        }
         match name {
             "pre" => self.pre_depth = self.pre_depth.saturating_sub(1),
             "ul" | "ol" => self.list_depth = self.list_depth.saturating_sub(1),
@@ -892,8 +913,9 @@ impl HtmlText {
         self.block(html_block_breaks(name, self.list_depth));
     }
 
-    /// Trim line ends, keep at most one blank line in a row, trim the whole.
-    fn finish(self) -> String {
+    /// Trim line ends, keep at most one blank line in a row, trim the whole; with the
+    /// headings read.
+    fn finish(self) -> (String, Vec<(u8, String)>) {
         let mut result = String::with_capacity(self.out.len());
         let mut blank_run = 0usize;
         for line in self.out.lines() {
@@ -909,7 +931,7 @@ impl HtmlText {
             result.push_str(line);
             result.push('\n');
         }
-        result.trim_end().to_string()
+        (result.trim_end().to_string(), self.headings)
     }
 }
 
@@ -918,8 +940,12 @@ fn collapse_ws(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Convert an HTML document to `(title, readable text)`; `None` once `deadline` passes.
-fn html_to_text(source: &str, deadline: &Deadline) -> Option<(Option<String>, String)> {
+/// An HTML document as text: title, readable text, and the `h1`–`h6` it has.
+type HtmlDoc = (Option<String>, String, Vec<(u8, String)>);
+
+/// Convert an HTML document to `(title, readable text, headings)`; `None` once
+/// `deadline` passes.
+fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
     let doc = scraper::Html::parse_document(source);
     let title = ["title", "h1"].iter().find_map(|sel| {
         let selector = scraper::Selector::parse(sel).expect("static selector");
@@ -978,7 +1004,8 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<(Option<String>, St
             }
         }
     }
-    Some((title, w.finish()))
+    let (text, headings) = w.finish();
+    Some((title, text, headings))
 }
 
 // ---------------------------------------------------------------------------

@@ -10,5 +10,6 @@ pub mod load;
 pub mod pdflayout;
 pub mod pdftext;
 pub mod segment;
+pub mod textlayout;
 
 pub use segment::Span;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# System packages the project uses, installed when absent (Debian/Ubuntu):
+#   poppler-utils  pdftotext/pdfinfo, the PDF text extractor ingest prefers (layout kept).
+# Without root or apt-get it says what is missing and goes on: ingest then falls back to
+# the pure-Rust pdf-extract and the tests that need a package say they were skipped.
+set -euo pipefail
+
+need=()
+command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+
+if [ ${#need[@]} -eq 0 ]; then
+    exit 0
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "setup: apt-get not found; install ${need[*]} by hand for the best PDF text" >&2
+    exit 0
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        sudo="sudo -n"
+    else
+        echo "setup: not root and no sudo; install ${need[*]} by hand for the best PDF text" >&2
+        exit 0
+    fi
+fi
+echo "setup: installing ${need[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null || echo "setup: apt-get update failed" >&2
+$sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \
+    || echo "setup: could not install ${need[*]}" >&2
