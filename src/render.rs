@@ -200,6 +200,46 @@ pub fn search_result(r: &SearchResult) -> String {
     s
 }
 
+/// The `attest eval documents` report.
+pub fn documents_eval(r: &crate::eval::documents::DocumentsReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "documents: {} ({} questions; {} pages ingested in {:.1} s: {:.1} pages/s, {:.0}% extracting and chunking, {:.0}% embedding)",
+        clean(&r.dataset),
+        r.questions,
+        r.pages,
+        r.ingest_ms as f64 / 1e3,
+        r.pages_per_second,
+        r.extract_share * 100.0,
+        r.embed_share * 100.0,
+    );
+    let _ = writeln!(
+        s,
+        "{:<16} {:>10} {:>12} {:>10} {:>12} {:>12} {:>13}",
+        "kind", "answerable", "value cited", "on page", "unanswerable", "abstained", "instructions"
+    );
+    let rows = r.kinds.iter().map(|(k, f)| (k.as_str(), f));
+    for (kind, f) in rows.chain(std::iter::once(("all", &r.all))) {
+        let _ = writeln!(
+            s,
+            "{:<16} {:>10} {:>12.3} {:>10.3} {:>12} {:>12.3} {:>13}",
+            clean(kind),
+            f.answerable,
+            f.value_cited_share,
+            f.on_page_share,
+            f.unanswerable,
+            f.abstained_share,
+            f.instructions_cited
+        );
+    }
+    for (path, reason) in &r.failed_files {
+        let _ = writeln!(s, "failed file: {}: {}", clean(path), clean(reason));
+    }
+    let _ = writeln!(s, "cited quotes not verbatim: {}", r.not_verbatim);
+    s
+}
+
 /// The `attest eval search` report.
 pub fn search_eval(r: &crate::eval::SearchEval) -> String {
     let mut s = String::new();

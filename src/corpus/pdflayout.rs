@@ -1,24 +1,1090 @@
-//! Placeholder: pages joined, whitespace normalised.
-use super::layout::Layout;
+//! PDF text assembly: turns the `pdftotext -layout` text of each page into clean stored
+//! text — running headers and footers dropped, multi-column prose read column by column,
+//! prose lines joined into paragraphs, table rows and form values kept on their own lines —
+//! and the [`Layout`] (pages, headings, labelled rows and values) that describes it.
+
+use super::layout::{Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 0;
+pub const LAYOUT_VERSION: u32 = 1;
+
+/// Lines at the top and at the bottom of a page searched for running headers and footers.
+const BAND: usize = 3;
+/// Widest character column searched for a gutter (keeps very long lines linear).
+const MAX_WIDTH: usize = 400;
+/// Deepest nesting of column splits.
+const MAX_DEPTH: usize = 6;
+/// Slack, in characters, when matching cell columns.
+const ALIGN: usize = 3;
 
 /// Turn the `pdftotext -layout` text of each page into clean stored text and its layout.
 pub fn assemble(pages: &[String]) -> (String, Layout) {
-    let mut text = String::new();
-    let mut layout = Layout::default();
-    for page in pages {
-        let clean: Vec<String> = page
-            .lines()
-            .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|l| !l.is_empty())
-            .collect();
-        if !text.is_empty() && !clean.is_empty() {
-            text.push_str("\n\n");
+    let mut lines: Vec<Vec<Seg>> = pages.iter().map(|p| page_lines(p)).collect();
+    drop_running_lines(&mut lines);
+    let mut out = Output::default();
+    for page in lines {
+        let mut ordered = Vec::new();
+        reorder(page, 0, &mut ordered);
+        out.start_page();
+        let kinds = classify(&ordered);
+        for block in build_blocks(&ordered, &kinds) {
+            out.push_block(block);
         }
-        layout.pages.push(text.len());
-        text.push_str(&clean.join("\n"));
     }
-    (text, layout)
+    out.finish()
+}
+
+/// A line (or the part of one) placed at a character column.
+#[derive(Clone, Debug, Default)]
+struct Seg {
+    /// Character column of the first character.
+    col: usize,
+    /// The characters, without leading or trailing spaces; whitespace is a plain space.
+    chars: Vec<char>,
+    /// First line of a column read after another column (indentation is not comparable).
+    part_start: bool,
+    /// Blank only in this column: the line holds text in another column.
+    hollow: bool,
+}
+
+impl Seg {
+    /// A segment of `chars` starting at column `col`, trimmed.
+    fn new(col: usize, chars: &[char]) -> Seg {
+        let lead = chars.iter().take_while(|c| **c == ' ').count();
+        let trail = chars[lead..]
+            .iter()
+            .rev()
+            .take_while(|c| **c == ' ')
+            .count();
+        Seg {
+            col: col + lead,
+            chars: chars[lead..chars.len() - trail].to_vec(),
+            ..Seg::default()
+        }
+    }
+
+    fn is_blank(&self) -> bool {
+        self.chars.is_empty()
+    }
+
+    fn end(&self) -> usize {
+        self.col + self.chars.len()
+    }
+
+    /// Whether column `x` holds a visible character.
+    fn occupied(&self, x: usize) -> bool {
+        x >= self.col && x < self.end() && self.chars[x - self.col] != ' '
+    }
+
+    /// The parts left and right of column `x`.
+    fn split_at(&self, x: usize) -> (Seg, Seg) {
+        let cut = x.saturating_sub(self.col).min(self.chars.len());
+        let hollow = |mut s: Seg| {
+            s.hollow = s.is_blank() && (self.hollow || !self.is_blank());
+            s
+        };
+        (
+            hollow(Seg::new(self.col, &self.chars[..cut])),
+            hollow(Seg::new(self.col + cut, &self.chars[cut..])),
+        )
+    }
+
+    /// The text with runs of spaces collapsed.
+    fn text(&self) -> String {
+        collapse(&self.chars.iter().collect::<String>())
+    }
+}
+
+/// `s` with whitespace runs collapsed to one space and no leading or trailing space.
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The lines of one page, whitespace and control characters turned into spaces.
+fn page_lines(page: &str) -> Vec<Seg> {
+    page.split('\n')
+        .map(|l| {
+            let chars: Vec<char> = l
+                .chars()
+                .map(|c| {
+                    if c.is_whitespace() || c.is_control() {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
+                .collect();
+            Seg::new(0, &chars)
+        })
+        .collect()
+}
+
+/// Indexes of the first and last [`BAND`] non-blank lines of a page.
+fn band(page: &[Seg]) -> Vec<usize> {
+    let filled: Vec<usize> = (0..page.len()).filter(|&i| !page[i].is_blank()).collect();
+    let mut idx: Vec<usize> = filled.iter().take(BAND).copied().collect();
+    idx.extend(filled.iter().rev().take(BAND));
+    idx.sort_unstable();
+    idx.dedup();
+    idx
+}
+
+/// Normalised form of a header line: digits → `#`, whitespace collapsed, lower-cased.
+fn normalise(s: &Seg) -> String {
+    let t: String = s
+        .text()
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect();
+    t.to_lowercase()
+}
+
+/// Whether a line is a lone page number or folio (`3`, `- 3 -`, `Page 3 of 10`, `iv`).
+fn is_folio(s: &Seg) -> bool {
+    let t = s.text().to_lowercase();
+    let t = t.strip_prefix("page").unwrap_or(&t);
+    let t = t.trim_matches(|c: char| c == '-' || c == '–' || c == '—' || c == ' ');
+    let (num, of) = match t.split_once(" of ") {
+        Some((a, b)) => (a.trim(), Some(b.trim())),
+        None => (t, None),
+    };
+    let digits = |x: &str| !x.is_empty() && x.len() <= 6 && x.chars().all(|c| c.is_ascii_digit());
+    let roman = !num.is_empty() && num.len() <= 4 && num.chars().all(|c| "ivxl".contains(c));
+    (digits(num) || (roman && of.is_none())) && of.is_none_or(digits)
+}
+
+/// Blank out running headers, footers and folios (rule: recurs in the band on at least
+/// half the pages with text, and on at least 2).
+fn drop_running_lines(pages: &mut [Vec<Seg>]) {
+    drop_stamps(pages);
+    let bands: Vec<Vec<usize>> = pages.iter().map(|p| band(p)).collect();
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
+    for (page, idx) in pages.iter().zip(&bands) {
+        let mut seen: Vec<String> = idx.iter().map(|&i| normalise(&page[i])).collect();
+        seen.sort();
+        seen.dedup();
+        for n in seen {
+            *counts.entry(n).or_default() += 1;
+        }
+    }
+    let with_text = bands.iter().filter(|b| !b.is_empty()).count();
+    for (page, idx) in pages.iter_mut().zip(&bands) {
+        for &i in idx {
+            let n = counts.get(&normalise(&page[i])).copied().unwrap_or(0);
+            if (n >= 2 && n * 2 >= with_text) || is_folio(&page[i]) {
+                page[i] = Seg::default();
+            }
+        }
+    }
+}
+
+/// Blank out margin stamps: the same whole line anywhere on at least half the pages
+/// with text, and on at least 3.
+fn drop_stamps(pages: &mut [Vec<Seg>]) {
+    let mut counts: std::collections::HashMap<String, usize> = Default::default();
+    for page in pages.iter() {
+        let mut seen: Vec<String> = page
+            .iter()
+            .filter(|l| !l.is_blank())
+            .map(Seg::text)
+            .collect();
+        seen.sort();
+        seen.dedup();
+        for n in seen {
+            *counts.entry(n).or_default() += 1;
+        }
+    }
+    let with_text = pages
+        .iter()
+        .filter(|p| p.iter().any(|l| !l.is_blank()))
+        .count();
+    for line in pages.iter_mut().flatten() {
+        let n = counts.get(&line.text()).copied().unwrap_or(0);
+        if n >= 3 && n * 2 >= with_text && !line.is_blank() {
+            *line = Seg::default();
+        }
+    }
+}
+
+/// Character counts of a stretch of text: words, visible, letters, lower-case letters.
+type Counts = [usize; 4];
+
+/// Whether counted text reads as running prose: several words, mostly letters, lower case.
+fn is_prose(c: Counts) -> bool {
+    let [words, visible, letters, lower] = c;
+    words >= 3 && visible >= 12 && letters * 10 >= visible * 6 && lower * 2 >= letters
+}
+
+/// Prefix counts of a segment: entry `k` counts its first `k` characters.
+fn profile(seg: &Seg) -> Vec<Counts> {
+    let mut acc = [0; 4];
+    let mut out = vec![acc];
+    let mut prev = ' ';
+    for &c in &seg.chars {
+        acc[0] += usize::from(c != ' ' && prev == ' ');
+        acc[1] += usize::from(c != ' ');
+        acc[2] += usize::from(c.is_alphabetic());
+        acc[3] += usize::from(c.is_lowercase());
+        out.push(acc);
+        prev = c;
+    }
+    out
+}
+
+/// Counts over a run of lines that leave one column blank.
+#[derive(Default, Clone, Copy)]
+struct Run {
+    first: Option<usize>,
+    last: usize,
+    filled: usize,
+    both: usize,
+    prose: usize,
+}
+
+impl Run {
+    /// Add line `i` (segment `seg`, prefix counts `prof`), the gutter being column `x`.
+    fn add(&mut self, i: usize, seg: &Seg, prof: &[Counts], x: usize) {
+        if seg.is_blank() {
+            return;
+        }
+        self.first.get_or_insert(i);
+        self.last = i;
+        self.filled += 1;
+        let cut = x.saturating_sub(seg.col).min(seg.chars.len());
+        let (left, total) = (prof[cut], prof[seg.chars.len()]);
+        let right: Counts = std::array::from_fn(|k| total[k] - left[k]);
+        if left[1] > 0 && right[1] > 0 {
+            let wide = !seg.occupied(x + 1) || (x > 0 && !seg.occupied(x - 1));
+            self.both += 1;
+            self.prose += usize::from(wide && is_prose(left) && is_prose(right));
+        }
+    }
+
+    /// Whether the run separates two columns of prose.
+    fn is_gutter(&self) -> bool {
+        self.prose >= 3 && self.prose * 2 >= self.both && self.both * 3 >= self.filled
+    }
+}
+
+/// The best gutter `(column, first line, end line)` among `lines`, if any.
+fn find_gutter(lines: &[Seg]) -> Option<(usize, usize, usize)> {
+    let prof: Vec<Vec<Counts>> = lines.iter().map(profile).collect();
+    let lo = lines
+        .iter()
+        .filter(|l| !l.is_blank())
+        .map(|l| l.col)
+        .min()?;
+    let hi = lines.iter().map(Seg::end).max()?.min(lo + MAX_WIDTH);
+    let mut best: Option<(usize, usize, usize, usize)> = None;
+    for x in lo + 1..hi {
+        let mut run = Run::default();
+        for i in 0..=lines.len() {
+            if i < lines.len() && !lines[i].occupied(x) {
+                run.add(i, &lines[i], &prof[i], x);
+                continue;
+            }
+            let better = run.is_gutter() && best.is_none_or(|b| run.prose > b.0);
+            if let Some(first) = run.first.filter(|_| better) {
+                best = Some((run.prose, x, first, run.last + 1));
+            }
+            run = Run::default();
+        }
+    }
+    best.map(|(_, x, s, e)| (x, s, e))
+}
+
+/// Append `lines` to `out` in reading order, splitting prose columns at gutters.
+fn reorder(lines: Vec<Seg>, depth: usize, out: &mut Vec<Seg>) {
+    let gutter = if depth < MAX_DEPTH && lines.len() >= 3 {
+        find_gutter(&lines)
+    } else {
+        None
+    };
+    let Some((x, s, e)) = gutter else {
+        out.extend(lines);
+        return;
+    };
+    let mut before = lines;
+    let after = before.split_off(e);
+    let mid = before.split_off(s);
+    let (left, right): (Vec<Seg>, Vec<Seg>) = mid.iter().map(|l| l.split_at(x)).unzip();
+    reorder(before, depth + 1, out);
+    for (i, part) in [left, right].into_iter().enumerate() {
+        let at = out.len();
+        reorder(part, depth + 1, out);
+        if let Some(first) = out[at..].iter_mut().find(|l| !l.is_blank()) {
+            first.part_start = i > 0 || s > 0;
+        }
+    }
+    let at = out.len();
+    reorder(after, depth + 1, out);
+    if let Some(first) = out[at..].iter_mut().find(|l| !l.is_blank()) {
+        first.part_start = true;
+    }
+}
+
+/// The cells of a line: runs of text between runs of two or more spaces or dot leaders,
+/// as `(column, text)`.
+fn cells(seg: &Seg) -> Vec<(usize, String)> {
+    let c = &seg.chars;
+    let is_gap = |i: usize| {
+        let run = |ch: char| c[i..].iter().take_while(|x| **x == ch).count();
+        (c[i] == ' ' && run(' ') >= 2) || (c[i] == '.' && run('.') >= 4)
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < c.len() {
+        let start = i;
+        while i < c.len() && !is_gap(i) {
+            i += 1;
+        }
+        let text = collapse(&c[start..i].iter().collect::<String>());
+        if !text.is_empty() {
+            out.push((seg.col + start, text));
+        }
+        while i < c.len() && (c[i] == ' ' || c[i] == '.') && is_gap(i) {
+            let ch = c[i];
+            i += c[i..].iter().take_while(|x| **x == ch).count();
+        }
+    }
+    out
+}
+
+/// What a line is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Blank,
+    Prose,
+    Heading(u8),
+    /// `Label: value` on one line.
+    Colon,
+    /// A line of field labels, the next line holding their values.
+    FormLabel,
+    FormValue,
+    /// A table row of table `n`.
+    Row(usize),
+    /// The continuation of the row above (a wrapped cell).
+    RowCont(usize),
+}
+
+/// A table: where its data rows start and their label.
+#[derive(Clone, Debug)]
+struct Table {
+    first_data: usize,
+    /// One past its last line.
+    end: usize,
+    label: String,
+}
+
+/// Line kinds plus the tables they belong to.
+struct Kinds {
+    kinds: Vec<Kind>,
+    tables: Vec<Table>,
+    cells: Vec<Vec<(usize, String)>>,
+}
+
+/// Classify every line of a page in reading order.
+fn classify(lines: &[Seg]) -> Kinds {
+    let cells: Vec<Vec<(usize, String)>> = lines.iter().map(cells).collect();
+    let mut kinds: Vec<Kind> = lines
+        .iter()
+        .map(|l| {
+            if l.is_blank() {
+                Kind::Blank
+            } else {
+                Kind::Prose
+            }
+        })
+        .collect();
+    mark_forms(&cells, &mut kinds);
+    let tables = mark_tables(lines, &cells, &mut kinds);
+    for i in 0..lines.len() {
+        if kinds[i] == Kind::Prose {
+            kinds[i] = line_kind(lines, &kinds, i);
+        }
+    }
+    Kinds {
+        kinds,
+        tables,
+        cells,
+    }
+}
+
+/// Whether cell columns `a` and `b` line up.
+fn aligned(a: usize, b: usize) -> bool {
+    a.abs_diff(b) <= ALIGN
+}
+
+/// Mark label lines whose values sit on the line below at the same columns.
+fn mark_forms(cells: &[Vec<(usize, String)>], kinds: &mut [Kind]) {
+    let multi = |i: usize| cells.get(i).is_some_and(|c| c.len() >= 2);
+    let label_like = |c: &[(usize, String)]| {
+        c.len() >= 2
+            && c.iter().all(|(_, t)| {
+                !t.chars().any(|ch| ch.is_ascii_digit()) && t.chars().any(char::is_alphabetic)
+            })
+    };
+    for i in 0..cells.len().saturating_sub(1) {
+        let (label, value) = (&cells[i], &cells[i + 1]);
+        let short = value.iter().all(|(_, v)| v.split(' ').count() <= 6);
+        let fits = !value.is_empty()
+            && short
+            && value
+                .iter()
+                .all(|(v, _)| label.iter().any(|(l, _)| aligned(*l, *v)));
+        let alone = (i == 0 || !multi(i - 1)) && !multi(i + 2);
+        if label_like(label) && fits && alone && kinds[i] == Kind::Prose {
+            kinds[i] = Kind::FormLabel;
+            kinds[i + 1] = Kind::FormValue;
+        }
+    }
+}
+
+/// Mark blocks of aligned multi-cell lines as table rows; returns the tables.
+fn mark_tables(lines: &[Seg], cells: &[Vec<(usize, String)>], kinds: &mut [Kind]) -> Vec<Table> {
+    let mut tables: Vec<Table> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if kinds[i] != Kind::Prose || cells[i].len() < 2 {
+            i += 1;
+            continue;
+        }
+        let (end, conts) = table_extent(cells, kinds, i);
+        let rows: Vec<usize> = (i..end).filter(|k| !conts.contains(k)).collect();
+        let wide = rows.iter().any(|&k| cells[k].len() >= 3);
+        let columns = |k: usize| cells[k][1..].iter().map(|c| c.0).collect::<Vec<_>>();
+        let lined_up = rows.windows(2).any(|w| {
+            let b = columns(w[1]);
+            columns(w[0])
+                .iter()
+                .any(|a| b.iter().any(|b| aligned(*a, *b)))
+        });
+        if !wide && !lined_up {
+            i += 1;
+            continue;
+        }
+        let t = tables.len();
+        for (k, kind) in kinds.iter_mut().enumerate().take(end).skip(i) {
+            *kind = if conts.contains(&k) {
+                Kind::RowCont(t)
+            } else {
+                Kind::Row(t)
+            };
+        }
+        let prev = tables
+            .last()
+            .filter(|p| kinds[p.end..i].iter().all(|k| *k == Kind::Blank));
+        let mut table = table_label(lines, cells, kinds, &rows, prev);
+        table.end = end;
+        tables.push(table);
+        i = end;
+    }
+    tables
+}
+
+/// End of the table block starting at line `i`, and its continuation lines.
+fn table_extent(cells: &[Vec<(usize, String)>], kinds: &[Kind], i: usize) -> (usize, Vec<usize>) {
+    let (mut j, mut prev, mut conts) = (i, i, Vec::new());
+    while j < cells.len() && kinds[j] == Kind::Prose {
+        if cells[j].len() >= 2 {
+            prev = j;
+        } else if cells[j].len() == 1
+            && cells[prev][1..]
+                .iter()
+                .any(|(c, _)| aligned(*c, cells[j][0].0))
+        {
+            conts.push(j);
+        } else {
+            break;
+        }
+        j += 1;
+    }
+    (j, conts)
+}
+
+/// The label of a table's data rows: caption plus header lines (before the first row
+/// holding a digit); a headerless block continues the previous table's label.
+fn table_label(
+    lines: &[Seg],
+    cells: &[Vec<(usize, String)>],
+    kinds: &[Kind],
+    rows: &[usize],
+    prev: Option<&Table>,
+) -> Table {
+    let digit = |k: usize| {
+        cells[k]
+            .iter()
+            .any(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+    };
+    let first = rows[0];
+    let data = rows.iter().copied().find(|&k| digit(k));
+    let first_data = match data {
+        Some(d) => d,
+        None => rows.get(1).copied().unwrap_or(usize::MAX),
+    };
+    let inherited = prev.filter(|p| first_data == first && !p.label.is_empty());
+    if let Some(p) = inherited {
+        return Table {
+            first_data,
+            end: 0,
+            label: p.label.clone(),
+        };
+    }
+    let mut parts: Vec<String> = Vec::new();
+    let above = (0..first).rev().find(|&k| kinds[k] != Kind::Blank);
+    if let Some(k) = above.filter(|&k| matches!(kinds[k], Kind::Prose | Kind::Heading(_))) {
+        let t = lines[k].text();
+        if t.split(' ').count() <= 12 && !t.ends_with(['.', ',', ';']) {
+            parts.push(t);
+        }
+    }
+    let header = first.max(first_data.saturating_sub(3))..first_data.min(lines.len());
+    parts.extend(header.map(|k| lines[k].text()));
+    Table {
+        first_data,
+        end: 0,
+        label: collapse(&parts.join(" ")),
+    }
+}
+
+/// Kind of a line that is neither a table row nor a form line.
+fn line_kind(lines: &[Seg], kinds: &[Kind], i: usize) -> Kind {
+    let text = lines[i].text();
+    let open = |k: usize| k >= lines.len() || kinds[k] == Kind::Blank || lines[k].part_start;
+    let prev_open = i == 0 || kinds[i - 1] == Kind::Blank || lines[i].part_start;
+    let next_open = open(i + 1);
+    let indented_next = !open(i + 1) && lines[i + 1].col >= lines[i].col + 2;
+    if let Some(l) = heading_level(&text, prev_open && (next_open || indented_next)) {
+        return Kind::Heading(l);
+    }
+    let colon = |k: usize| k < lines.len() && colon_label(&lines[k].text()).is_some();
+    let gap = |k: usize| k >= lines.len() || (kinds[k] == Kind::Blank && !lines[k].hollow);
+    if colon_label(&text).is_some()
+        && (i == 0 || gap(i - 1) || colon(i - 1))
+        && (gap(i + 1) || colon(i + 1))
+    {
+        return Kind::Colon;
+    }
+    Kind::Prose
+}
+
+/// The label of a `Label: value` line.
+fn colon_label(text: &str) -> Option<&str> {
+    let (label, value) = text.split_once(':')?;
+    let words = label.split(' ').count();
+    let upper = label.chars().next().is_some_and(char::is_uppercase);
+    (upper && words <= 5 && !value.trim().is_empty()).then_some(label.trim())
+}
+
+/// Whether a word looks capitalised (short words do not count against a title).
+fn title_word(w: &str) -> bool {
+    w.chars().filter(|c| c.is_alphabetic()).count() < 4
+        || !w.chars().next().is_some_and(char::is_lowercase)
+}
+
+/// Heading level of a line, if it is a heading; `alone` = stands between blank lines.
+fn heading_level(t: &str, alone: bool) -> Option<u8> {
+    let words: Vec<&str> = t.split(' ').collect();
+    if t.is_empty() || words.len() > 12 {
+        return None;
+    }
+    if t.starts_with('§') && (words.len() <= 3 || !t.ends_with(['.', ',', ';'])) {
+        return Some(1);
+    }
+    if t.ends_with(['.', ',', ';', ':']) {
+        return None;
+    }
+    if let Some(l) = numbered_level(&words) {
+        return Some(l);
+    }
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    let visible = t.chars().filter(|c| *c != ' ').count();
+    if letters >= 2 && !t.chars().any(char::is_lowercase) && letters * 2 >= visible {
+        return Some(1);
+    }
+    let upper_start = t.chars().next().is_some_and(char::is_uppercase);
+    (alone && upper_start && words.len() <= 10 && words.iter().all(|w| title_word(w))).then_some(2)
+}
+
+/// Level of a numbered heading (`2.1 Scope` → 2, `Part II` → 1).
+fn numbered_level(words: &[&str]) -> Option<u8> {
+    let rest = words.get(1..).unwrap_or_default();
+    let first = words[0];
+    let keyword = [
+        "Section", "Part", "PART", "Appendix", "APPENDIX", "Chapter", "CHAPTER",
+    ];
+    if keyword.contains(&first) {
+        let id = rest.first()?;
+        let ok = id
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || c.is_uppercase());
+        return (ok && id.chars().count() <= 6).then_some(1);
+    }
+    let comps: Vec<&str> = first.trim_end_matches('.').split('.').collect();
+    let numeric = comps
+        .iter()
+        .all(|c| !c.is_empty() && c.len() <= 3 && c.bytes().all(|b| b.is_ascii_digit()));
+    let starts_upper = rest.first()?.chars().next().is_some_and(char::is_uppercase);
+    let body = rest.join(" ");
+    let clean = !body.contains(". ") && !body.contains(", ") && !body.contains("; ");
+    let long: Vec<&&str> = rest
+        .iter()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+        .collect();
+    let titled = long.iter().filter(|w| title_word(w)).count() * 2 >= long.len();
+    let ok = numeric && comps[0].len() <= 2 && starts_upper && clean && titled && rest.len() <= 10;
+    ok.then(|| u8::try_from(comps.len()).unwrap_or(u8::MAX))
+}
+
+/// One output line and its label.
+type OutLine = (String, Option<(LabelKind, String)>);
+
+/// A paragraph, heading, table or form: lines joined by `\n`, blocks by `\n\n`.
+#[derive(Debug, Default)]
+struct Block {
+    lines: Vec<OutLine>,
+    heading: Option<u8>,
+}
+
+impl Block {
+    fn line(text: String, label: Option<(LabelKind, String)>) -> Block {
+        Block {
+            lines: vec![(text, label)],
+            heading: None,
+        }
+    }
+}
+
+/// Whether a line opens a list item (`•`, `–`, `(a)`, `1.`).
+fn is_bullet(text: &str) -> bool {
+    let first = text.split(' ').next().unwrap_or_default();
+    let marks = ["•", "–", "-", "—", "▪", "●", "◦", "*", "", "o"];
+    let inner = first.strip_prefix('(').and_then(|f| f.strip_suffix(')'));
+    let numbered = first.strip_suffix(['.', ')']).is_some_and(|n| {
+        (1..=2).contains(&n.len()) && n.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    marks.contains(&first)
+        || inner.is_some_and(|n| (1..=3).contains(&n.len()) && n.chars().all(char::is_alphanumeric))
+        || (numbered && text.len() > first.len())
+}
+
+/// Whether a paragraph ends a sentence.
+fn ends_sentence(text: &str) -> bool {
+    let t = text.trim_end_matches(['”', '’', '"', '\'', ')']);
+    t.ends_with(['.', ':', ';', '!', '?'])
+}
+
+/// Append line `next` to paragraph `text`, undoing end-of-line hyphenation.
+fn join(text: &mut String, next: &str) {
+    let next_lower = next.chars().next().is_some_and(char::is_lowercase);
+    if let Some(stem) = text.strip_suffix('-').filter(|s| !s.ends_with('-')) {
+        let word: String = stem
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
+        let letters = word.chars().count() >= 2 && word.chars().all(char::is_alphabetic);
+        if letters && next_lower {
+            text.pop();
+            text.push_str(next);
+            return;
+        }
+        if !word.is_empty() {
+            text.push_str(next);
+            return;
+        }
+    }
+    let dash = text.strip_suffix(['–', '—']);
+    if dash.is_some_and(|s| s.chars().last().is_some_and(char::is_alphanumeric)) {
+        text.push_str(next);
+        return;
+    }
+    text.push(' ');
+    text.push_str(next);
+}
+
+/// A paragraph being assembled.
+#[derive(Default)]
+struct Para {
+    text: String,
+    col: usize,
+}
+
+impl Para {
+    fn flush(&mut self, blocks: &mut Vec<Block>) {
+        if !self.text.is_empty() {
+            blocks.push(Block::line(std::mem::take(&mut self.text), None));
+        }
+    }
+
+    /// Add a prose line, starting a new paragraph at a bullet or an indent.
+    fn add(&mut self, seg: &Seg, blocks: &mut Vec<Block>) {
+        let text = seg.text();
+        if !self.text.is_empty() {
+            let brk = is_bullet(&text)
+                || if seg.part_start {
+                    ends_sentence(&self.text)
+                } else {
+                    seg.col >= self.col + 2
+                };
+            if brk {
+                self.flush(blocks);
+            }
+        }
+        if self.text.is_empty() {
+            self.text = text;
+        } else {
+            join(&mut self.text, &text);
+        }
+        self.col = seg.col;
+    }
+}
+
+/// The blocks of one page in reading order.
+fn build_blocks(lines: &[Seg], k: &Kinds) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    let mut para = Para::default();
+    let mut i = 0;
+    while i < lines.len() {
+        let open_sentence = !para.text.is_empty() && !ends_sentence(&para.text);
+        let skip = k.kinds[i] == Kind::Blank && lines[i].hollow && open_sentence;
+        if !matches!(k.kinds[i], Kind::Prose) && !skip {
+            para.flush(&mut blocks);
+        }
+        match k.kinds[i] {
+            Kind::Blank => {}
+            Kind::Prose => para.add(&lines[i], &mut blocks),
+            Kind::Heading(level) => blocks.push(Block {
+                heading: Some(level),
+                ..Block::line(lines[i].text(), None)
+            }),
+            Kind::Colon => {
+                let text = lines[i].text();
+                let label = colon_label(&text).unwrap_or_default().to_string();
+                blocks.push(Block::line(text, Some((LabelKind::Value, label))));
+            }
+            Kind::FormLabel => {
+                let has_values = k.kinds.get(i + 1) == Some(&Kind::FormValue);
+                blocks.push(form_block(k, i, has_values));
+                i += usize::from(has_values);
+            }
+            Kind::FormValue => blocks.push(Block::line(lines[i].text(), None)),
+            Kind::Row(t) | Kind::RowCont(t) => {
+                let end = (i..lines.len())
+                    .find(|&j| !matches!(k.kinds[j], Kind::Row(u) | Kind::RowCont(u) if u == t))
+                    .unwrap_or(lines.len());
+                blocks.push(table_block(lines, k, i, end, t));
+                i = end;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    para.flush(&mut blocks);
+    blocks
+}
+
+/// A label line and, when present, each value cell below it on its own line.
+fn form_block(k: &Kinds, i: usize, has_values: bool) -> Block {
+    let labels = &k.cells[i];
+    let text = collapse(
+        &labels
+            .iter()
+            .map(|c| c.1.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
+    let mut block = Block::line(text, None);
+    if has_values {
+        for (col, value) in &k.cells[i + 1] {
+            let label = labels
+                .iter()
+                .min_by_key(|(c, _)| c.abs_diff(*col))
+                .map(|l| l.1.clone());
+            block
+                .lines
+                .push((value.clone(), label.map(|l| (LabelKind::Value, l))));
+        }
+    }
+    block
+}
+
+/// Rows `start..end` of table `t`, one line each, wrapped cells appended to their row.
+fn table_block(lines: &[Seg], k: &Kinds, start: usize, end: usize, t: usize) -> Block {
+    let table = &k.tables[t];
+    let mut block = Block::default();
+    for (j, line) in lines.iter().enumerate().take(end).skip(start) {
+        let text = line.text();
+        match (k.kinds[j], block.lines.last_mut()) {
+            (Kind::RowCont(_), Some(last)) => {
+                last.0.push(' ');
+                last.0.push_str(&text);
+            }
+            _ => {
+                let data = j >= table.first_data && !table.label.is_empty();
+                let label = data.then(|| (LabelKind::Row, table.label.clone()));
+                block.lines.push((text, label));
+            }
+        }
+    }
+    block
+}
+
+/// The stored text and layout being written.
+#[derive(Default)]
+struct Output {
+    text: String,
+    layout: Layout,
+    starts: Vec<Option<usize>>,
+}
+
+impl Output {
+    fn start_page(&mut self) {
+        self.starts.push(None);
+    }
+
+    /// Append a block; the first block of a page records where the page starts.
+    fn push_block(&mut self, block: Block) {
+        let lines: Vec<OutLine> = block
+            .lines
+            .into_iter()
+            .filter(|l| !l.0.is_empty())
+            .collect();
+        if lines.is_empty() {
+            return;
+        }
+        if !self.text.is_empty() {
+            self.text.push_str("\n\n");
+        }
+        if let Some(s @ None) = self.starts.last_mut() {
+            *s = Some(self.text.len());
+        }
+        for (j, (line, label)) in lines.into_iter().enumerate() {
+            if j > 0 {
+                self.text.push('\n');
+            }
+            let start = self.text.len();
+            self.text.push_str(&line);
+            let end = self.text.len();
+            if let Some(level) = block.heading {
+                let title = line.clone();
+                self.layout.headings.push(Heading {
+                    start,
+                    end,
+                    level,
+                    title,
+                });
+            }
+            if let Some((kind, label)) = label {
+                self.layout.labels.push(Labelled {
+                    start,
+                    end,
+                    kind,
+                    label,
+                });
+            }
+        }
+    }
+
+    /// The text and layout; a page without text starts where the next text starts.
+    fn finish(mut self) -> (String, Layout) {
+        let mut next = self.text.len();
+        let mut pages = vec![0; self.starts.len()];
+        for (i, s) in self.starts.iter().enumerate().rev() {
+            next = s.unwrap_or(next);
+            pages[i] = next;
+        }
+        self.layout.pages = pages;
+        (self.text, self.layout)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn run(pages: &[&str]) -> (String, Layout) {
+        let pages: Vec<String> = pages.iter().map(|p| p.to_string()).collect();
+        let (text, layout) = assemble(&pages);
+        layout.check(&text).unwrap();
+        (text, layout)
+    }
+
+    fn label_of<'a>(text: &str, layout: &'a Layout, needle: &str) -> Option<&'a Labelled> {
+        let at = text.find(needle)?;
+        layout.label_for(at, at + needle.len())
+    }
+
+    #[test]
+    fn running_headers_footers_and_folios_are_dropped() {
+        let body = [
+            "Alpha text.",
+            "Bravo words.",
+            "Charlie prose.",
+            "Delta lines.",
+        ];
+        let page = |n: usize| {
+            format!(
+                "Form W-4 (2025)        Page {n}\n\n{}\n\n- {n} -\n",
+                body[n - 1]
+            )
+        };
+        let pages: Vec<String> = (1..=4).map(page).collect();
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let (text, layout) = run(&refs);
+        assert!(!text.contains("Form W-4"), "{text}");
+        assert!(!text.contains("- 2 -"), "{text}");
+        assert!(text.contains("Charlie prose."));
+        assert_eq!(layout.pages.len(), 4);
+    }
+
+    #[test]
+    fn two_columns_are_read_left_column_first() {
+        let rows = [
+            (
+                "The quick brown fox jumps over",
+                "Second column starts with this",
+            ),
+            (
+                "the lazy dog and keeps running",
+                "sentence which continues down",
+            ),
+            (
+                "through the field until evening.",
+                "the page until it finally ends.",
+            ),
+            (
+                "Then it sleeps under the oak",
+                "Nothing else is written on the",
+            ),
+            (
+                "tree near the old river bank.",
+                "right side of this page at all.",
+            ),
+        ];
+        let page: String = rows
+            .iter()
+            .map(|(l, r)| format!("{l:<40}   {r}\n"))
+            .collect();
+        let (text, _) = run(&[&page]);
+        assert!(text.contains("The quick brown fox jumps over the lazy dog and keeps running"));
+        assert!(text.contains("Second column starts with this sentence which continues down"));
+        assert!(text.find("tree near").unwrap() < text.find("Second column").unwrap());
+    }
+
+    #[test]
+    fn tables_keep_rows_and_label_them_with_headers() {
+        let page = "ESTIMATED COSTS\n\
+                    Action        Labor cost      Parts cost     Total\n\
+                    Test A        40 hours        $0             $3,400\n\
+                    Test B        10 hours        $50            $900\n";
+        let (text, layout) = run(&[page]);
+        assert!(
+            text.contains("Test A 40 hours $0 $3,400\nTest B 10 hours $50 $900"),
+            "{text}"
+        );
+        let l = label_of(&text, &layout, "Test B 10 hours").unwrap();
+        assert_eq!(l.kind, LabelKind::Row);
+        assert_eq!(
+            l.label,
+            "ESTIMATED COSTS Action Labor cost Parts cost Total"
+        );
+    }
+
+    #[test]
+    fn form_values_get_their_label() {
+        let page = "Intro line of the form.\n\n\
+                    Other names used            Date of birth\n\
+                    Prince H Smith              7/1/2017\n\n\
+                    Status: approved\n";
+        let (text, layout) = run(&[page]);
+        assert!(text.contains("Other names used Date of birth\nPrince H Smith\n7/1/2017"));
+        let l = label_of(&text, &layout, "7/1/2017").unwrap();
+        assert_eq!(
+            (l.kind, l.label.as_str()),
+            (LabelKind::Value, "Date of birth")
+        );
+        let l = label_of(&text, &layout, "Status: approved").unwrap();
+        assert_eq!(l.label, "Status");
+    }
+
+    #[test]
+    fn paragraphs_join_lines_and_undo_hyphenation() {
+        let page = "By signing the filled-\nout form, you agree to law 113-\n274 and  more.\n\
+                    • A bullet item that wraps\nonto a second line.\n";
+        let (text, _) = run(&[page]);
+        assert!(text.contains("By signing the filledout form, you agree to law 113-274 and more."));
+        assert!(
+            text.contains("\n\n• A bullet item that wraps onto a second line."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn headings_are_found_with_levels() {
+        let page = "1.8. Project Start Date\nThe project starts soon.\n\nPART II\n\n\
+                    Title Case Alone\n\nsome prose follows here.\n";
+        let (text, layout) = run(&[page]);
+        let found: Vec<(u8, &str)> = layout
+            .headings
+            .iter()
+            .map(|h| (h.level, h.title.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            vec![
+                (2, "1.8. Project Start Date"),
+                (1, "PART II"),
+                (2, "Title Case Alone")
+            ]
+        );
+        let h = &layout.headings[0];
+        assert_eq!(&text[h.start..h.end], "1.8. Project Start Date");
+    }
+
+    #[test]
+    fn page_offsets_cover_empty_pages() {
+        let (text, layout) = run(&["First page.", "", "  \n ", "Last page."]);
+        assert_eq!(text, "First page.\n\nLast page.");
+        assert_eq!(layout.pages, vec![0, 13, 13, 13]);
+        assert_eq!(layout.page_of(13), Some(4));
+        assert!(layout.extractor.is_none());
+        let (text, layout) = run(&["Only.", ""]);
+        assert_eq!(layout.pages, vec![0, text.len()]);
+    }
+
+    #[test]
+    fn large_documents_assemble_quickly() {
+        let line = "word ".repeat(16);
+        let page: String = (0..60)
+            .map(|i| format!("{line}{i:<20}   {line}\n"))
+            .collect();
+        let pages = vec![page; 300];
+        let t = std::time::Instant::now();
+        let (text, layout) = assemble(&pages);
+        assert!(layout.check(&text).is_ok());
+        assert!(t.elapsed().as_secs_f64() < 6.0, "{:?}", t.elapsed());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_and_output_is_clean(
+            pages in proptest::collection::vec("([a-zA-Zé€漢 .\\-•:\t\r0-9]{0,30}\n?){0,30}", 0..5),
+            long in 0usize..3000,
+        ) {
+            let mut pages = pages;
+            pages.push(format!("{}  x", "ab ".repeat(long)));
+            let (text, layout) = assemble(&pages);
+            prop_assert!(layout.check(&text).is_ok());
+            prop_assert!(layout.pages.windows(2).all(|w| w[0] <= w[1]));
+            prop_assert_eq!(layout.pages.len(), pages.len());
+            prop_assert!(!text.contains("  "));
+            for line in text.split('\n') {
+                prop_assert_eq!(line, line.trim());
+                prop_assert!(!line.contains(['\t', '\r']));
+            }
+        }
+    }
 }

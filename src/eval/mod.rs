@@ -11,6 +11,7 @@
 
 pub mod answers;
 pub mod attribution;
+pub mod documents;
 pub mod metrics;
 pub mod multihop;
 pub mod retrieval;

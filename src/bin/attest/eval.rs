@@ -33,6 +33,24 @@ pub enum EvalCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Answers over real documents: a directory with docs/ and questions.jsonl (id, doc,
+    /// question, answer, page, kind, answerable); per kind, the share of answers citing a
+    /// quote with the value, on the stated page, abstentions, cited instructions, and
+    /// ingest speed in pages/s
+    Documents {
+        /// Dataset directory (docs/ and questions.jsonl)
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Use at most this many questions
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Answer quality: every judged query of a BEIR split asked as a question against the
     /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
     /// corpus cannot answer): answered/abstained shares, cited relevant documents,
@@ -110,6 +128,15 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             };
             let report = attest::eval::multihop::run(cfg, &run)?;
             emit(json, &report, render::multihop_eval)?;
+        }
+        EvalCommand::Documents {
+            dataset,
+            eval_index,
+            limit,
+            json,
+        } => {
+            let report = attest::eval::documents::run(cfg, &dataset, eval_index, limit)?;
+            emit(json, &report, render::documents_eval)?;
         }
         EvalCommand::Answers(args) => answers(cfg, args)?,
         EvalCommand::Attribution {
