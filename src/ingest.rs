@@ -660,7 +660,7 @@ fn chunk_doc_until(
     count: &dyn Fn(&str) -> usize,
     deadline: &Deadline,
 ) -> Option<(Vec<NewChunk>, Vec<String>)> {
-    let sents = sentences(&d.text);
+    let sents = d.layout.split_sentences(&d.text, sentences(&d.text));
     if deadline.expired() {
         return None;
     }

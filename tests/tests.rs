@@ -3,6 +3,7 @@
 mod ask;
 mod cli;
 mod common;
+mod documents;
 mod embed;
 mod generate;
 mod loaders;

@@ -87,7 +87,9 @@ impl Layout {
 
     /// Index of the last heading that starts at or before `at`.
     fn heading_before(&self, at: usize) -> Option<usize> {
-        self.headings.partition_point(|h| h.start <= at).checked_sub(1)
+        self.headings
+            .partition_point(|h| h.start <= at)
+            .checked_sub(1)
     }
 
     /// The section path at byte `at`: the titles of the enclosing headings, outermost
@@ -126,6 +128,39 @@ impl Layout {
             .is_some_and(|i| end <= self.headings[i].end)
     }
 
+    /// `sents` (sentence spans of `text`, in order) cut wherever a heading, a labelled row
+    /// or value starts or ends inside one, so no sentence runs across table rows, form
+    /// values or headings. Pieces are trimmed; empty ones are dropped.
+    pub fn split_sentences(
+        &self,
+        text: &str,
+        sents: Vec<crate::corpus::Span>,
+    ) -> Vec<crate::corpus::Span> {
+        use crate::corpus::Span;
+        if self.labels.is_empty() && self.headings.is_empty() {
+            return sents;
+        }
+        let mut cuts: Vec<usize> = self
+            .labels
+            .iter()
+            .flat_map(|l| [l.start, l.end])
+            .chain(self.headings.iter().flat_map(|h| [h.start, h.end]))
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut out = Vec::with_capacity(sents.len());
+        for s in sents {
+            let from = cuts.partition_point(|&c| c <= s.start);
+            let mut start = s.start;
+            for &c in cuts[from..].iter().take_while(|&&c| c < s.end) {
+                push_trimmed(text, Span::new(start, c), &mut out);
+                start = c;
+            }
+            push_trimmed(text, Span::new(start, s.end), &mut out);
+        }
+        out
+    }
+
     /// Check that every offset is inside `text`, on a character boundary, and in order.
     pub fn check(&self, text: &str) -> Result<(), LayoutMismatch> {
         let ok = |at: usize| at <= text.len() && text.is_char_boundary(at);
@@ -154,6 +189,17 @@ impl Layout {
             return Err(LayoutMismatch("headings or labels are out of order".into()));
         }
         Ok(())
+    }
+}
+
+/// Push `span` shrunk past surrounding whitespace, unless nothing is left.
+fn push_trimmed(text: &str, span: crate::corpus::Span, out: &mut Vec<crate::corpus::Span>) {
+    let piece = &text[span.start..span.end];
+    let lead = piece.len() - piece.trim_start().len();
+    let body = piece.trim();
+    if !body.is_empty() {
+        let start = span.start + lead;
+        out.push(crate::corpus::Span::new(start, start + body.len()));
     }
 }
 
@@ -193,15 +239,56 @@ mod tests {
         assert_eq!(layout.page_of(100), Some(2));
         assert_eq!(layout.page_of(9999), Some(3));
         assert_eq!(layout.section_of(10), Some("1 Project"));
-        assert_eq!(layout.section_path(130), vec!["1 Project", "1.8 Start Date"]);
+        assert_eq!(
+            layout.section_path(130),
+            vec!["1 Project", "1.8 Start Date"]
+        );
         assert_eq!(layout.section_path(210), vec!["2 Land"]);
-        assert_eq!(layout.label_for(140, 151).map(|l| l.label.as_str()), Some("Start date"));
-        assert_eq!(layout.label_for(141, 150).map(|l| l.kind), Some(LabelKind::Value));
+        assert_eq!(
+            layout.label_for(140, 151).map(|l| l.label.as_str()),
+            Some("Start date")
+        );
+        assert_eq!(
+            layout.label_for(141, 150).map(|l| l.kind),
+            Some(LabelKind::Value)
+        );
         assert!(layout.label_for(130, 151).is_none());
         assert!(layout.label_for(152, 160).is_none());
         assert!(layout.is_heading(120, 134));
         assert!(!layout.is_heading(120, 140));
         assert_eq!(Layout::default().page_of(5), None);
+    }
+
+    #[test]
+    fn sentences_are_cut_at_rows_and_headings() {
+        use crate::corpus::Span;
+        let text = "Header row\nAlaska 209 3,062\nAlabama 18,870 23,022\nAfter.";
+        let row = |a: &str| {
+            let start = text.find(a).unwrap();
+            Labelled {
+                start,
+                end: start + a.len(),
+                kind: LabelKind::Row,
+                label: "Header row".into(),
+            }
+        };
+        let layout = Layout {
+            labels: vec![row("Alaska 209 3,062"), row("Alabama 18,870 23,022")],
+            ..Layout::default()
+        };
+        let pieces = layout.split_sentences(text, vec![Span::new(0, text.len())]);
+        let got: Vec<&str> = pieces.iter().map(|s| s.slice(text)).collect();
+        assert_eq!(
+            got,
+            vec![
+                "Header row",
+                "Alaska 209 3,062",
+                "Alabama 18,870 23,022",
+                "After."
+            ]
+        );
+        let plain = Layout::default().split_sentences(text, vec![Span::new(0, 5)]);
+        assert_eq!(plain, vec![Span::new(0, 5)]);
     }
 
     #[test]

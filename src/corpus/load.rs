@@ -16,13 +16,16 @@ use std::sync::{mpsc, Once, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::docx;
 use super::layout::Layout;
 use super::pdflayout;
-use super::textlayout;
 use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
+use super::textlayout;
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
-const SUPPORTED_EXTENSIONS: &[&str] = &["md", "markdown", "txt", "html", "htm", "pdf", "jsonl"];
+const SUPPORTED_EXTENSIONS: &[&str] = &[
+    "md", "markdown", "txt", "html", "htm", "pdf", "docx", "jsonl",
+];
 
 /// How many leading bytes of a text file are scanned for NUL bytes.
 const BINARY_SNIFF_BYTES: usize = 8 * 1024;
@@ -180,8 +183,10 @@ pub enum SourceKind {
     Text,
     /// `.html` / `.htm`, converted to plain text.
     Html,
-    /// `.pdf`, text extracted with `pdf-extract`.
+    /// `.pdf`, text extracted page by page (`pdftotext` or `pdf-extract`) and assembled.
     Pdf,
+    /// `.docx`, text extracted from `word/document.xml`.
+    Docx,
     /// `.jsonl` in BEIR corpus format, one document per line.
     Jsonl,
 }
@@ -256,6 +261,14 @@ pub enum LoadError {
         /// What went wrong.
         reason: String,
     },
+    /// The DOCX is not a zip, has no `word/document.xml`, is damaged, malformed or over a
+    /// size limit while inflating.
+    Docx {
+        /// The DOCX file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     /// PDF text extraction did not finish within [`LoadOptions::pdf_timeout`].
     PdfTimeout {
         /// The PDF file.
@@ -306,6 +319,7 @@ impl LoadError {
             | LoadError::TooLarge { path, .. }
             | LoadError::Unsupported { path, .. }
             | LoadError::Pdf { path, .. }
+            | LoadError::Docx { path, .. }
             | LoadError::PdfTimeout { path, .. }
             | LoadError::OverBudget { path, .. }
             | LoadError::TimedOut { path, .. }
@@ -339,7 +353,7 @@ impl LoadError {
                     SUPPORTED_EXTENSIONS.join(", ")
                 )
             }
-            LoadError::Pdf { reason, .. } => reason.clone(),
+            LoadError::Pdf { reason, .. } | LoadError::Docx { reason, .. } => reason.clone(),
             LoadError::PdfTimeout { secs, .. } => {
                 format!("PDF text extraction timed out after {secs} s")
             }
@@ -413,6 +427,7 @@ fn load_kind(
         "txt" => SourceKind::Text,
         "html" | "htm" => SourceKind::Html,
         "pdf" => SourceKind::Pdf,
+        "docx" => SourceKind::Docx,
         "jsonl" => SourceKind::Jsonl,
         _ => {
             return Err(LoadError::Unsupported {
@@ -424,6 +439,9 @@ fn load_kind(
     let bytes = read_limited(path, opts.max_file_bytes)?;
     if kind == SourceKind::Pdf {
         return load_pdf(path, bytes, opts, deadline).map(|d| vec![d]);
+    }
+    if kind == SourceKind::Docx {
+        return load_docx(path, &bytes, opts).map(|d| vec![d]);
     }
     let text = decode_text(path, bytes)?;
     match kind {
@@ -448,7 +466,7 @@ fn load_kind(
         }
         SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
         SourceKind::Jsonl => load_jsonl(path, &text, deadline),
-        SourceKind::Pdf => unreachable!("handled above"),
+        SourceKind::Pdf | SourceKind::Docx => unreachable!("handled above"),
     }
 }
 
@@ -463,10 +481,11 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
             },
         });
     }
-    let (title, body, headings) = html_to_text(source, &deadline).ok_or_else(|| LoadError::TimedOut {
-        path: path.to_path_buf(),
-        secs: deadline.limit.as_secs_f64(),
-    })?;
+    let (title, body, headings) =
+        html_to_text(source, &deadline).ok_or_else(|| LoadError::TimedOut {
+            path: path.to_path_buf(),
+            secs: deadline.limit.as_secs_f64(),
+        })?;
     if is_blank(&body) {
         return Err(LoadError::Empty {
             path: path.to_path_buf(),
@@ -1399,9 +1418,7 @@ fn no_text_reason(pages: usize) -> String {
     match pages {
         0 => "corrupt PDF (no pages found)".to_string(),
         1 => "no extractable text on page 1 (a scanned image without a text layer?)".to_string(),
-        n => format!(
-            "no extractable text on pages 1-{n} (scanned images without a text layer?)"
-        ),
+        n => format!("no extractable text on pages 1-{n} (scanned images without a text layer?)"),
     }
 }
 
@@ -1503,6 +1520,33 @@ fn pdf_extract_pages(
 fn is_encrypted(bytes: &[u8]) -> bool {
     let tail = &bytes[bytes.len().saturating_sub(64 * 1024)..];
     find(tail, 0, b"/Encrypt").is_some()
+}
+
+/// Extract a DOCX file's text and layout ([`docx::docx_text`]) within the text budget;
+/// inflation stops at the inflate budget.
+fn load_docx(path: &Path, bytes: &[u8], opts: &LoadOptions) -> Result<LoadedDoc, LoadError> {
+    let limits = docx::DocxLimits {
+        max_entry_bytes: opts.max_inflated_bytes,
+        max_total_bytes: opts.max_inflated_bytes,
+        max_text_bytes: opts.max_text_bytes,
+        ..docx::DocxLimits::default()
+    };
+    let found = docx::docx_text(bytes, &limits).map_err(|e| match e {
+        docx::DocxError::Empty => LoadError::Empty {
+            path: path.to_path_buf(),
+        },
+        other => LoadError::Docx {
+            path: path.to_path_buf(),
+            reason: other.to_string(),
+        },
+    })?;
+    Ok(LoadedDoc {
+        key: String::new(),
+        title: found.title.unwrap_or_else(|| file_stem(path)),
+        text: found.text,
+        kind: SourceKind::Docx,
+        layout: found.layout,
+    })
 }
 
 // ---------------------------------------------------------------------------

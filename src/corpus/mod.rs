@@ -5,6 +5,7 @@
 //! stored text, and for Markdown and plain text the stored text is the file's text.
 
 pub mod chunk;
+pub mod docx;
 pub mod layout;
 pub mod load;
 pub mod pdflayout;

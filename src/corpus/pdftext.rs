@@ -267,7 +267,10 @@ mod tests {
         );
         assert_eq!(classify(true, "Syntax Warning: bad font\n"), Ok(()));
         assert_eq!(
-            classify(false, "terminate called after throwing an instance of 'std::bad_alloc'"),
+            classify(
+                false,
+                "terminate called after throwing an instance of 'std::bad_alloc'"
+            ),
             Err(PopplerFail::OutOfMemory)
         );
     }

@@ -199,7 +199,10 @@ mod tests {
         assert_eq!(titles, vec!["Plan", "1.8. Project Start Date", "Land"]);
         let at = text.find("15/03").unwrap();
         assert_eq!(layout.section_of(at), Some("1.8. Project Start Date"));
-        assert_eq!(layout.section_path(at), vec!["Plan", "1.8. Project Start Date"]);
+        assert_eq!(
+            layout.section_path(at),
+            vec!["Plan", "1.8. Project Start Date"]
+        );
         assert!(layout.check(text).is_ok());
     }
 
@@ -219,7 +222,10 @@ mod tests {
         let layout = text_layout(text, true, &[]);
         assert_eq!(layout.labels.len(), 2);
         let row = &layout.labels[0];
-        assert_eq!(&text[row.start..row.end], "| Total Project Area | 1,200 | ha |");
+        assert_eq!(
+            &text[row.start..row.end],
+            "| Total Project Area | 1,200 | ha |"
+        );
         assert_eq!(row.label, "Table 2 Areas: Item | Value | Unit");
         assert!(layout.check(text).is_ok());
     }
@@ -227,8 +233,15 @@ mod tests {
     #[test]
     fn html_headings_are_matched_to_their_lines() {
         let text = "Report\n\nSome prose.\n\nResults and Outlook\n\nMore prose.";
-        let layout = text_layout(text, false, &[(1, "Report".into()), (2, "Results and Outlook".into())]);
+        let layout = text_layout(
+            text,
+            false,
+            &[(1, "Report".into()), (2, "Results and Outlook".into())],
+        );
         assert_eq!(layout.headings.len(), 2);
-        assert_eq!(layout.section_of(text.len() - 2), Some("Results and Outlook"));
+        assert_eq!(
+            layout.section_of(text.len() - 2),
+            Some("Results and Outlook")
+        );
     }
 }

@@ -137,7 +137,12 @@ pub fn read_questions(path: &Path) -> Result<Vec<DocQuestion>, Error> {
 
 /// Whether `quote` contains `value`, both whitespace-collapsed and lower-cased.
 pub fn contains_value(quote: &str, value: &str) -> bool {
-    let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
+    let norm = |s: &str| {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
     let v = norm(value);
     !v.is_empty() && norm(quote).contains(&v)
 }
@@ -222,10 +227,11 @@ fn ask_one(
     opts: &AskOptions,
     report: &mut DocumentsReport,
 ) -> Result<DocOutcome, Error> {
-    let file_failed = report
-        .failed_files
-        .iter()
-        .any(|(p, _)| Path::new(p).file_name().is_some_and(|n| n == q.doc.as_str()));
+    let file_failed = report.failed_files.iter().any(|(p, _)| {
+        Path::new(p)
+            .file_name()
+            .is_some_and(|n| n == q.doc.as_str())
+    });
     let mut out = DocOutcome {
         id: q.id.clone(),
         kind: q.kind.clone(),
@@ -242,12 +248,19 @@ fn ask_one(
     out.status = a.status.as_str().to_string();
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
-        if !quotes.check(&e.doc_id, e.start, e.end, &e.quote, None)?.stands() {
+        if !quotes
+            .check(&e.doc_id, e.start, e.end, &e.quote, None)?
+            .stands()
+        {
             report.not_verbatim += 1;
         }
         if is_instruction(&e.quote) {
             report.all.instructions_cited += 1;
-            report.kinds.entry(q.kind.clone()).or_default().instructions_cited += 1;
+            report
+                .kinds
+                .entry(q.kind.clone())
+                .or_default()
+                .instructions_cited += 1;
         }
         let in_doc = Path::new(&e.source)
             .file_name()
@@ -255,7 +268,10 @@ fn ask_one(
         if in_doc {
             out.cited_pages.extend(e.page);
         }
-        if q.answer.as_deref().is_some_and(|v| contains_value(&e.quote, v)) {
+        if q.answer
+            .as_deref()
+            .is_some_and(|v| contains_value(&e.quote, v))
+        {
             out.value_cited = true;
             out.on_page |= in_doc && e.page.is_some() && e.page == q.page;
         }
@@ -266,7 +282,10 @@ fn ask_one(
 /// Count one outcome into its kind and the total.
 fn tally(report: &mut DocumentsReport, q: &DocQuestion, o: &DocOutcome) {
     let abstained = o.status != Status::Answered.as_str();
-    for f in [&mut report.all, report.kinds.entry(q.kind.clone()).or_default()] {
+    for f in [
+        &mut report.all,
+        report.kinds.entry(q.kind.clone()).or_default(),
+    ] {
         if q.answerable {
             f.answerable += 1;
             f.value_cited += usize::from(o.value_cited);
@@ -291,7 +310,10 @@ mod tests {
 
     #[test]
     fn values_match_across_whitespace_and_case() {
-        assert!(contains_value("Total  Project\nArea 1,200 ha", "area 1,200"));
+        assert!(contains_value(
+            "Total  Project\nArea 1,200 ha",
+            "area 1,200"
+        ));
         assert!(!contains_value("Total Project Area 1,200 ha", "1,300"));
         assert!(!contains_value("anything", "  "));
     }

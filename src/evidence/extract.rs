@@ -121,6 +121,21 @@ impl Kind {
 }
 
 impl Candidate {
+    /// What relevance reads: the section title and the label (a row's headers, a value's
+    /// prompt), each on its own line, then the quote. Only the quote is ever cited.
+    pub fn context_text(&self) -> std::borrow::Cow<'_, str> {
+        if self.section.is_none() && self.label.is_none() {
+            return std::borrow::Cow::Borrowed(&self.quote);
+        }
+        let mut s = String::new();
+        for head in [&self.section, &self.label].into_iter().flatten() {
+            s.push_str(head);
+            s.push('\n');
+        }
+        s.push_str(&self.quote);
+        std::borrow::Cow::Owned(s)
+    }
+
     /// The key that survives re-indexing: derived from (document content hash, start, end).
     pub fn evidence_key(&self) -> String {
         evidence_key(&self.content_hash, self.start, self.end)
@@ -184,11 +199,48 @@ pub fn kind_of(quote: &str) -> Kind {
 
 /// Verbs that open a template's instructions to whoever fills it in.
 const IMPERATIVES: &[&str] = &[
-    "indicate", "describe", "provide", "specify", "enter", "attach", "list", "explain",
-    "identify", "state", "include", "complete", "fill", "insert", "justify", "summarize",
-    "summarise", "outline", "demonstrate", "detail", "define", "select", "tick", "check",
-    "type", "print", "sign", "submit", "write", "add", "subtract", "multiply", "divide",
-    "use", "see", "refer", "give", "report", "document", "mark", "discuss", "demonstrate",
+    "indicate",
+    "describe",
+    "provide",
+    "specify",
+    "enter",
+    "attach",
+    "list",
+    "explain",
+    "identify",
+    "state",
+    "include",
+    "complete",
+    "fill",
+    "insert",
+    "justify",
+    "summarize",
+    "summarise",
+    "outline",
+    "demonstrate",
+    "detail",
+    "define",
+    "select",
+    "tick",
+    "check",
+    "type",
+    "print",
+    "sign",
+    "submit",
+    "write",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
+    "use",
+    "see",
+    "refer",
+    "give",
+    "report",
+    "document",
+    "mark",
+    "discuss",
+    "demonstrate",
 ];
 
 /// Whether `s` instructs the reader instead of stating something: it opens (after a list
@@ -511,15 +563,14 @@ fn previous_sentence(text: &str, at: usize) -> Option<Span> {
 
 /// Candidate spans of one chunk: sentence or clause spans with their completeness,
 /// before the document-level fields are attached.
-pub fn spans_of_chunk(
-    doc_text: &str,
-    chunk: Span,
-    layout: &Layout,
-) -> Vec<(Span, Completeness)> {
+pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span, Completeness)> {
     let mut out = Vec::new();
     let chunk_text = chunk.slice(doc_text);
-    for s in sentences(chunk_text) {
-        let sent = Span::new(chunk.start + s.start, chunk.start + s.end);
+    let sents = sentences(chunk_text)
+        .into_iter()
+        .map(|s| Span::new(chunk.start + s.start, chunk.start + s.end))
+        .collect();
+    for sent in layout.split_sentences(doc_text, sents) {
         let labelled = layout.label_for(sent.start, sent.end).is_some();
         if (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
             || layout.is_heading(sent.start, sent.end)
@@ -658,8 +709,7 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
         if text.get(c.start..c.end) != Some(c.text.as_str()) {
             continue; // the chunk no longer matches its document; nothing to quote
         }
-        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end), &doc.layout)
-        {
+        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end), &doc.layout) {
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }

@@ -157,7 +157,7 @@ pub fn verify(
     let terms = question_terms(question);
     let coverage: Vec<f64> = candidates
         .iter()
-        .map(|c| term_coverage(&terms, &c.quote))
+        .map(|c| term_coverage(&terms, &c.context_text()))
         .collect();
     let scored = scored_candidates(&candidates, &coverage, cfg.embed_budget);
     let signals = model_signals(question, &candidates, &scored, embedder, reranker)?;
@@ -214,10 +214,11 @@ fn model_signals(
     reranker: Option<&dyn Rerank>,
 ) -> Result<Vec<Signals>, Error> {
     let mut signals = vec![(None, None); candidates.len()];
-    let quotes: Vec<&str> = scored
+    let contexts: Vec<std::borrow::Cow<'_, str>> = scored
         .iter()
-        .map(|&i| candidates[i].quote.as_str())
+        .map(|&i| candidates[i].context_text())
         .collect();
+    let quotes: Vec<&str> = contexts.iter().map(|c| c.as_ref()).collect();
     if quotes.is_empty() {
         return Ok(signals);
     }
