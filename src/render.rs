@@ -205,9 +205,10 @@ pub fn documents_eval(r: &crate::eval::documents::DocumentsReport) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "documents: {} ({} questions; {} pages ingested in {:.1} s: {:.1} pages/s, {:.0}% extracting and chunking, {:.0}% embedding)",
+        "documents: {} ({} questions{}; {} pages ingested in {:.1} s: {:.1} pages/s, {:.0}% extracting and chunking, {:.0}% embedding)",
         clean(&r.dataset),
         r.questions,
+        if r.scoped { ", each asked of its own document" } else { ", asked of the whole corpus" },
         r.pages,
         r.ingest_ms as f64 / 1e3,
         r.pages_per_second,

@@ -285,7 +285,7 @@ fn markdown_template_values_and_table_rows_are_evidence_and_instructions_are_not
         docs.join("plan.md"),
         "# Harbour Solar Plan\n\n## 1.8 Project Start Date\n\n\
          Indicate and justify the project start date, specifying the day, month, and year.\n\n\
-         1 March 2022.\n\n## 2 Location\n\nProvide the country and region of the project.\n\n\
+         1 March 2022.\n\n## 2 Project Location\n\nProvide the country and region of the project.\n\n\
          Table 3 Site\n\n| Field | Entry |\n|---|---|\n| Country | Portugal |\n| Region | Alentejo |\n",
     )
     .unwrap();

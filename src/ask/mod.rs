@@ -52,6 +52,8 @@ pub struct AskOptions {
     pub memory_threshold: f64,
     /// Let the engine's generator, when one is configured, phrase the answer.
     pub generate: bool,
+    /// When set, only these documents (ids) are searched; the QA memory is not used.
+    pub scope: Option<std::sync::Arc<std::collections::HashSet<String>>>,
 }
 
 impl AskOptions {
@@ -74,6 +76,7 @@ impl AskOptions {
             memory: cfg.memory,
             memory_threshold: cfg.memory_threshold,
             generate: true,
+            scope: None,
         }
     }
 }

@@ -83,6 +83,7 @@ pub(super) fn research(
             k: opts.chunks,
             rerank_depth: engine.config().rerank_depth,
             per_document: engine.config().max_chunks_per_document,
+            scope: opts.scope.clone(),
             ..MultiOptions::default()
         },
         found: Found {

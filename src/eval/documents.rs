@@ -98,6 +98,8 @@ pub struct DocumentsReport {
     pub dataset: String,
     /// Questions asked.
     pub questions: usize,
+    /// Whether each question searched only its own document.
+    pub scoped: bool,
     /// Figures per kind.
     pub kinds: BTreeMap<String, KindFigures>,
     /// Figures over all questions.
@@ -147,12 +149,14 @@ pub fn contains_value(quote: &str, value: &str) -> bool {
     !v.is_empty() && norm(quote).contains(&v)
 }
 
-/// `attest eval documents` on `dataset` (see the module doc), at most `limit` questions.
+/// `attest eval documents` on `dataset` (see the module doc), at most `limit` questions;
+/// with `scoped`, each question searches only its own document (as `ask --scope`).
 pub fn run(
     mut cfg: Config,
     dataset: &Path,
     eval_index: Option<PathBuf>,
     limit: Option<usize>,
+    scoped: bool,
 ) -> Result<DocumentsReport, Error> {
     let mut questions = read_questions(&dataset.join("questions.jsonl"))?;
     super::truncate(&mut questions, limit);
@@ -180,6 +184,7 @@ pub fn run(
     let mut report = DocumentsReport {
         dataset: dataset.display().to_string(),
         questions: questions.len(),
+        scoped,
         kinds: BTreeMap::new(),
         all: KindFigures::default(),
         failed_files: failed,
@@ -192,6 +197,14 @@ pub fn run(
         outcomes: Vec::new(),
     };
     for q in &questions {
+        let mut opts = opts.clone();
+        if scoped {
+            let file = docs.join(&q.doc).canonicalize().unwrap_or_else(|_| docs.join(&q.doc));
+            let ids = engine
+                .store()
+                .doc_ids_under(&[file.to_string_lossy().into_owned()])?;
+            opts.scope = Some(std::sync::Arc::new(ids));
+        }
         let outcome = ask_one(&engine, q, &opts, &mut report)?;
         tally(&mut report, q, &outcome);
         report.outcomes.push(outcome);
@@ -323,6 +336,7 @@ mod tests {
         let mut report = DocumentsReport {
             dataset: String::new(),
             questions: 2,
+            scoped: false,
             kinds: BTreeMap::new(),
             all: KindFigures::default(),
             failed_files: Vec::new(),

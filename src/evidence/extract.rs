@@ -265,8 +265,12 @@ pub fn is_instruction(s: &str) -> bool {
 /// Whether a fragment too short to be a statement is a value a form or table states: it
 /// has a figure, or the layout labels it.
 fn is_value(fragment: &str, labelled: bool) -> bool {
+    let first = fragment.split_whitespace().next().unwrap_or("");
+    let caption = ["table", "figure", "fig.", "chart", "exhibit", "page"]
+        .contains(&first.to_lowercase().as_str());
     !fragment.trim().is_empty()
         && (labelled || fragment.chars().any(|c| c.is_ascii_digit()))
+        && !caption
         && !is_instruction(fragment)
 }
 

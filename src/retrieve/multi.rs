@@ -216,6 +216,8 @@ pub struct MultiOptions {
     /// Chunks of one document among the hits before other documents' (3; see
     /// [`super::diverse`]).
     pub per_document: usize,
+    /// When set, only chunks of these documents (ids) are retrieved.
+    pub scope: Option<std::sync::Arc<HashSet<String>>>,
 }
 
 impl Default for MultiOptions {
@@ -225,6 +227,7 @@ impl Default for MultiOptions {
             alternative_weight: 0.5,
             rerank_depth: 25,
             per_document: 3,
+            scope: None,
         }
     }
 }
@@ -290,7 +293,10 @@ pub fn retrieve(
     let (rows, excluded) = super::diverse::walk(
         engine,
         &fused,
-        &|r| exclude.contains(&r.chunk_id),
+        &|r| {
+            exclude.contains(&r.chunk_id)
+                || opts.scope.as_ref().is_some_and(|s| !s.contains(&r.doc_id))
+        },
         want,
         opts.per_document,
     )?;

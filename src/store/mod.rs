@@ -1030,6 +1030,35 @@ impl Store {
             .map_err(|e| damaged(format!("its stored text is not UTF-8 ({e})")))
     }
 
+    /// Ids of the documents from files at or under the canonical paths `roots`.
+    pub fn doc_ids_under(
+        &self,
+        roots: &[String],
+    ) -> Result<std::collections::HashSet<String>, StoreError> {
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT doc_id, path FROM documents")
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, lossy(r.get_ref(1)?))))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        let under = |path: &str| {
+            roots.iter().any(|root| {
+                path == root
+                    || path
+                        .strip_prefix(root.as_str())
+                        .is_some_and(|rest| rest.starts_with('/') || root.ends_with('/'))
+            })
+        };
+        Ok(rows
+            .into_iter()
+            .filter(|(_, path)| under(path))
+            .map(|(id, _)| id)
+            .collect())
+    }
+
     /// The layout of document `doc_id` as stored (JSON), `None` when there is no such
     /// document.
     pub fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {

@@ -38,6 +38,10 @@ pub struct Args {
     /// Do not use the configured generator (the answer is extractive)
     #[arg(long)]
     no_generator: bool,
+    /// Search only documents from files at or under this path (repeatable); the QA
+    /// memory is not used
+    #[arg(long, value_name = "PATH")]
+    scope: Vec<PathBuf>,
     /// Add the research steps, retrieved chunks, rejected items and timings
     #[arg(long)]
     explain: bool,
@@ -47,6 +51,33 @@ pub struct Args {
     /// Print the answer JSON
     #[arg(long)]
     json: bool,
+}
+
+/// The ids of the indexed documents under `paths`; an error names a path that does not
+/// exist or holds no indexed document.
+pub fn scope_ids(
+    engine: &Engine,
+    paths: &[PathBuf],
+) -> anyhow::Result<std::collections::HashSet<String>> {
+    let mut roots = Vec::with_capacity(paths.len());
+    for p in paths {
+        let canonical = p
+            .canonicalize()
+            .map_err(|e| anyhow::anyhow!("--scope {}: {e}", p.display()))?;
+        roots.push(canonical.to_string_lossy().into_owned());
+    }
+    let ids = engine.store().doc_ids_under(&roots)?;
+    if ids.is_empty() {
+        anyhow::bail!(
+            "--scope: no indexed document under {}",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(ids)
 }
 
 pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
@@ -76,6 +107,9 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut engine = Engine::open_with_default_model(cfg, false)?;
     engine.load_generator()?;
+    if !args.scope.is_empty() {
+        opts.scope = Some(std::sync::Arc::new(scope_ids(&engine, &args.scope)?));
+    }
     let question = args.question.join(" ");
     let run = ask(&engine, &question, &opts)?;
     if let Some(path) = &args.audit {

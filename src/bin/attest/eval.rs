@@ -47,6 +47,9 @@ pub enum EvalCommand {
         /// Use at most this many questions
         #[arg(long)]
         limit: Option<usize>,
+        /// Ask each question of its own document only (as `ask --scope FILE`)
+        #[arg(long)]
+        scoped: bool,
         /// Print as JSON
         #[arg(long)]
         json: bool,
@@ -133,9 +136,11 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             dataset,
             eval_index,
             limit,
+            scoped,
             json,
         } => {
-            let report = attest::eval::documents::run(cfg, &dataset, eval_index, limit)?;
+            let report =
+                attest::eval::documents::run(cfg, &dataset, eval_index, limit, scoped)?;
             emit(json, &report, render::documents_eval)?;
         }
         EvalCommand::Answers(args) => answers(cfg, args)?,
