@@ -291,7 +291,7 @@ settings! {
         help "Most text one file may yield, in bytes";
     max_inflated_bytes: u64 = 256 * 1024 * 1024,
         env "ATTEST_MAX_INFLATED_BYTES", range Some(Range::Int(1, MAX_BYTES)),
-        help "Most bytes a PDF's Flate streams may inflate to";
+        help "Most bytes a PDF's Flate streams or a DOCX's zip entries may inflate to";
     pdf_memory_bytes: u64 = 2 * 1024 * 1024 * 1024,
         env "ATTEST_PDF_MEMORY_BYTES",
         range Some(Range::Int(MIN_PDF_MEMORY_BYTES, MAX_PDF_MEMORY_BYTES)),

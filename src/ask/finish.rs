@@ -109,7 +109,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     answer.gate = gate;
     let c = &composed.composition;
     let mut generator_calls = 0;
-    if !c.cited.is_empty() && answer.gate.passed {
+    let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
+    if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() {
         answered(&mut answer, c, &numbered, &found.retrievals);
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {
@@ -119,6 +120,12 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             &numbered,
             opts.relevance.min_relevance,
         );
+        if !unmet.is_empty() {
+            answer.missing_evidence.push(format!(
+                "verified evidence for the period the question names: no cited passage mentions {}",
+                unmet.join(", ")
+            ));
+        }
     }
     answer.metrics = Metrics {
         timings_ms: timings.into_map(),
@@ -139,6 +146,44 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         crate::memory::remember(engine.store(), v, fp, &answer)?;
     }
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
+}
+
+/// Month names, written out.
+const MONTHS: [&str; 12] = [
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+];
+
+/// The months and years (1900–2099) the question names that no cited item mentions in its
+/// quote, label, section or document title: a question pinned to a period is never
+/// answered from another period's figures ("October 2015" is not "November - 2015").
+fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> {
+    let is_year = |w: &str| {
+        w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1900..2100).contains(&y))
+    };
+    let tokens = |s: &str| -> Vec<String> {
+        s.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let mut wanted: Vec<String> = tokens(question)
+        .into_iter()
+        .filter(|w| is_year(w) || (w != "may" && MONTHS.contains(&w.as_str())))
+        .collect();
+    wanted.dedup();
+    if wanted.is_empty() || cited.is_empty() {
+        return Vec::new();
+    }
+    let mut have: HashSet<String> = HashSet::new();
+    for v in cited.iter().filter_map(|id| n.get(id)) {
+        let c = &v.candidate;
+        for text in [c.quote.as_str(), &c.context_text(), c.title.as_str()] {
+            have.extend(tokens(text));
+        }
+    }
+    wanted.retain(|w| !have.contains(w));
+    wanted
 }
 
 /// The rejected candidates as the answer lists them.

@@ -123,6 +123,8 @@ impl Kind {
 impl Candidate {
     /// What relevance reads: the section title and the label (a row's headers, a value's
     /// prompt), each on its own line, then the quote. Only the quote is ever cited.
+    /// A short labelled value (`7/1/2017` under `Date of birth`) means what its label
+    /// says: its context is the section and the label.
     pub fn context_text(&self) -> std::borrow::Cow<'_, str> {
         if self.section.is_none() && self.label.is_none() {
             return std::borrow::Cow::Borrowed(&self.quote);
@@ -132,7 +134,9 @@ impl Candidate {
             s.push_str(head);
             s.push('\n');
         }
-        s.push_str(&self.quote);
+        if self.label.is_none() || word_count(&self.quote) >= MIN_WORDS {
+            s.push_str(&self.quote);
+        }
         std::borrow::Cow::Owned(s)
     }
 
@@ -252,14 +256,21 @@ pub fn is_instruction(s: &str) -> bool {
         return true;
     }
     let body = strip_marker(t, Span::new(0, t.len())).slice(t);
-    let first = body
-        .split_whitespace()
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric());
-    let imperative = first.chars().next().is_some_and(char::is_uppercase)
-        && IMPERATIVES.contains(&first.to_lowercase().as_str());
-    imperative && !body.chars().any(|c| c.is_ascii_digit())
+    let mut words = body.split_whitespace();
+    let mut first = words.next().unwrap_or("");
+    if is_line_number(first) {
+        first = words.next().unwrap_or(""); // a form's line number: "1 Enter …", "2a Add …"
+    }
+    let first = first.trim_matches(|c: char| !c.is_alphanumeric());
+    first.chars().next().is_some_and(char::is_uppercase)
+        && IMPERATIVES.contains(&first.to_lowercase().as_str())
+}
+
+/// A form's line number: up to three digits with an optional letter (`1`, `2a`, `14b`).
+fn is_line_number(token: &str) -> bool {
+    let digits = token.chars().take_while(char::is_ascii_digit).count();
+    let rest = &token[digits..];
+    (1..=3).contains(&digits) && rest.len() <= 1 && rest.chars().all(|c| c.is_ascii_lowercase())
 }
 
 /// Whether a fragment too short to be a statement is a value a form or table states: it
@@ -268,7 +279,14 @@ fn is_value(fragment: &str, labelled: bool) -> bool {
     let first = fragment.split_whitespace().next().unwrap_or("");
     let caption = ["table", "figure", "fig.", "chart", "exhibit", "page"]
         .contains(&first.to_lowercase().as_str());
-    !fragment.trim().is_empty()
+    let mut tokens = fragment.split_whitespace().peekable();
+    if tokens.peek().is_some_and(|t| is_line_number(t)) {
+        tokens.next();
+    }
+    let substance: usize = tokens
+        .map(|t| t.chars().filter(|c| c.is_alphanumeric()).count())
+        .sum();
+    substance >= 2
         && (labelled || fragment.chars().any(|c| c.is_ascii_digit()))
         && !caption
         && !is_instruction(fragment)
