@@ -10,7 +10,9 @@
 //!    is `a · cosine + b · coverage + (1 − a − b) · chunk cosine`: the bi-encoder cosine
 //!    between question and quote, the share of the question's content words the quote
 //!    contains, and the cosine between question and the whole chunk the quote came from
-//!    (the context that makes a sentence about the question). Only the
+//!    (the context that makes a sentence about the question). The quote is read with its
+//!    section title and label; for a labelled table row or form value the label stands in
+//!    for the chunk when it is closer to the question. Only the
 //!    [`RelevanceConfig::embed_budget`] candidates with the best coverage (ties: earlier
 //!    chunk, earlier position) are embedded; the rest are not scored and cannot pass.
 //!
@@ -164,9 +166,15 @@ pub fn verify(
     let mut quotes = QuoteChecker::new(store);
     let mut out = Vec::with_capacity(candidates.len());
     for ((c, coverage), (cosine, cross)) in candidates.into_iter().zip(coverage).zip(signals) {
+        // A labelled row or value is read under its label, not amid the whole chunk: the
+        // label stands in for the chunk when it is closer to the question.
+        let context_cosine = match (&c.label, cosine) {
+            (Some(_), Some(cos)) => c.chunk_cosine.max(cos),
+            _ => c.chunk_cosine,
+        };
         let score = match cross {
             Some(p) => p,
-            None => cfg.score(cosine.unwrap_or(0.0), coverage, c.chunk_cosine),
+            None => cfg.score(cosine.unwrap_or(0.0), coverage, context_cosine),
         };
         let relevance = Relevance {
             cosine,
