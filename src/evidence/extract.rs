@@ -201,55 +201,33 @@ pub fn kind_of(quote: &str) -> Kind {
     }
 }
 
-/// Verbs that open a template's instructions to whoever fills it in.
+/// Verbs that open a template's instructions to whoever fills it in, whatever follows.
 const IMPERATIVES: &[&str] = &[
-    "indicate",
-    "describe",
-    "provide",
-    "specify",
-    "enter",
-    "attach",
-    "list",
-    "explain",
-    "identify",
-    "state",
-    "include",
-    "complete",
-    "fill",
-    "insert",
-    "justify",
-    "summarize",
-    "summarise",
-    "outline",
-    "demonstrate",
-    "detail",
-    "define",
-    "select",
-    "tick",
-    "check",
-    "type",
-    "print",
-    "sign",
-    "submit",
-    "write",
-    "add",
-    "subtract",
-    "multiply",
-    "divide",
-    "use",
-    "see",
-    "refer",
-    "give",
-    "report",
-    "document",
-    "mark",
-    "discuss",
-    "demonstrate",
+    "indicate", "describe", "provide", "specify", "enter", "attach", "explain", "identify",
+    "justify", "summarize", "summarise", "outline", "demonstrate", "fill", "insert", "submit",
+    "discuss", "multiply", "subtract", "divide",
+];
+
+/// Verbs that are also nouns or adjectives ("Type 2 diabetes", "State law", "Complete
+/// remission"): imperatives only when a determiner or pronoun follows ("List the …",
+/// "Check whether …").
+const AMBIGUOUS_IMPERATIVES: &[&str] = &[
+    "list", "state", "include", "complete", "select", "tick", "check", "type", "print",
+    "sign", "write", "add", "use", "see", "refer", "give", "report", "document", "mark",
+    "detail", "define", "note",
+];
+
+/// Words after which an ambiguous verb is an imperative.
+const OBJECT_OPENERS: &[&str] = &[
+    "the", "a", "an", "your", "any", "all", "each", "every", "whether", "how", "why", "what",
+    "which", "who", "when", "where", "this", "these", "those", "their", "its", "if", "here",
+    "below", "above", "one", "and", "or", "on", "in", "at", "to", "for", "it", "them",
 ];
 
 /// Whether `s` instructs the reader instead of stating something: it opens (after a list
-/// marker) with an imperative from [`IMPERATIVES`] and states no figure, or it is a
-/// prompt that ends with `:`.
+/// marker or a form's line number) with an imperative ([`IMPERATIVES`], or one of
+/// [`AMBIGUOUS_IMPERATIVES`] followed by a determiner or pronoun), or it is a prompt that
+/// ends with `:`.
 pub fn is_instruction(s: &str) -> bool {
     let t = s.trim();
     if t.ends_with(':') {
@@ -262,8 +240,18 @@ pub fn is_instruction(s: &str) -> bool {
         first = words.next().unwrap_or(""); // a form's line number: "1 Enter …", "2a Add …"
     }
     let first = first.trim_matches(|c: char| !c.is_alphanumeric());
-    first.chars().next().is_some_and(char::is_uppercase)
-        && IMPERATIVES.contains(&first.to_lowercase().as_str())
+    if !first.chars().next().is_some_and(char::is_uppercase) {
+        return false;
+    }
+    let verb = first.to_lowercase();
+    let next = words
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    IMPERATIVES.contains(&verb.as_str())
+        || (AMBIGUOUS_IMPERATIVES.contains(&verb.as_str())
+            && OBJECT_OPENERS.contains(&next.as_str()))
 }
 
 /// A form's line number: up to three digits with an optional letter (`1`, `2a`, `14b`).
@@ -273,9 +261,11 @@ fn is_line_number(token: &str) -> bool {
     (1..=3).contains(&digits) && rest.len() <= 1 && rest.chars().all(|c| c.is_ascii_lowercase())
 }
 
-/// Whether a fragment too short to be a statement is a value a form or table states: it
-/// has a figure, or the layout labels it.
-fn is_value(fragment: &str, labelled: bool) -> bool {
+/// Whether a fragment too short to be a statement is a value a form or table states: the
+/// layout labels it, or it has a figure and answers the instruction or prompt right
+/// before it (`Indicate the start date.` / `15/03/2021.`). Captions, instructions and
+/// fragments without two letters or digits (`1 $`, `▼ ▼`) are not values.
+fn is_value(fragment: &str, labelled: bool, prompted: bool) -> bool {
     let first = fragment.split_whitespace().next().unwrap_or("");
     let caption = ["table", "figure", "fig.", "chart", "exhibit", "page"]
         .contains(&first.to_lowercase().as_str());
@@ -287,7 +277,7 @@ fn is_value(fragment: &str, labelled: bool) -> bool {
         .map(|t| t.chars().filter(|c| c.is_alphanumeric()).count())
         .sum();
     substance >= 2
-        && (labelled || fragment.chars().any(|c| c.is_ascii_digit()))
+        && (labelled || (prompted && fragment.chars().any(|c| c.is_ascii_digit())))
         && !caption
         && !is_instruction(fragment)
 }
@@ -592,7 +582,9 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         .into_iter()
         .map(|s| Span::new(chunk.start + s.start, chunk.start + s.end))
         .collect();
+    let mut prompted = false; // the sentence before is an instruction or a prompt
     for sent in layout.split_sentences(doc_text, sents) {
+        let after_prompt = std::mem::replace(&mut prompted, is_instruction(sent.slice(doc_text)));
         let labelled = layout.label_for(sent.start, sent.end).is_some();
         if (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
             || layout.is_heading(sent.start, sent.end)
@@ -602,7 +594,7 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         let raw_start = sent.start;
         let sent = strip_marker(doc_text, sent);
         if word_count(sent.slice(doc_text)) < MIN_WORDS {
-            if is_value(sent.slice(doc_text), labelled) {
+            if is_value(sent.slice(doc_text), labelled, after_prompt) {
                 out.push((sent, Completeness::Complete));
             }
             continue;
@@ -666,7 +658,7 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
                     "only points to another provision and states nothing itself".into(),
                 );
             }
-            if word_count(q) >= MIN_WORDS || is_value(q, labelled) {
+            if word_count(q) >= MIN_WORDS || is_value(q, labelled, after_prompt) {
                 out.push((span, state));
             }
         }
@@ -779,6 +771,45 @@ mod tests {
             .into_iter()
             .map(|(s, c)| (s.slice(text).to_string(), c))
             .collect()
+    }
+
+    #[test]
+    fn instructions_are_told_from_statements() {
+        for s in [
+            "Indicate and justify the project start date, specifying the day, month, and year.",
+            "1 Enter an estimate of your 2025 itemized deductions (from Schedule A (Form 1040)).",
+            "List the parcels and their owners.",
+            "Start date:",
+            "(a) Describe the baseline scenario.",
+        ] {
+            assert!(is_instruction(s), "{s}");
+            assert_eq!(kind_of(s), Kind::Instruction);
+        }
+        for s in [
+            "Type 2 diabetes is associated with obesity.",
+            "State law requires a permit for every well.",
+            "Mark Twain wrote the novel in 1884.",
+            "Complete remission was seen in 40% of patients.",
+            "If it pays every other week, enter 26.",
+            "Start date: 1 March 2021",
+        ] {
+            assert!(!is_instruction(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn short_values_are_kept_after_a_prompt_or_under_a_label_only() {
+        let text = "Indicate the project start date.\n\n15/03/2021.\n\nIn 2019 it rained.\n\n12 cases.";
+        let got: Vec<String> = spans_of_chunk(text, Span::new(0, text.len()), &Layout::default())
+            .into_iter()
+            .map(|(s, _)| s.slice(text).to_string())
+            .collect();
+        assert!(got.contains(&"15/03/2021.".to_string()), "{got:?}");
+        assert!(!got.contains(&"12 cases.".to_string()), "no prompt before it: {got:?}");
+        assert!(is_value("Prince H Smith", true, false));
+        assert!(!is_value("Prince H Smith", false, true), "no figure, no label");
+        assert!(!is_value("1 $", true, true));
+        assert!(!is_value("Table 3 Site", false, true));
     }
 
     #[test]
