@@ -1864,7 +1864,7 @@ mod tests {
 
     #[test]
     fn html_nested_lists_are_indented() {
-        let (_, text) = html_to_text(
+        let (_, text, _) = html_to_text(
             "<p>Intro</p><ol><li>a<ul><li>b</li></ul></li><li><p>c</p></li><li></li></ol>tail",
             &Deadline::never(),
         )
@@ -2131,7 +2131,11 @@ mod tests {
         // on which pdf-extract 0.12 panics instead of returning an error.
         let bytes = swap_bytes(&minimal_pdf("Hello", "T"), "/F1 5 0 R", "/F1 9 0 R");
         let path = write(dir.path(), "dangling.pdf", &bytes);
-        let err = load_file(&path, &opts()).unwrap_err();
+        let opts = LoadOptions {
+            pdf_extractor: PdfExtractor::PdfExtract,
+            ..opts()
+        };
+        let err = load_file(&path, &opts).unwrap_err();
         assert!(matches!(err, LoadError::Pdf { .. }), "{err}");
         assert!(err.reason().contains("extractor panicked"), "{err}");
     }
@@ -2143,16 +2147,23 @@ mod tests {
         // A page whose content stream draws no text.
         let blank = swap_bytes(&bytes, "(Hello) Tj", "()      Tj");
         let path = write(dir.path(), "blank.pdf", &blank);
-        let err = load_file(&path, &opts()).unwrap_err();
-        assert!(
-            err.reason().contains("no extractable text in 1 page"),
-            "{err}"
-        );
-        // No /Root: the extractor silently finds zero pages.
+        let extract = LoadOptions {
+            pdf_extractor: PdfExtractor::PdfExtract,
+            ..opts()
+        };
+        for o in [&opts(), &extract] {
+            let err = load_file(&path, o).unwrap_err();
+            assert!(
+                err.reason().contains("no extractable text on page 1"),
+                "{err}"
+            );
+        }
+        // No /Root: pdf-extract silently finds zero pages.
         let rootless = swap_bytes(&bytes, "/Root 1 0 R", "           ");
         let path = write(dir.path(), "rootless.pdf", &rootless);
-        let err = load_file(&path, &opts()).unwrap_err();
+        let err = load_file(&path, &extract).unwrap_err();
         assert!(err.reason().contains("no pages found"), "{err}");
+        assert!(matches!(load_file(&path, &opts()), Err(LoadError::Pdf { .. })));
     }
 
     #[test]
@@ -2250,10 +2261,10 @@ mod tests {
     #[test]
     fn explicit_unsupported_file_is_error() {
         let dir = tempfile::tempdir().unwrap();
-        let path = write(dir.path(), "report.DOCX", b"PK\x03\x04");
+        let path = write(dir.path(), "slides.PPTX", b"PK\x03\x04");
         let err = load_file(&path, &opts()).unwrap_err();
         assert!(
-            matches!(&err, LoadError::Unsupported { ext, .. } if ext == "docx"),
+            matches!(&err, LoadError::Unsupported { ext, .. } if ext == "pptx"),
             "{err}"
         );
         let (files, errors) = walk(std::slice::from_ref(&path));
