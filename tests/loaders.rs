@@ -110,9 +110,11 @@ fn pdf_extraction_runs_in_a_memory_limited_process() {
     // Under a raised inflate budget the extractor itself must hold the 600 MiB stream:
     // the worker's address-space limit stops it instead of the whole ingest.
     std::fs::write(docs.join("big.pdf"), flate_pdf("Hello big", 600 << 20)).unwrap();
+    // pdf-extract holds a content stream in memory (pdftotext streams it and stays small).
     let env = [
         ("ATTEST_MAX_INFLATED_BYTES", "100000000000"),
         ("ATTEST_PDF_MEMORY_BYTES", "500000000"),
+        ("ATTEST_PDF_EXTRACTOR", "pdf-extract"),
     ];
     let (r, code) = ingest_with(&tmp.path().join("idx"), &docs, &env);
     assert_eq!(code, 2, "{r}");

@@ -227,6 +227,38 @@ fn full_text_index_damage_is_found_by_status_deep_and_rebuilt_by_repair() {
 }
 
 #[test]
+fn a_damaged_layout_is_found_by_status_deep_refused_by_ask_and_repaired() {
+    let (_tmp, _docs, idx) = scratch_index();
+    let changed = db(&idx)
+        .execute(
+            "UPDATE documents SET layout = '{\"pages\":[0, 99999999]}' WHERE source LIKE '%05-manual-client-records%'",
+            [],
+        )
+        .unwrap();
+    assert_eq!(changed, 1);
+    let (s, code) = deep_status(&idx);
+    assert_eq!(code, 1, "{s}");
+    assert_eq!(deep_kinds(&s), ["layout"]);
+    assert!(
+        s["deep"][0]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("page start"),
+        "{s}"
+    );
+    // Asking never quotes from a document whose layout does not fit: a clear error.
+    let o = run(&idx, &["ask", "--no-memory", QUESTION]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("layout"), "{}", stderr(&o));
+    let o = run(&idx, &["ingest", "--repair", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let (s, code) = deep_status(&idx);
+    assert_eq!(code, 0, "{s}");
+    let o = run(&idx, &["ask", "--no-memory", QUESTION]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
 fn a_zero_length_database_file_is_an_error_naming_it_never_a_new_empty_index() {
     let tmp = tempfile::tempdir().unwrap();
     let idx = tmp.path().join("idx");

@@ -150,24 +150,62 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
 
 /// Month names, written out.
 const MONTHS: [&str; 12] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
-/// The months and years (1900–2099) the question names that no cited item mentions in its
-/// quote, label, section or document title: a question pinned to a period is never
-/// answered from another period's figures ("October 2015" is not "November - 2015").
+/// Words that make a question ask for a figure.
+const QUANTITY_WORDS: &[&str] = &[
+    "amount",
+    "total",
+    "number",
+    "count",
+    "cost",
+    "costs",
+    "rate",
+    "percentage",
+    "percent",
+    "value",
+    "sum",
+    "figure",
+    "balance",
+    "price",
+    "budget",
+    "funding",
+];
+
+/// When the question asks for a figure ("how many", "how much", "what amount", …): the
+/// months and years (1900–2099) it names that no cited item mentions in its quote, label,
+/// section or document title. A figure pinned to a period is never answered from another
+/// period's figures ("October 2015" is not "November - 2015").
 fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> {
-    let is_year = |w: &str| {
-        w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1900..2100).contains(&y))
-    };
+    let is_year =
+        |w: &str| w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1900..2100).contains(&y));
     let tokens = |s: &str| -> Vec<String> {
         s.split(|c: char| !c.is_alphanumeric())
             .filter(|w| !w.is_empty())
             .map(str::to_lowercase)
             .collect()
     };
-    let mut wanted: Vec<String> = tokens(question)
+    let words = tokens(question);
+    let asks_quantity = words
+        .windows(2)
+        .any(|w| w[0] == "how" && (w[1] == "many" || w[1] == "much"))
+        || words.iter().any(|w| QUANTITY_WORDS.contains(&w.as_str()));
+    if !asks_quantity {
+        return Vec::new();
+    }
+    let mut wanted: Vec<String> = words
         .into_iter()
         .filter(|w| is_year(w) || (w != "may" && MONTHS.contains(&w.as_str())))
         .collect();

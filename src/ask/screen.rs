@@ -166,7 +166,12 @@ pub(super) fn screen(
     // Only default-mode answers (research loop on, extractive, no choices) are stored
     // and served: phrased answers and choice selections rerun.
     let generator = engine.generator().filter(|_| opts.generate);
-    let memory = if opts.memory && opts.scope.is_none() && opts.research && choices.is_empty() && generator.is_none() {
+    let memory = if opts.memory
+        && opts.scope.is_none()
+        && opts.research
+        && choices.is_empty()
+        && generator.is_none()
+    {
         let v = engine.embed_query(&stem)?;
         let fp = fingerprint(engine, opts);
         if let Some(hit) =

@@ -291,6 +291,49 @@ mod tests {
         assert_eq!(plain, vec![Span::new(0, 5)]);
     }
 
+    proptest::proptest! {
+        /// Cutting sentences at labelled rows keeps every piece a trimmed span of the text,
+        /// in order, inside its sentence, and no piece runs across a row boundary.
+        #[test]
+        fn split_sentences_keeps_span_invariants(
+            lines in proptest::collection::vec("[a-zé0-9 ,.]{0,30}", 1..12),
+            labelled in proptest::collection::vec(proptest::bool::ANY, 12),
+        ) {
+            use crate::corpus::Span;
+            let text = lines.join("\n");
+            let mut layout = Layout::default();
+            let mut at = 0;
+            for (i, line) in lines.iter().enumerate() {
+                let body = line.trim();
+                let lead = line.len() - line.trim_start().len();
+                if labelled[i] && !body.is_empty() {
+                    layout.labels.push(Labelled {
+                        start: at + lead,
+                        end: at + lead + body.len(),
+                        kind: LabelKind::Row,
+                        label: "h".into(),
+                    });
+                }
+                at += line.len() + 1;
+            }
+            proptest::prop_assert!(layout.check(&text).is_ok());
+            let sents = crate::corpus::segment::sentences(&text);
+            let pieces = layout.split_sentences(&text, sents.clone());
+            let mut last = 0;
+            for p in &pieces {
+                let piece = &text[p.start..p.end];
+                proptest::prop_assert!(!piece.is_empty() && piece.trim() == piece);
+                proptest::prop_assert!(p.start >= last);
+                last = p.end;
+                proptest::prop_assert!(sents.iter().any(|s: &Span| s.start <= p.start && p.end <= s.end));
+                for l in &layout.labels {
+                    let crosses = |b: usize| p.start < b && b < p.end;
+                    proptest::prop_assert!(!crosses(l.start) && !crosses(l.end));
+                }
+            }
+        }
+    }
+
     #[test]
     fn check_refuses_offsets_outside_the_text_or_inside_a_character() {
         let text = "été\nplain text here";

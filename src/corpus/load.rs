@@ -2163,7 +2163,10 @@ mod tests {
         let path = write(dir.path(), "rootless.pdf", &rootless);
         let err = load_file(&path, &extract).unwrap_err();
         assert!(err.reason().contains("no pages found"), "{err}");
-        assert!(matches!(load_file(&path, &opts()), Err(LoadError::Pdf { .. })));
+        assert!(matches!(
+            load_file(&path, &opts()),
+            Err(LoadError::Pdf { .. })
+        ));
     }
 
     #[test]

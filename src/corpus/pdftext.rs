@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::thread;
-use std::time::Duration;
-
-use super::load::Deadline;
+use std::time::{Duration, Instant};
 
 /// Which PDF text extractor ingest uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
@@ -173,11 +171,11 @@ fn run_limited(
             buf
         })
     });
-    let deadline = Deadline::after(limits.timeout);
+    let started = Instant::now();
     let status = loop {
         match child.try_wait() {
             Ok(Some(status)) => break Some(status),
-            Ok(None) if deadline.expired() => break None,
+            Ok(None) if started.elapsed() >= limits.timeout => break None,
             Ok(None) => thread::sleep(Duration::from_millis(5)),
             Err(e) => {
                 let _ = child.kill();

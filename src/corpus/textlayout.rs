@@ -164,7 +164,10 @@ fn table_rows(text: &str, spans: &[(usize, usize)]) -> Vec<Labelled> {
         }
         let (hs, he) = spans[first];
         let mut label = cells(&text[hs..he]);
-        if let Some(&(cs, ce)) = first.checked_sub(1).and_then(|j| spans.get(j)) {
+        let above = (first.saturating_sub(2)..first)
+            .rev()
+            .find(|&j| !text[spans[j].0..spans[j].1].trim().is_empty());
+        if let Some(&(cs, ce)) = above.and_then(|j| spans.get(j)) {
             let caption = collapse(&text[cs..ce]);
             if caption.starts_with("Table ") {
                 label = format!("{caption}: {label}");

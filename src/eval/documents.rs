@@ -199,7 +199,10 @@ pub fn run(
     for q in &questions {
         let mut opts = opts.clone();
         if scoped {
-            let file = docs.join(&q.doc).canonicalize().unwrap_or_else(|_| docs.join(&q.doc));
+            let file = docs
+                .join(&q.doc)
+                .canonicalize()
+                .unwrap_or_else(|_| docs.join(&q.doc));
             let ids = engine
                 .store()
                 .doc_ids_under(&[file.to_string_lossy().into_owned()])?;

@@ -121,12 +121,17 @@ impl Kind {
 }
 
 impl Candidate {
-    /// What relevance reads: the section title and the label (a row's headers, a value's
-    /// prompt), each on its own line, then the quote. Only the quote is ever cited.
+    /// What relevance reads. A table row, a form value or a short fragment is read with
+    /// the section title and the label (a row's headers, a value's prompt), each on its own
+    /// line, then the quote; a statement is read alone. Only the quote is ever cited.
     /// A short labelled value (`7/1/2017` under `Date of birth`) means what its label
     /// says: its context is the section and the label.
     pub fn context_text(&self) -> std::borrow::Cow<'_, str> {
-        if self.section.is_none() && self.label.is_none() {
+        let short = word_count(&self.quote) < MIN_WORDS;
+        if self.label.is_none() && !short {
+            // A statement speaks for itself; its section already shapes the chunk's
+            // embedding, and reading every sentence of a section with its title would lift
+            // them all alike.
             return std::borrow::Cow::Borrowed(&self.quote);
         }
         let mut s = String::new();
@@ -203,18 +208,35 @@ pub fn kind_of(quote: &str) -> Kind {
 
 /// Verbs that open a template's instructions to whoever fills it in, whatever follows.
 const IMPERATIVES: &[&str] = &[
-    "indicate", "describe", "provide", "specify", "enter", "attach", "explain", "identify",
-    "justify", "summarize", "summarise", "outline", "demonstrate", "fill", "insert", "submit",
-    "discuss", "multiply", "subtract", "divide",
+    "indicate",
+    "describe",
+    "provide",
+    "specify",
+    "enter",
+    "attach",
+    "explain",
+    "identify",
+    "justify",
+    "summarize",
+    "summarise",
+    "outline",
+    "demonstrate",
+    "fill",
+    "insert",
+    "submit",
+    "discuss",
+    "multiply",
+    "subtract",
+    "divide",
 ];
 
 /// Verbs that are also nouns or adjectives ("Type 2 diabetes", "State law", "Complete
 /// remission"): imperatives only when a determiner or pronoun follows ("List the …",
 /// "Check whether …").
 const AMBIGUOUS_IMPERATIVES: &[&str] = &[
-    "list", "state", "include", "complete", "select", "tick", "check", "type", "print",
-    "sign", "write", "add", "use", "see", "refer", "give", "report", "document", "mark",
-    "detail", "define", "note",
+    "list", "state", "include", "complete", "select", "tick", "check", "type", "print", "sign",
+    "write", "add", "use", "see", "refer", "give", "report", "document", "mark", "detail",
+    "define", "note",
 ];
 
 /// Words after which an ambiguous verb is an imperative.
@@ -602,68 +624,82 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         let mut pieces = Vec::new();
         cut(doc_text, sent, &mut pieces);
         for (i, p) in pieces.iter().enumerate() {
-            let mut span = *p;
-            let mut state = Completeness::Complete;
+            let (span, state) = repair_piece(doc_text, sent, raw_start, i, *p);
             let q = span.slice(doc_text);
-            if i > 0 {
-                if let Some(skip) = conjunction_before_subject(q) {
-                    span = Span::new(span.start + skip, span.end);
-                }
-            }
-            let q = span.slice(doc_text);
-            if i > 0 && continues_a_clause(q) {
-                span = Span::new(sent.start, p.end);
-                state = Completeness::Extended(
-                    "the clause continues its sentence; quoted from the sentence start".into(),
-                );
-            }
-            let q = span.slice(doc_text);
-            let lower = q.chars().next().is_some_and(char::is_lowercase);
-            if opens_with_back_reference(q) || (lower && span.start == sent.start) {
-                let before = if span.start == sent.start {
-                    raw_start
-                } else {
-                    span.start
-                };
-                match previous_sentence(doc_text, before) {
-                    Some(prev) => {
-                        let prev = strip_marker(doc_text, prev);
-                        span = Span::new(prev.start, span.end);
-                        let head = prev.slice(doc_text);
-                        state = if opens_with_back_reference(head)
-                            || head.chars().next().is_some_and(char::is_lowercase)
-                        {
-                            Completeness::Incomplete(format!(
-                                "opens with {:?}, and the sentence before it depends on another in turn",
-                                first_word(q)
-                            ))
-                        } else {
-                            Completeness::Extended(format!(
-                                "opens with {:?}; the sentence it depends on is included",
-                                first_word(q)
-                            ))
-                        };
-                    }
-                    None => {
-                        state = Completeness::Incomplete(format!(
-                            "opens with {:?} but no earlier sentence in its paragraph says what it refers to",
-                            first_word(q)
-                        ))
-                    }
-                }
-            }
-            let q = span.slice(doc_text);
-            if state == Completeness::Complete && is_dangling_reference(q) {
-                state = Completeness::Incomplete(
-                    "only points to another provision and states nothing itself".into(),
-                );
-            }
             if word_count(q) >= MIN_WORDS || is_value(q, labelled, after_prompt) {
                 out.push((span, state));
             }
         }
     }
     out
+}
+
+/// Piece `i` of sentence `sent` (which starts at `raw_start` before its list marker) as a
+/// quote: a piece without its own subject is taken from the sentence start, a quote that
+/// opens with a back-reference takes the sentence before it, a bare cross-reference is
+/// incomplete.
+fn repair_piece(
+    doc_text: &str,
+    sent: Span,
+    raw_start: usize,
+    i: usize,
+    p: Span,
+) -> (Span, Completeness) {
+    let mut span = p;
+    let mut state = Completeness::Complete;
+    let q = span.slice(doc_text);
+    if i > 0 {
+        if let Some(skip) = conjunction_before_subject(q) {
+            span = Span::new(span.start + skip, span.end);
+        }
+    }
+    let q = span.slice(doc_text);
+    if i > 0 && continues_a_clause(q) {
+        span = Span::new(sent.start, p.end);
+        state = Completeness::Extended(
+            "the clause continues its sentence; quoted from the sentence start".into(),
+        );
+    }
+    let q = span.slice(doc_text);
+    let lower = q.chars().next().is_some_and(char::is_lowercase);
+    if opens_with_back_reference(q) || (lower && span.start == sent.start) {
+        let before = if span.start == sent.start {
+            raw_start
+        } else {
+            span.start
+        };
+        match previous_sentence(doc_text, before) {
+            Some(prev) => {
+                let prev = strip_marker(doc_text, prev);
+                span = Span::new(prev.start, span.end);
+                let head = prev.slice(doc_text);
+                state = if opens_with_back_reference(head)
+                    || head.chars().next().is_some_and(char::is_lowercase)
+                {
+                    Completeness::Incomplete(format!(
+                        "opens with {:?}, and the sentence before it depends on another in turn",
+                        first_word(q)
+                    ))
+                } else {
+                    Completeness::Extended(format!(
+                        "opens with {:?}; the sentence it depends on is included",
+                        first_word(q)
+                    ))
+                };
+            }
+            None => state = Completeness::Incomplete(format!(
+                "opens with {:?} but no earlier sentence in its paragraph says what it refers to",
+                first_word(q)
+            )),
+        }
+    }
+    let q = span.slice(doc_text);
+    if state == Completeness::Complete && is_dangling_reference(q) {
+        state = Completeness::Incomplete(
+            "only points to another provision and states nothing itself".into(),
+        );
+    }
+    (span, state)
 }
 
 /// A document as extraction reads it: text, content hash, layout, line index.
@@ -799,15 +835,22 @@ mod tests {
 
     #[test]
     fn short_values_are_kept_after_a_prompt_or_under_a_label_only() {
-        let text = "Indicate the project start date.\n\n15/03/2021.\n\nIn 2019 it rained.\n\n12 cases.";
+        let text =
+            "Indicate the project start date.\n\n15/03/2021.\n\nIn 2019 it rained.\n\n12 cases.";
         let got: Vec<String> = spans_of_chunk(text, Span::new(0, text.len()), &Layout::default())
             .into_iter()
             .map(|(s, _)| s.slice(text).to_string())
             .collect();
         assert!(got.contains(&"15/03/2021.".to_string()), "{got:?}");
-        assert!(!got.contains(&"12 cases.".to_string()), "no prompt before it: {got:?}");
+        assert!(
+            !got.contains(&"12 cases.".to_string()),
+            "no prompt before it: {got:?}"
+        );
         assert!(is_value("Prince H Smith", true, false));
-        assert!(!is_value("Prince H Smith", false, true), "no figure, no label");
+        assert!(
+            !is_value("Prince H Smith", false, true),
+            "no figure, no label"
+        );
         assert!(!is_value("1 $", true, true));
         assert!(!is_value("Table 3 Site", false, true));
     }

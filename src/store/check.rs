@@ -96,6 +96,8 @@ pub enum ProblemKind {
     ChunkText,
     /// The FTS5 index disagrees with the chunk table.
     Fulltext,
+    /// A document's layout (pages, headings, labels) is not JSON or does not fit its text.
+    Layout,
 }
 
 impl From<VectorFault> for ProblemKind {
@@ -223,6 +225,11 @@ impl Store {
                 None
             }
         };
+        if let Some(t) = text {
+            if let Err(StoreError::Damaged { reason, .. }) = self.document_layout(&doc.doc_id, t) {
+                out.push(problem(ProblemKind::Layout, None, reason));
+            }
+        }
         if sha256_hex(&doc.text) != doc.content_hash {
             out.push(problem(
                 ProblemKind::ContentHash,

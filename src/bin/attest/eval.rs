@@ -139,8 +139,7 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             scoped,
             json,
         } => {
-            let report =
-                attest::eval::documents::run(cfg, &dataset, eval_index, limit, scoped)?;
+            let report = attest::eval::documents::run(cfg, &dataset, eval_index, limit, scoped)?;
             emit(json, &report, render::documents_eval)?;
         }
         EvalCommand::Answers(args) => answers(cfg, args)?,
