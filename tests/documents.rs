@@ -75,7 +75,7 @@ pub(crate) fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
     let xref = out.len();
     write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
     for off in offsets {
-        write!(out, "{off:010} 00000 n \n").unwrap();
+        writeln!(out, "{off:010} 00000 n ").unwrap();
     }
     write!(
         out,

@@ -687,10 +687,12 @@ fn repair_piece(
                     ))
                 };
             }
-            None => state = Completeness::Incomplete(format!(
+            None => {
+                state = Completeness::Incomplete(format!(
                 "opens with {:?} but no earlier sentence in its paragraph says what it refers to",
                 first_word(q)
-            )),
+            ))
+            }
         }
     }
     let q = span.slice(doc_text);
