@@ -251,6 +251,30 @@ mod tests {
         assert!("poppler".parse::<PdfExtractor>().is_err());
     }
 
+    fn limits(timeout_ms: u64, output_bytes: u64) -> PopplerLimits {
+        PopplerLimits {
+            timeout: Duration::from_millis(timeout_ms),
+            memory_bytes: 1 << 30,
+            output_bytes,
+        }
+    }
+
+    #[test]
+    fn a_child_past_its_time_limit_is_killed_and_endless_output_is_cut() {
+        let started = Instant::now();
+        let slow = run_limited(Path::new("sleep"), &["30".as_ref()], limits(200, 1 << 20));
+        assert_eq!(slow, Err(PopplerFail::TimedOut));
+        assert!(started.elapsed() < Duration::from_secs(10));
+        let endless = run_limited(Path::new("yes"), &[], limits(20_000, 1 << 16));
+        assert_eq!(endless, Err(PopplerFail::TooMuchText));
+        let fine = run_limited(
+            Path::new("echo"),
+            &["page".as_ref()],
+            limits(20_000, 1 << 16),
+        );
+        assert_eq!(fine.as_deref(), Ok(b"page\n".as_slice()));
+    }
+
     #[test]
     fn poppler_messages_are_classified() {
         assert_eq!(
