@@ -9,10 +9,11 @@
 //!    installed, relevance is the sigmoid of its logit for (question, quote). Otherwise it
 //!    is `a · cosine + b · coverage + (1 − a − b) · chunk cosine`: the bi-encoder cosine
 //!    between question and quote, the share of the question's content words the quote
-//!    contains, and the cosine between question and the whole chunk the quote came from
-//!    (the context that makes a sentence about the question). The quote is read with its
-//!    section title and label; for a labelled table row or form value the label stands in
-//!    for the chunk when it is closer to the question. Only the
+//!    contains (all of them when it states an identifier the question names, such as
+//!    `DHAW20190045`), and the cosine between question and the whole chunk the quote came
+//!    from (the context that makes a sentence about the question). A row, value or short
+//!    fragment is read with its section title and label; for a labelled one the label
+//!    stands in for the chunk when it is closer to the question. Only the
 //!    [`RelevanceConfig::embed_budget`] candidates with the best coverage (ties: earlier
 //!    chunk, earlier position) are embedded; the rest are not scored and cannot pass.
 //!
@@ -142,6 +143,28 @@ pub fn term_coverage(terms: &[String], quote: &str) -> f64 {
     terms.iter().filter(|t| have.contains(*t)).count() as f64 / terms.len() as f64
 }
 
+/// Identifiers the question names: tokens with a letter and at least four digits
+/// (`DHAW20190045`, `C00029447`, `FAA–2020–0686`), lower-cased.
+pub fn identifiers(question: &str) -> Vec<String> {
+    question
+        .split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .filter(|t| {
+            t.chars().any(|c| c.is_ascii_alphabetic())
+                && t.chars().filter(char::is_ascii_digit).count() >= 4
+        })
+        .collect()
+}
+
+/// Whether `text` contains one of `ids` as a whole token.
+fn names_identifier(ids: &[String], text: &str) -> bool {
+    !ids.is_empty()
+        && text
+            .split_whitespace()
+            .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+            .any(|t| ids.contains(&t))
+}
+
 fn sigmoid(x: f32) -> f64 {
     1.0 / (1.0 + (-(x as f64)).exp())
 }
@@ -157,9 +180,17 @@ pub fn verify(
     cfg: &RelevanceConfig,
 ) -> Result<Vec<Verdict>, Error> {
     let terms = question_terms(question);
+    let ids = identifiers(question);
     let coverage: Vec<f64> = candidates
         .iter()
-        .map(|c| term_coverage(&terms, &c.context_text()))
+        .map(|c| {
+            let context = c.context_text();
+            if names_identifier(&ids, &context) {
+                1.0 // the quote states the very identifier the question asks about
+            } else {
+                term_coverage(&terms, &context)
+            }
+        })
         .collect();
     let scored = scored_candidates(&candidates, &coverage, cfg.embed_budget);
     let signals = model_signals(question, &candidates, &scored, embedder, reranker)?;
@@ -323,6 +354,15 @@ mod tests {
     use crate::models::HashEmbedder;
     use crate::retrieve::ChunkView;
     use std::sync::Arc;
+
+    #[test]
+    fn identifiers_are_tokens_with_a_letter_and_four_digits() {
+        let ids = identifiers("What amount was paid under document DHAW20190045 in 2019?");
+        assert_eq!(ids, vec!["dhaw20190045".to_string()]);
+        assert!(names_identifier(&ids, "DHAW20190045 07/10/2019 CITIBANK 1,112.00"));
+        assert!(!names_identifier(&ids, "DHAW20190046 07/11/2019"));
+        assert!(identifiers("Is IL-6 raised in 1.5-fold of 2015 cases?").is_empty());
+    }
 
     #[test]
     fn each_rejection_reason_is_found_and_explained() {
