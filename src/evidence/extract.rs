@@ -577,7 +577,8 @@ fn is_heading_or_rule(s: &str) -> bool {
 }
 
 /// The sentence of `text` that ends before `at`, if it is in the same paragraph (no
-/// blank line or heading between) and is not a heading.
+/// blank line or heading between, or the blank line interrupts an unfinished sentence)
+/// and is not a heading.
 fn previous_sentence(text: &str, at: usize) -> Option<Span> {
     let mut from = at.saturating_sub(PREVIOUS_SENTENCE_BYTES);
     while !text.is_char_boundary(from) {
@@ -589,7 +590,11 @@ fn previous_sentence(text: &str, at: usize) -> Option<Span> {
     }
     let prev = Span::new(from + last.start, from + last.end);
     let between = &text[prev.end..at];
-    if between.contains("\n\n") || is_heading_or_rule(prev.slice(text)) {
+    let head = prev.slice(text);
+    // A blank line ends a paragraph, unless the text before it stops mid-sentence (a
+    // column or page break inside a PDF sentence: "if that job pays" / "weekly, enter 52").
+    let unfinished = !head.ends_with(['.', '!', '?', ':', ';', ')', '"', '”']);
+    if (between.contains("\n\n") && !unfinished) || is_heading_or_rule(head) {
         return None;
     }
     Some(prev)

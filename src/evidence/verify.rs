@@ -148,7 +148,10 @@ pub fn term_coverage(terms: &[String], quote: &str) -> f64 {
 pub fn identifiers(question: &str) -> Vec<String> {
     question
         .split_whitespace()
-        .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+        .map(|t| {
+            t.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
         .filter(|t| {
             t.chars().any(|c| c.is_ascii_alphabetic())
                 && t.chars().filter(char::is_ascii_digit).count() >= 4
@@ -161,7 +164,10 @@ fn names_identifier(ids: &[String], text: &str) -> bool {
     !ids.is_empty()
         && text
             .split_whitespace()
-            .map(|t| t.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase())
+            .map(|t| {
+                t.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_lowercase()
+            })
             .any(|t| ids.contains(&t))
 }
 
@@ -359,7 +365,10 @@ mod tests {
     fn identifiers_are_tokens_with_a_letter_and_four_digits() {
         let ids = identifiers("What amount was paid under document DHAW20190045 in 2019?");
         assert_eq!(ids, vec!["dhaw20190045".to_string()]);
-        assert!(names_identifier(&ids, "DHAW20190045 07/10/2019 CITIBANK 1,112.00"));
+        assert!(names_identifier(
+            &ids,
+            "DHAW20190045 07/10/2019 CITIBANK 1,112.00"
+        ));
         assert!(!names_identifier(&ids, "DHAW20190046 07/11/2019"));
         assert!(identifiers("Is IL-6 raised in 1.5-fold of 2015 cases?").is_empty());
     }
