@@ -603,7 +603,11 @@ fn heading_level(t: &str, alone: bool) -> Option<u8> {
         return Some(1);
     }
     let upper_start = t.chars().next().is_some_and(char::is_uppercase);
-    (alone && upper_start && words.len() <= 10 && words.iter().all(|w| title_word(w))).then_some(2)
+    // A title-case line with a figure is a caption, footer or form line ("Cat. No. 10231X
+    // Form W-9 (Rev. 3-2024)"), not a section.
+    let figure = t.chars().any(|c| c.is_ascii_digit());
+    (alone && upper_start && !figure && words.len() <= 10 && words.iter().all(|w| title_word(w)))
+        .then_some(2)
 }
 
 /// Level of a numbered heading (`2.1 Scope` → 2, `Part II` → 1).

@@ -82,6 +82,12 @@ pub fn numbered(line: &str) -> Option<(u8, String)> {
     Some((level, t))
 }
 
+/// Whether a numbered heading candidate is on a line of its own: a `§` line always (a
+/// statute's section heading runs straight into its text), others between blank lines.
+fn own_line(line: &str, text: &str, spans: &[(usize, usize)], i: usize) -> bool {
+    line.trim_start().starts_with('§') || stands_alone(text, spans, i)
+}
+
 /// Whether line `i` stands alone: a blank line (or the text's edge) before and after.
 fn stands_alone(text: &str, spans: &[(usize, usize)], i: usize) -> bool {
     let blank = |j: usize| text[spans[j].0..spans[j].1].trim().is_empty();
@@ -108,9 +114,9 @@ pub fn text_layout(text: &str, markdown: bool, html_headings: &[(u8, String)]) -
         let found = if html.peek().is_some_and(|(_, t)| *t == collapsed) {
             html.next().map(|(l, t)| (*l, t.clone()))
         } else if markdown {
-            atx(line).or_else(|| numbered(line).filter(|_| stands_alone(text, &spans, i)))
+            atx(line).or_else(|| numbered(line).filter(|_| own_line(line, text, &spans, i)))
         } else {
-            numbered(line).filter(|_| stands_alone(text, &spans, i))
+            numbered(line).filter(|_| own_line(line, text, &spans, i))
         };
         if let Some((level, title)) = found {
             let lead = line.len() - line.trim_start().len();
