@@ -132,6 +132,22 @@ pub fn figures(quote: &str) -> Vec<String> {
     out.into_iter().collect()
 }
 
+/// Month names, written out, lower-case.
+pub const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -148,22 +148,6 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
 }
 
-/// Month names, written out.
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
 /// Words that make a question ask for a figure.
 const QUANTITY_WORDS: &[&str] = &[
     "amount",
@@ -207,7 +191,7 @@ fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> 
     }
     let mut wanted: Vec<String> = words
         .into_iter()
-        .filter(|w| is_year(w) || (w != "may" && MONTHS.contains(&w.as_str())))
+        .filter(|w| is_year(w) || (w != "may" && crate::text::MONTHS.contains(&w.as_str())))
         .collect();
     wanted.dedup();
     if wanted.is_empty() || cited.is_empty() {

@@ -18,7 +18,7 @@ pub mod choice;
 use serde::{Deserialize, Serialize};
 
 use crate::retrieve::multi::keyword_terms;
-use crate::text::{is_stopword, words};
+use crate::text::{is_stopword, words, MONTHS};
 
 /// How a question is researched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,18 +181,6 @@ const NOT_BRIDGES: &[&str] = &[
     "mexican",
     "swedish",
     "dutch",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
     "monday",
     "tuesday",
     "wednesday",
@@ -214,11 +202,10 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
         .partition(|n| n.split_whitespace().count() > 1);
     multi
         .into_iter()
-        .chain(
-            single
-                .into_iter()
-                .filter(|n| !NOT_BRIDGES.contains(&n.to_lowercase().as_str())),
-        )
+        .chain(single.into_iter().filter(|n| {
+            let n = n.to_lowercase();
+            !NOT_BRIDGES.contains(&n.as_str()) && !MONTHS.contains(&n.as_str())
+        }))
         .collect()
 }
 
