@@ -29,6 +29,9 @@ pub enum Error {
     /// An output file could not be written, or its path is not one to write.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A checklist cannot be used.
+    #[error(transparent)]
+    Checklist(#[from] crate::review::ChecklistError),
     /// The query is empty after trimming.
     #[error("empty query")]
     EmptyQuery,

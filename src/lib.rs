@@ -25,6 +25,7 @@ pub mod outfile;
 pub mod render;
 pub mod research;
 pub mod retrieve;
+pub mod review;
 pub mod status;
 pub mod store;
 pub mod text;

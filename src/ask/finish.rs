@@ -272,6 +272,12 @@ fn answered(
 
 /// The evidence item of verdict `v` with id `id`.
 fn evidence_item(id: &str, v: &Verdict, n: &Numbered) -> EvidenceItem {
+    item_of(id, v, n.locations.get(id).cloned().unwrap_or_default())
+}
+
+/// The evidence item with id `id` of verified verdict `v`, with the other places that
+/// state its quote.
+pub fn item_of(id: &str, v: &Verdict, locations: Vec<crate::answer::Location>) -> EvidenceItem {
     let c = &v.candidate;
     EvidenceItem {
         id: id.to_string(),
@@ -293,7 +299,7 @@ fn evidence_item(id: &str, v: &Verdict, n: &Numbered) -> EvidenceItem {
         score: (v.relevance.score * SCORE_SCALE).round() / SCORE_SCALE,
         step: c.step,
         content_hash: c.content_hash.clone(),
-        locations: n.locations.get(id).cloned().unwrap_or_default(),
+        locations,
     }
 }
 

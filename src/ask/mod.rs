@@ -25,7 +25,7 @@ pub mod screen;
 pub mod select;
 
 pub use compose::{sentence_body, MULTI_HOP_STATEMENTS_PER_DOCUMENT};
-pub use finish::{confidence, distinct_statements, WEAK_RETRIEVAL};
+pub use finish::{confidence, distinct_statements, item_of, WEAK_RETRIEVAL};
 pub use research::{MAX_COMPLETED_STEPS, MAX_FAILURES_IN_ROW, MAX_ITERATIONS};
 pub use screen::{fingerprint, guard, Rejection, MAX_CHOICES};
 

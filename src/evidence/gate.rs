@@ -347,6 +347,16 @@ fn is_heading(p: &str) -> bool {
     p.trim_start().starts_with('#')
 }
 
+/// A Markdown table whose every row is a fragment (fewer than [`FRAGMENT_WORDS`] words,
+/// citations aside): a list of labels such as ids and statuses, which states nothing a
+/// citation could support. Rows of more words are checked as sentences.
+fn is_fragment_table(p: &str) -> bool {
+    p.lines().all(|l| {
+        let l = l.trim();
+        l.starts_with('|') && word_count(&strip_citations(l)) < FRAGMENT_WORDS
+    })
+}
+
 pub(crate) fn strip_citations(s: &str) -> String {
     let mut out = s.to_string();
     let mut cits = citations(s);
@@ -399,7 +409,7 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         words += w;
         let short =
             w < SHORT_PARAGRAPH_WORDS || plain.trim().chars().count() < SHORT_PARAGRAPH_CHARS;
-        if !is_heading(p) && !short {
+        if !is_heading(p) && !short && !is_fragment_table(p) {
             check_paragraph(pi + 1, p, cfg, &mut violations);
         }
     }
@@ -504,6 +514,24 @@ mod tests {
             .find(|v| v.kind == ViolationKind::ParagraphWithoutCitations)
             .unwrap();
         assert_eq!(p.paragraph, Some(2));
+    }
+
+    #[test]
+    fn a_table_of_fragments_is_exempt_but_a_table_of_statements_is_not() {
+        let labels = "| Requirement | Status |\n|---|---|\n| R1 | evidenced |\n| R2 | missing |\n| R3 | needs_review |\n| R4 | conflict |\n| R5 | evidenced |";
+        let r = check(labels, &known(&["E1"]), &GateConfig::default());
+        assert!(
+            r.violations.iter().all(|v| v.paragraph.is_none()),
+            "{:?}",
+            r.violations
+        );
+        let claims = "| Item | Value |\n|---|---|\n| Records are kept | for seven years after the last service |\n| Payments | are capped at four hundred dollars |";
+        let r = check(claims, &known(&["E1"]), &GateConfig::default());
+        assert!(!r.passed);
+        assert!(r
+            .violations
+            .iter()
+            .any(|v| v.kind == ViolationKind::ParagraphWithoutCitations));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod ask;
 mod eval;
 mod ingest;
+mod review;
 mod search;
 mod status;
 mod validate;
@@ -69,6 +70,10 @@ enum Command {
     Validate(validate::Args),
     /// Show what the index holds and whether it is healthy
     Status(status::Args),
+    /// Review the indexed documents against a checklist: verified evidence, typed field
+    /// values with their spans, cross-document checks and a status per requirement
+    /// (exit 0 every mandatory requirement evidenced, 1 otherwise, 2 error)
+    Review(review::Args),
 }
 
 /// Help of a subcommand flag that sets the configuration key `key`: the declared help and
@@ -200,5 +205,6 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval { what } => eval::run(cfg, what),
         Command::Validate(args) => validate::run(cfg, args),
         Command::Status(args) => status::run(cfg, args),
+        Command::Review(args) => review::run(cfg, args),
     }
 }

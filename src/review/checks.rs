@@ -1,0 +1,393 @@
+//! Validation of one requirement's findings: structural checks (a crediting period's start
+//! before its end, its length matching the stated years), comparisons of each field's
+//! values across documents (every document's value listed with its evidence id), and the
+//! status that follows. Nothing here re-reads a document: the values and their spans come
+//! from the evidence items.
+
+use serde::Serialize;
+
+use crate::answer::EvidenceItem;
+
+use super::checklist::{Requirement, ValidationType};
+use super::fields::{self, Agreement, FieldType, RejectReason, Severity, Tolerance, Value};
+use super::{FieldValue, RejectedValue};
+
+/// Outcome of a requirement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewStatus {
+    /// Verified evidence (and, where asked, consistent values) was found.
+    Evidenced,
+    /// No verified evidence, or no document states the value asked for.
+    Missing,
+    /// Documents state different values.
+    Conflict,
+    /// A person must look: a manual requirement, an ambiguous value, a failed
+    /// structural check, or a value stated by one document where several must agree.
+    NeedsReview,
+}
+
+impl ReviewStatus {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReviewStatus::Evidenced => "evidenced",
+            ReviewStatus::Missing => "missing",
+            ReviewStatus::Conflict => "conflict",
+            ReviewStatus::NeedsReview => "needs_review",
+        }
+    }
+}
+
+/// What a check compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckKind {
+    /// A rule on the values themselves (order of dates, length of a period).
+    Structural,
+    /// One field's values across documents (or within one document).
+    CrossDocument,
+}
+
+/// A check's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    /// The values agree.
+    Agree,
+    /// The values disagree.
+    Disagree,
+    /// The rule holds.
+    Pass,
+    /// The rule fails.
+    Fail,
+}
+
+impl CheckStatus {
+    /// Whether the check found a problem.
+    pub fn failed(self) -> bool {
+        matches!(self, CheckStatus::Disagree | CheckStatus::Fail)
+    }
+
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckStatus::Agree => "agree",
+            CheckStatus::Disagree => "disagree",
+            CheckStatus::Pass => "pass",
+            CheckStatus::Fail => "fail",
+        }
+    }
+}
+
+/// One value a check looked at.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckValue {
+    /// Normalised value.
+    pub value: serde_json::Value,
+    /// As written.
+    pub raw: String,
+    /// Evidence item id.
+    pub evidence: String,
+    /// Source path.
+    pub source: String,
+}
+
+/// A check performed.
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    /// What it compared.
+    pub kind: CheckKind,
+    /// The field (or rule) checked.
+    pub field: String,
+    /// Result.
+    pub status: CheckStatus,
+    /// How bad a failure is (`null` when it passed).
+    pub severity: Option<Severity>,
+    /// Every value looked at, with its evidence.
+    pub values: Vec<CheckValue>,
+    /// What was compared and found.
+    pub note: String,
+}
+
+/// Status, reason and checks of one requirement.
+#[derive(Debug, Clone)]
+pub struct Checked {
+    /// Status.
+    pub status: ReviewStatus,
+    /// Why.
+    pub reason: String,
+    /// Checks performed.
+    pub checks: Vec<Check>,
+    /// Fields asked for and not stated.
+    pub missing_fields: Vec<String>,
+}
+
+fn check_value(f: &FieldValue) -> CheckValue {
+    CheckValue {
+        value: f.value.clone(),
+        raw: f.raw.clone(),
+        evidence: f.evidence.clone(),
+        source: f.source.clone(),
+    }
+}
+
+/// The value of `f` back as a typed value.
+fn typed(f: &FieldValue) -> Option<Value> {
+    match (&f.value, f.ty) {
+        (serde_json::Value::Number(n), _) => n.as_f64().map(Value::Number),
+        (serde_json::Value::String(s), FieldType::Date) => {
+            let mut it = s.split('-').map(|p| p.parse::<i64>().ok());
+            match (it.next()??, it.next()??, it.next()??) {
+                (y, m, d) => Some(Value::Date {
+                    year: y as i32,
+                    month: m as u32,
+                    day: d as u32,
+                }),
+            }
+        }
+        (serde_json::Value::String(s), _) => Some(Value::Text(s.clone())),
+        _ => None,
+    }
+}
+
+/// Compare the values of one field: every pair of distinct values; the worst result wins.
+fn compare_field(name: &str, values: &[&FieldValue], tol: &Tolerance) -> Option<Check> {
+    if values.len() < 2 {
+        return None;
+    }
+    let mut worst: Option<Severity> = None;
+    let mut notes = Vec::new();
+    for (i, a) in values.iter().enumerate() {
+        for b in &values[i + 1..] {
+            let (Some(va), Some(vb)) = (typed(a), typed(b)) else {
+                continue;
+            };
+            let (agreement, note) = fields::compare(a.ty, &va, &vb, tol);
+            if let Agreement::Disagree(s) = agreement {
+                worst = Some(match (worst, s) {
+                    (Some(Severity::Error), _) | (_, Severity::Error) => Severity::Error,
+                    _ => Severity::Warning,
+                });
+                notes.push(format!(
+                    "{} ({}) vs {} ({}): {note}",
+                    a.raw, a.evidence, b.raw, b.evidence
+                ));
+            }
+        }
+    }
+    let docs: std::collections::HashSet<&str> = values.iter().map(|v| v.doc_id.as_str()).collect();
+    let note = if notes.is_empty() {
+        format!(
+            "{} values from {} document(s) agree",
+            values.len(),
+            docs.len()
+        )
+    } else {
+        notes.join("; ")
+    };
+    Some(Check {
+        kind: CheckKind::CrossDocument,
+        field: name.to_string(),
+        status: if worst.is_some() {
+            CheckStatus::Disagree
+        } else {
+            CheckStatus::Agree
+        },
+        severity: worst,
+        values: values.iter().map(|v| check_value(v)).collect(),
+        note,
+    })
+}
+
+fn date_of(f: &FieldValue) -> Option<(i32, u32, u32)> {
+    match typed(f)? {
+        Value::Date { year, month, day } => Some((year, month, day)),
+        _ => None,
+    }
+}
+
+/// Structural checks of a crediting period: start before end, and its length matching
+/// the stated years (within a year), for every document that states both.
+fn structural(fields: &[FieldValue]) -> Vec<Check> {
+    let mut out = Vec::new();
+    let of = |name: &'static str| fields.iter().filter(move |f| f.name == name);
+    for s in of("crediting_period_start") {
+        for e in of("crediting_period_end").filter(|e| e.doc_id == s.doc_id) {
+            let (Some(a), Some(b)) = (date_of(s), date_of(e)) else {
+                continue;
+            };
+            let ok = a < b;
+            out.push(Check {
+                kind: CheckKind::Structural,
+                field: "crediting_period_start_before_end".into(),
+                status: if ok {
+                    CheckStatus::Pass
+                } else {
+                    CheckStatus::Fail
+                },
+                severity: (!ok).then_some(Severity::Error),
+                values: vec![check_value(s), check_value(e)],
+                note: format!(
+                    "start {} {} end {}",
+                    s.value,
+                    if ok { "before" } else { "not before" },
+                    e.value
+                ),
+            });
+            let span = (b.0 - a.0) as f64
+                + (b.1 as f64 - a.1 as f64) / 12.0
+                + (b.2 as f64 - a.2 as f64) / 365.0;
+            for y in of("crediting_period_years").filter(|y| y.doc_id == s.doc_id) {
+                let Some(years) = y.value.as_f64() else {
+                    continue;
+                };
+                let ok = (span - years).abs() <= 1.0;
+                out.push(Check {
+                    kind: CheckKind::Structural,
+                    field: "crediting_period_length".into(),
+                    status: if ok {
+                        CheckStatus::Pass
+                    } else {
+                        CheckStatus::Fail
+                    },
+                    severity: (!ok).then_some(Severity::Warning),
+                    values: vec![check_value(s), check_value(e), check_value(y)],
+                    note: format!("{span:.1} years between the dates; {years} years stated"),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Validate one requirement's findings and give its status.
+pub fn validate(
+    req: &Requirement,
+    evidence: &[EvidenceItem],
+    found: &[FieldValue],
+    rejected: &[RejectedValue],
+    tol: &Tolerance,
+) -> Checked {
+    let mut checks = structural(found);
+    let mut missing_fields = Vec::new();
+    let mut single_document = Vec::new();
+    let mut ambiguous = Vec::new();
+    for spec in &req.fields {
+        let values: Vec<&FieldValue> = found.iter().filter(|f| f.name == spec.name).collect();
+        if values.is_empty() {
+            missing_fields.push(spec.name.clone());
+            if rejected
+                .iter()
+                .any(|r| r.name == spec.name && r.reason == RejectReason::AmbiguousDate)
+            {
+                ambiguous.push(spec.name.clone());
+            }
+            continue;
+        }
+        let docs: std::collections::HashSet<&str> =
+            values.iter().map(|v| v.doc_id.as_str()).collect();
+        if docs.len() < 2 {
+            single_document.push(spec.name.clone());
+        }
+        checks.extend(compare_field(&spec.name, &values, tol));
+    }
+    let (status, reason) = status(
+        req,
+        evidence,
+        &checks,
+        &missing_fields,
+        &single_document,
+        &ambiguous,
+    );
+    Checked {
+        status,
+        reason,
+        checks,
+        missing_fields,
+    }
+}
+
+/// The status rules, in order: manual → needs review; no evidence → missing; a
+/// disagreement → conflict; a failed rule or an ambiguous value → needs review; then per
+/// validation type.
+fn status(
+    req: &Requirement,
+    evidence: &[EvidenceItem],
+    checks: &[Check],
+    missing: &[String],
+    single: &[String],
+    ambiguous: &[String],
+) -> (ReviewStatus, String) {
+    use ReviewStatus::*;
+    let n = evidence.len();
+    if req.validation_type == ValidationType::Manual {
+        return (
+            NeedsReview,
+            format!("manual requirement: a person decides ({n} verified evidence item(s) found)"),
+        );
+    }
+    if n == 0 {
+        return (Missing, "no verified evidence in the documents".into());
+    }
+    let failed: Vec<&Check> = checks.iter().filter(|c| c.status.failed()).collect();
+    if let Some(c) = failed.iter().find(|c| c.status == CheckStatus::Disagree) {
+        return (
+            Conflict,
+            format!("{} disagrees across documents: {}", c.field, c.note),
+        );
+    }
+    if let Some(c) = failed.first() {
+        return (NeedsReview, format!("{} failed: {}", c.field, c.note));
+    }
+    if !req.validation_type.wants_fields() {
+        return (Evidenced, format!("{n} verified evidence item(s)"));
+    }
+    if req.fields.is_empty() {
+        return (
+            NeedsReview,
+            "no field could be mapped to this requirement; declare its fields in the checklist"
+                .into(),
+        );
+    }
+    if !ambiguous.is_empty() {
+        return (
+            NeedsReview,
+            format!(
+                "ambiguous value for {}; set --date-order or check the source",
+                ambiguous.join(", ")
+            ),
+        );
+    }
+    if missing.len() == req.fields.len() {
+        return (
+            Missing,
+            format!(
+                "verified evidence found, but no document states {}",
+                missing.join(", ")
+            ),
+        );
+    }
+    let stated: Vec<&str> = req
+        .fields
+        .iter()
+        .map(|f| f.name.as_str())
+        .filter(|f| !missing.iter().any(|m| m == f))
+        .collect();
+    if req.validation_type == ValidationType::CrossDocument
+        && stated.iter().all(|f| single.iter().any(|s| s == f))
+    {
+        return (
+            NeedsReview,
+            format!(
+                "only one document states {}; nothing to compare",
+                stated.join(", ")
+            ),
+        );
+    }
+    let mut reason = format!("{} stated", stated.join(", "));
+    if !missing.is_empty() {
+        reason.push_str(&format!("; not stated: {}", missing.join(", ")));
+    }
+    (Evidenced, reason)
+}

@@ -1,0 +1,912 @@
+//! Which field a value belongs to: the field catalogue with the phrases that introduce
+//! each field, the phrases that introduce something else (distractors), and the rules
+//! that give a candidate to the field of the nearest phrase.
+
+use super::values::{identifier_at, Candidate};
+use super::{names, Extraction, FieldSpec, FieldType, Position, RejectReason, Value};
+
+/// Bytes between a cue and the value it introduces, at most.
+const MAX_GAP: usize = 160;
+/// Bytes between an area cue and its value, at most (areas of other things are common).
+const MAX_AREA_GAP: usize = 70;
+/// Bytes between a value and a cue after it ("30-year crediting period"), at most.
+const MAX_TRAILING_GAP: usize = 50;
+
+fn spec(name: &str, ty: FieldType, position: Position, cues: &[&str]) -> FieldSpec {
+    FieldSpec {
+        name: name.into(),
+        ty,
+        cues: cues.iter().map(|c| c.to_string()).collect(),
+        position,
+        pattern: None,
+        unit: None,
+    }
+}
+
+/// The field catalogue: every field the review knows, with its type and cues.
+pub fn catalogue() -> Vec<FieldSpec> {
+    use FieldType::*;
+    use Position::*;
+    let cp = ["crediting period"];
+    vec![
+        spec(
+            "owner_name",
+            Name,
+            Any,
+            &[
+                "owner",
+                "owners",
+                "landowner",
+                "land owner",
+                "owned by",
+                "proprietor",
+                "lessor",
+                "title holder",
+                "titleholder",
+                "registered owner",
+                "in the name of",
+                "landlord",
+            ],
+        ),
+        spec(
+            "area_hectares",
+            Area,
+            Any,
+            &[
+                "area",
+                "total area",
+                "project area",
+                "land area",
+                "covers",
+                "covering",
+                "comprises",
+                "comprising",
+                "measuring",
+                "measures",
+                "extent",
+                "size",
+                "parcel",
+                "property",
+                "estate",
+                "farm",
+                "land of",
+                "plot of",
+                "tract",
+            ],
+        ),
+        spec(
+            "tenure_type",
+            Tenure,
+            Any,
+            &[
+                "tenure",
+                "tenure type",
+                "type of tenure",
+                "land tenure",
+                "tenure arrangement",
+                "form of tenure",
+                "held under",
+                "held by way of",
+                "land rights",
+            ],
+        ),
+        spec(
+            "project_start_date",
+            Date,
+            Any,
+            &[
+                "project start date",
+                "start date",
+                "project start",
+                "project started",
+                "project commenced",
+                "project commencement",
+                "commencement date",
+                "start of the project",
+                "start of project activities",
+                "project activities began",
+                "project activities started",
+                "project began",
+            ],
+        ),
+        spec("crediting_period_years", Duration, Any, &cp),
+        spec(
+            "crediting_period_start",
+            Date,
+            RangeStart,
+            &[
+                "crediting period",
+                "crediting period start",
+                "crediting period start date",
+                "crediting period begins",
+                "crediting period starts",
+                "start of the crediting period",
+            ],
+        ),
+        spec(
+            "crediting_period_end",
+            Date,
+            RangeEnd,
+            &[
+                "crediting period",
+                "crediting period end",
+                "crediting period end date",
+                "crediting period ends",
+                "end of the crediting period",
+            ],
+        ),
+        spec("leakage_percentage", Percentage, Any, &["leakage"]),
+        spec(
+            "permanence_period_years",
+            Duration,
+            Any,
+            &["permanence period", "permanence", "period of permanence"],
+        ),
+        spec(
+            "buffer_pool_percentage",
+            Percentage,
+            Any,
+            &[
+                "buffer pool",
+                "buffer",
+                "pooled buffer",
+                "buffer account",
+                "buffer contribution",
+                "non-permanence risk buffer",
+            ],
+        ),
+        spec(
+            "project_id",
+            Identifier,
+            Any,
+            &[
+                "project id",
+                "project identifier",
+                "project identification number",
+                "project number",
+                "project no",
+                "registry id",
+                "registry identifier",
+                "registry number",
+                "registration number",
+                "project reference",
+                "reference number",
+                "project code",
+            ],
+        ),
+    ]
+}
+
+/// Phrases that introduce a value that is not any catalogue field, per type.
+fn distractors(ty: FieldType) -> &'static [&'static str] {
+    match ty {
+        FieldType::Date => &[
+            "signed",
+            "dated",
+            "date of signature",
+            "issued",
+            "issue date",
+            "date of issue",
+            "date of birth",
+            "born",
+            "version",
+            "revised",
+            "submitted",
+            "approved",
+            "report date",
+            "verification",
+            "validation",
+            "monitoring period",
+            "registered on",
+            "registration date",
+            "effective date",
+            "expiry",
+            "expires",
+            "valid until",
+            "prepared",
+            "published",
+            "as of",
+            "last updated",
+            "visit",
+            "inspection",
+            "lease commences",
+            "lease term",
+        ],
+        FieldType::Percentage => &[
+            "uncertainty",
+            "confidence",
+            "discount",
+            "deduction",
+            "interest",
+            "slope",
+            "canopy",
+            "cover",
+            "survival",
+            "mortality",
+            "moisture",
+            "humidity",
+            "share",
+            "threshold",
+            "vat",
+            "tax",
+            "royalty",
+            "growth",
+            "increase",
+            "decrease",
+            "reduction",
+            "allocated to",
+        ],
+        FieldType::Area => &[
+            "buffer",
+            "zone",
+            "of which",
+            "including",
+            "excluding",
+            "plots",
+            "plot ",
+            "sample",
+            "stratum",
+            "strata",
+            "per ",
+            "each",
+            "cleared",
+            "degraded",
+            "burned",
+            "planted",
+            "wetland",
+            "forest cover",
+            "road",
+            "reference region",
+            "leakage belt",
+            "district",
+            "municipality",
+            "country",
+            "region",
+            "grid",
+        ],
+        FieldType::Duration => &[
+            "lease term",
+            "term of",
+            "monitoring",
+            "every",
+            "each",
+            "within",
+            "age",
+            "aged",
+            "old",
+            "ago",
+            "verification",
+            "frequency",
+            "lifetime",
+            "after",
+            "warranty",
+            "experience",
+            "rotation",
+            "history",
+            "historical",
+            "reference period",
+            "baseline period",
+            "minimum",
+            "at least",
+        ],
+        _ => &[],
+    }
+}
+
+/// One occurrence of a phrase in the quote and the fields it introduces (none: a
+/// distractor).
+#[derive(Debug, Clone)]
+pub struct Marker {
+    start: usize,
+    end: usize,
+    fields: Vec<String>,
+}
+
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+
+/// Occurrences of `phrase` in `lower` at word boundaries.
+fn find(lower: &str, phrase: &str) -> Vec<(usize, usize)> {
+    let bytes = lower.as_bytes();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(phrase) {
+        let s = from + i;
+        let e = s + phrase.len();
+        let before = s == 0 || !is_word(bytes[s - 1]);
+        let first = phrase.as_bytes()[0];
+        let after = e >= bytes.len()
+            || !is_word(bytes[e])
+            || !is_word(*phrase.as_bytes().last().unwrap_or(&b' '));
+        if (before || !is_word(first)) && after {
+            out.push((s, e));
+        }
+        from = s + phrase.len().max(1);
+    }
+    out
+}
+
+/// Every cue of `spec`, of the catalogue fields of its type and of the distractors of its
+/// type in `lower`; a phrase inside a longer one found at the same place is dropped.
+pub fn markers(spec: &FieldSpec, lower: &str) -> Vec<Marker> {
+    let mut phrases: Vec<(String, Option<String>)> = Vec::new();
+    let mut add = |p: &str, f: Option<&str>| phrases.push((p.to_string(), f.map(str::to_string)));
+    for c in &spec.cues {
+        add(c, Some(&spec.name));
+    }
+    for f in catalogue()
+        .iter()
+        .filter(|f| f.ty == spec.ty && f.name != spec.name)
+    {
+        for c in &f.cues {
+            add(c, Some(&f.name));
+        }
+    }
+    for d in distractors(spec.ty) {
+        add(d, None);
+    }
+    let mut found: Vec<Marker> = Vec::new();
+    for (p, field) in &phrases {
+        for (s, e) in find(lower, p) {
+            match found.iter_mut().find(|m| m.start == s && m.end == e) {
+                Some(m) => m.fields.extend(field.clone()),
+                None => found.push(Marker {
+                    start: s,
+                    end: e,
+                    fields: field.iter().cloned().collect(),
+                }),
+            }
+        }
+    }
+    let all = found.clone();
+    found.retain(|m| {
+        !all.iter()
+            .any(|o| o.start <= m.start && o.end >= m.end && (o.end - o.start) > (m.end - m.start))
+    });
+    found.sort_by_key(|m| (m.start, m.end));
+    found
+}
+
+/// Whether `gap` (text between a cue and a value) crosses a sentence or paragraph.
+fn crosses(gap: &str) -> bool {
+    let b = gap.as_bytes();
+    gap.contains("\n\n")
+        || b.windows(2)
+            .any(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1].is_ascii_whitespace())
+}
+
+/// The marker that introduces `[s, e)`: the nearest one before it in the sentence, else
+/// one right after it in the same clause.
+fn introducer<'m>(
+    quote: &str,
+    markers: &'m [Marker],
+    s: usize,
+    e: usize,
+    max_gap: usize,
+) -> Option<&'m Marker> {
+    let before = markers
+        .iter()
+        .filter(|m| m.end <= s && s - m.end <= max_gap && !crosses(&quote[m.end..s]))
+        .max_by_key(|m| (m.end, m.end - m.start));
+    if before.is_some() {
+        return before;
+    }
+    markers
+        .iter()
+        .filter(|m| m.start >= e && m.start - e <= MAX_TRAILING_GAP)
+        .filter(|m| {
+            !crosses(&quote[e..m.start]) && !quote[e..m.start].contains([',', ';', '(', ')'])
+        })
+        .min_by_key(|m| m.start)
+}
+
+/// The header of the table cell holding `[s, e)`, when the quote is a row whose cells
+/// line up with the `|`-separated headers of `context`.
+fn cell_header<'c>(quote: &str, context: &'c str, s: usize) -> Option<&'c str> {
+    let headers = context
+        .rsplit_once(": ")
+        .map_or(context, |(cap, h)| if h.contains('|') { h } else { cap });
+    let headers: Vec<&str> = headers.split('|').map(str::trim).collect();
+    let cells: Vec<(usize, &str)> = split_cells(quote);
+    if headers.len() < 2 || headers.len() != cells.len() {
+        return None;
+    }
+    let i = cells.iter().rposition(|(at, _)| *at <= s)?;
+    Some(headers[i])
+}
+
+/// The cells of a `a | b | c` row with their offsets (outer pipes of Markdown dropped).
+fn split_cells(row: &str) -> Vec<(usize, &str)> {
+    let mut cells = Vec::new();
+    let mut at = 0;
+    for part in row.split('|') {
+        cells.push((at, part));
+        at += part.len() + 1;
+    }
+    if row.trim_start().starts_with('|') {
+        cells.remove(0);
+    }
+    if row.trim_end().ends_with('|') {
+        cells.pop();
+    }
+    cells
+}
+
+/// Whether the label text `context` introduces `spec` and no competing field.
+fn label_introduces(spec: &FieldSpec, context: &str) -> bool {
+    let lower = context.to_ascii_lowercase();
+    let ms = markers(spec, &lower);
+    !ms.is_empty() && ms.iter().all(|m| m.fields.contains(&spec.name))
+}
+
+/// Whether the value at `[s, e)` (no cue of its own in the quote) is introduced by its
+/// label: the header of its cell, or the label of the whole quote.
+fn by_label(spec: &FieldSpec, quote: &str, context: Option<&str>, s: usize) -> bool {
+    let Some(ctx) = context else { return false };
+    if ctx.contains('|') && quote.contains('|') {
+        return cell_header(quote, ctx, s).is_some_and(|h| label_introduces(spec, h));
+    }
+    label_introduces(spec, ctx)
+}
+
+/// The spans of `quote` its label introduces as values of `spec` (when the quote names
+/// no field itself): the cells under a header that introduces it, or the whole quote
+/// (trimmed) under a label that does.
+fn label_spans(spec: &FieldSpec, quote: &str, context: Option<&str>) -> Vec<(usize, usize)> {
+    let Some(ctx) = context else {
+        return Vec::new();
+    };
+    let trim = |at: usize, cell: &str| {
+        let body = cell.trim_end_matches(|c: char| c.is_whitespace() || c == '.');
+        let lead = body.len() - body.trim_start().len();
+        (at + lead, at + body.len())
+    };
+    if ctx.contains('|') && quote.contains('|') {
+        return split_cells(quote)
+            .into_iter()
+            .filter(|(at, _)| {
+                cell_header(quote, ctx, *at).is_some_and(|h| label_introduces(spec, h))
+            })
+            .map(|(at, cell)| trim(at, cell))
+            .filter(|(s, e)| s < e)
+            .collect();
+    }
+    if label_introduces(spec, ctx) {
+        vec![trim(0, quote)]
+            .into_iter()
+            .filter(|(s, e)| s < e)
+            .collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// Words before a number that make it a limit, not the stated value.
+const COMPARATORS: &[&str] = &[
+    ">",
+    "<",
+    "≥",
+    "≤",
+    "=>",
+    "more than",
+    "less than",
+    "greater than",
+    "fewer than",
+    "exceeds",
+    "exceed",
+    "exceeding",
+    "in excess of",
+    "at least",
+    "at most",
+    "up to",
+    "above",
+    "below",
+    "under",
+    "over",
+    "maximum of",
+    "minimum of",
+    "maximum",
+    "minimum",
+    "max.",
+    "min.",
+    "no more than",
+    "threshold of",
+    "limit of",
+    "cap of",
+    "beyond",
+    "not to exceed",
+    "lower than",
+    "higher than",
+    "within",
+];
+/// Words after a number that make it a limit.
+const TRAILING_COMPARATORS: &[&str] = &[
+    "or more",
+    "or less",
+    "or higher",
+    "or lower",
+    "or above",
+    "or below",
+    "threshold",
+    "cap",
+    "limit",
+    "or greater",
+    "+",
+];
+
+/// Whether the number at `[s, e)` is stated as a limit or condition.
+fn threshold(quote: &str, s: usize, e: usize) -> bool {
+    let lower = quote.to_ascii_lowercase();
+    let mut before = lower[..s].trim_end();
+    for det in [" the", " a", " an", " of"] {
+        before = before.strip_suffix(det).unwrap_or(before).trim_end();
+    }
+    let after = lower[e..].trim_start();
+    COMPARATORS.iter().any(|c| {
+        before.ends_with(c)
+            && (c.starts_with(['>', '<', '≥', '≤', '='])
+                || before.len() == c.len()
+                || !is_word(before.as_bytes()[before.len() - c.len() - 1]))
+    }) || TRAILING_COMPARATORS.iter().any(|c| after.starts_with(c))
+}
+
+/// Keep the candidates the field's cues (or its label) introduce; thresholds and range
+/// positions decide further.
+pub fn owned(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    context: Option<&str>,
+    cands: Vec<Candidate>,
+    x: &mut Extraction,
+) {
+    let gap = if spec.ty == FieldType::Area {
+        MAX_AREA_GAP
+    } else {
+        MAX_GAP
+    };
+    let lone = cands.len() == 1 && markers.is_empty();
+    let mine: Vec<Candidate> = cands
+        .into_iter()
+        .filter(|c| match introducer(quote, markers, c.start, c.end, gap) {
+            Some(m) => m.fields.contains(&spec.name),
+            None => lone && by_label(spec, quote, context, c.start),
+        })
+        .collect();
+    let n = mine.len();
+    for (i, mut c) in mine.into_iter().enumerate() {
+        if spec.ty.numeric() && threshold(quote, c.start, c.end) {
+            c.value = Err((
+                RejectReason::Threshold,
+                "stated as a limit or condition, not as the value".into(),
+            ));
+        }
+        if spec.position != Position::Any && !at_position(spec.position, quote, c.start, i, n) {
+            continue;
+        }
+        x.take(quote, c);
+    }
+}
+
+/// Whether the date at `s` (the `i`-th of `n` dates a range cue introduces) is the range's
+/// start or end as asked: a word right before it decides ("from", "until"), else the
+/// first of two is the start and the second the end.
+fn at_position(p: Position, quote: &str, s: usize, i: usize, n: usize) -> bool {
+    let lower = quote[..s].to_ascii_lowercase();
+    let before = lower.trim_end().trim_end_matches([':', ',']).trim_end();
+    let last = before
+        .rsplit(|c: char| !c.is_alphanumeric() && c != '-')
+        .next()
+        .unwrap_or("");
+    let starts = [
+        "from",
+        "start",
+        "starts",
+        "starting",
+        "started",
+        "begin",
+        "begins",
+        "beginning",
+        "began",
+        "commence",
+        "commences",
+        "commencing",
+        "on",
+    ];
+    let ends = [
+        "to", "until", "till", "through", "end", "ends", "ending", "ended", "expire", "expires",
+        "expiring", "-",
+    ];
+    let word = if before.ends_with(['–', '-']) {
+        "-"
+    } else {
+        last
+    };
+    let is_start = starts.contains(&word) && word != "on";
+    let is_end = ends.contains(&word);
+    match p {
+        Position::RangeStart if is_start => true,
+        Position::RangeEnd if is_end => true,
+        _ if is_start || is_end => false,
+        Position::RangeStart => n == 2 && i == 0,
+        Position::RangeEnd => n == 2 && i == 1,
+        Position::Any => true,
+    }
+}
+
+/// Bytes of connecting words after a cue, before the value: `:`, `is`, `are`, `by`,
+/// `the`, `name`, `number`, `no.`, `#`, `-`, `|`, quotes and brackets.
+fn connectors(rest: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let r = &rest[at..];
+        let trimmed = r.trim_start_matches(|c: char| {
+            c.is_whitespace() || matches!(c, ':' | '-' | '|' | '#' | '(' | '"' | '“' | '=' | '–')
+        });
+        at += r.len() - trimmed.len();
+        let word_end = trimmed
+            .find(|c: char| !c.is_ascii_alphabetic() && c != '.' && c != '\'')
+            .unwrap_or(trimmed.len());
+        let w = trimmed[..word_end].to_ascii_lowercase();
+        let joiner = [
+            "is",
+            "are",
+            "was",
+            "were",
+            "by",
+            "name",
+            "names",
+            "number",
+            "no.",
+            "no",
+            "nr.",
+            "id",
+            "as",
+            "'s",
+            "s",
+            "being",
+            "be",
+            "listed",
+            "recorded",
+            "registered",
+            "named",
+            "called",
+            "identified",
+            "reads",
+        ];
+        if !w.is_empty() && joiner.contains(&w.as_str()) && word_end < trimmed.len() {
+            at += word_end;
+            continue;
+        }
+        return at;
+    }
+}
+
+/// Names a cue introduces (right after it, or right before "(the Lessor)"), or the whole
+/// quote when its label introduces the field.
+pub fn names(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    context: Option<&str>,
+    x: &mut Extraction,
+) {
+    let take = |s: usize, e: usize, x: &mut Extraction| {
+        let raw = &quote[s..e];
+        let value = match names::not_a_name(raw) {
+            Some(why) => Err(why),
+            None => Ok(Value::Text(raw.to_string())),
+        };
+        x.take(
+            quote,
+            Candidate {
+                start: s,
+                end: e,
+                value,
+                unit: None,
+            },
+        );
+    };
+    let mine: Vec<&Marker> = markers
+        .iter()
+        .filter(|m| m.fields.contains(&spec.name))
+        .collect();
+    for m in &mine {
+        for at in [Some(m.end), copula_after(quote, m.end)]
+            .into_iter()
+            .flatten()
+        {
+            let at = at + connectors(&quote[at..]);
+            if let Some((s, e)) = names::name_at(&quote[at..]) {
+                take(at + s, at + e, x);
+                break;
+            }
+        }
+        if let Some((s, e)) = name_before(quote, m.start) {
+            take(s, e, x);
+        }
+    }
+    if markers.is_empty() {
+        for (s, e) in label_spans(spec, quote, context) {
+            if let Some((ns, ne)) = names::name_at(&quote[s..e]).filter(|(_, ne)| s + ne == e) {
+                take(s + ns, s + ne, x);
+            }
+        }
+    }
+}
+
+/// The end of the first ` is `, ` are `, ` was ` or `:` within a few words after `at`
+/// in the same clause ("the owner of the parcel is …").
+fn copula_after(quote: &str, at: usize) -> Option<usize> {
+    let rest = &quote[at..];
+    let mut end = rest
+        .find(['.', ',', ';', '(', '\n'])
+        .unwrap_or(rest.len())
+        .min(60);
+    while !rest.is_char_boundary(end) {
+        end -= 1;
+    }
+    let clause = &rest[..end];
+    let lower = clause.to_ascii_lowercase();
+    [" is ", " are ", " was ", ": "]
+        .iter()
+        .filter_map(|c| lower.find(c).map(|i| i + c.len()))
+        .min()
+        .map(|i| at + i)
+}
+
+/// The name right before a cue in brackets or after a comma (`João Pereira ("the
+/// Lessor")`, `Maria Santos, the landowner`): the capitalised run ending just before.
+fn name_before(quote: &str, cue: usize) -> Option<(usize, usize)> {
+    let lead = &quote[..cue];
+    let t =
+        lead.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '“' | ','));
+    let t = t.strip_suffix("the").or_else(|| t.strip_suffix("The"))?;
+    let t = t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '“' | ','));
+    if t.len() == lead.len() || !lead[t.len()..].contains(['(', ',']) {
+        return None;
+    }
+    let start = t
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| !matches!(c, ',' | ';' | ':' | '(' | ')' | '\n' | '|'))
+        .last()
+        .map(|(i, _)| i)?;
+    let seg = &t[start..];
+    let ws: Vec<(usize, &str)> = seg
+        .split(' ')
+        .scan(0, |at, w| {
+            let s = *at;
+            *at += w.len() + 1;
+            Some((s, w))
+        })
+        .collect();
+    let first_cap = ws
+        .iter()
+        .rposition(|(_, w)| {
+            !w.is_empty()
+                && !w.starts_with(char::is_uppercase)
+                && !["of", "de", "da", "van", "von", "and", "&"].contains(w)
+        })
+        .map_or(0, |i| i + 1);
+    let (s, _) = *ws.get(first_cap)?;
+    let (ns, ne) = names::name_at(&seg[s..])?;
+    (s + ne == seg.len()).then_some((start + s + ns, start + s + ne))
+}
+
+/// Identifiers a cue introduces; with a pattern, only a token that matches it.
+pub fn identifiers(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    context: Option<&str>,
+    x: &mut Extraction,
+) {
+    let mut starts: Vec<usize> = markers
+        .iter()
+        .filter(|m| m.fields.contains(&spec.name))
+        .map(|m| m.end + connectors(&quote[m.end..]))
+        .collect();
+    if markers.is_empty() {
+        starts.extend(
+            label_spans(spec, quote, context)
+                .into_iter()
+                .map(|(s, _)| s),
+        );
+    }
+    for at in starts {
+        let Some(mut c) = identifier_at(&quote[at..], at) else {
+            continue;
+        };
+        if let (Ok(Value::Text(t)), Some(p)) = (&c.value, &spec.pattern) {
+            if !p.is_match(t) {
+                c.value = Err((
+                    RejectReason::PatternMismatch,
+                    format!("does not match the pattern {}", p.as_str()),
+                ));
+            }
+        }
+        x.take(quote, c);
+    }
+}
+
+/// The tenure a cue introduces: the first tenure word within a few words after it
+/// (`Tenure: Leasehold`, `held under a 30-year lease`), or a cell under a tenure header.
+pub fn tenure(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    context: Option<&str>,
+    x: &mut Extraction,
+) {
+    let mut starts: Vec<usize> = markers
+        .iter()
+        .filter(|m| m.fields.contains(&spec.name))
+        .map(|m| m.end)
+        .collect();
+    if markers.is_empty() {
+        starts.extend(
+            label_spans(spec, quote, context)
+                .into_iter()
+                .map(|(s, _)| s),
+        );
+    }
+    for at in starts {
+        let lower = quote[at..].to_ascii_lowercase();
+        let window: usize = lower
+            .split_inclusive(char::is_whitespace)
+            .take(8)
+            .map(str::len)
+            .sum();
+        let classes: [(&str, &[&str]); 3] = [
+            (
+                "lease",
+                &["leasehold", "lease", "leased", "tenancy", "rental"],
+            ),
+            (
+                "ownership",
+                &[
+                    "freehold",
+                    "ownership",
+                    "owned",
+                    "fee simple",
+                    "private property",
+                    "title deed",
+                ],
+            ),
+            (
+                "other",
+                &[
+                    "concession",
+                    "usufruct",
+                    "easement",
+                    "customary",
+                    "communal",
+                    "community land",
+                    "conservation agreement",
+                ],
+            ),
+        ];
+        let head = &lower[..window];
+        let hit = classes
+            .iter()
+            .flat_map(|(class, words)| {
+                words
+                    .iter()
+                    .flat_map(move |w| find(head, w).into_iter().map(move |(s, e)| (s, e, *class)))
+            })
+            .min_by_key(|(s, e, _)| (*s, usize::MAX - e));
+        if let Some((s, e, class)) = hit {
+            x.take(
+                quote,
+                Candidate {
+                    start: at + s,
+                    end: at + e,
+                    value: Ok(Value::Text(class.into())),
+                    unit: None,
+                },
+            );
+        }
+    }
+}

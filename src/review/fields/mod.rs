@@ -1,0 +1,406 @@
+//! Typed field values read from verified quotes, each with its exact byte span inside the
+//! quote. A value belongs to a field only when a cue of that field introduces it: the
+//! nearest cue before it in the same sentence (or right after it, as in "a 30-year
+//! crediting period"), or the label it sits under (a form prompt, a column header) when
+//! the quote itself names no field. Cues of the other fields and of things that are not
+//! the field ("signed on", "buffer zone", "uncertainty") compete, so a value goes to the
+//! nearest one or to none. Better missing than wrong: a threshold ("leakage of >10%"), a
+//! generic name ("The Project"), a bare year as an identifier and an ambiguous date are
+//! rejected with a reason, never taken.
+//!
+//! [`values`] finds typed candidates; [`names`] reads and compares names.
+
+use serde::{Deserialize, Serialize};
+
+pub mod names;
+pub mod values;
+
+mod cues;
+
+pub use cues::catalogue;
+pub use values::infer_order;
+
+/// The type of a field's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FieldType {
+    /// A calendar date (ISO 8601 in output).
+    Date,
+    /// A period, in years.
+    Duration,
+    /// A percentage (20 for 20 %).
+    Percentage,
+    /// An area, in hectares.
+    Area,
+    /// A person or organisation, as written.
+    Name,
+    /// `ownership`, `lease` or `other`.
+    Tenure,
+    /// An identifier, as written.
+    Identifier,
+}
+
+impl FieldType {
+    /// The name, as checklists spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldType::Date => "date",
+            FieldType::Duration => "duration",
+            FieldType::Percentage => "percentage",
+            FieldType::Area => "area",
+            FieldType::Name => "name",
+            FieldType::Tenure => "tenure",
+            FieldType::Identifier => "identifier",
+        }
+    }
+
+    /// The type a checklist names (`date`, `duration`/`years`, `percentage`/`percent`,
+    /// `area`, `name`/`person`/`organisation`, `tenure`, `identifier`/`id`).
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s.trim().to_ascii_lowercase().as_str() {
+            "date" => FieldType::Date,
+            "duration" | "years" | "period" => FieldType::Duration,
+            "percentage" | "percent" => FieldType::Percentage,
+            "area" => FieldType::Area,
+            "name" | "person" | "organisation" | "organization" => FieldType::Name,
+            "tenure" => FieldType::Tenure,
+            "identifier" | "id" => FieldType::Identifier,
+            _ => return None,
+        })
+    }
+
+    fn numeric(self) -> bool {
+        matches!(
+            self,
+            FieldType::Duration | FieldType::Percentage | FieldType::Area
+        )
+    }
+}
+
+/// How ambiguous numeric dates (`05/06/2021`) are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DateOrder {
+    /// Day, month, year.
+    Dmy,
+    /// Month, day, year.
+    Mdy,
+    /// Year, month, day.
+    Ymd,
+}
+
+impl std::str::FromStr for DateOrder {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "dmy" => Ok(DateOrder::Dmy),
+            "mdy" => Ok(DateOrder::Mdy),
+            "ymd" => Ok(DateOrder::Ymd),
+            other => Err(format!("unknown date order {other:?} (dmy, mdy, ymd)")),
+        }
+    }
+}
+
+/// Which date of a range a field takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Position {
+    /// Any date its cue introduces.
+    Any,
+    /// The start of a range ("from …", the first of two).
+    RangeStart,
+    /// The end of a range ("to …", "until …", the second of two).
+    RangeEnd,
+}
+
+/// A field to extract: name, type, the phrases that introduce it.
+#[derive(Debug, Clone)]
+pub struct FieldSpec {
+    /// Field name (`project_start_date`).
+    pub name: String,
+    /// Value type.
+    pub ty: FieldType,
+    /// Lower-case phrases that introduce a value of this field.
+    pub cues: Vec<String>,
+    /// Which date of a range, for range fields.
+    pub position: Position,
+    /// A pattern identifiers must match (from the checklist).
+    pub pattern: Option<regex::Regex>,
+    /// Unit declared by the checklist.
+    pub unit: Option<String>,
+}
+
+/// A typed value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// A calendar date.
+    Date {
+        /// Year.
+        year: i32,
+        /// Month, 1–12.
+        month: u32,
+        /// Day of the month.
+        day: u32,
+    },
+    /// A number in the type's unit (years, percent, hectares).
+    Number(f64),
+    /// Text as written (names, identifiers, tenure).
+    Text(String),
+}
+
+impl Value {
+    /// The normalised JSON value: ISO date, number (whole numbers as integers), text.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            Value::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}").into(),
+            Value::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => (*n as i64).into(),
+            Value::Number(n) => serde_json::Number::from_f64(*n)
+                .map(serde_json::Value::Number)
+                .unwrap_or(serde_json::Value::Null),
+            Value::Text(t) => t.clone().into(),
+        }
+    }
+
+    /// Days since 1970-01-01 of a date.
+    fn days(&self) -> Option<i64> {
+        let Value::Date { year, month, day } = *self else {
+            return None;
+        };
+        let (y, m) = if month <= 2 {
+            (year as i64 - 1, month as i64 + 9)
+        } else {
+            (year as i64, month as i64 - 3)
+        };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let doy = (153 * m + 2) / 5 + day as i64 - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        Some(era * 146_097 + doe - 719_468)
+    }
+}
+
+/// A value taken, with its span inside the quote.
+#[derive(Debug, Clone)]
+pub struct Extracted {
+    /// Byte offset in the quote.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// The quote's bytes at `[start, end)`.
+    pub raw: String,
+    /// The typed value.
+    pub value: Value,
+    /// Unit as written.
+    pub unit: Option<String>,
+}
+
+/// Why a candidate value was not taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RejectReason {
+    /// Day and month can be read either way and no order is known (or a two-digit year).
+    AmbiguousDate,
+    /// Not a calendar date (31/02, month 13).
+    InvalidDate,
+    /// A month and year without a day.
+    IncompleteDate,
+    /// A bare year where an identifier was expected.
+    BareYear,
+    /// Role words ("The Project", "the Landowner"), not a name.
+    GenericName,
+    /// A limit or condition ("more than 10 %"), not the stated value.
+    Threshold,
+    /// Outside the plausible range of the type.
+    OutOfRange,
+    /// Does not match the checklist's pattern.
+    PatternMismatch,
+    /// Not a value of the type.
+    NotAValue,
+}
+
+/// A candidate not taken.
+#[derive(Debug, Clone)]
+pub struct Rejection {
+    /// Byte offset in the quote.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// The quote's bytes at `[start, end)`.
+    pub raw: String,
+    /// Why.
+    pub reason: RejectReason,
+    /// Explanation.
+    pub note: String,
+}
+
+/// What one quote yields for one field.
+#[derive(Debug, Clone, Default)]
+pub struct Extraction {
+    /// Values taken.
+    pub found: Vec<Extracted>,
+    /// Candidates not taken.
+    pub rejected: Vec<Rejection>,
+}
+
+impl Extraction {
+    fn take(&mut self, quote: &str, c: values::Candidate) {
+        let raw = quote[c.start..c.end].to_string();
+        match c.value {
+            Ok(value) => {
+                if !self
+                    .found
+                    .iter()
+                    .any(|f| f.start == c.start && f.end == c.end)
+                {
+                    self.found.push(Extracted {
+                        start: c.start,
+                        end: c.end,
+                        raw,
+                        value,
+                        unit: c.unit,
+                    });
+                }
+            }
+            Err((reason, note)) => {
+                if !self
+                    .rejected
+                    .iter()
+                    .any(|r| r.start == c.start && r.reason == reason)
+                {
+                    self.rejected.push(Rejection {
+                        start: c.start,
+                        end: c.end,
+                        raw,
+                        reason,
+                        note,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// The values of field `spec` that `quote` states. `context` is the label the quote sits
+/// under (form prompt, column headers), consulted when the quote names no field itself.
+pub fn extract(
+    spec: &FieldSpec,
+    quote: &str,
+    context: Option<&str>,
+    order: Option<DateOrder>,
+) -> Extraction {
+    let mut x = Extraction::default();
+    let lower = quote.to_ascii_lowercase();
+    let markers = cues::markers(spec, &lower);
+    match spec.ty {
+        FieldType::Name => cues::names(spec, quote, &markers, context, &mut x),
+        FieldType::Identifier => cues::identifiers(spec, quote, &markers, context, &mut x),
+        FieldType::Tenure => cues::tenure(spec, quote, &markers, context, &mut x),
+        ty => {
+            let cands = match ty {
+                FieldType::Date => values::dates(quote, order),
+                FieldType::Duration => values::durations(quote),
+                FieldType::Percentage => values::percentages(quote),
+                _ => values::areas(quote),
+            };
+            cues::owned(spec, quote, &markers, context, cands, &mut x);
+        }
+    }
+    x
+}
+
+/// How bad a disagreement is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// A person should look (same surname, different first names).
+    Warning,
+    /// The values are different.
+    Error,
+}
+
+/// Result of comparing two values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agreement {
+    /// Equal within tolerance.
+    Agree,
+    /// Different.
+    Disagree(Severity),
+}
+
+/// Tolerances of cross-document comparisons.
+#[derive(Debug, Clone, Copy)]
+pub struct Tolerance {
+    /// Relative tolerance of numbers (0.05 = 5 %).
+    pub relative: f64,
+    /// Days two dates may differ.
+    pub days: i64,
+}
+
+impl Default for Tolerance {
+    fn default() -> Self {
+        Tolerance {
+            relative: 0.05,
+            days: 0,
+        }
+    }
+}
+
+/// Compare two values of type `ty` within `tol`, with a note saying what was compared.
+pub fn compare(ty: FieldType, a: &Value, b: &Value, tol: &Tolerance) -> (Agreement, String) {
+    let differ = |note: String| (Agreement::Disagree(Severity::Error), note);
+    match (a, b) {
+        (Value::Date { .. }, Value::Date { .. }) => {
+            let d = (a.days().unwrap_or(0) - b.days().unwrap_or(0)).abs();
+            if d <= tol.days {
+                (
+                    Agreement::Agree,
+                    format!("{d} day(s) apart, within {} day(s)", tol.days),
+                )
+            } else {
+                differ(format!("{d} day(s) apart"))
+            }
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            let rel = (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE);
+            let pct = (rel * 1000.0).round() / 10.0;
+            if rel <= tol.relative || x == y {
+                (
+                    Agreement::Agree,
+                    format!("{pct}% apart, within {}%", tol.relative * 100.0),
+                )
+            } else {
+                differ(format!("{pct}% apart, beyond {}%", tol.relative * 100.0))
+            }
+        }
+        (Value::Text(x), Value::Text(y)) if ty == FieldType::Name => names::compare(x, y),
+        (Value::Text(x), Value::Text(y)) if ty == FieldType::Identifier => {
+            if normalise_identifier(x) == normalise_identifier(y) {
+                (
+                    Agreement::Agree,
+                    "the same identifier after normalisation".into(),
+                )
+            } else {
+                differ(format!("\"{x}\" and \"{y}\" are different identifiers"))
+            }
+        }
+        (Value::Text(x), Value::Text(y)) if x.eq_ignore_ascii_case(y) => {
+            (Agreement::Agree, "equal".into())
+        }
+        _ => differ(format!("{a:?} and {b:?} differ")),
+    }
+}
+
+/// A name for comparison (case, punctuation and honorifics removed).
+pub fn normalise_name(s: &str) -> String {
+    names::normalise(s)
+}
+
+/// An identifier for comparison: letters and digits only, upper-case.
+pub fn normalise_identifier(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_uppercase)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

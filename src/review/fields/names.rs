@@ -1,0 +1,282 @@
+//! Names of people and organisations: the run of capitalised words a cue introduces
+//! (honorifics left out of the span), generic role words that are never a name ("The
+//! Project", "the Landowner", "Project Owner"), and the comparison of two names after
+//! normalisation (case, punctuation, honorifics, initials).
+
+use super::{Agreement, RejectReason, Severity};
+
+/// Words that name a role, never a person or organisation.
+const GENERIC: &[&str] = &[
+    "agreement",
+    "applicant",
+    "company",
+    "developer",
+    "entity",
+    "government",
+    "grantee",
+    "grantor",
+    "holder",
+    "land",
+    "landlord",
+    "landowner",
+    "landowners",
+    "lessee",
+    "lessor",
+    "organisation",
+    "organization",
+    "owner",
+    "owners",
+    "parties",
+    "party",
+    "project",
+    "proponent",
+    "proprietor",
+    "registrant",
+    "tenant",
+    "title",
+    "titleholder",
+    "undersigned",
+    "n/a",
+    "na",
+    "none",
+    "tbd",
+    "unknown",
+    "name",
+    "names",
+    "signature",
+    "date",
+];
+/// Words inside a name that may be lower-case or joiners.
+const JOINERS: &[&str] = &[
+    "of", "de", "da", "do", "dos", "das", "del", "della", "van", "von", "der", "den", "la", "le",
+    "du", "bin", "binti", "and", "&", "y", "e",
+];
+/// Honorifics: left out of the span and ignored when comparing.
+const HONORIFICS: &[&str] = &[
+    "mr", "mrs", "ms", "miss", "dr", "prof", "sr", "sra", "srta", "dona", "don", "sir", "dame",
+    "mx", "chief", "hon",
+];
+/// Determiners that open a generic phrase.
+const DETERMINERS: &[&str] = &["the", "a", "an", "this", "said", "such", "our", "its"];
+
+fn bare(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '/')
+        .to_lowercase()
+}
+
+fn is_honorific(w: &str) -> bool {
+    HONORIFICS.contains(&bare(w).as_str())
+}
+
+fn capitalised(w: &str) -> bool {
+    let w = w.trim_start_matches(['"', '\'', '“', '‘', '(']);
+    w.chars().next().is_some_and(|c| c.is_uppercase())
+}
+
+/// The words of `s` with their byte offsets.
+fn words(s: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        if c.is_whitespace() {
+            if let Some(st) = start.take() {
+                out.push((st, &s[st..i]));
+            }
+        } else if start.is_none() {
+            start = Some(i);
+        }
+    }
+    if let Some(st) = start {
+        out.push((st, &s[st..]));
+    }
+    out
+}
+
+/// Whether a word ends the run it closes (a comma, semicolon, bracket or full stop after
+/// a word that is not an initial or an abbreviation such as `Ltd.`).
+fn closes(w: &str) -> bool {
+    let last = w.chars().last().unwrap_or(' ');
+    if matches!(last, ',' | ';' | ':' | ')' | '"' | '”' | '|') {
+        return true;
+    }
+    if last == '.' {
+        let core = w.trim_end_matches('.');
+        let abbrev = [
+            "ltd", "inc", "co", "corp", "s.a", "jr", "sr", "llc", "plc", "st",
+        ];
+        return !(core.chars().count() == 1 || abbrev.contains(&core.to_lowercase().as_str()));
+    }
+    false
+}
+
+/// The name at the start of `s`: a run of capitalised words (joiners inside), honorifics
+/// skipped, ended by punctuation or a lower-case word. Returns the byte span in `s`.
+pub fn name_at(s: &str) -> Option<(usize, usize)> {
+    let ws = words(s);
+    let mut i = 0;
+    while i < ws.len() && (is_honorific(ws[i].1) || DETERMINERS.contains(&bare(ws[i].1).as_str())) {
+        i += 1;
+    }
+    let first = i;
+    let mut last = None;
+    while i < ws.len() && i - first < 8 {
+        let (_, w) = ws[i];
+        let b = bare(w);
+        if capitalised(w) {
+            last = Some(i);
+        } else if !(JOINERS.contains(&b.as_str()) && last.is_some()) {
+            break;
+        }
+        if closes(w) {
+            break;
+        }
+        i += 1;
+    }
+    let last = last?;
+    let start = ws[first].0
+        + (ws[first].1.len()
+            - ws[first]
+                .1
+                .trim_start_matches(['"', '\'', '“', '‘', '('])
+                .len());
+    let (ls, lw) = ws[last];
+    let mut trimmed = lw.trim_end_matches([',', ';', ':', ')', '"', '”', '|', '\'', '’']);
+    if trimmed.ends_with('.')
+        && !(trimmed.trim_end_matches('.').chars().count() == 1 || is_abbrev(trimmed))
+    {
+        trimmed = trimmed.trim_end_matches('.');
+    }
+    (ls + trimmed.len() > start).then_some((start, ls + trimmed.len()))
+}
+
+fn is_abbrev(w: &str) -> bool {
+    let core = w.trim_end_matches('.').to_lowercase();
+    ["ltd", "inc", "co", "corp", "s.a", "jr", "llc", "plc"].contains(&core.as_str())
+}
+
+/// Why `name` is not a name, if it is not: generic role words, or no letters.
+pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
+    let ws: Vec<String> = name
+        .split_whitespace()
+        .map(bare)
+        .filter(|w| !w.is_empty())
+        .collect();
+    if ws.is_empty() || !name.chars().any(char::is_alphabetic) {
+        return Some((RejectReason::NotAValue, "no letters".into()));
+    }
+    let generic = ws.iter().all(|w| {
+        GENERIC.contains(&w.as_str())
+            || DETERMINERS.contains(&w.as_str())
+            || JOINERS.contains(&w.as_str())
+    });
+    generic.then(|| {
+        (
+            RejectReason::GenericName,
+            format!("\"{name}\" names a role, not a person or organisation"),
+        )
+    })
+}
+
+/// A name for comparison: lower-case words without honorifics or punctuation.
+pub fn normalise(s: &str) -> String {
+    s.split_whitespace()
+        .map(bare)
+        .filter(|w| !w.is_empty() && !HONORIFICS.contains(&w.as_str()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Compare two names: equal after normalisation, or an initial or an added middle name
+/// that fits → agree; the same surname with different first names → disagree (warning,
+/// never merged); otherwise disagree.
+pub fn compare(a: &str, b: &str) -> (Agreement, String) {
+    let (na, nb) = (normalise(a), normalise(b));
+    if na == nb {
+        return (Agreement::Agree, "the same name after normalisation".into());
+    }
+    let wa: Vec<&str> = na.split(' ').collect();
+    let wb: Vec<&str> = nb.split(' ').collect();
+    let (sa, sb) = (wa.last().unwrap_or(&""), wb.last().unwrap_or(&""));
+    if sa != sb || wa.len() < 2 || wb.len() < 2 {
+        return (
+            Agreement::Disagree(Severity::Error),
+            format!("\"{a}\" and \"{b}\" are different names"),
+        );
+    }
+    let (fa, fb) = (wa[0], wb[0]);
+    let initial = |x: &str, y: &str| x.chars().count() == 1 && y.starts_with(x);
+    if fa == fb || initial(fa, fb) || initial(fb, fa) {
+        return (
+            Agreement::Agree,
+            format!("\"{a}\" and \"{b}\": same surname, first names or initials fit"),
+        );
+    }
+    (
+        Agreement::Disagree(Severity::Warning),
+        format!("\"{a}\" and \"{b}\": same surname, different first names; not merged"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn name(s: &str) -> Option<&str> {
+        name_at(s).map(|(a, b)| &s[a..b])
+    }
+
+    #[test]
+    fn a_name_is_the_capitalised_run_without_honorifics() {
+        assert_eq!(name("Mr. João Pereira, a farmer"), Some("João Pereira"));
+        assert_eq!(
+            name("Green Wetlands Ltd. (the Lessee)"),
+            Some("Green Wetlands Ltd.")
+        );
+        assert_eq!(
+            name("Maria da Silva Santos."),
+            Some("Maria da Silva Santos")
+        );
+        assert_eq!(name("J. Santos owns"), Some("J. Santos"));
+        assert_eq!(name("the land is leased"), None);
+        assert_eq!(
+            name("Ana Costa and Rui Costa"),
+            Some("Ana Costa and Rui Costa")
+        );
+    }
+
+    #[test]
+    fn generic_role_words_are_never_names() {
+        for g in [
+            "The Project",
+            "the Landowner",
+            "Project Owner",
+            "Project Proponent",
+            "N/A",
+        ] {
+            assert_eq!(
+                not_a_name(g).map(|r| r.0),
+                Some(RejectReason::GenericName),
+                "{g}"
+            );
+        }
+        assert!(not_a_name("Maria Santos").is_none());
+        assert!(not_a_name("Project Wetlands Trust").is_none());
+    }
+
+    #[test]
+    fn names_compare_after_normalisation_and_same_surnames_are_flagged() {
+        assert_eq!(
+            compare("Dr. Maria Santos", "MARIA SANTOS").0,
+            Agreement::Agree
+        );
+        assert_eq!(compare("M. Santos", "Maria Santos").0, Agreement::Agree);
+        assert_eq!(
+            compare("Maria Santos", "Mario Santos").0,
+            Agreement::Disagree(Severity::Warning)
+        );
+        assert_eq!(
+            compare("Maria Santos", "Ana Costa").0,
+            Agreement::Disagree(Severity::Error)
+        );
+    }
+}

@@ -1,0 +1,278 @@
+//! Field extraction on quotes written like real project documents, including every known
+//! failure mode of the system the review replaces.
+
+use super::*;
+
+fn field(name: &str) -> FieldSpec {
+    catalogue().into_iter().find(|f| f.name == name).unwrap()
+}
+
+/// (raw, value) of what `name` takes from `quote`.
+fn got(
+    name: &str,
+    quote: &str,
+    ctx: Option<&str>,
+    order: Option<DateOrder>,
+) -> Vec<(String, serde_json::Value)> {
+    let x = extract(&field(name), quote, ctx, order);
+    for f in &x.found {
+        assert_eq!(&quote[f.start..f.end], f.raw, "span of {name} in {quote:?}");
+    }
+    x.found
+        .iter()
+        .map(|f| (f.raw.clone(), f.value.to_json()))
+        .collect()
+}
+
+fn values(name: &str, quote: &str) -> Vec<serde_json::Value> {
+    got(name, quote, None, None)
+        .into_iter()
+        .map(|(_, v)| v)
+        .collect()
+}
+
+fn rejected(name: &str, quote: &str, ctx: Option<&str>) -> Vec<RejectReason> {
+    extract(&field(name), quote, ctx, None)
+        .rejected
+        .iter()
+        .map(|r| r.reason)
+        .collect()
+}
+
+#[test]
+fn a_bare_year_next_to_project_id_is_never_the_identifier() {
+    assert!(values("project_id", "Project ID: 2023").is_empty());
+    assert_eq!(
+        rejected("project_id", "Project ID: 2023", None),
+        [RejectReason::BareYear]
+    );
+    assert_eq!(
+        values("project_id", "The Project ID is MCW-0042."),
+        ["MCW-0042"]
+    );
+    assert!(values("project_id", "Project ID (2024 registration round)").is_empty());
+}
+
+#[test]
+fn generic_text_is_never_an_owner_name() {
+    for q in [
+        "Landowner: The Project",
+        "The land is owned by the Project Proponent.",
+        "Owner: Project Owner",
+        "Landowner | the Landowner",
+    ] {
+        assert!(values("owner_name", q).is_empty(), "{q}");
+        assert!(
+            rejected("owner_name", q, None).contains(&RejectReason::GenericName),
+            "{q}"
+        );
+    }
+    assert_eq!(
+        values(
+            "owner_name",
+            "The registered owner of the parcel is Mr. João Pereira, a farmer."
+        ),
+        ["João Pereira"]
+    );
+    assert_eq!(
+        values("owner_name", "This lease is made between Maria Santos (the \"Lessor\") and Green Wetlands Ltd (the \"Lessee\")."),
+        ["Maria Santos"]
+    );
+}
+
+#[test]
+fn a_threshold_near_leakage_is_not_the_leakage_value() {
+    assert!(values("leakage_percentage", "Leakage of >10% will be monitored.").is_empty());
+    assert_eq!(
+        rejected(
+            "leakage_percentage",
+            "Leakage of >10% will be monitored.",
+            None
+        ),
+        [RejectReason::Threshold]
+    );
+    assert_eq!(
+        values(
+            "leakage_percentage",
+            "Leakage is estimated at 4%; a leakage of more than 15% would trigger a revision."
+        ),
+        [serde_json::json!(4)]
+    );
+    assert!(values("buffer_pool_percentage", "Leakage is estimated at 4%.").is_empty());
+}
+
+#[test]
+fn day_first_dates_follow_the_order_and_ambiguous_ones_are_reported() {
+    let q = "Project start date: 05/06/2021.";
+    assert!(got("project_start_date", q, None, None).is_empty());
+    assert_eq!(
+        rejected("project_start_date", q, None),
+        [RejectReason::AmbiguousDate]
+    );
+    assert_eq!(
+        got("project_start_date", q, None, Some(DateOrder::Dmy))[0].1,
+        "2021-06-05"
+    );
+    assert_eq!(
+        values(
+            "project_start_date",
+            "The project start date is 31/12/2020."
+        ),
+        ["2020-12-31"]
+    );
+}
+
+#[test]
+fn a_crediting_period_gives_its_years_start_and_end_but_not_the_project_start() {
+    let q = "The project started on 1 March 2021, and the crediting period is 30 years, from 1 July 2021 to 30 June 2051.";
+    assert_eq!(values("project_start_date", q), ["2021-03-01"]);
+    assert_eq!(values("crediting_period_years", q), [serde_json::json!(30)]);
+    assert_eq!(values("crediting_period_start", q), ["2021-07-01"]);
+    assert_eq!(values("crediting_period_end", q), ["2051-06-30"]);
+    assert_eq!(
+        values(
+            "crediting_period_years",
+            "The project has a 30-year crediting period."
+        ),
+        [serde_json::json!(30)]
+    );
+    assert!(values("project_start_date", "The lease was signed on 12 May 2020.").is_empty());
+}
+
+#[test]
+fn areas_convert_and_other_areas_are_not_the_land() {
+    assert_eq!(
+        values("area_hectares", "The property covers 3,089 acres."),
+        [serde_json::json!(1250.07)]
+    );
+    assert_eq!(
+        values(
+            "area_hectares",
+            "Total project area: 1,250 ha, of which 80 ha is buffer zone."
+        ),
+        [serde_json::json!(1250)]
+    );
+    assert_eq!(
+        got(
+            "area_hectares",
+            "| Total Project Area | 1,250 | ha |",
+            None,
+            None
+        )[0]
+        .1,
+        serde_json::json!(1250)
+    );
+}
+
+#[test]
+fn a_value_under_its_label_or_column_header_is_read_by_the_label() {
+    let ctx = "Indicate and justify the project start date, specifying the day, month, and year.";
+    assert_eq!(
+        got("project_start_date", "15/03/2021.", Some(ctx), None)[0].1,
+        "2021-03-15"
+    );
+    assert!(got(
+        "project_start_date",
+        "15/03/2021.",
+        Some("Date of signature"),
+        None
+    )
+    .is_empty());
+    let header = "Parcel | Owner | Area (ha)";
+    assert_eq!(
+        got(
+            "owner_name",
+            "P-01 | Maria Santos | 1,250",
+            Some(header),
+            None
+        )[0]
+        .0,
+        "Maria Santos"
+    );
+    assert!(got(
+        "owner_name",
+        "P-01 | Maria Santos | 1,250",
+        Some("Parcel | Surveyor | Area"),
+        None
+    )
+    .is_empty());
+}
+
+#[test]
+fn tenure_comes_from_a_tenure_cue() {
+    assert_eq!(
+        values(
+            "tenure_type",
+            "Land tenure: leasehold (30-year lease registered in 2019)."
+        ),
+        ["lease"]
+    );
+    assert_eq!(
+        values("tenure_type", "Tenure type | Freehold"),
+        ["ownership"]
+    );
+    assert!(values("tenure_type", "The lease was signed by both parties.").is_empty());
+}
+
+#[test]
+fn percentages_durations_and_names_compare_within_tolerance() {
+    let tol = Tolerance::default();
+    assert_eq!(
+        compare(
+            FieldType::Area,
+            &Value::Number(1250.0),
+            &Value::Number(1250.07),
+            &tol
+        )
+        .0,
+        Agreement::Agree
+    );
+    assert_eq!(
+        compare(
+            FieldType::Area,
+            &Value::Number(1250.0),
+            &Value::Number(1400.0),
+            &tol
+        )
+        .0,
+        Agreement::Disagree(Severity::Error)
+    );
+    let d = |y, m, day| Value::Date {
+        year: y,
+        month: m,
+        day,
+    };
+    assert_eq!(
+        compare(FieldType::Date, &d(2021, 3, 15), &d(2021, 3, 15), &tol).0,
+        Agreement::Agree
+    );
+    assert_eq!(
+        compare(FieldType::Date, &d(2021, 3, 15), &d(2021, 4, 15), &tol).0,
+        Agreement::Disagree(Severity::Error)
+    );
+    let week = Tolerance { days: 31, ..tol };
+    assert_eq!(
+        compare(FieldType::Date, &d(2021, 3, 15), &d(2021, 4, 15), &week).0,
+        Agreement::Agree
+    );
+    assert_eq!(
+        compare(
+            FieldType::Identifier,
+            &Value::Text("VCS-1234".into()),
+            &Value::Text("vcs 1234".into()),
+            &tol
+        )
+        .0,
+        Agreement::Agree
+    );
+    assert_eq!(
+        compare(
+            FieldType::Name,
+            &Value::Text("Maria Santos".into()),
+            &Value::Text("Mario Santos".into()),
+            &tol
+        )
+        .0,
+        Agreement::Disagree(Severity::Warning)
+    );
+}

@@ -1,0 +1,505 @@
+//! Typed candidates in a quote: dates, durations, percentages, areas, identifiers and
+//! names, each with its byte span inside the quote. Nothing here decides which field a
+//! candidate belongs to ([`super::extract`] does); a candidate that cannot be read safely
+//! (an ambiguous or impossible date, a two-digit year) comes back as a rejection.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::{DateOrder, RejectReason, Value};
+use crate::text::MONTHS;
+
+/// A typed value found in a quote, or a reason it cannot be one.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Byte offset in the quote.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// The value, or why the text is not one.
+    pub value: Result<Value, (RejectReason, String)>,
+    /// Unit as written (`ha`, `acres`, `%`, `years`).
+    pub unit: Option<String>,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(p).expect("static pattern")
+}
+
+const MONTH_ALT: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+
+static ISO: LazyLock<Regex> = LazyLock::new(|| re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"));
+static NUMERIC: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b(\d{1,2})([/.\-])(\d{1,2})([/.\-])(\d{4}|\d{2})\b"));
+static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+(?:day\s+)?of)?\s+({MONTH_ALT})\.?,?\s+(\d{{4}})\b"
+    ))
+});
+static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b({MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"
+    ))
+});
+static MONTH_YEAR: LazyLock<Regex> =
+    LazyLock::new(|| re(&format!(r"(?i)\b({MONTH_ALT})\.?,?\s+(\d{{4}})\b")));
+static NUMBER: &str = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)";
+static PERCENT: LazyLock<Regex> =
+    LazyLock::new(|| re(&format!(r"(?i){NUMBER}\s*(%|percent\b|per\s+cent\b)")));
+static AREA: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i){NUMBER}\s*(?:\|\s*)?(hectares?\b|ha\b|acres?\b|km²|km2\b|sq\.?\s?km\b|square\s+kilomet(?:re|er)s?\b|m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)"
+    ))
+});
+static WORD_NUM: &str = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|twenty-five|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|one hundred";
+static DURATION: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+(?:\.\d+)?)|({WORD_NUM}))\s*(?:-|\s)?\s*(years?|yrs?|months?)\b"
+    ))
+});
+static IDENT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^[A-Za-z0-9](?:[A-Za-z0-9\-_/.]*[A-Za-z0-9])?"));
+
+fn leap(y: i32) -> bool {
+    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
+}
+
+/// Days in month `m` of year `y`.
+pub fn month_days(y: i32, m: u32) -> u32 {
+    match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap(y) => 29,
+        _ => 28,
+    }
+}
+
+/// A calendar date, or why `y-m-d` is not one.
+fn date(y: i64, m: i64, d: i64) -> Result<Value, (RejectReason, String)> {
+    let bad = |why: String| Err((RejectReason::InvalidDate, why));
+    if !(1900..=2200).contains(&y) {
+        return bad(format!("year {y} is outside 1900-2200"));
+    }
+    let (y, m) = (y as i32, m as u32);
+    if !(1..=12).contains(&m) {
+        return bad(format!("month {m} does not exist"));
+    }
+    if d < 1 || d as u32 > month_days(y, m) {
+        return bad(format!("day {d} does not exist in {y}-{m:02}"));
+    }
+    Ok(Value::Date {
+        year: y,
+        month: m,
+        day: d as u32,
+    })
+}
+
+fn month_number(s: &str) -> Option<i64> {
+    let s = s.to_lowercase();
+    let s = s.trim_end_matches('.');
+    MONTHS
+        .iter()
+        .position(|m| m.starts_with(s) && s.len() >= 3)
+        .map(|i| i as i64 + 1)
+}
+
+fn num(s: &str) -> i64 {
+    s.parse().unwrap_or(-1)
+}
+
+/// A numeric `a/b/yyyy` date read with `order`; ambiguous when both readings are dates
+/// and no order is known.
+fn numeric_date(
+    a: i64,
+    b: i64,
+    y: &str,
+    order: Option<DateOrder>,
+) -> Result<Value, (RejectReason, String)> {
+    if y.len() == 2 {
+        return Err((
+            RejectReason::AmbiguousDate,
+            "two-digit year: the century is not stated".into(),
+        ));
+    }
+    let y = num(y);
+    let dmy = date(y, b, a);
+    let mdy = date(y, a, b);
+    match (dmy, mdy) {
+        (Ok(v), Err(_)) | (Err(_), Ok(v)) => Ok(v),
+        (Err(e), Err(_)) => Err(e),
+        (Ok(d), Ok(m)) if d == m => Ok(d),
+        (Ok(d), Ok(m)) => match order {
+            Some(DateOrder::Dmy) => Ok(d),
+            Some(DateOrder::Mdy) => Ok(m),
+            _ => Err((
+                RejectReason::AmbiguousDate,
+                "day and month can be read either way; set --date-order".into(),
+            )),
+        },
+    }
+}
+
+fn overlaps(taken: &[(usize, usize)], s: usize, e: usize) -> bool {
+    taken.iter().any(|&(a, b)| s < b && a < e)
+}
+
+/// Every date in `quote`, unambiguous forms first; month-and-year without a day is a
+/// rejection (`incomplete_date`).
+pub fn dates(quote: &str, order: Option<DateOrder>) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut push = |s: usize, e: usize, value, out: &mut Vec<Candidate>| {
+        if !overlaps(&taken, s, e) {
+            taken.push((s, e));
+            out.push(Candidate {
+                start: s,
+                end: e,
+                value,
+                unit: None,
+            });
+        }
+    };
+    for c in ISO.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        push(
+            m.start(),
+            m.end(),
+            date(num(&c[1]), num(&c[2]), num(&c[3])),
+            &mut out,
+        );
+    }
+    for c in NUMERIC.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        if c[2] != c[4] {
+            continue;
+        }
+        let v = numeric_date(num(&c[1]), num(&c[3]), &c[5], order);
+        push(m.start(), m.end(), v, &mut out);
+    }
+    for c in DAY_MONTH.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        let v = date(num(&c[3]), month_number(&c[2]).unwrap_or(0), num(&c[1]));
+        push(m.start(), m.end(), v, &mut out);
+    }
+    for c in MONTH_DAY.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        let v = date(num(&c[3]), month_number(&c[1]).unwrap_or(0), num(&c[2]));
+        push(m.start(), m.end(), v, &mut out);
+    }
+    for c in MONTH_YEAR.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        let why = (
+            RejectReason::IncompleteDate,
+            "a month and year without a day".to_string(),
+        );
+        push(m.start(), m.end(), Err(why), &mut out);
+    }
+    out.sort_by_key(|c| c.start);
+    out
+}
+
+/// The date order a text's unambiguous numeric dates show (`31/12/2030` → day first),
+/// or `None` when it has none or they disagree.
+pub fn infer_order(text: &str) -> Option<DateOrder> {
+    let (mut dmy, mut mdy) = (false, false);
+    for c in NUMERIC.captures_iter(text) {
+        if c[2] != c[4] || c[5].len() != 4 {
+            continue;
+        }
+        let (a, b) = (num(&c[1]), num(&c[3]));
+        if a > 12 && (1..=12).contains(&b) {
+            dmy = true;
+        } else if b > 12 && (1..=12).contains(&a) && b <= 31 {
+            mdy = true;
+        }
+    }
+    match (dmy, mdy) {
+        (true, false) => Some(DateOrder::Dmy),
+        (false, true) => Some(DateOrder::Mdy),
+        _ => None,
+    }
+}
+
+/// `1,250.5` → 1250.5.
+pub fn number(s: &str) -> Option<f64> {
+    s.replace(',', "")
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+}
+
+fn word_number(s: &str) -> Option<f64> {
+    let s = s.to_lowercase();
+    let words = [
+        ("one hundred", 100.0),
+        ("hundred", 100.0),
+        ("twenty-five", 25.0),
+        ("one", 1.0),
+        ("two", 2.0),
+        ("three", 3.0),
+        ("four", 4.0),
+        ("five", 5.0),
+        ("six", 6.0),
+        ("seven", 7.0),
+        ("eight", 8.0),
+        ("nine", 9.0),
+        ("ten", 10.0),
+        ("eleven", 11.0),
+        ("twelve", 12.0),
+        ("fifteen", 15.0),
+        ("twenty", 20.0),
+        ("thirty", 30.0),
+        ("forty", 40.0),
+        ("fifty", 50.0),
+        ("sixty", 60.0),
+        ("seventy", 70.0),
+        ("eighty", 80.0),
+        ("ninety", 90.0),
+    ];
+    words.iter().find(|(w, _)| *w == s).map(|(_, v)| *v)
+}
+
+/// Every percentage (`20%`, `20 percent`), out of range when not within 0–100.
+pub fn percentages(quote: &str) -> Vec<Candidate> {
+    PERCENT
+        .captures_iter(quote)
+        .map(|c| {
+            let m = c.get(0).unwrap();
+            let value = match number(&c[1]) {
+                Some(v) if (0.0..=100.0).contains(&v) => Ok(Value::Number(v)),
+                Some(v) => Err((
+                    RejectReason::OutOfRange,
+                    format!("{v}% is not within 0-100"),
+                )),
+                None => Err((RejectReason::NotAValue, "not a number".into())),
+            };
+            Candidate {
+                start: m.start(),
+                end: m.end(),
+                value,
+                unit: Some("%".into()),
+            }
+        })
+        .collect()
+}
+
+/// Hectares in one `unit` as written.
+fn hectares_per(unit: &str) -> f64 {
+    let u = unit.to_lowercase();
+    if u.starts_with("ac") {
+        0.404_685_642_24
+    } else if u.contains("km") || u.contains("kilomet") {
+        100.0
+    } else if u.starts_with("ha") || u.starts_with("hect") {
+        1.0
+    } else {
+        0.0001
+    }
+}
+
+/// Every area with a unit, in hectares (acres, km² and m² converted).
+pub fn areas(quote: &str) -> Vec<Candidate> {
+    AREA.captures_iter(quote)
+        .map(|c| {
+            let m = c.get(0).unwrap();
+            let unit = c[2].to_string();
+            let value = match number(&c[1]) {
+                Some(v) if v > 0.0 => {
+                    let ha = v * hectares_per(&unit);
+                    Ok(Value::Number((ha * 100.0).round() / 100.0))
+                }
+                _ => Err((
+                    RejectReason::OutOfRange,
+                    "an area must be above zero".into(),
+                )),
+            };
+            Candidate {
+                start: m.start(),
+                end: m.end(),
+                value,
+                unit: Some(unit),
+            }
+        })
+        .collect()
+}
+
+/// Every duration (`10 years`, `ten (10) years`, `30-year`, `120 months`), in years.
+pub fn durations(quote: &str) -> Vec<Candidate> {
+    DURATION
+        .captures_iter(quote)
+        .map(|c| {
+            let m = c.get(0).unwrap();
+            let n = c
+                .get(2)
+                .or(c.get(3))
+                .and_then(|g| number(g.as_str()))
+                .or_else(|| c.get(4).and_then(|g| word_number(g.as_str())));
+            let unit = c[5].to_lowercase();
+            let months = unit.starts_with("month");
+            let value = match n {
+                Some(v) => {
+                    let years = if months { v / 12.0 } else { v };
+                    if years > 0.0 && years <= 200.0 {
+                        Ok(Value::Number((years * 100.0).round() / 100.0))
+                    } else {
+                        Err((
+                            RejectReason::OutOfRange,
+                            format!("{years} years is not a plausible period"),
+                        ))
+                    }
+                }
+                None => Err((RejectReason::NotAValue, "not a number".into())),
+            };
+            Candidate {
+                start: m.start(),
+                end: m.end(),
+                value,
+                unit: Some(if months {
+                    "months".into()
+                } else {
+                    "years".into()
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The identifier token at the start of `rest` (offset `at` in the quote).
+pub fn identifier_at(rest: &str, at: usize) -> Option<Candidate> {
+    let m = IDENT.find(rest)?;
+    let tok = m.as_str().trim_end_matches(['.', '/', '-', '_']);
+    let end = at + tok.len();
+    let value = if tok.len() == 4
+        && tok.bytes().all(|b| b.is_ascii_digit())
+        && (1900..=2100).contains(&num(tok))
+    {
+        Err((
+            RejectReason::BareYear,
+            "a bare year is never a project identifier".into(),
+        ))
+    } else if !tok.bytes().any(|b| b.is_ascii_digit()) {
+        Err((
+            RejectReason::NotAValue,
+            "an identifier has at least one digit".into(),
+        ))
+    } else if NUMERIC.is_match(tok) || ISO.is_match(tok) {
+        Err((
+            RejectReason::NotAValue,
+            "a date is not an identifier".into(),
+        ))
+    } else if tok.len() < 2 {
+        Err((
+            RejectReason::NotAValue,
+            "too short to be an identifier".into(),
+        ))
+    } else {
+        Ok(Value::Text(tok.to_string()))
+    };
+    Some(Candidate {
+        start: at,
+        end,
+        value,
+        unit: None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(c: &[Candidate]) -> Result<Value, RejectReason> {
+        assert_eq!(c.len(), 1, "{c:?}");
+        c[0].value.clone().map_err(|e| e.0)
+    }
+
+    fn d(y: i32, m: u32, day: u32) -> Result<Value, RejectReason> {
+        Ok(Value::Date {
+            year: y,
+            month: m,
+            day,
+        })
+    }
+
+    #[test]
+    fn dates_in_every_written_form_with_day_first_decided_by_order_or_form() {
+        assert_eq!(one(&dates("on 31/12/2030", None)), d(2030, 12, 31));
+        assert_eq!(one(&dates("on 12/31/2030", None)), d(2030, 12, 31));
+        assert_eq!(
+            one(&dates("on 05/06/2021", None)),
+            Err(RejectReason::AmbiguousDate)
+        );
+        assert_eq!(
+            one(&dates("on 05/06/2021", Some(DateOrder::Dmy))),
+            d(2021, 6, 5)
+        );
+        assert_eq!(
+            one(&dates("on 05/06/2021", Some(DateOrder::Mdy))),
+            d(2021, 5, 6)
+        );
+        assert_eq!(one(&dates("on 05/05/2021", None)), d(2021, 5, 5));
+        assert_eq!(one(&dates("2021-03-15", None)), d(2021, 3, 15));
+        assert_eq!(one(&dates("the 15th of March 2021", None)), d(2021, 3, 15));
+        assert_eq!(one(&dates("March 15, 2021", None)), d(2021, 3, 15));
+        assert_eq!(one(&dates("1 Sept. 2020", None)), d(2020, 9, 1));
+        assert_eq!(
+            one(&dates("31/02/2021", None)),
+            Err(RejectReason::InvalidDate)
+        );
+        assert_eq!(one(&dates("29/02/2024", None)), d(2024, 2, 29));
+        assert_eq!(
+            one(&dates("15/03/21", None)),
+            Err(RejectReason::AmbiguousDate)
+        );
+        assert_eq!(
+            one(&dates("in March 2021", None)),
+            Err(RejectReason::IncompleteDate)
+        );
+        assert!(dates("from 1 July 2020 to 30 June 2050", None).len() == 2);
+    }
+
+    #[test]
+    fn date_order_is_inferred_only_when_the_unambiguous_dates_agree() {
+        assert_eq!(
+            infer_order("signed 31/12/2030 and 01/02/2021"),
+            Some(DateOrder::Dmy)
+        );
+        assert_eq!(infer_order("signed 12/31/2030"), Some(DateOrder::Mdy));
+        assert_eq!(infer_order("31/12/2030 and 12/31/2030"), None);
+        assert_eq!(infer_order("01/02/2021"), None);
+    }
+
+    #[test]
+    fn numbers_with_units_convert_and_check_their_range() {
+        assert_eq!(
+            one(&areas("covers 3,089 acres")),
+            Ok(Value::Number(1250.07))
+        );
+        assert_eq!(one(&areas("1,250 ha")), Ok(Value::Number(1250.0)));
+        assert_eq!(one(&areas("Total | 1,250 | ha")), Ok(Value::Number(1250.0)));
+        assert_eq!(one(&areas("12.5 km²")), Ok(Value::Number(1250.0)));
+        assert_eq!(
+            one(&percentages("leakage is 20 %")),
+            Ok(Value::Number(20.0))
+        );
+        assert_eq!(
+            one(&percentages("120 percent")),
+            Err(RejectReason::OutOfRange)
+        );
+        assert_eq!(one(&durations("a 30-year period")), Ok(Value::Number(30.0)));
+        assert_eq!(one(&durations("ten (10) years")), Ok(Value::Number(10.0)));
+        assert_eq!(one(&durations("forty years")), Ok(Value::Number(40.0)));
+        assert_eq!(one(&durations("120 months")), Ok(Value::Number(10.0)));
+        assert_eq!(one(&durations("0 years")), Err(RejectReason::OutOfRange));
+    }
+
+    #[test]
+    fn identifiers_are_never_bare_years_or_dates() {
+        let id = |s: &str| identifier_at(s, 0).map(|c| c.value.map_err(|e| e.0));
+        assert_eq!(id("VCS-1234."), Some(Ok(Value::Text("VCS-1234".into()))));
+        assert_eq!(id("2023"), Some(Err(RejectReason::BareYear)));
+        assert_eq!(id("4521"), Some(Ok(Value::Text("4521".into()))));
+        assert_eq!(id("pending"), Some(Err(RejectReason::NotAValue)));
+        assert_eq!(id("15/03/2021"), Some(Err(RejectReason::NotAValue)));
+    }
+}

@@ -1,0 +1,208 @@
+//! Research per requirement: the requirement text (with its accepted evidence), then one
+//! question per field it asks for, each run through `ask`'s retrieve → extract → verify
+//! over the scoped index; every verified candidate (not only the ones an answer would
+//! cite) is kept, best first, and numbered once for the whole review. Then the typed
+//! fields of each verified quote ([`super::fields::extract`]), with spans moved from the
+//! quote to the document.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::answer::EvidenceItem;
+use crate::ask::{ask, item_of};
+use crate::engine::Engine;
+use crate::error::Error;
+
+use super::checklist::{field_question, Requirement};
+use super::fields::{self, DateOrder};
+use super::{DocumentInfo, FieldValue, RejectedValue, ReviewOptions};
+
+/// Words of a research query at most (longer requirement texts are cut at a word).
+const MAX_QUERY_WORDS: usize = 120;
+
+/// The research state of one review: evidence ids, documents seen, stage timings.
+pub struct Gatherer<'a> {
+    engine: &'a Engine,
+    opts: &'a ReviewOptions,
+    ids: HashMap<String, String>,
+    docs: BTreeMap<String, (DocumentInfo, String)>,
+    stages: BTreeMap<String, f64>,
+}
+
+impl<'a> Gatherer<'a> {
+    /// A gatherer over `engine`'s index.
+    pub fn new(engine: &'a Engine, opts: &'a ReviewOptions) -> Self {
+        Gatherer {
+            engine,
+            opts,
+            ids: HashMap::new(),
+            docs: BTreeMap::new(),
+            stages: BTreeMap::new(),
+        }
+    }
+
+    /// The research queries of `req`: its text (with accepted evidence), then one
+    /// question per distinct field question.
+    pub fn queries(req: &Requirement) -> Vec<String> {
+        let mut first = req.text.clone();
+        if let Some(a) = &req.accepted_evidence {
+            first = format!("{first} {a}");
+        }
+        let first: String = first
+            .split_whitespace()
+            .take(MAX_QUERY_WORDS)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut qs = vec![first];
+        for f in &req.fields {
+            let q = field_question(f);
+            if !qs.contains(&q) {
+                qs.push(q);
+            }
+        }
+        qs
+    }
+
+    /// Verified evidence for `req`, best first, with review-wide ids. Documents whose
+    /// title or path names one of the requirement's document hints come first.
+    pub fn gather(&mut self, req: &Requirement) -> Result<Vec<EvidenceItem>, Error> {
+        let mut items: Vec<EvidenceItem> = Vec::new();
+        for q in Self::queries(req) {
+            let run = ask(self.engine, &q, &self.opts.ask)?;
+            for (stage, v) in &run.answer.metrics.timings_ms {
+                if matches!(stage.as_str(), "retrieve" | "extract" | "verify") {
+                    *self.stages.entry(stage.clone()).or_default() += v;
+                }
+            }
+            let mut verified: Vec<_> = run
+                .candidates
+                .iter()
+                .filter(|c| c.verdict.rejected.is_none() && c.same_quote_as.is_none())
+                .collect();
+            verified.sort_by(|a, b| {
+                b.verdict
+                    .relevance
+                    .score
+                    .total_cmp(&a.verdict.relevance.score)
+            });
+            for c in verified.into_iter().take(self.opts.per_query.max(1)) {
+                let item = item_of(&c.id, &c.verdict, Vec::new());
+                if items.iter().any(|i| i.evidence_key == item.evidence_key) {
+                    continue;
+                }
+                items.push(item);
+            }
+        }
+        let hinted = |e: &EvidenceItem| {
+            req.documents.iter().any(|h| {
+                let h = h.to_lowercase();
+                e.title.to_lowercase().contains(&h) || e.source.to_lowercase().contains(&h)
+            })
+        };
+        items.sort_by(|a, b| hinted(b).cmp(&hinted(a)).then(b.score.total_cmp(&a.score)));
+        for item in &mut items {
+            item.id = self.id_of(&item.evidence_key);
+            item.step = 1;
+        }
+        Ok(items)
+    }
+
+    fn id_of(&mut self, key: &str) -> String {
+        let next = format!("E{}", self.ids.len() + 1);
+        self.ids.entry(key.to_string()).or_insert(next).clone()
+    }
+
+    /// The date order for document `doc_id`: the review's, else the one its unambiguous
+    /// dates show, else none.
+    fn order_of(&mut self, item: &EvidenceItem) -> Result<Option<DateOrder>, Error> {
+        if !self.docs.contains_key(&item.doc_id) {
+            let text = self
+                .engine
+                .store()
+                .document_text(&item.doc_id)?
+                .unwrap_or_default();
+            let order = self.opts.date_order.or_else(|| fields::infer_order(&text));
+            let info = DocumentInfo {
+                doc_id: item.doc_id.clone(),
+                source: item.source.clone(),
+                title: item.title.clone(),
+                date_order: order,
+            };
+            self.docs.insert(item.doc_id.clone(), (info, text));
+        }
+        Ok(self.docs[&item.doc_id].0.date_order)
+    }
+
+    /// Typed field values (and rejected candidates) of `req`'s fields in `evidence`.
+    /// A value's span is checked against the stored document before it is kept.
+    pub fn fields(
+        &mut self,
+        req: &Requirement,
+        evidence: &[EvidenceItem],
+    ) -> Result<(Vec<FieldValue>, Vec<RejectedValue>), Error> {
+        let mut found: Vec<FieldValue> = Vec::new();
+        let mut rejected = Vec::new();
+        for item in evidence {
+            let order = self.order_of(item)?;
+            for spec in &req.fields {
+                let x = fields::extract(spec, &item.quote, item.label.as_deref(), order);
+                for v in x.found {
+                    let value = FieldValue {
+                        name: spec.name.clone(),
+                        ty: spec.ty,
+                        value: v.value.to_json(),
+                        raw: v.raw,
+                        unit: v.unit,
+                        evidence: item.id.clone(),
+                        start: item.start + v.start,
+                        end: item.start + v.end,
+                        source: item.source.clone(),
+                        doc_id: item.doc_id.clone(),
+                        page: item.page,
+                    };
+                    if self.verbatim(&value) && !found.iter().any(|f| same(f, &value)) {
+                        found.push(value);
+                    }
+                }
+                rejected.extend(x.rejected.into_iter().map(|r| RejectedValue {
+                    name: spec.name.clone(),
+                    raw: r.raw,
+                    reason: r.reason,
+                    note: r.note,
+                    evidence: item.id.clone(),
+                    start: item.start + r.start,
+                    end: item.start + r.end,
+                    source: item.source.clone(),
+                }));
+            }
+        }
+        Ok((found, rejected))
+    }
+
+    /// Whether the document's stored text holds `v.raw` at `[v.start, v.end)`.
+    fn verbatim(&self, v: &FieldValue) -> bool {
+        self.docs
+            .get(&v.doc_id)
+            .and_then(|(_, text)| text.get(v.start..v.end))
+            .is_some_and(|t| t == v.raw)
+    }
+
+    /// Documents that supplied evidence, by source.
+    pub fn documents(&self) -> Vec<DocumentInfo> {
+        let mut d: Vec<DocumentInfo> = self.docs.values().map(|(i, _)| i.clone()).collect();
+        d.sort_by(|a, b| a.source.cmp(&b.source));
+        d
+    }
+
+    /// Milliseconds of the research stages summed over every query.
+    pub fn stage_ms(&self) -> BTreeMap<String, f64> {
+        self.stages
+            .iter()
+            .map(|(k, v)| (k.clone(), (v * 100.0).round() / 100.0))
+            .collect()
+    }
+}
+
+/// The same value of the same field stated by the same document.
+fn same(a: &FieldValue, b: &FieldValue) -> bool {
+    a.name == b.name && a.doc_id == b.doc_id && a.value == b.value
+}

@@ -1,0 +1,295 @@
+//! `attest review`: a document set checked against a checklist. Per requirement: research
+//! (the requirement text, then one question per field it asks for) → Extract → Verify as
+//! in `ask` → typed fields from the verified quotes, each value with its span
+//! ([`fields`]) → validation: structural checks and cross-document comparisons
+//! ([`checks`]) → a status (`evidenced`, `missing`, `conflict`, `needs_review`). The
+//! review never approves: the decision is the reviewer's. [`report`] writes the cited
+//! Markdown report.
+//!
+//! Stages in data-flow order: [`checklist`] (load), [`gather`] (research per requirement),
+//! [`fields`] (typed values with spans), [`checks`] (validation and status), [`report`].
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::answer::EvidenceItem;
+use crate::ask::AskOptions;
+use crate::engine::Engine;
+use crate::error::Error;
+
+pub mod checklist;
+pub mod checks;
+pub mod fields;
+pub mod gather;
+pub mod report;
+
+pub use checklist::{Checklist, ChecklistError, Mapping, Requirement, ValidationType};
+pub use checks::{Check, CheckKind, CheckStatus, ReviewStatus};
+pub use fields::{DateOrder, FieldType, Tolerance};
+
+/// Options of a review.
+#[derive(Debug, Clone)]
+pub struct ReviewOptions {
+    /// Options of the research steps (scope, thresholds). Memory and generator are off.
+    pub ask: AskOptions,
+    /// Order of ambiguous numeric dates (`None`: inferred per document from its
+    /// unambiguous dates, else reported as ambiguous).
+    pub date_order: Option<DateOrder>,
+    /// Tolerances of cross-document comparisons.
+    pub tolerance: Tolerance,
+    /// Verified items kept per research query, best first.
+    pub per_query: usize,
+}
+
+impl ReviewOptions {
+    /// Options from the engine's configuration.
+    pub fn from_config(cfg: &crate::config::Config) -> Self {
+        let mut ask = AskOptions::from_config(cfg);
+        ask.memory = false;
+        ask.generate = false;
+        ask.research = false;
+        ReviewOptions {
+            ask,
+            date_order: None,
+            tolerance: Tolerance::default(),
+            per_query: 6,
+        }
+    }
+}
+
+/// A field value stated by a verified quote.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldValue {
+    /// Field name (`owner_name`).
+    pub name: String,
+    /// Its type.
+    #[serde(rename = "type")]
+    pub ty: FieldType,
+    /// Normalised value: ISO date, number (years, percent, hectares) or text.
+    pub value: serde_json::Value,
+    /// The text as written: the document's bytes at `[start, end)`.
+    pub raw: String,
+    /// Unit as written, when the type has units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// Id of the evidence item that states it.
+    pub evidence: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// Source path.
+    pub source: String,
+    /// Document id.
+    pub doc_id: String,
+    /// 1-based page, when the source has pages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<usize>,
+}
+
+/// A candidate value that was not taken, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct RejectedValue {
+    /// Field name.
+    pub name: String,
+    /// The text as written.
+    pub raw: String,
+    /// Why it was not taken.
+    pub reason: fields::RejectReason,
+    /// Explanation.
+    pub note: String,
+    /// Evidence item id.
+    pub evidence: String,
+    /// Byte offset in the document text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// Source path.
+    pub source: String,
+}
+
+/// The review of one requirement.
+#[derive(Debug, Clone, Serialize)]
+pub struct RequirementReview {
+    /// Requirement id.
+    pub id: String,
+    /// Category.
+    pub category: String,
+    /// Requirement text.
+    pub text: String,
+    /// How it is validated.
+    pub validation_type: ValidationType,
+    /// Whether it is mandatory.
+    pub mandatory: bool,
+    /// Outcome.
+    pub status: ReviewStatus,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// Where its fields came from.
+    pub mapping: Mapping,
+    /// Verified evidence, best first (ids shared across the review).
+    pub evidence: Vec<EvidenceItem>,
+    /// Field values with their spans.
+    pub fields: Vec<FieldValue>,
+    /// Fields asked for that no verified quote states.
+    pub missing_fields: Vec<String>,
+    /// Candidate values not taken.
+    pub rejected_values: Vec<RejectedValue>,
+    /// Checks performed.
+    pub checks: Vec<Check>,
+}
+
+/// A document of the reviewed set.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocumentInfo {
+    /// Document id.
+    pub doc_id: String,
+    /// Source path.
+    pub source: String,
+    /// Title.
+    pub title: String,
+    /// Date order used for its ambiguous numeric dates (`null`: none; they are ambiguous).
+    pub date_order: Option<DateOrder>,
+}
+
+/// Counts by status, and of the checks performed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// Requirements `evidenced`.
+    pub evidenced: usize,
+    /// Requirements `missing`.
+    pub missing: usize,
+    /// Requirements `conflict`.
+    pub conflict: usize,
+    /// Requirements `needs_review`.
+    pub needs_review: usize,
+    /// Mandatory requirements not `evidenced`.
+    pub mandatory_open: usize,
+    /// Checks performed (structural and cross-document).
+    pub checks: usize,
+    /// Checks that found a disagreement or a failure.
+    pub checks_failed: usize,
+    /// Field values found.
+    pub fields: usize,
+}
+
+/// The checklist as the review saw it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ChecklistInfo {
+    /// Its name.
+    pub name: String,
+    /// The file.
+    pub path: String,
+    /// Requirements.
+    pub requirements: usize,
+}
+
+/// A whole review.
+#[derive(Debug, Clone, Serialize)]
+pub struct Review {
+    /// The checklist.
+    pub checklist: ChecklistInfo,
+    /// Documents that supplied evidence, by source.
+    pub documents: Vec<DocumentInfo>,
+    /// Per requirement, in checklist order.
+    pub requirements: Vec<RequirementReview>,
+    /// Counts.
+    pub summary: Summary,
+    /// Milliseconds per stage (`research` with its `retrieve`, `extract`, `verify`;
+    /// `fields`, `checks`, `total`).
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+impl Review {
+    /// Every evidence item of the review once, in id order.
+    pub fn evidence(&self) -> Vec<&EvidenceItem> {
+        let mut seen = std::collections::HashSet::new();
+        let mut all: Vec<&EvidenceItem> = self
+            .requirements
+            .iter()
+            .flat_map(|r| r.evidence.iter())
+            .filter(|e| seen.insert(e.id.clone()))
+            .collect();
+        all.sort_by_key(|e| e.id[1..].parse::<usize>().unwrap_or(usize::MAX));
+        all
+    }
+}
+
+fn ms(t: Instant) -> f64 {
+    (t.elapsed().as_secs_f64() * 1e5).round() / 100.0
+}
+
+/// Review the engine's index (or `opts.ask.scope`) against `checklist`.
+pub fn review(
+    engine: &Engine,
+    checklist: &Checklist,
+    opts: &ReviewOptions,
+) -> Result<Review, Error> {
+    let started = Instant::now();
+    let mut g = gather::Gatherer::new(engine, opts);
+    let mut requirements = Vec::with_capacity(checklist.requirements.len());
+    let mut timings: BTreeMap<String, f64> = BTreeMap::new();
+    for req in &checklist.requirements {
+        let t = Instant::now();
+        let evidence = g.gather(req)?;
+        *timings.entry("research".into()).or_default() += ms(t);
+        let t = Instant::now();
+        let (fields, rejected) = g.fields(req, &evidence)?;
+        *timings.entry("fields".into()).or_default() += ms(t);
+        let t = Instant::now();
+        let checked = checks::validate(req, &evidence, &fields, &rejected, &opts.tolerance);
+        *timings.entry("checks".into()).or_default() += ms(t);
+        requirements.push(RequirementReview {
+            id: req.id.clone(),
+            category: req.category.clone(),
+            text: req.text.clone(),
+            validation_type: req.validation_type,
+            mandatory: req.mandatory,
+            status: checked.status,
+            reason: checked.reason,
+            mapping: req.mapping.clone(),
+            evidence,
+            fields,
+            missing_fields: checked.missing_fields,
+            rejected_values: rejected,
+            checks: checked.checks,
+        });
+    }
+    for (stage, v) in g.stage_ms() {
+        timings.insert(format!("research.{stage}"), v);
+    }
+    timings.insert("total".into(), ms(started));
+    let summary = summarise(&requirements);
+    Ok(Review {
+        checklist: ChecklistInfo {
+            name: checklist.name.clone(),
+            path: checklist.path.display().to_string(),
+            requirements: checklist.requirements.len(),
+        },
+        documents: g.documents(),
+        requirements,
+        summary,
+        timings_ms: timings,
+    })
+}
+
+fn summarise(reqs: &[RequirementReview]) -> Summary {
+    let mut s = Summary::default();
+    for r in reqs {
+        match r.status {
+            ReviewStatus::Evidenced => s.evidenced += 1,
+            ReviewStatus::Missing => s.missing += 1,
+            ReviewStatus::Conflict => s.conflict += 1,
+            ReviewStatus::NeedsReview => s.needs_review += 1,
+        }
+        if r.mandatory && r.status != ReviewStatus::Evidenced {
+            s.mandatory_open += 1;
+        }
+        s.checks += r.checks.len();
+        s.checks_failed += r.checks.iter().filter(|c| c.status.failed()).count();
+        s.fields += r.fields.len();
+    }
+    s
+}

@@ -1,0 +1,323 @@
+//! The Markdown report of a review, written so it passes the Evidence Gate against the
+//! evidence file written beside it (`attest validate REPORT.md --evidence
+//! REPORT.evidence.json`): every cited sentence is a verbatim sentence of the quote it
+//! cites (document text that imitates a citation marker is neutralised first); what the
+//! review computed (statuses, normalised values, check results) is in headings and in a
+//! table of ids and statuses, never in an uncited sentence. The report is checked with
+//! the gate before it is written, and written atomically.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::answer::{display_text, EvidenceItem};
+use crate::corpus::segment::sentences;
+use crate::error::Error;
+use crate::evidence::gate::{check_external, neutralise_markers, GateConfig, GateResult};
+use crate::evidence::support::check_claims;
+
+use super::{RequirementReview, Review};
+
+/// Other evidence items quoted per requirement besides the ones that state a value.
+const CONTEXT_ITEMS: usize = 2;
+
+/// The evidence file written beside `report`: `NAME.evidence.json`.
+pub fn evidence_path(report: &Path) -> PathBuf {
+    let stem = report
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    report.with_file_name(format!("{stem}.evidence.json"))
+}
+
+/// `quote` as report sentences, each citing `id` before its closing punctuation.
+pub fn cited(quote: &str, id: &str) -> String {
+    let flat = neutralise_markers(&display_text(quote)).into_owned();
+    let mut out = Vec::new();
+    for s in sentences(&flat) {
+        let sent = s.slice(&flat).trim();
+        let body = sent.trim_end_matches(['.', '!', '?', ';', ':', ',']);
+        let punct = &sent[body.len()..];
+        let punct = if punct.is_empty() { "." } else { &punct[..1] };
+        if !body.trim().is_empty() {
+            out.push(format!("{} [{id}]{punct}", body.trim_end()));
+        }
+    }
+    out.join(" ")
+}
+
+/// A heading line: one line, no leading markers that would end it.
+fn heading(level: usize, text: &str) -> String {
+    format!(
+        "{} {}\n\n",
+        "#".repeat(level),
+        display_text(&neutralise_markers(text))
+    )
+}
+
+fn summary(r: &Review, out: &mut String) {
+    let s = &r.summary;
+    out.push_str(&heading(1, &format!("Review: {}", r.checklist.name)));
+    out.push_str(&heading(
+        2,
+        &format!(
+            "Checklist {}: {} requirements over {} documents that supplied evidence",
+            r.checklist.path,
+            r.checklist.requirements,
+            r.documents.len()
+        ),
+    ));
+    out.push_str(&heading(
+        2,
+        &format!(
+            "Status: {} evidenced, {} missing, {} conflict, {} needs review ({} mandatory not evidenced)",
+            s.evidenced, s.missing, s.conflict, s.needs_review, s.mandatory_open
+        ),
+    ));
+    out.push_str(&heading(
+        2,
+        &if s.checks == 0 {
+            "Checks: none performed (no field was stated by two documents and no rule applied); this is not a pass".to_string()
+        } else {
+            format!("Checks: {} performed, {} found a problem", s.checks, s.checks_failed)
+        },
+    ));
+    out.push_str(&heading(
+        2,
+        "This review approves nothing: the decision is the reviewer's",
+    ));
+    out.push_str("| Requirement | Status |\n|---|---|\n");
+    for q in &r.requirements {
+        let _ = writeln!(
+            out,
+            "| {} | {} |",
+            q.id.replace(['|', ' '], "_"),
+            q.status.as_str()
+        );
+    }
+    out.push('\n');
+}
+
+/// The items a requirement's section quotes: those stating a value, then the best others.
+fn quoted(q: &RequirementReview) -> Vec<&EvidenceItem> {
+    let stating: Vec<&str> = q.fields.iter().map(|f| f.evidence.as_str()).collect();
+    let mut items: Vec<&EvidenceItem> = q
+        .evidence
+        .iter()
+        .filter(|e| stating.contains(&e.id.as_str()))
+        .collect();
+    items.extend(
+        q.evidence
+            .iter()
+            .filter(|e| !stating.contains(&e.id.as_str()))
+            .take(CONTEXT_ITEMS),
+    );
+    items
+}
+
+fn requirement(q: &RequirementReview, out: &mut String) {
+    out.push_str(&heading(
+        2,
+        &format!("{} {}: {}", q.id, q.category, q.status.as_str()),
+    ));
+    out.push_str(&heading(
+        3,
+        &format!(
+            "{}, {}: {}",
+            if q.mandatory { "Mandatory" } else { "Optional" },
+            q.validation_type.as_str(),
+            q.reason
+        ),
+    ));
+    for f in &q.fields {
+        out.push_str(&heading(
+            4,
+            &format!(
+                "{} = {} (as written: {}) in {}",
+                f.name, f.value, f.raw, f.evidence
+            ),
+        ));
+    }
+    for c in &q.checks {
+        out.push_str(&heading(
+            4,
+            &format!(
+                "Check {} {}: {} ({})",
+                serde_json::to_value(c.kind)
+                    .unwrap_or_default()
+                    .as_str()
+                    .unwrap_or(""),
+                c.field,
+                c.status.as_str(),
+                c.note
+            ),
+        ));
+    }
+    let items = quoted(q);
+    if !items.is_empty() {
+        let text: Vec<String> = items.iter().map(|e| cited(&e.quote, &e.id)).collect();
+        out.push_str(&text.join("\n\n"));
+        out.push_str("\n\n");
+    }
+}
+
+/// The Markdown report of `review` and the evidence items it cites.
+pub fn markdown(review: &Review) -> (String, Vec<EvidenceItem>) {
+    let mut out = String::new();
+    summary(review, &mut out);
+    let mut cited_ids = std::collections::BTreeSet::new();
+    for q in &review.requirements {
+        requirement(q, &mut out);
+        cited_ids.extend(quoted(q).into_iter().map(|e| e.id.clone()));
+    }
+    let items: Vec<EvidenceItem> = review
+        .evidence()
+        .into_iter()
+        .filter(|e| cited_ids.contains(&e.id))
+        .cloned()
+        .collect();
+    if !items.is_empty() {
+        out.push_str(&heading(2, "Cited evidence"));
+        for e in &items {
+            out.push_str(&heading(
+                3,
+                &format!("{} {}", e.id, crate::render::evidence_place(e)),
+            ));
+            out.push_str(&cited(&e.quote, &e.id));
+            out.push_str("\n\n");
+        }
+    }
+    (out, items)
+}
+
+/// Gate `text` against `items` (standard preset, plus the model-free claim check).
+pub fn gate(text: &str, items: &[EvidenceItem]) -> GateResult {
+    let known = items.iter().map(|e| e.id.clone()).collect();
+    let mut r = check_external(text, &known, &GateConfig::default());
+    let quotes = items
+        .iter()
+        .map(|e| (e.id.clone(), Some(e.quote.clone())))
+        .collect();
+    r.violations.extend(check_claims(text, &quotes));
+    r.passed = r
+        .violations
+        .iter()
+        .all(|v| v.severity != crate::evidence::gate::Severity::Error);
+    r
+}
+
+/// Write the report of `review` to `path` and its evidence to [`evidence_path`], both
+/// atomically, after the gate passed on it. Returns the gate's result.
+pub fn write(review: &Review, path: &Path) -> Result<GateResult, Error> {
+    let (text, items) = markdown(review);
+    let result = gate(&text, &items);
+    if !result.passed {
+        return Err(Error::Usage(format!(
+            "{}: the report did not pass the Evidence Gate ({}); nothing written",
+            path.display(),
+            result
+                .violations
+                .iter()
+                .map(|v| v.message.clone())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    let evidence = serde_json::to_vec_pretty(&items).map_err(|e| Error::Usage(e.to_string()))?;
+    crate::outfile::write_atomic(&evidence_path(path), &evidence)?;
+    crate::outfile::write_atomic(path, text.as_bytes())?;
+    Ok(result)
+}
+
+/// The human form: one line per requirement, then the details of each (reason, values
+/// with their evidence, checks, quotes with their place).
+pub fn human(r: &Review) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Review of {} ({} requirements)",
+        r.checklist.name, r.checklist.requirements
+    );
+    for q in &r.requirements {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:<10} {}{}",
+            q.status.as_str(),
+            q.id,
+            crate::render::clean(&q.category),
+            if q.mandatory { "" } else { " (optional)" }
+        );
+    }
+    let m = &r.summary;
+    let _ = writeln!(
+        s,
+        "{} evidenced, {} missing, {} conflict, {} needs review; {} mandatory not evidenced",
+        m.evidenced, m.missing, m.conflict, m.needs_review, m.mandatory_open
+    );
+    if m.checks == 0 {
+        let _ = writeln!(s, "No checks were performed: no field was stated by two documents and no rule applied. This is not a pass.");
+    } else {
+        let _ = writeln!(
+            s,
+            "{} checks performed, {} found a problem.",
+            m.checks, m.checks_failed
+        );
+    }
+    let _ = writeln!(
+        s,
+        "The review approves nothing: the decision is the reviewer's."
+    );
+    for q in &r.requirements {
+        details(q, &mut s);
+    }
+    s
+}
+
+fn details(q: &RequirementReview, s: &mut String) {
+    let clean = crate::render::clean;
+    let _ = writeln!(
+        s,
+        "\n{} [{}] {}: {}",
+        q.id,
+        q.validation_type.as_str(),
+        q.status.as_str(),
+        clean(&q.reason)
+    );
+    for f in &q.fields {
+        let _ = writeln!(
+            s,
+            "  {} = {}  (\"{}\", {})",
+            f.name,
+            f.value,
+            clean(&f.raw),
+            f.evidence
+        );
+    }
+    for v in &q.rejected_values {
+        let _ = writeln!(
+            s,
+            "  not taken for {}: \"{}\" ({}; {})",
+            v.name,
+            clean(&v.raw),
+            v.note,
+            v.evidence
+        );
+    }
+    for c in &q.checks {
+        let _ = writeln!(
+            s,
+            "  check {}: {} ({})",
+            c.field,
+            c.status.as_str(),
+            clean(&c.note)
+        );
+    }
+    for e in quoted(q) {
+        let _ = writeln!(
+            s,
+            "  {} {}\n      \"{}\"",
+            e.id,
+            crate::render::evidence_place(e),
+            clean(&crate::render::snippet(&e.display, 300))
+        );
+    }
+}
