@@ -8,83 +8,8 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::cli::{attest, json};
+use super::common::docgen::{docx, heading, para, paged_pdf, table, zip_of, Line, W};
 
-/// One line of text on a PDF page: x, y (points from the bottom left) and the text.
-type Line<'a> = (u32, u32, &'a str);
-
-/// Escape text for a PDF string literal.
-fn pdf_string(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('(', "\\(")
-        .replace(')', "\\)")
-}
-
-/// A PDF whose pages hold `pages` (Helvetica 10 pt at the given positions), built by
-/// hand with a correct xref table. `encrypt` adds a standard-security `/Encrypt`
-/// dictionary whose empty user password does not open it.
-pub(crate) fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
-    let n = pages.len();
-    let font = 3 + 2 * n; // object number of the font
-    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 2 * i)).collect();
-    let mut objects = vec![
-        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
-        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")),
-    ];
-    for (i, lines) in pages.iter().enumerate() {
-        let mut content = String::new();
-        for (x, y, text) in lines {
-            content.push_str(&format!(
-                "BT /F1 10 Tf {x} {y} Td ({}) Tj ET\n",
-                pdf_string(text)
-            ));
-        }
-        if lines.is_empty() {
-            content.push_str("0.5 g 72 72 400 600 re f\n"); // an image-like page: no text
-        }
-        objects.push(format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {} 0 R \
-             /Resources << /Font << /F1 {font} 0 R >> >> >>",
-            4 + 2 * i
-        ));
-        objects.push(format!(
-            "<< /Length {} >>\nstream\n{content}endstream",
-            content.len()
-        ));
-    }
-    objects.push("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string());
-    let mut trailer_extra = String::new();
-    if encrypt {
-        objects.push(format!(
-            "<< /Filter /Standard /V 1 /R 2 /O <{}> /U <{}> /P -44 >>",
-            "11".repeat(32),
-            "22".repeat(32)
-        ));
-        trailer_extra = format!(
-            " /Encrypt {} 0 R /ID [<{}> <{}>]",
-            objects.len(),
-            "33".repeat(16),
-            "33".repeat(16)
-        );
-    }
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        write!(out, "{} 0 obj\n{o}\nendobj\n", i + 1).unwrap();
-    }
-    let xref = out.len();
-    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
-    for off in offsets {
-        writeln!(out, "{off:010} 00000 n ").unwrap();
-    }
-    write!(
-        out,
-        "trailer\n<< /Size {} /Root 1 0 R{trailer_extra} >>\nstartxref\n{xref}\n%%EOF\n",
-        objects.len() + 1
-    )
-    .unwrap();
-    out
-}
 
 /// Whether poppler's `pdftotext` is installed (`scripts/setup.sh` installs it); the
 /// layout tests say they were skipped without it.
@@ -419,55 +344,6 @@ fn eval_documents_reports_value_page_and_abstention_shares_per_kind() {
     assert_eq!(r["all"]["instructions_cited"], 0);
     assert_eq!(r["not_verbatim"], 0);
     assert!(r["pages_per_second"].as_f64().unwrap() > 0.0);
-}
-
-const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
-
-/// A zip with the given parts (name, content).
-fn zip_of(parts: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    for (name, content) in parts {
-        let opts = zip::write::SimpleFileOptions::default();
-        zip.start_file(*name, opts).unwrap();
-        zip.write_all(content).unwrap();
-    }
-    zip.finish().unwrap().into_inner()
-}
-
-/// A DOCX whose body is `body` (WordprocessingML), with a `Heading1` style.
-fn docx(body: &str) -> Vec<u8> {
-    let document = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="{W}"><w:body>{body}</w:body></w:document>"#
-    );
-    let styles = format!(
-        r#"<?xml version="1.0"?><w:styles xmlns:w="{W}"><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style></w:styles>"#
-    );
-    zip_of(&[
-        ("word/document.xml", document.as_bytes()),
-        ("word/styles.xml", styles.as_bytes()),
-    ])
-}
-
-fn para(text: &str) -> String {
-    format!(r#"<w:p><w:r><w:t xml:space="preserve">{text}</w:t></w:r></w:p>"#)
-}
-
-fn heading(text: &str) -> String {
-    format!(r#"<w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>"#)
-}
-
-fn table(rows: &[&[&str]]) -> String {
-    let rows: String = rows
-        .iter()
-        .map(|cells| {
-            let cells: String = cells
-                .iter()
-                .map(|c| format!("<w:tc>{}</w:tc>", para(c)))
-                .collect();
-            format!("<w:tr>{cells}</w:tr>")
-        })
-        .collect();
-    format!("<w:tbl>{rows}</w:tbl>")
 }
 
 #[test]

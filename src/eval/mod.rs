@@ -15,6 +15,7 @@ pub mod documents;
 pub mod metrics;
 pub mod multihop;
 pub mod retrieval;
+pub mod review;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -11,6 +11,7 @@ use crate::answer::EvidenceItem;
 use crate::ask::{ask, item_of};
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::evidence::verify::{Reason, Verdict};
 
 use super::checklist::{field_question, Requirement};
 use super::fields::{self, DateOrder};
@@ -73,23 +74,21 @@ impl<'a> Gatherer<'a> {
                     *self.stages.entry(stage.clone()).or_default() += v;
                 }
             }
-            let mut verified: Vec<_> = run
+            let mut kept: Vec<(EvidenceItem, f64)> = run
                 .candidates
                 .iter()
-                .filter(|c| c.verdict.rejected.is_none() && c.same_quote_as.is_none())
+                .filter(|c| c.same_quote_as.is_none())
+                .filter_map(|c| {
+                    let item = item_of(&c.id, &c.verdict, Vec::new());
+                    let weight = accept(req, &c.verdict, &item)?;
+                    Some((item, weight))
+                })
                 .collect();
-            verified.sort_by(|a, b| {
-                b.verdict
-                    .relevance
-                    .score
-                    .total_cmp(&a.verdict.relevance.score)
-            });
-            for c in verified.into_iter().take(self.opts.per_query.max(1)) {
-                let item = item_of(&c.id, &c.verdict, Vec::new());
-                if items.iter().any(|i| i.evidence_key == item.evidence_key) {
-                    continue;
+            kept.sort_by(|a, b| b.1.total_cmp(&a.1));
+            for (item, _) in kept.into_iter().take(self.opts.per_query.max(1)) {
+                if !items.iter().any(|i| i.evidence_key == item.evidence_key) {
+                    items.push(item);
                 }
-                items.push(item);
             }
         }
         let hinted = |e: &EvidenceItem| {
@@ -144,7 +143,8 @@ impl<'a> Gatherer<'a> {
         for item in evidence {
             let order = self.order_of(item)?;
             for spec in &req.fields {
-                let x = fields::extract(spec, &item.quote, item.label.as_deref(), order);
+                let context = item.label.as_deref().or(item.section.as_deref());
+                let x = fields::extract(spec, &item.quote, context, order);
                 for v in x.found {
                     let value = FieldValue {
                         name: spec.name.clone(),
@@ -200,6 +200,48 @@ impl<'a> Gatherer<'a> {
             .map(|(k, v)| (k.clone(), (v * 100.0).round() / 100.0))
             .collect()
     }
+}
+
+/// Words a quote needs to be evidence on its own (a shorter one must state a field value).
+const MIN_EVIDENCE_WORDS: usize = 3;
+
+/// Whether a candidate of the research is evidence for `req`, with its ranking weight.
+/// Verbatim and complete is required. Then: what `ask` verified; or what states a value of
+/// one of the requirement's fields under that field's cue or label (the cue is the
+/// relevance); or what sits in a section whose title names the requirement's category
+/// ("Stakeholder Consultation" under `5 Stakeholder Consultation`). A fragment of fewer
+/// than three words counts only when it states a value.
+fn accept(req: &Requirement, v: &Verdict, item: &EvidenceItem) -> Option<f64> {
+    let reason = v.rejected.as_ref().map(|r| r.reason);
+    if matches!(reason, Some(Reason::NotVerbatim | Reason::IncompleteQuote)) {
+        return None;
+    }
+    let context = item.label.as_deref().or(item.section.as_deref());
+    let states = req.fields.iter().any(|f| {
+        let x = fields::extract(f, &item.quote, context, Some(fields::DateOrder::Dmy));
+        !x.found.is_empty() || !x.rejected.is_empty()
+    });
+    let words = crate::text::word_count(&item.quote);
+    if words < MIN_EVIDENCE_WORDS && !states {
+        return None;
+    }
+    let score = v.relevance.score;
+    if reason.is_none() {
+        return Some(score + 1.0);
+    }
+    if states {
+        return Some(score + 0.5);
+    }
+    section_names(item.section.as_deref(), &req.category).then_some(score)
+}
+
+/// Whether the section path's last heading holds every content word of `category`.
+fn section_names(section: Option<&str>, category: &str) -> bool {
+    let want = crate::text::content_words(category);
+    let Some(section) = section else { return false };
+    let last = section.rsplit(" > ").next().unwrap_or(section);
+    let have = crate::text::content_words(last);
+    !want.is_empty() && want.iter().all(|w| have.contains(w))
 }
 
 /// The same value of the same field stated by the same document.

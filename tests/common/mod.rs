@@ -21,3 +21,5 @@ pub fn minilm() -> &'static MiniLm {
     static M: OnceLock<MiniLm> = OnceLock::new();
     M.get_or_init(|| MiniLm::load(&model_dir()).expect("load all-MiniLM-L6-v2"))
 }
+pub mod docgen;
+pub mod review_sample;

@@ -54,6 +54,27 @@ pub enum EvalCommand {
         #[arg(long)]
         json: bool,
     },
+    /// A checklist review scored: a directory with the documents (docs/ or the directory
+    /// itself), checklist.json and expected.json (statuses and field values); precision
+    /// and recall of field values and statuses, wrong values listed, every value's raw
+    /// text re-checked at its span, and the time per stage
+    Review {
+        /// Dataset directory
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Documents to ingest instead of the dataset's own
+        #[arg(long)]
+        docs: Option<PathBuf>,
+        /// Index for the dataset [default: .attest-eval/<dataset directory name>]
+        #[arg(long)]
+        eval_index: Option<PathBuf>,
+        /// Order of ambiguous numeric dates (default: inferred per document)
+        #[arg(long, value_parser = ["dmy", "mdy", "ymd"])]
+        date_order: Option<String>,
+        /// Print as JSON
+        #[arg(long)]
+        json: bool,
+    },
     /// Answer quality: every judged query of a BEIR split asked as a question against the
     /// dataset's corpus (or, with --questions-from, another dataset's queries, which the
     /// corpus cannot answer): answered/abstained shares, cited relevant documents,
@@ -141,6 +162,25 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
         } => {
             let report = attest::eval::documents::run(cfg, &dataset, eval_index, limit, scoped)?;
             emit(json, &report, render::documents_eval)?;
+        }
+        EvalCommand::Review {
+            dataset,
+            docs,
+            eval_index,
+            date_order,
+            json,
+        } => {
+            let order = date_order.map(|s| s.parse()).transpose().map_err(anyhow::Error::msg)?;
+            let report = attest::eval::review::run(cfg, &dataset, docs, eval_index, |c| {
+                let mut o = attest::review::ReviewOptions::from_config(c);
+                o.date_order = order;
+                o
+            })?;
+            let bad = report.raw_not_verbatim > 0 || !report.wrong_values.is_empty();
+            emit(json, &report, render::review_eval)?;
+            if bad {
+                return Ok(ExitCode::from(1));
+            }
         }
         EvalCommand::Answers(args) => answers(cfg, args)?,
         EvalCommand::Attribution {

@@ -759,40 +759,18 @@ fn copula_after(quote: &str, at: usize) -> Option<usize> {
 /// The name right before a cue in brackets or after a comma (`João Pereira ("the
 /// Lessor")`, `Maria Santos, the landowner`): the capitalised run ending just before.
 fn name_before(quote: &str, cue: usize) -> Option<(usize, usize)> {
-    let lead = &quote[..cue];
-    let t =
-        lead.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '“' | ','));
-    let t = t.strip_suffix("the").or_else(|| t.strip_suffix("The"))?;
-    let t = t.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '“' | ','));
-    if t.len() == lead.len() || !lead[t.len()..].contains(['(', ',']) {
-        return None;
-    }
-    let start = t
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| !matches!(c, ',' | ';' | ':' | '(' | ')' | '\n' | '|'))
-        .last()
-        .map(|(i, _)| i)?;
-    let seg = &t[start..];
-    let ws: Vec<(usize, &str)> = seg
-        .split(' ')
-        .scan(0, |at, w| {
-            let s = *at;
-            *at += w.len() + 1;
-            Some((s, w))
-        })
-        .collect();
-    let first_cap = ws
+    let lead = quote[..cue].trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '“'));
+    let lead = lead.strip_suffix("the").or_else(|| lead.strip_suffix("The")).unwrap_or(lead);
+    let lead = lead.trim_end();
+    let party = lead.strip_suffix('(').or_else(|| lead.strip_suffix(','))?;
+    let lower = party.to_ascii_lowercase();
+    let start = [" between ", " and ", " by ", "; ", ". ", ": "]
         .iter()
-        .rposition(|(_, w)| {
-            !w.is_empty()
-                && !w.starts_with(char::is_uppercase)
-                && !["of", "de", "da", "van", "von", "and", "&"].contains(w)
-        })
-        .map_or(0, |i| i + 1);
-    let (s, _) = *ws.get(first_cap)?;
-    let (ns, ne) = names::name_at(&seg[s..])?;
-    (s + ne == seg.len()).then_some((start + s + ns, start + s + ne))
+        .filter_map(|m| lower.rfind(m).map(|i| i + m.len()))
+        .max()
+        .unwrap_or(0);
+    let (s, e) = names::name_at(&party[start..])?;
+    Some((start + s, start + e))
 }
 
 /// Identifiers a cue introduces; with a pattern, only a token that matches it.

@@ -51,6 +51,15 @@ const JOINERS: &[&str] = &[
     "of", "de", "da", "do", "dos", "das", "del", "della", "van", "von", "der", "den", "la", "le",
     "du", "bin", "binti", "and", "&", "y", "e",
 ];
+/// Words after which `of` continues an organisation's name ("Bank of Scotland").
+const ORGANISATIONS: &[&str] = &[
+    "bank", "university", "ministry", "department", "government", "republic", "board",
+    "society", "association", "friends", "church", "diocese", "county", "state", "city",
+    "council", "office", "institute", "college", "school", "trust", "trustees", "community",
+    "people", "federation", "union", "commonwealth", "kingdom", "province", "municipality",
+    "district", "chamber", "league", "bureau", "agency", "authority", "secretariat",
+    "commission", "corporation", "company", "town", "village", "parish", "nation",
+];
 /// Honorifics: left out of the span and ignored when comparing.
 const HONORIFICS: &[&str] = &[
     "mr", "mrs", "ms", "miss", "dr", "prof", "sr", "sra", "srta", "dona", "don", "sir", "dame",
@@ -126,6 +135,8 @@ pub fn name_at(s: &str) -> Option<(usize, usize)> {
             last = Some(i);
         } else if !(JOINERS.contains(&b.as_str()) && last.is_some()) {
             break;
+        } else if b == "of" && !ORGANISATIONS.contains(&bare(ws[i - 1].1).as_str()) {
+            break; // "Helena Whitfield of Marsh End Farm": an address, not the name
         }
         if closes(w) {
             break;
