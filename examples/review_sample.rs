@@ -13,8 +13,14 @@ fn main() -> std::io::Result<()> {
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| std::path::PathBuf::from("corpus/review"));
     std::fs::create_dir_all(&dir)?;
-    std::fs::write(dir.join("01-project-plan.pdf"), review_sample::project_plan_pdf())?;
-    std::fs::write(dir.join("02-land-lease.docx"), review_sample::land_lease_docx())?;
+    std::fs::write(
+        dir.join("01-project-plan.pdf"),
+        review_sample::project_plan_pdf(),
+    )?;
+    std::fs::write(
+        dir.join("02-land-lease.docx"),
+        review_sample::land_lease_docx(),
+    )?;
     println!("wrote {}", dir.display());
     Ok(())
 }

@@ -219,23 +219,61 @@ pub fn review_eval(r: &crate::eval::review::ReviewEvalReport) -> String {
             f.expected, f.predicted, f.correct, f.precision, f.recall, r.wrong_values.len()
         );
         for w in &r.wrong_values {
-            let _ = writeln!(s, "  WRONG {} {} = {} ({:?} in {})", clean(&w.requirement), clean(&w.name), w.value, w.raw.as_deref().unwrap_or(""), clean(&w.doc));
+            let _ = writeln!(
+                s,
+                "  WRONG {} {} = {} ({:?} in {})",
+                clean(&w.requirement),
+                clean(&w.name),
+                w.value,
+                w.raw.as_deref().unwrap_or(""),
+                clean(&w.doc)
+            );
         }
         for m in &r.missed_values {
-            let _ = writeln!(s, "  missed {} {} = {} in {}", clean(&m.requirement), clean(&m.name), m.value, clean(&m.doc));
+            let _ = writeln!(
+                s,
+                "  missed {} {} = {} in {}",
+                clean(&m.requirement),
+                clean(&m.name),
+                m.value,
+                clean(&m.doc)
+            );
         }
         let _ = writeln!(s, "statuses: accuracy {:.3}", r.status_accuracy);
         for (status, sc) in &r.statuses {
-            let _ = writeln!(s, "  {:<13} expected {:>3} given {:>3}: precision {:.3}, recall {:.3}", clean(status), sc.expected, sc.predicted, sc.precision, sc.recall);
+            let _ = writeln!(
+                s,
+                "  {:<13} expected {:>3} given {:>3}: precision {:.3}, recall {:.3}",
+                clean(status),
+                sc.expected,
+                sc.predicted,
+                sc.precision,
+                sc.recall
+            );
         }
         for m in &r.status_misses {
-            let _ = writeln!(s, "  {} expected {}, got {}: {}", clean(&m.requirement), clean(&m.expected), clean(&m.got), clean(&m.reason));
+            let _ = writeln!(
+                s,
+                "  {} expected {}, got {}: {}",
+                clean(&m.requirement),
+                clean(&m.expected),
+                clean(&m.got),
+                clean(&m.reason)
+            );
         }
     } else {
         let _ = writeln!(s, "no expected.json: not scored");
     }
-    let _ = writeln!(s, "raw values re-checked at their spans: {}, not verbatim: {}", r.raw_checked, r.raw_not_verbatim);
-    let times: Vec<String> = r.timings_ms.iter().map(|(k, v)| format!("{} {:.0} ms", clean(k), v)).collect();
+    let _ = writeln!(
+        s,
+        "raw values re-checked at their spans: {}, not verbatim: {}",
+        r.raw_checked, r.raw_not_verbatim
+    );
+    let times: Vec<String> = r
+        .timings_ms
+        .iter()
+        .map(|(k, v)| format!("{} {:.0} ms", clean(k), v))
+        .collect();
     let _ = writeln!(s, "timings: {}", times.join(", "));
     s
 }

@@ -8,8 +8,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::cli::{attest, json};
-use super::common::docgen::{docx, heading, para, paged_pdf, table, zip_of, Line, W};
-
+use super::common::docgen::{docx, heading, paged_pdf, para, table, zip_of, Line, W};
 
 /// Whether poppler's `pdftotext` is installed (`scripts/setup.sh` installs it); the
 /// layout tests say they were skipped without it.

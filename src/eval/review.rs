@@ -71,7 +71,13 @@ pub struct Scores {
 
 impl Scores {
     fn finish(&mut self) {
-        let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { round(a as f64 / b as f64) };
+        let ratio = |a: usize, b: usize| {
+            if b == 0 {
+                1.0
+            } else {
+                round(a as f64 / b as f64)
+            }
+        };
         self.precision = ratio(self.correct, self.predicted);
         self.recall = ratio(self.correct, self.expected);
     }
@@ -183,20 +189,35 @@ pub fn run(
     let list = checklist::load(&checklist_path(dataset))?;
     let expected_path = dataset.join("expected.json");
     let expected: Option<Expected> = if expected_path.is_file() {
-        let text = std::fs::read_to_string(&expected_path).map_err(|e| Error::Usage(format!("{}: {e}", expected_path.display())))?;
-        Some(serde_json::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", expected_path.display())))?)
+        let text = std::fs::read_to_string(&expected_path)
+            .map_err(|e| Error::Usage(format!("{}: {e}", expected_path.display())))?;
+        Some(
+            serde_json::from_str(&text)
+                .map_err(|e| Error::Usage(format!("{}: {e}", expected_path.display())))?,
+        )
     } else {
         None
     };
     let docs = docs.unwrap_or_else(|| {
         let d = dataset.join("docs");
-        if d.is_dir() { d } else { dataset.to_path_buf() }
+        if d.is_dir() {
+            d
+        } else {
+            dataset.to_path_buf()
+        }
     });
     cfg.index = eval_index_dir(dataset, eval_index);
     let opts = opts_of(&cfg);
     let mut engine = Engine::open_with_default_model(cfg, true)?;
     let t = Instant::now();
-    let ingested = ingest(&mut engine, std::slice::from_ref(&docs), &IngestOptions { prune: true, ..IngestOptions::default() })?;
+    let ingested = ingest(
+        &mut engine,
+        std::slice::from_ref(&docs),
+        &IngestOptions {
+            prune: true,
+            ..IngestOptions::default()
+        },
+    )?;
     let ingest_ms = t.elapsed().as_secs_f64() * 1e3;
     let r = review(&engine, &list, &opts)?;
     let mut report = ReviewEvalReport {
@@ -215,7 +236,9 @@ pub fn run(
         timings_ms: r.timings_ms.clone(),
         scored: expected.is_some(),
     };
-    report.timings_ms.insert("ingest".into(), (ingest_ms * 100.0).round() / 100.0);
+    report
+        .timings_ms
+        .insert("ingest".into(), (ingest_ms * 100.0).round() / 100.0);
     check_spans(&engine, &r, &mut report)?;
     if let Some(expected) = &expected {
         score_fields(&r, expected, &mut report);
@@ -232,7 +255,10 @@ fn check_spans(engine: &Engine, r: &Review, report: &mut ReviewEvalReport) -> Re
             texts.insert(f.doc_id.clone(), engine.store().document_text(&f.doc_id)?);
         }
         report.raw_checked += 1;
-        let holds = texts[&f.doc_id].as_deref().and_then(|t| t.get(f.start..f.end)) == Some(f.raw.as_str());
+        let holds = texts[&f.doc_id]
+            .as_deref()
+            .and_then(|t| t.get(f.start..f.end))
+            == Some(f.raw.as_str());
         if !holds {
             report.raw_not_verbatim += 1;
         }
@@ -249,17 +275,31 @@ fn score_fields(r: &Review, expected: &Expected, report: &mut ReviewEvalReport) 
         for f in &q.fields {
             s.predicted += 1;
             let doc = file_name(&f.source);
-            let hit = want.iter().enumerate().position(|(i, w)| !used[i] && w.name == f.name && w.doc == doc && same_value(&w.value, &f.value));
+            let hit = want.iter().enumerate().position(|(i, w)| {
+                !used[i] && w.name == f.name && w.doc == doc && same_value(&w.value, &f.value)
+            });
             match hit {
                 Some(i) => {
                     used[i] = true;
                     s.correct += 1;
                 }
-                None => report.wrong_values.push(ValueMiss { requirement: q.id.clone(), name: f.name.clone(), value: f.value.clone(), raw: Some(f.raw.clone()), doc }),
+                None => report.wrong_values.push(ValueMiss {
+                    requirement: q.id.clone(),
+                    name: f.name.clone(),
+                    value: f.value.clone(),
+                    raw: Some(f.raw.clone()),
+                    doc,
+                }),
             }
         }
         for (w, _) in want.iter().zip(&used).filter(|(_, u)| !**u) {
-            report.missed_values.push(ValueMiss { requirement: q.id.clone(), name: w.name.clone(), value: w.value.clone(), raw: None, doc: w.doc.clone() });
+            report.missed_values.push(ValueMiss {
+                requirement: q.id.clone(),
+                name: w.name.clone(),
+                value: w.value.clone(),
+                raw: None,
+                doc: w.doc.clone(),
+            });
         }
     }
     s.finish();
@@ -270,19 +310,34 @@ fn score_statuses(r: &Review, expected: &Expected, report: &mut ReviewEvalReport
     let mut right = 0;
     let mut judged = 0;
     for q in &r.requirements {
-        let Some(e) = expected.requirements.get(&q.id) else { continue };
+        let Some(e) = expected.requirements.get(&q.id) else {
+            continue;
+        };
         judged += 1;
         let got = q.status.as_str().to_string();
-        report.statuses.entry(e.status.clone()).or_default().expected += 1;
+        report
+            .statuses
+            .entry(e.status.clone())
+            .or_default()
+            .expected += 1;
         let g = report.statuses.entry(got.clone()).or_default();
         g.predicted += 1;
         if got == e.status {
             g.correct += 1;
             right += 1;
         } else {
-            report.status_misses.push(StatusMiss { requirement: q.id.clone(), expected: e.status.clone(), got, reason: q.reason.clone() });
+            report.status_misses.push(StatusMiss {
+                requirement: q.id.clone(),
+                expected: e.status.clone(),
+                got,
+                reason: q.reason.clone(),
+            });
         }
     }
     report.statuses.values_mut().for_each(Scores::finish);
-    report.status_accuracy = if judged == 0 { 1.0 } else { round(right as f64 / judged as f64) };
+    report.status_accuracy = if judged == 0 {
+        1.0
+    } else {
+        round(right as f64 / judged as f64)
+    };
 }

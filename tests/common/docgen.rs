@@ -83,7 +83,6 @@ pub fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
     out
 }
 
-
 pub const W: &str = "http://schemas.openxmlformats.org/wordprocessingml/2006/main";
 
 /// A zip with the given parts (name, content).

@@ -91,7 +91,11 @@ fn plan_pages() -> Vec<Vec<Line<'static>>> {
         let lines: Vec<Vec<(u32, &'static str)>> = match block {
             Heading(t) => vec![vec![(72, *t)]],
             Para(t) => wrap(t).into_iter().map(|l| vec![(72, l)]).collect(),
-            Row(cells) => vec![cells.iter().enumerate().map(|(i, c)| (72 + 200 * i as u32, *c)).collect()],
+            Row(cells) => vec![cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (72 + 200 * i as u32, *c))
+                .collect()],
         };
         let keep = lines.len() as u32 + if matches!(block, Heading(_)) { 3 } else { 0 };
         if y < BOTTOM + LEADING * keep {
@@ -116,7 +120,10 @@ pub fn project_plan_pdf() -> Vec<u8> {
     let pages = plan_pages();
     let n = pages.len();
     let footers: Vec<String> = (1..=n).map(|i| format!("Page {i} of {n}")).collect();
-    let footers: Vec<&'static str> = footers.into_iter().map(|s| &*Box::leak(s.into_boxed_str())).collect();
+    let footers: Vec<&'static str> = footers
+        .into_iter()
+        .map(|s| &*Box::leak(s.into_boxed_str()))
+        .collect();
     let pages: Vec<Vec<Line>> = pages
         .into_iter()
         .zip(footers)
@@ -130,7 +137,9 @@ pub fn project_plan_pdf() -> Vec<u8> {
 }
 
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn p(s: &str) -> String {

@@ -170,7 +170,10 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             date_order,
             json,
         } => {
-            let order = date_order.map(|s| s.parse()).transpose().map_err(anyhow::Error::msg)?;
+            let order = date_order
+                .map(|s| s.parse())
+                .transpose()
+                .map_err(anyhow::Error::msg)?;
             let report = attest::eval::review::run(cfg, &dataset, docs, eval_index, |c| {
                 let mut o = attest::review::ReviewOptions::from_config(c);
                 o.date_order = order;

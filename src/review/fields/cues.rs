@@ -9,6 +9,10 @@ use super::{names, Extraction, FieldSpec, FieldType, Position, RejectReason, Val
 const MAX_GAP: usize = 160;
 /// Bytes between an area cue and its value, at most (areas of other things are common).
 const MAX_AREA_GAP: usize = 70;
+/// Words of a value read under its label at most (a longer quote must name its field).
+const MAX_LABELLED_WORDS: usize = 6;
+/// Words of a sentence whose one uncued value is read under its label, at most.
+const MAX_LABELLED_SENTENCE_WORDS: usize = 20;
 /// Bytes between a value and a cue after it ("30-year crediting period"), at most.
 const MAX_TRAILING_GAP: usize = 50;
 
@@ -135,7 +139,17 @@ pub fn catalogue() -> Vec<FieldSpec> {
                 "end of the crediting period",
             ],
         ),
-        spec("leakage_percentage", Percentage, Any, &["leakage"]),
+        spec(
+            "leakage_percentage",
+            Percentage,
+            Any,
+            &[
+                "leakage",
+                "leakage deduction",
+                "leakage discount",
+                "leakage rate",
+            ],
+        ),
         spec(
             "permanence_period_years",
             Duration,
@@ -372,8 +386,11 @@ pub fn markers(spec: &FieldSpec, lower: &str) -> Vec<Marker> {
 fn crosses(gap: &str) -> bool {
     let b = gap.as_bytes();
     gap.contains("\n\n")
-        || b.windows(2)
-            .any(|w| matches!(w[0], b'.' | b'!' | b'?') && w[1].is_ascii_whitespace())
+        || b.windows(3).any(|w| {
+            (w[0].is_ascii_alphanumeric() || matches!(w[0], b')' | b'%' | b'"'))
+                && matches!(w[1], b'.' | b'!' | b'?')
+                && w[2].is_ascii_whitespace()
+        })
 }
 
 /// The marker that introduces `[s, e)`: the nearest one before it in the sentence, else
@@ -447,7 +464,7 @@ fn by_label(spec: &FieldSpec, quote: &str, context: Option<&str>, s: usize) -> b
     if ctx.contains('|') && quote.contains('|') {
         return cell_header(quote, ctx, s).is_some_and(|h| label_introduces(spec, h));
     }
-    label_introduces(spec, ctx)
+    crate::text::word_count(quote) <= MAX_LABELLED_SENTENCE_WORDS && label_introduces(spec, ctx)
 }
 
 /// The spans of `quote` its label introduces as values of `spec` (when the quote names
@@ -456,6 +473,9 @@ fn by_label(spec: &FieldSpec, quote: &str, context: Option<&str>, s: usize) -> b
 fn label_spans(spec: &FieldSpec, quote: &str, context: Option<&str>) -> Vec<(usize, usize)> {
     let Some(ctx) = context else {
         return Vec::new();
+    };
+    let short = |(s, e): &(usize, usize)| {
+        s < e && crate::text::word_count(&quote[*s..*e]) <= MAX_LABELLED_WORDS
     };
     let trim = |at: usize, cell: &str| {
         let body = cell.trim_end_matches(|c: char| c.is_whitespace() || c == '.');
@@ -469,14 +489,11 @@ fn label_spans(spec: &FieldSpec, quote: &str, context: Option<&str>) -> Vec<(usi
                 cell_header(quote, ctx, *at).is_some_and(|h| label_introduces(spec, h))
             })
             .map(|(at, cell)| trim(at, cell))
-            .filter(|(s, e)| s < e)
+            .filter(short)
             .collect();
     }
     if label_introduces(spec, ctx) {
-        vec![trim(0, quote)]
-            .into_iter()
-            .filter(|(s, e)| s < e)
-            .collect()
+        vec![trim(0, quote)].into_iter().filter(short).collect()
     } else {
         Vec::new()
     }
@@ -551,6 +568,40 @@ fn threshold(quote: &str, s: usize, e: usize) -> bool {
     }) || TRAILING_COMPARATORS.iter().any(|c| after.starts_with(c))
 }
 
+/// Words that make a cue name a limit ("a minimum buffer contribution of 10%").
+const LIMIT_WORDS: &[&str] = &[
+    "minimum",
+    "maximum",
+    "min",
+    "max",
+    "threshold",
+    "limit",
+    "cap",
+    "ceiling",
+    "floor",
+    "at least",
+    "at most",
+    "up to",
+    "no more than",
+    "not exceed",
+    "required",
+    "requirement",
+];
+
+/// Whether a limit word stands in the two words before the cue at `cue` or between the
+/// cue and the value at `value`.
+fn limit_around(quote: &str, cue: usize, value: usize) -> bool {
+    let lower = quote.to_ascii_lowercase();
+    let before: Vec<&str> = lower[..cue].split_whitespace().rev().take(2).collect();
+    let between = &lower[cue.min(value)..cue.max(value)];
+    LIMIT_WORDS.iter().any(|w| {
+        before
+            .iter()
+            .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == *w)
+            || find(between, w).first().is_some()
+    })
+}
+
 /// Keep the candidates the field's cues (or its label) introduce; thresholds and range
 /// positions decide further.
 pub fn owned(
@@ -566,17 +617,27 @@ pub fn owned(
     } else {
         MAX_GAP
     };
-    let lone = cands.len() == 1 && markers.is_empty();
-    let mine: Vec<Candidate> = cands
+    let intro: Vec<Option<&Marker>> = cands
+        .iter()
+        .map(|c| introducer(quote, markers, c.start, c.end, gap))
+        .collect();
+    // Under a label: the one candidate no cue introduces (range fields: position words decide).
+    let orphans = intro.iter().filter(|m| m.is_none()).count();
+    let by_label_ok = |c: &Candidate| {
+        (orphans == 1 || spec.position != Position::Any) && by_label(spec, quote, context, c.start)
+    };
+    let mine: Vec<(Candidate, Option<&Marker>)> = cands
         .into_iter()
-        .filter(|c| match introducer(quote, markers, c.start, c.end, gap) {
+        .zip(intro)
+        .filter(|(c, m)| match m {
             Some(m) => m.fields.contains(&spec.name),
-            None => lone && by_label(spec, quote, context, c.start),
+            None => by_label_ok(c),
         })
         .collect();
     let n = mine.len();
-    for (i, mut c) in mine.into_iter().enumerate() {
-        if spec.ty.numeric() && threshold(quote, c.start, c.end) {
+    for (i, (mut c, m)) in mine.into_iter().enumerate() {
+        let limit_cue = m.is_some_and(|m| limit_around(quote, m.start, c.start));
+        if spec.ty.numeric() && (threshold(quote, c.start, c.end) || limit_cue) {
             c.value = Err((
                 RejectReason::Threshold,
                 "stated as a limit or condition, not as the value".into(),
@@ -760,7 +821,10 @@ fn copula_after(quote: &str, at: usize) -> Option<usize> {
 /// Lessor")`, `Maria Santos, the landowner`): the capitalised run ending just before.
 fn name_before(quote: &str, cue: usize) -> Option<(usize, usize)> {
     let lead = quote[..cue].trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '“'));
-    let lead = lead.strip_suffix("the").or_else(|| lead.strip_suffix("The")).unwrap_or(lead);
+    let lead = lead
+        .strip_suffix("the")
+        .or_else(|| lead.strip_suffix("The"))
+        .unwrap_or(lead);
     let lead = lead.trim_end();
     let party = lead.strip_suffix('(').or_else(|| lead.strip_suffix(','))?;
     let lower = party.to_ascii_lowercase();
@@ -809,6 +873,38 @@ pub fn identifiers(
     }
 }
 
+/// Phrases that state a lease as the way the land is held: "under a registered lease",
+/// "leased to", "leasehold".
+static LEASED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(r"(?i)\b(?:under|by way of|through|holds?|held)\s+(?:an?|the|its)\s+(?:[\w-]+\s+){0,3}?(lease)\b|\b(leased)\s+(?:to|from|by)\b|\b(leasehold)\b")
+        .expect("static pattern")
+});
+
+/// Whether one of the `n` words before `at` negates what follows ("not", "no", "never").
+fn negated(quote: &str, at: usize, n: usize) -> bool {
+    quote[..at].split_whitespace().rev().take(n).any(|w| {
+        let w = w.to_ascii_lowercase();
+        matches!(
+            w.trim_matches(|c: char| !c.is_alphanumeric()),
+            "not" | "no" | "never" | "nor" | "without"
+        )
+    })
+}
+
+/// Lease phrases in `quote` that no negation opens ("not under a lease").
+fn lease_phrases(quote: &str) -> Vec<(usize, usize)> {
+    LEASED
+        .captures_iter(quote)
+        .filter(|c| !negated(quote, c.get(0).map_or(0, |m| m.start()), 3))
+        .filter_map(|c| {
+            c.get(1)
+                .or(c.get(2))
+                .or(c.get(3))
+                .map(|g| (g.start(), g.end()))
+        })
+        .collect()
+}
+
 /// The tenure a cue introduces: the first tenure word within a few words after it
 /// (`Tenure: Leasehold`, `held under a 30-year lease`), or a cell under a tenure header.
 pub fn tenure(
@@ -830,44 +926,16 @@ pub fn tenure(
                 .map(|(s, _)| s),
         );
     }
+    let mut hits: Vec<(usize, usize, &str)> = Vec::new();
     for at in starts {
         let lower = quote[at..].to_ascii_lowercase();
         let window: usize = lower
             .split_inclusive(char::is_whitespace)
-            .take(8)
+            .take(TENURE_WINDOW_WORDS)
             .map(str::len)
             .sum();
-        let classes: [(&str, &[&str]); 3] = [
-            (
-                "lease",
-                &["leasehold", "lease", "leased", "tenancy", "rental"],
-            ),
-            (
-                "ownership",
-                &[
-                    "freehold",
-                    "ownership",
-                    "owned",
-                    "fee simple",
-                    "private property",
-                    "title deed",
-                ],
-            ),
-            (
-                "other",
-                &[
-                    "concession",
-                    "usufruct",
-                    "easement",
-                    "customary",
-                    "communal",
-                    "community land",
-                    "conservation agreement",
-                ],
-            ),
-        ];
         let head = &lower[..window];
-        let hit = classes
+        let first = TENURE_CLASSES
             .iter()
             .flat_map(|(class, words)| {
                 words
@@ -875,16 +943,59 @@ pub fn tenure(
                     .flat_map(move |w| find(head, w).into_iter().map(move |(s, e)| (s, e, *class)))
             })
             .min_by_key(|(s, e, _)| (*s, usize::MAX - e));
-        if let Some((s, e, class)) = hit {
-            x.take(
-                quote,
-                Candidate {
-                    start: at + s,
-                    end: at + e,
-                    value: Ok(Value::Text(class.into())),
-                    unit: None,
-                },
-            );
-        }
+        hits.extend(first.map(|(s, e, class)| (at + s, at + e, class)));
+    }
+    if hits.is_empty() {
+        hits.extend(
+            lease_phrases(quote)
+                .into_iter()
+                .map(|(s, e)| (s, e, "lease")),
+        );
+    }
+    for (start, end, class) in hits.into_iter().filter(|h| !negated(quote, h.0, 5)) {
+        let value = Ok(Value::Text(class.into()));
+        x.take(
+            quote,
+            Candidate {
+                start,
+                end,
+                value,
+                unit: None,
+            },
+        );
     }
 }
+
+/// Words after a tenure cue in which the tenure word must stand.
+const TENURE_WINDOW_WORDS: usize = 8;
+
+/// Tenure classes and the words that state each.
+const TENURE_CLASSES: [(&str, &[&str]); 3] = [
+    (
+        "lease",
+        &["leasehold", "lease", "leased", "tenancy", "rental"],
+    ),
+    (
+        "ownership",
+        &[
+            "freehold",
+            "ownership",
+            "owned",
+            "fee simple",
+            "private property",
+            "title deed",
+        ],
+    ),
+    (
+        "other",
+        &[
+            "concession",
+            "usufruct",
+            "easement",
+            "customary",
+            "communal",
+            "community land",
+            "conservation agreement",
+        ],
+    ),
+];

@@ -276,3 +276,14 @@ fn percentages_durations_and_names_compare_within_tolerance() {
         Agreement::Disagree(Severity::Warning)
     );
 }
+
+#[test]
+fn a_long_sentence_under_a_tenure_section_is_not_read_by_its_section() {
+    let q =
+        "The land is owned by Helen Whitfield and leased to the Alder Marsh Conservation Trust.";
+    assert_eq!(
+        got("tenure_type", q, Some("1.5 Land Tenure"), None)[0].0,
+        "leased"
+    );
+    assert!(values("tenure_type", "The parcel is not held under a lease.").is_empty());
+}

@@ -49,7 +49,7 @@ static PERCENT: LazyLock<Regex> =
     LazyLock::new(|| re(&format!(r"(?i){NUMBER}\s*(%|percent\b|per\s+cent\b)")));
 static AREA: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i){NUMBER}\s*(?:\|\s*)?(hectares?\b|ha\b|acres?\b|km²|km2\b|sq\.?\s?km\b|square\s+kilomet(?:re|er)s?\b|m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)"
+        r"(?i){NUMBER}\)?\s*(?:\|\s*)?(hectares?\b|ha\b|acres?\b|km²|km2\b|sq\.?\s?km\b|square\s+kilomet(?:re|er)s?\b|m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)"
     ))
 });
 static WORD_NUM: &str = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|twenty-five|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|one hundred";
