@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::evidence::verify::{Reason, Verdict};
 
 use super::checklist::{field_question, Requirement};
-use super::fields::{self, DateOrder};
+use super::fields::{self, DateOrder, Extraction, FieldSpec};
 use super::{DocumentInfo, FieldValue, RejectedValue, ReviewOptions};
 
 /// Words of a research query at most (longer requirement texts are cut at a word).
@@ -143,8 +143,7 @@ impl<'a> Gatherer<'a> {
         for item in evidence {
             let order = self.order_of(item)?;
             for spec in &req.fields {
-                let context = item.label.as_deref().or(item.section.as_deref());
-                let x = fields::extract(spec, &item.quote, context, order);
+                let x = extract_in_context(spec, item, order);
                 for v in x.found {
                     let value = FieldValue {
                         name: spec.name.clone(),
@@ -202,6 +201,26 @@ impl<'a> Gatherer<'a> {
     }
 }
 
+/// The values of `spec` in `item`'s quote, read under its label, else under its section.
+fn extract_in_context(
+    spec: &FieldSpec,
+    item: &EvidenceItem,
+    order: Option<DateOrder>,
+) -> Extraction {
+    let x = fields::extract(spec, &item.quote, item.label.as_deref(), order);
+    match &item.section {
+        Some(section) if x.found.is_empty() && item.label.as_deref() != Some(section) => {
+            let y = fields::extract(spec, &item.quote, Some(section), order);
+            if y.found.is_empty() {
+                x
+            } else {
+                y
+            }
+        }
+        _ => x,
+    }
+}
+
 /// Words a quote needs to be evidence on its own (a shorter one must state a field value).
 const MIN_EVIDENCE_WORDS: usize = 3;
 
@@ -216,9 +235,8 @@ fn accept(req: &Requirement, v: &Verdict, item: &EvidenceItem) -> Option<f64> {
     if matches!(reason, Some(Reason::NotVerbatim | Reason::IncompleteQuote)) {
         return None;
     }
-    let context = item.label.as_deref().or(item.section.as_deref());
     let states = req.fields.iter().any(|f| {
-        let x = fields::extract(f, &item.quote, context, Some(fields::DateOrder::Dmy));
+        let x = extract_in_context(f, item, Some(fields::DateOrder::Dmy));
         !x.found.is_empty() || !x.rejected.is_empty()
     });
     let words = crate::text::word_count(&item.quote);

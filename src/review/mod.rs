@@ -29,6 +29,10 @@ pub use checklist::{Checklist, ChecklistError, Mapping, Requirement, ValidationT
 pub use checks::{Check, CheckKind, CheckStatus, ReviewStatus};
 pub use fields::{DateOrder, FieldType, Tolerance};
 
+/// Chunks retrieved per research query at least: a requirement's values are often in
+/// rows and fragments that rank below the prose a question matches best.
+pub const REVIEW_CHUNKS: usize = 10;
+
 /// Options of a review.
 #[derive(Debug, Clone)]
 pub struct ReviewOptions {
@@ -50,11 +54,12 @@ impl ReviewOptions {
         ask.memory = false;
         ask.generate = false;
         ask.research = false;
+        ask.chunks = ask.chunks.max(REVIEW_CHUNKS);
         ReviewOptions {
             ask,
             date_order: None,
             tolerance: Tolerance::default(),
-            per_query: 6,
+            per_query: 8,
         }
     }
 }

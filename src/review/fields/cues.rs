@@ -9,6 +9,8 @@ use super::{names, Extraction, FieldSpec, FieldType, Position, RejectReason, Val
 const MAX_GAP: usize = 160;
 /// Bytes between an area cue and its value, at most (areas of other things are common).
 const MAX_AREA_GAP: usize = 70;
+/// Bytes between a percentage and a cue after it, at most.
+const MAX_TRAILING_SHARE_GAP: usize = 110;
 /// Words of a value read under its label at most (a longer quote must name its field).
 const MAX_LABELLED_WORDS: usize = 6;
 /// Words of a sentence whose one uncued value is read under its label, at most.
@@ -89,9 +91,7 @@ pub fn catalogue() -> Vec<FieldSpec> {
                 "land tenure",
                 "tenure arrangement",
                 "form of tenure",
-                "held under",
-                "held by way of",
-                "land rights",
+                "nature of tenure",
             ],
         ),
         spec(
@@ -227,6 +227,15 @@ fn distractors(ty: FieldType) -> &'static [&'static str] {
             "lease term",
         ],
         FieldType::Percentage => &[
+            "buffer zone",
+            "buffer zones",
+            "buffer strip",
+            "buffer strips",
+            "riparian buffer",
+            "cash buffer",
+            "buffer area",
+            "buffer areas",
+            "financial buffer",
             "uncertainty",
             "confidence",
             "discount",
@@ -393,6 +402,27 @@ fn crosses(gap: &str) -> bool {
         })
 }
 
+/// Words that open a clause of their own between a cue and a value ("leakage applies
+/// because harvest falls by 38%"): the value then belongs to that clause.
+const CLAUSE_WORDS: &[&str] = &[
+    "because", "since", "while", "whereas", "although", "though", "if", "unless", "when",
+    "compared", "relative", "after", "before", "which", "who",
+];
+/// Words between a cue and its value, at most.
+const MAX_GAP_WORDS: usize = 12;
+
+/// Whether `gap` (cue to value) holds a clause of its own or too many words.
+fn subordinate(gap: &str) -> bool {
+    let words: Vec<String> = gap
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_ascii_lowercase()
+        })
+        .collect();
+    words.len() > MAX_GAP_WORDS || words.iter().any(|w| CLAUSE_WORDS.contains(&w.as_str()))
+}
+
 /// The marker that introduces `[s, e)`: the nearest one before it in the sentence, else
 /// one right after it in the same clause.
 fn introducer<'m>(
@@ -402,16 +432,25 @@ fn introducer<'m>(
     e: usize,
     max_gap: usize,
 ) -> Option<&'m Marker> {
+    // "15% of the verified credits are deposited in the buffer pool": a share is often
+    // named before what it is a share of.
+    let trailing = if quote[s..e].ends_with('%') || quote[s..e].ends_with("cent") {
+        MAX_TRAILING_SHARE_GAP
+    } else {
+        MAX_TRAILING_GAP
+    };
     let before = markers
         .iter()
         .filter(|m| m.end <= s && s - m.end <= max_gap && !crosses(&quote[m.end..s]))
+        .filter(|m| !subordinate(&quote[m.end..s]))
         .max_by_key(|m| (m.end, m.end - m.start));
     if before.is_some() {
         return before;
     }
     markers
         .iter()
-        .filter(|m| m.start >= e && m.start - e <= MAX_TRAILING_GAP)
+        .filter(|m| m.start >= e && m.start - e <= trailing)
+        .filter(|m| !subordinate(&quote[e..m.start]))
         .filter(|m| {
             !crosses(&quote[e..m.start]) && !quote[e..m.start].contains([',', ';', '(', ')'])
         })
@@ -420,7 +459,7 @@ fn introducer<'m>(
 
 /// The header of the table cell holding `[s, e)`, when the quote is a row whose cells
 /// line up with the `|`-separated headers of `context`.
-fn cell_header<'c>(quote: &str, context: &'c str, s: usize) -> Option<&'c str> {
+fn cell_header(quote: &str, context: &str, s: usize) -> Option<String> {
     let headers = context
         .rsplit_once(": ")
         .map_or(context, |(cap, h)| if h.contains('|') { h } else { cap });
@@ -430,7 +469,24 @@ fn cell_header<'c>(quote: &str, context: &'c str, s: usize) -> Option<&'c str> {
         return None;
     }
     let i = cells.iter().rposition(|(at, _)| *at <= s)?;
-    Some(headers[i])
+    let generic = [
+        "value",
+        "values",
+        "detail",
+        "details",
+        "description",
+        "information",
+        "answer",
+        "response",
+        "data",
+        "entry",
+        "",
+    ];
+    if i > 0 && generic.contains(&headers[i].to_ascii_lowercase().as_str()) {
+        // A key-value table: the value is read under the table's subject and its key.
+        return Some(format!("{} {}", headers[0], cells[0].1.trim()));
+    }
+    Some(headers[i].to_string())
 }
 
 /// The cells of a `a | b | c` row with their offsets (outer pipes of Markdown dropped).
@@ -462,7 +518,7 @@ fn label_introduces(spec: &FieldSpec, context: &str) -> bool {
 fn by_label(spec: &FieldSpec, quote: &str, context: Option<&str>, s: usize) -> bool {
     let Some(ctx) = context else { return false };
     if ctx.contains('|') && quote.contains('|') {
-        return cell_header(quote, ctx, s).is_some_and(|h| label_introduces(spec, h));
+        return cell_header(quote, ctx, s).is_some_and(|h| label_introduces(spec, &h));
     }
     crate::text::word_count(quote) <= MAX_LABELLED_SENTENCE_WORDS && label_introduces(spec, ctx)
 }
@@ -486,7 +542,7 @@ fn label_spans(spec: &FieldSpec, quote: &str, context: Option<&str>) -> Vec<(usi
         return split_cells(quote)
             .into_iter()
             .filter(|(at, _)| {
-                cell_header(quote, ctx, *at).is_some_and(|h| label_introduces(spec, h))
+                cell_header(quote, ctx, *at).is_some_and(|h| label_introduces(spec, &h))
             })
             .map(|(at, cell)| trim(at, cell))
             .filter(short)
@@ -560,12 +616,19 @@ fn threshold(quote: &str, s: usize, e: usize) -> bool {
         before = before.strip_suffix(det).unwrap_or(before).trim_end();
     }
     let after = lower[e..].trim_start();
-    COMPARATORS.iter().any(|c| {
-        before.ends_with(c)
-            && (c.starts_with(['>', '<', '≥', '≤', '='])
-                || before.len() == c.len()
-                || !is_word(before.as_bytes()[before.len() - c.len() - 1]))
-    }) || TRAILING_COMPARATORS.iter().any(|c| after.starts_with(c))
+    let tail = &before[before.len().saturating_sub(30)..];
+    let between = before.ends_with("between")
+        || (before.ends_with(" and")
+            && tail.contains("between")
+            && tail.bytes().any(|b| b.is_ascii_digit()));
+    between
+        || COMPARATORS.iter().any(|c| {
+            before.ends_with(c)
+                && (c.starts_with(['>', '<', '≥', '≤', '='])
+                    || before.len() == c.len()
+                    || !is_word(before.as_bytes()[before.len() - c.len() - 1]))
+        })
+        || TRAILING_COMPARATORS.iter().any(|c| after.starts_with(c))
 }
 
 /// Words that make a cue name a limit ("a minimum buffer contribution of 10%").
@@ -594,12 +657,26 @@ fn limit_around(quote: &str, cue: usize, value: usize) -> bool {
     let lower = quote.to_ascii_lowercase();
     let before: Vec<&str> = lower[..cue].split_whitespace().rev().take(2).collect();
     let between = &lower[cue.min(value)..cue.max(value)];
-    LIMIT_WORDS.iter().any(|w| {
-        before
-            .iter()
-            .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == *w)
-            || find(between, w).first().is_some()
-    })
+    let modal = ["shall", "must", "should", "may", "can", "could"]
+        .iter()
+        .any(|w| !find(between, w).is_empty());
+    modal
+        || LIMIT_WORDS.iter().any(|w| {
+            before
+                .iter()
+                .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == *w)
+                || find(between, w).first().is_some()
+        })
+}
+
+/// Whether the percentage at `s` is a change ("falls by 38%", "up from 4%"), not a level.
+fn change_amount(quote: &str, s: usize) -> bool {
+    let w = quote[..s]
+        .split_whitespace()
+        .next_back()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    matches!(w.as_str(), "by" | "from")
 }
 
 /// Keep the candidates the field's cues (or its label) introduce; thresholds and range
@@ -629,6 +706,7 @@ pub fn owned(
     let mine: Vec<(Candidate, Option<&Marker>)> = cands
         .into_iter()
         .zip(intro)
+        .filter(|(c, _)| !(spec.ty == FieldType::Percentage && change_amount(quote, c.start)))
         .filter(|(c, m)| match m {
             Some(m) => m.fields.contains(&spec.name),
             None => by_label_ok(c),
@@ -655,37 +733,17 @@ pub fn owned(
 /// first of two is the start and the second the end.
 fn at_position(p: Position, quote: &str, s: usize, i: usize, n: usize) -> bool {
     let lower = quote[..s].to_ascii_lowercase();
-    let before = lower.trim_end().trim_end_matches([':', ',']).trim_end();
-    let last = before
-        .rsplit(|c: char| !c.is_alphanumeric() && c != '-')
-        .next()
-        .unwrap_or("");
-    let starts = [
-        "from",
-        "start",
-        "starts",
-        "starting",
-        "started",
-        "begin",
-        "begins",
-        "beginning",
-        "began",
-        "commence",
-        "commences",
-        "commencing",
-        "on",
-    ];
-    let ends = [
-        "to", "until", "till", "through", "end", "ends", "ending", "ended", "expire", "expires",
-        "expiring", "-",
-    ];
-    let word = if before.ends_with(['–', '-']) {
-        "-"
-    } else {
-        last
-    };
-    let is_start = starts.contains(&word) && word != "on";
-    let is_end = ends.contains(&word);
+    let before = lower.trim_end().trim_end_matches([':', ',', '|', ' ', '.']);
+    let words: Vec<&str> = before
+        .rsplit(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(2)
+        .collect();
+    let last = words.first().copied().unwrap_or("");
+    let pair = words.iter().rev().copied().collect::<Vec<_>>().join(" ");
+    let dash = before.ends_with(['–', '-']) && !last.is_empty();
+    let is_start = START_WORDS.contains(&last) || START_PAIRS.contains(&pair.as_str());
+    let is_end = dash || END_WORDS.contains(&last) || END_PAIRS.contains(&pair.as_str());
     match p {
         Position::RangeStart if is_start => true,
         Position::RangeEnd if is_end => true,
@@ -695,6 +753,53 @@ fn at_position(p: Position, quote: &str, s: usize, i: usize, n: usize) -> bool {
         Position::Any => true,
     }
 }
+
+/// A word right before a date that makes it a range's start.
+const START_WORDS: &[&str] = &[
+    "from",
+    "start",
+    "starts",
+    "starting",
+    "started",
+    "begin",
+    "begins",
+    "beginning",
+    "began",
+    "commence",
+    "commences",
+    "commencing",
+    "commenced",
+];
+/// Two words right before a date that make it a range's start.
+const START_PAIRS: &[&str] = &[
+    "first day",
+    "start date",
+    "starting date",
+    "commencement date",
+    "effective date",
+    "starts on",
+    "begins on",
+    "commences on",
+    "started on",
+    "began on",
+];
+/// A word right before a date that makes it a range's end.
+const END_WORDS: &[&str] = &[
+    "to", "until", "till", "through", "end", "ends", "ending", "ended", "expire", "expires",
+    "expiring", "expiry",
+];
+/// Two words right before a date that make it a range's end.
+const END_PAIRS: &[&str] = &[
+    "last day",
+    "end date",
+    "ending date",
+    "expiry date",
+    "ends on",
+    "expires on",
+    "ending on",
+    "ended on",
+    "closing date",
+];
 
 /// Bytes of connecting words after a cue, before the value: `:`, `is`, `are`, `by`,
 /// `the`, `name`, `number`, `no.`, `#`, `-`, `|`, quotes and brackets.
@@ -774,10 +879,9 @@ pub fn names(
         .filter(|m| m.fields.contains(&spec.name))
         .collect();
     for m in &mine {
-        for at in [Some(m.end), copula_after(quote, m.end)]
-            .into_iter()
-            .flatten()
-        {
+        let possessive = quote[m.end..].starts_with(['\'', '’']);
+        let direct = (!possessive).then_some(m.end);
+        for at in [direct, copula_after(quote, m.end)].into_iter().flatten() {
             let at = at + connectors(&quote[at..]);
             if let Some((s, e)) = names::name_at(&quote[at..]) {
                 take(at + s, at + e, x);
@@ -825,7 +929,22 @@ fn name_before(quote: &str, cue: usize) -> Option<(usize, usize)> {
         .strip_suffix("the")
         .or_else(|| lead.strip_suffix("The"))
         .unwrap_or(lead);
-    let lead = lead.trim_end();
+    let mut lead = lead.trim_end();
+    for filler in [
+        "referred to as",
+        "hereinafter called",
+        "hereinafter",
+        "being",
+        "as",
+    ] {
+        if let Some(l) = lead
+            .strip_suffix(filler)
+            .filter(|l| l.ends_with([' ', '(']))
+        {
+            lead = l.trim_end();
+            break;
+        }
+    }
     let party = lead.strip_suffix('(').or_else(|| lead.strip_suffix(','))?;
     let lower = party.to_ascii_lowercase();
     let start = [" between ", " and ", " by ", "; ", ". ", ": "]

@@ -161,13 +161,20 @@ fn closes(w: &str) -> bool {
 pub fn name_at(s: &str) -> Option<(usize, usize)> {
     let ws = words(s);
     let mut i = 0;
-    while i < ws.len() && (is_honorific(ws[i].1) || DETERMINERS.contains(&bare(ws[i].1).as_str())) {
+    while i < ws.len()
+        && (is_honorific(ws[i].1)
+            || DETERMINERS.contains(&bare(ws[i].1).as_str())
+            || is_list_marker(ws[i].1))
+    {
         i += 1;
     }
     let first = i;
     let mut last = None;
     while i < ws.len() && i - first < 8 {
-        let (_, w) = ws[i];
+        let (at, w) = ws[i];
+        if i > first && s[ws[i - 1].0..at].contains('\n') {
+            break; // a name never runs across lines
+        }
         let b = bare(w);
         if capitalised(w) {
             last = Some(i);
@@ -196,6 +203,16 @@ pub fn name_at(s: &str) -> Option<(usize, usize)> {
         trimmed = trimmed.trim_end_matches('.');
     }
     (ls + trimmed.len() > start).then_some((start, ls + trimmed.len()))
+}
+
+/// `(1)`, `1.`, `(a)`, `a)`: the marker of a numbered list item.
+fn is_list_marker(w: &str) -> bool {
+    let core = w.trim_start_matches('(').trim_end_matches([')', '.']);
+    (w.ends_with(')') || w.ends_with('.'))
+        && !core.is_empty()
+        && core.len() <= 3
+        && (core.bytes().all(|b| b.is_ascii_digit())
+            || (core.len() == 1 && core.bytes().all(|b| b.is_ascii_lowercase())))
 }
 
 fn is_abbrev(w: &str) -> bool {
@@ -291,6 +308,20 @@ mod tests {
             name("Ana Costa and Rui Costa"),
             Some("Ana Costa and Rui Costa")
         );
+        let n = |x: &str| name(x).map(str::to_string);
+        assert_eq!(
+            n("Helena Whitfield of Marsh End Farm, Tamsin").as_deref(),
+            Some("Helena Whitfield")
+        );
+        assert_eq!(
+            n("Bank of Scotland plc").as_deref(),
+            Some("Bank of Scotland")
+        );
+        assert_eq!(
+            n("(1) Ilse Korhaven, medical practitioner").as_deref(),
+            Some("Ilse Korhaven")
+        );
+        assert_eq!(n("COVENANTS\n   The Lessor").as_deref(), Some("COVENANTS"));
     }
 
     #[test]
