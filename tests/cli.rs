@@ -44,6 +44,25 @@ pub(crate) fn sample_corpus() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus")
 }
 
+/// The files of the sample corpus (its top level: `corpus/review/` is the review sample,
+/// ingested by the review tests on their own).
+pub(crate) fn sample_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(sample_corpus())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
+}
+
+/// `attest ingest --json` of the sample corpus's files into `idx`.
+pub(crate) fn ingest_sample(idx: &Path) -> (Value, i32) {
+    let files = sample_files();
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    ingest_json(idx, &refs)
+}
+
 /// The sample corpus ingested once per test binary (with the real model, the slow part);
 /// tests get copies of it.
 fn sample_index_master() -> &'static Path {
@@ -51,7 +70,7 @@ fn sample_index_master() -> &'static Path {
     MASTER
         .get_or_init(|| {
             let tmp = tempfile::tempdir().unwrap();
-            let (r, code) = ingest_json(&tmp.path().join("idx"), &[&sample_corpus()]);
+            let (r, code) = ingest_sample(&tmp.path().join("idx"));
             assert_eq!(code, 0, "{r}");
             tmp
         })
@@ -82,8 +101,7 @@ pub(crate) fn sample_index() -> (tempfile::TempDir, PathBuf) {
 pub(crate) fn scratch_corpus(dir: &Path) -> PathBuf {
     let dst = dir.join("docs");
     std::fs::create_dir_all(&dst).unwrap();
-    for e in std::fs::read_dir(sample_corpus()).unwrap() {
-        let p = e.unwrap().path();
+    for p in sample_files() {
         std::fs::copy(&p, dst.join(p.file_name().unwrap())).unwrap();
     }
     dst
@@ -116,9 +134,9 @@ fn search_json(idx: &Path, q: &str, extra: &[&str]) -> Value {
 fn ingest_then_search_returns_spans_that_are_verbatim_in_the_files() {
     let tmp = tempfile::tempdir().unwrap();
     let idx = tmp.path().join("idx");
-    let (r, code) = ingest_json(&idx, &[&sample_corpus()]);
+    let (r, code) = ingest_sample(&idx);
     assert_eq!(code, 0, "{r}");
-    let files = std::fs::read_dir(sample_corpus()).unwrap().count() as u64;
+    let files = sample_files().len() as u64;
     assert_eq!(r["added"], files);
     assert_eq!(r["documents"], files);
     assert!(r["failed"].as_array().unwrap().is_empty());
@@ -421,7 +439,7 @@ fn missing_or_stale_hnsw_files_are_detected_and_rebuilt() {
         json(&out.stdout)["hits"][0]["chunk_id"],
         exact["hits"][0]["chunk_id"]
     );
-    let (r, code) = ingest_json(&idx, &[&sample_corpus()]);
+    let (r, code) = ingest_sample(&idx);
     assert_eq!(code, 0, "{r}");
     let out = attest(&idx).args(["status", "--json"]).output().unwrap();
     assert_eq!(json(&out.stdout)["index"]["consistent"], true);
@@ -439,7 +457,7 @@ fn an_index_built_with_another_model_is_refused() {
         ..Config::default()
     };
     let mut e = Engine::open(cfg, std::sync::Arc::new(HashEmbedder::new(384)), true).unwrap();
-    attest::ingest::ingest(&mut e, &[sample_corpus()], &Default::default()).unwrap();
+    attest::ingest::ingest(&mut e, &sample_files(), &Default::default()).unwrap();
     drop(e);
     let out = attest(&idx).args(["search", "records"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -8,6 +8,7 @@ mod embed;
 mod generate;
 mod loaders;
 mod output;
+mod review;
 mod snapshot;
 mod store;
 mod structure;

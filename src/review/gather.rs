@@ -91,6 +91,18 @@ impl<'a> Gatherer<'a> {
                 }
             }
         }
+        if !req.fields.is_empty() {
+            let scope = self.opts.ask.scope.clone();
+            let in_scope = |d: &str| scope.as_ref().is_none_or(|s| s.contains(d));
+            for item in super::scan::scan(self.engine, req, &in_scope)? {
+                let overlaps = items
+                    .iter()
+                    .any(|i| i.doc_id == item.doc_id && i.start < item.end && item.start < i.end);
+                if !overlaps {
+                    items.push(item);
+                }
+            }
+        }
         let hinted = |e: &EvidenceItem| {
             req.documents.iter().any(|h| {
                 let h = h.to_lowercase();
@@ -225,7 +237,8 @@ fn extract_in_context(
 const MIN_EVIDENCE_WORDS: usize = 3;
 
 /// Whether a candidate of the research is evidence for `req`, with its ranking weight.
-/// Verbatim and complete is required. Then: what `ask` verified; or what states a value of
+/// Verbatim and complete is required, and text the injection guard flags is never
+/// evidence. Then: what `ask` verified; or what states a value of
 /// one of the requirement's fields under that field's cue or label (the cue is the
 /// relevance); or what sits in a section whose title names the requirement's category
 /// ("Stakeholder Consultation" under `5 Stakeholder Consultation`). A fragment of fewer
@@ -234,6 +247,9 @@ fn accept(req: &Requirement, v: &Verdict, item: &EvidenceItem) -> Option<f64> {
     let reason = v.rejected.as_ref().map(|r| r.reason);
     if matches!(reason, Some(Reason::NotVerbatim | Reason::IncompleteQuote)) {
         return None;
+    }
+    if crate::guard::screen(&item.quote).is_some() {
+        return None; // instruction-like text in a document is data, never evidence
     }
     let states = req.fields.iter().any(|f| {
         let x = extract_in_context(f, item, Some(fields::DateOrder::Dmy));

@@ -24,6 +24,7 @@ pub mod checks;
 pub mod fields;
 pub mod gather;
 pub mod report;
+pub mod scan;
 
 pub use checklist::{Checklist, ChecklistError, Mapping, Requirement, ValidationType};
 pub use checks::{Check, CheckKind, CheckStatus, ReviewStatus};
