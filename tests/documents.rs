@@ -2,13 +2,12 @@
 //! sections, instructions and values, table rows, DOCX, bad files, `eval documents`.
 //! PDFs and DOCX files are generated here; no binary fixtures.
 
-use std::io::Write;
 use std::path::Path;
 
 use serde_json::Value;
 
 use super::cli::{attest, json};
-use super::common::docgen::{docx, heading, paged_pdf, para, table, zip_of, Line, W};
+use super::common::docgen::{docx, heading, paged_pdf, para, table, zip_of, W};
 
 /// Whether poppler's `pdftotext` is installed (`scripts/setup.sh` installs it); the
 /// layout tests say they were skipped without it.

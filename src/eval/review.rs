@@ -177,12 +177,12 @@ fn checklist_path(dir: &Path) -> PathBuf {
     }
 }
 
-/// `attest eval review` on `dataset` (see the module doc); `docs` overrides where the
-/// documents are.
+/// `attest eval review` on `dataset` (see the module doc); `docs`, when not empty,
+/// overrides where the documents are.
 pub fn run(
     mut cfg: Config,
     dataset: &Path,
-    docs: Option<PathBuf>,
+    docs: Vec<PathBuf>,
     eval_index: Option<PathBuf>,
     opts_of: impl Fn(&Config) -> ReviewOptions,
 ) -> Result<ReviewEvalReport, Error> {
@@ -198,21 +198,19 @@ pub fn run(
     } else {
         None
     };
-    let docs = docs.unwrap_or_else(|| {
+    let docs = if docs.is_empty() {
         let d = dataset.join("docs");
-        if d.is_dir() {
-            d
-        } else {
-            dataset.to_path_buf()
-        }
-    });
+        vec![if d.is_dir() { d } else { dataset.to_path_buf() }]
+    } else {
+        docs
+    };
     cfg.index = eval_index_dir(dataset, eval_index);
     let opts = opts_of(&cfg);
     let mut engine = Engine::open_with_default_model(cfg, true)?;
     let t = Instant::now();
     let ingested = ingest(
         &mut engine,
-        std::slice::from_ref(&docs),
+        &docs,
         &IngestOptions {
             prune: true,
             ..IngestOptions::default()

@@ -138,13 +138,12 @@ fn typed(f: &FieldValue) -> Option<Value> {
         (serde_json::Value::Number(n), _) => n.as_f64().map(Value::Number),
         (serde_json::Value::String(s), FieldType::Date) => {
             let mut it = s.split('-').map(|p| p.parse::<i64>().ok());
-            match (it.next()??, it.next()??, it.next()??) {
-                (y, m, d) => Some(Value::Date {
-                    year: y as i32,
-                    month: m as u32,
-                    day: d as u32,
-                }),
-            }
+            let (y, m, d) = (it.next()??, it.next()??, it.next()??);
+            Some(Value::Date {
+                year: y as i32,
+                month: m as u32,
+                day: d as u32,
+            })
         }
         (serde_json::Value::String(s), _) => Some(Value::Text(s.clone())),
         _ => None,

@@ -62,9 +62,9 @@ pub enum EvalCommand {
         /// Dataset directory
         #[arg(long)]
         dataset: PathBuf,
-        /// Documents to ingest instead of the dataset's own
-        #[arg(long)]
-        docs: Option<PathBuf>,
+        /// Documents to ingest instead of the dataset's own (files or directories)
+        #[arg(long, num_args = 1..)]
+        docs: Vec<PathBuf>,
         /// Index for the dataset [default: .attest-eval/<dataset directory name>]
         #[arg(long)]
         eval_index: Option<PathBuf>,

@@ -665,7 +665,7 @@ fn limit_around(quote: &str, cue: usize, value: usize) -> bool {
             before
                 .iter()
                 .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == *w)
-                || find(between, w).first().is_some()
+                || !find(between, w).is_empty()
         })
 }
 
