@@ -2,7 +2,8 @@
 # The main job on a fresh machine: fetch the models if absent, build, ingest the bundled
 # sample corpus into ./.attest, run sample searches (plain and multi-query), then ask the
 # corpus real questions: a cited answer (with a conflict between two sources), and an
-# abstention for a question the corpus cannot answer.
+# abstention for a question the corpus cannot answer, and end with a checklist review of
+# the sample project in corpus/review/ (a PDF, a DOCX and a report).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -31,3 +32,11 @@ echo "== attest ask \"How long must client records be retained?\""
 echo
 echo "== attest ask \"What is the boiling point of liquid nitrogen?\"   (not in the corpus: exit 1)"
 "$attest" ask "What is the boiling point of liquid nitrogen?" || [ $? -eq 1 ]
+echo
+echo "== attest review corpus/review/checklist.json --scope corpus/review   (conflicts and a missing requirement: exit 1)"
+code=0
+"$attest" review corpus/review/checklist.json --scope corpus/review \
+  --report target/review-sample.md > target/review-sample.txt || code=$?
+head -n 20 target/review-sample.txt
+echo "(full review: target/review-sample.txt; report: target/review-sample.md, evidence: target/review-sample.evidence.json)"
+[ "$code" -le 1 ]

@@ -31,7 +31,7 @@ pub enum Error {
     Output(#[from] OutputError),
     /// A checklist cannot be used.
     #[error(transparent)]
-    Checklist(#[from] crate::review::ChecklistError),
+    Checklist(#[from] ChecklistError),
     /// The query is empty after trimming.
     #[error("empty query")]
     EmptyQuery,
@@ -54,3 +54,34 @@ impl From<crate::index::IndexError> for Error {
 
 /// Result with the library's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// A checklist that cannot be used, naming the file and the requirement.
+#[derive(Debug, thiserror::Error)]
+pub enum ChecklistError {
+    /// The file cannot be read.
+    #[error("{path}: {reason}")]
+    Read {
+        /// The checklist file.
+        path: std::path::PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The file is not a checklist in either form.
+    #[error("{path}: {reason}")]
+    Format {
+        /// The checklist file.
+        path: std::path::PathBuf,
+        /// Why (with the position the parser reports).
+        reason: String,
+    },
+    /// One requirement is unusable.
+    #[error("{path}: requirement {requirement}: {reason}")]
+    Requirement {
+        /// The checklist file.
+        path: std::path::PathBuf,
+        /// The requirement's id, or its 1-based position when it has none.
+        requirement: String,
+        /// Why.
+        reason: String,
+    },
+}

@@ -926,6 +926,99 @@ pub fn multihop_eval(r: &crate::eval::multihop::MultihopReport) -> String {
     s
 }
 
+/// The human form of a review: one line per requirement, then the details of each (reason, values
+/// with their evidence, checks, quotes with their place).
+pub fn review(r: &crate::review::Review) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Review of {} ({} requirements)",
+        r.checklist.name, r.checklist.requirements
+    );
+    for q in &r.requirements {
+        let _ = writeln!(
+            s,
+            "  {:<12} {:<10} {}{}",
+            q.status.as_str(),
+            q.id,
+            clean(&q.category),
+            if q.mandatory { "" } else { " (optional)" }
+        );
+    }
+    let m = &r.summary;
+    let _ = writeln!(
+        s,
+        "{} evidenced, {} missing, {} conflict, {} needs review; {} mandatory not evidenced",
+        m.evidenced, m.missing, m.conflict, m.needs_review, m.mandatory_open
+    );
+    if m.checks == 0 {
+        let _ = writeln!(s, "No checks were performed: no field was stated by two documents and no rule applied. This is not a pass.");
+    } else {
+        let _ = writeln!(
+            s,
+            "{} checks performed, {} found a problem.",
+            m.checks, m.checks_failed
+        );
+    }
+    let _ = writeln!(
+        s,
+        "The review approves nothing: the decision is the reviewer's."
+    );
+    for q in &r.requirements {
+        review_details(q, &mut s);
+    }
+    s
+}
+
+fn review_details(q: &crate::review::RequirementReview, s: &mut String) {
+    let _ = writeln!(
+        s,
+        "\n{} [{}] {}: {}",
+        q.id,
+        q.validation_type.as_str(),
+        q.status.as_str(),
+        clean(&q.reason)
+    );
+    for f in &q.fields {
+        let _ = writeln!(
+            s,
+            "  {} = {}  (\"{}\", {})",
+            f.name,
+            f.value,
+            clean(&f.raw),
+            f.evidence
+        );
+    }
+    for v in &q.rejected_values {
+        let _ = writeln!(
+            s,
+            "  not taken for {}: \"{}\" ({}; {})",
+            v.name,
+            clean(&v.raw),
+            v.note,
+            v.evidence
+        );
+    }
+    for c in &q.checks {
+        let _ = writeln!(
+            s,
+            "  check {}: {} ({})",
+            c.field,
+            c.status.as_str(),
+            clean(&c.note)
+        );
+    }
+    for e in crate::review::report::quoted(q) {
+        let _ = writeln!(
+            s,
+            "  {} {}\n      \"{}\"",
+            e.id,
+            evidence_place(e),
+            clean(&snippet(&e.display, 300))
+        );
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,36 +17,7 @@ pub const MAX_CHECKLIST_BYTES: u64 = 4 << 20;
 /// Most requirements in one checklist.
 pub const MAX_REQUIREMENTS: usize = 2_000;
 
-/// A checklist that cannot be used, naming the file and the requirement.
-#[derive(Debug, thiserror::Error)]
-pub enum ChecklistError {
-    /// The file cannot be read.
-    #[error("{path}: {reason}")]
-    Read {
-        /// The checklist file.
-        path: PathBuf,
-        /// Why.
-        reason: String,
-    },
-    /// The file is not a checklist in either form.
-    #[error("{path}: {reason}")]
-    Format {
-        /// The checklist file.
-        path: PathBuf,
-        /// Why (with the position the parser reports).
-        reason: String,
-    },
-    /// One requirement is unusable.
-    #[error("{path}: requirement {requirement}: {reason}")]
-    Requirement {
-        /// The checklist file.
-        path: PathBuf,
-        /// The requirement's id, or its 1-based position when it has none.
-        requirement: String,
-        /// Why.
-        reason: String,
-    },
-}
+pub use crate::error::ChecklistError;
 
 /// How a requirement is validated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -189,6 +189,16 @@ impl<'a> Gatherer<'a> {
         Ok((found, rejected))
     }
 
+    /// The date order of document `doc_id` once [`Gatherer::fields`] has read it.
+    pub fn order_cached(&self, doc_id: &str) -> Option<DateOrder> {
+        self.docs.get(doc_id).and_then(|(d, _)| d.date_order)
+    }
+
+    /// Whether the document's stored text holds `v.raw` at `[v.start, v.end)`.
+    pub fn holds(&self, v: &FieldValue) -> bool {
+        self.verbatim(v)
+    }
+
     /// Whether the document's stored text holds `v.raw` at `[v.start, v.end)`.
     fn verbatim(&self, v: &FieldValue) -> bool {
         self.docs

@@ -23,6 +23,7 @@ pub mod checklist;
 pub mod checks;
 pub mod fields;
 pub mod gather;
+pub mod propose;
 pub mod report;
 pub mod scan;
 
@@ -46,6 +47,8 @@ pub struct ReviewOptions {
     pub tolerance: Tolerance,
     /// Verified items kept per research query, best first.
     pub per_query: usize,
+    /// Let the engine's generator, when one is loaded, propose field values.
+    pub propose: bool,
 }
 
 impl ReviewOptions {
@@ -61,6 +64,7 @@ impl ReviewOptions {
             date_order: None,
             tolerance: Tolerance::default(),
             per_query: 8,
+            propose: true,
         }
     }
 }
@@ -145,6 +149,9 @@ pub struct RequirementReview {
     pub rejected_values: Vec<RejectedValue>,
     /// Checks performed.
     pub checks: Vec<Check>,
+    /// Values the generator proposed, kept or not, and why (empty without a generator).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<propose::Proposal>,
 }
 
 /// A document of the reviewed set.
@@ -242,7 +249,8 @@ pub fn review(
         let evidence = g.gather(req)?;
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
-        let (fields, rejected) = g.fields(req, &evidence)?;
+        let (mut fields, rejected) = g.fields(req, &evidence)?;
+        let proposals = proposals(engine, opts, &g, req, &evidence, &mut fields, &rejected)?;
         *timings.entry("fields".into()).or_default() += ms(t);
         let t = Instant::now();
         let checked = checks::validate(req, &evidence, &fields, &rejected, &opts.tolerance);
@@ -261,6 +269,7 @@ pub fn review(
             missing_fields: checked.missing_fields,
             rejected_values: rejected,
             checks: checked.checks,
+            proposals,
         });
     }
     for (stage, v) in g.stage_ms() {
@@ -279,6 +288,28 @@ pub fn review(
         summary,
         timings_ms: timings,
     })
+}
+
+/// The generator's proposals for `req` (none without a generator or with `propose` off).
+fn proposals(
+    engine: &Engine,
+    opts: &ReviewOptions,
+    g: &gather::Gatherer,
+    req: &checklist::Requirement,
+    evidence: &[EvidenceItem],
+    fields: &mut Vec<FieldValue>,
+    rejected: &[RejectedValue],
+) -> Result<Vec<propose::Proposal>, Error> {
+    let Some(generator) = engine.generator().filter(|_| opts.propose) else {
+        return Ok(Vec::new());
+    };
+    let mut generator = generator.lock().map_err(|_| {
+        Error::Usage("the generator is unusable: an earlier run panicked while holding it".into())
+    })?;
+    let order = |e: &EvidenceItem| g.order_cached(&e.doc_id);
+    let found = propose::propose(&mut *generator, req, evidence, &order, fields, rejected)?;
+    fields.retain(|f| g.holds(f)); // every value, proposed or read, verbatim at its span
+    Ok(found)
 }
 
 fn summarise(reqs: &[RequirementReview]) -> Summary {

@@ -17,6 +17,10 @@ use crate::evidence::support::check_claims;
 
 use super::{RequirementReview, Review};
 
+/// How an evidence item's place is written (`source p. N § section`; the binary passes
+/// `render::evidence_place`).
+pub type Place<'a> = &'a dyn Fn(&EvidenceItem) -> String;
+
 /// Other evidence items quoted per requirement besides the ones that state a value.
 const CONTEXT_ITEMS: usize = 2;
 
@@ -97,8 +101,8 @@ fn summary(r: &Review, out: &mut String) {
     out.push('\n');
 }
 
-/// The items a requirement's section quotes: those stating a value, then the best others.
-fn quoted(q: &RequirementReview) -> Vec<&EvidenceItem> {
+/// The items a requirement's findings quote: those stating a value, then the best others.
+pub fn quoted(q: &RequirementReview) -> Vec<&EvidenceItem> {
     let stating: Vec<&str> = q.fields.iter().map(|f| f.evidence.as_str()).collect();
     let mut items: Vec<&EvidenceItem> = q
         .evidence
@@ -161,7 +165,7 @@ fn requirement(q: &RequirementReview, out: &mut String) {
 }
 
 /// The Markdown report of `review` and the evidence items it cites.
-pub fn markdown(review: &Review) -> (String, Vec<EvidenceItem>) {
+pub fn markdown(review: &Review, place: Place) -> (String, Vec<EvidenceItem>) {
     let mut out = String::new();
     summary(review, &mut out);
     let mut cited_ids = std::collections::BTreeSet::new();
@@ -178,10 +182,7 @@ pub fn markdown(review: &Review) -> (String, Vec<EvidenceItem>) {
     if !items.is_empty() {
         out.push_str(&heading(2, "Cited evidence"));
         for e in &items {
-            out.push_str(&heading(
-                3,
-                &format!("{} {}", e.id, crate::render::evidence_place(e)),
-            ));
+            out.push_str(&heading(3, &format!("{} {}", e.id, place(e))));
             out.push_str(&cited(&e.quote, &e.id));
             out.push_str("\n\n");
         }
@@ -207,8 +208,8 @@ pub fn gate(text: &str, items: &[EvidenceItem]) -> GateResult {
 
 /// Write the report of `review` to `path` and its evidence to [`evidence_path`], both
 /// atomically, after the gate passed on it. Returns the gate's result.
-pub fn write(review: &Review, path: &Path) -> Result<GateResult, Error> {
-    let (text, items) = markdown(review);
+pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, Error> {
+    let (text, items) = markdown(review, place);
     let result = gate(&text, &items);
     if !result.passed {
         return Err(Error::Usage(format!(
@@ -226,98 +227,4 @@ pub fn write(review: &Review, path: &Path) -> Result<GateResult, Error> {
     crate::outfile::write_atomic(&evidence_path(path), &evidence)?;
     crate::outfile::write_atomic(path, text.as_bytes())?;
     Ok(result)
-}
-
-/// The human form: one line per requirement, then the details of each (reason, values
-/// with their evidence, checks, quotes with their place).
-pub fn human(r: &Review) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Review of {} ({} requirements)",
-        r.checklist.name, r.checklist.requirements
-    );
-    for q in &r.requirements {
-        let _ = writeln!(
-            s,
-            "  {:<12} {:<10} {}{}",
-            q.status.as_str(),
-            q.id,
-            crate::render::clean(&q.category),
-            if q.mandatory { "" } else { " (optional)" }
-        );
-    }
-    let m = &r.summary;
-    let _ = writeln!(
-        s,
-        "{} evidenced, {} missing, {} conflict, {} needs review; {} mandatory not evidenced",
-        m.evidenced, m.missing, m.conflict, m.needs_review, m.mandatory_open
-    );
-    if m.checks == 0 {
-        let _ = writeln!(s, "No checks were performed: no field was stated by two documents and no rule applied. This is not a pass.");
-    } else {
-        let _ = writeln!(
-            s,
-            "{} checks performed, {} found a problem.",
-            m.checks, m.checks_failed
-        );
-    }
-    let _ = writeln!(
-        s,
-        "The review approves nothing: the decision is the reviewer's."
-    );
-    for q in &r.requirements {
-        details(q, &mut s);
-    }
-    s
-}
-
-fn details(q: &RequirementReview, s: &mut String) {
-    let clean = crate::render::clean;
-    let _ = writeln!(
-        s,
-        "\n{} [{}] {}: {}",
-        q.id,
-        q.validation_type.as_str(),
-        q.status.as_str(),
-        clean(&q.reason)
-    );
-    for f in &q.fields {
-        let _ = writeln!(
-            s,
-            "  {} = {}  (\"{}\", {})",
-            f.name,
-            f.value,
-            clean(&f.raw),
-            f.evidence
-        );
-    }
-    for v in &q.rejected_values {
-        let _ = writeln!(
-            s,
-            "  not taken for {}: \"{}\" ({}; {})",
-            v.name,
-            clean(&v.raw),
-            v.note,
-            v.evidence
-        );
-    }
-    for c in &q.checks {
-        let _ = writeln!(
-            s,
-            "  check {}: {} ({})",
-            c.field,
-            c.status.as_str(),
-            clean(&c.note)
-        );
-    }
-    for e in quoted(q) {
-        let _ = writeln!(
-            s,
-            "  {} {}\n      \"{}\"",
-            e.id,
-            crate::render::evidence_place(e),
-            clean(&crate::render::snippet(&e.display, 300))
-        );
-    }
 }

@@ -169,22 +169,7 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
             eval_index,
             date_order,
             json,
-        } => {
-            let order = date_order
-                .map(|s| s.parse())
-                .transpose()
-                .map_err(anyhow::Error::msg)?;
-            let report = attest::eval::review::run(cfg, &dataset, docs, eval_index, |c| {
-                let mut o = attest::review::ReviewOptions::from_config(c);
-                o.date_order = order;
-                o
-            })?;
-            let bad = report.raw_not_verbatim > 0 || !report.wrong_values.is_empty();
-            emit(json, &report, render::review_eval)?;
-            if bad {
-                return Ok(ExitCode::from(1));
-            }
-        }
+        } => return review(cfg, &dataset, docs, eval_index, date_order, json),
         EvalCommand::Answers(args) => answers(cfg, args)?,
         EvalCommand::Attribution {
             dataset,
@@ -284,4 +269,31 @@ fn answers(cfg: Config, args: AnswersArgs) -> anyhow::Result<()> {
     };
     let report = attest::eval::answers::run(cfg, &run)?;
     emit(json, &report, render::answers_eval)
+}
+
+/// `attest eval review`: exit 1 when a value is wrong or a raw text not verbatim.
+fn review(
+    cfg: Config,
+    dataset: &std::path::Path,
+    docs: Vec<PathBuf>,
+    eval_index: Option<PathBuf>,
+    date_order: Option<String>,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let order = date_order
+        .map(|s| s.parse())
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let report = attest::eval::review::run(cfg, dataset, docs, eval_index, |c| {
+        let mut o = attest::review::ReviewOptions::from_config(c);
+        o.date_order = order;
+        o
+    })?;
+    let bad = report.raw_not_verbatim > 0 || !report.wrong_values.is_empty();
+    emit(json, &report, render::review_eval)?;
+    Ok(if bad {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -35,9 +35,12 @@ pub struct Args {
     /// Print the review as JSON
     #[arg(long)]
     json: bool,
+    /// Do not let the configured generator propose field values
+    #[arg(long)]
+    no_generator: bool,
 }
 
-pub fn run(cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
+pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     if !(0.0..=1.0).contains(&args.tolerance) {
         anyhow::bail!("--tolerance {}: must be between 0 and 1", args.tolerance);
     }
@@ -54,13 +57,17 @@ pub fn run(cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     });
     opts.tolerance.relative = args.tolerance;
     opts.tolerance.days = i64::from(args.date_tolerance_days);
-    let engine = Engine::open_with_default_model(cfg, false)?;
+    if args.no_generator {
+        cfg.generator = None;
+    }
+    let mut engine = Engine::open_with_default_model(cfg, false)?;
+    engine.load_generator()?;
     if !args.scope.is_empty() {
         opts.ask.scope = Some(std::sync::Arc::new(scope_ids(&engine, &args.scope)?));
     }
     let r = review(&engine, &list, &opts)?;
     if let Some(path) = &args.report {
-        report::write(&r, path)?;
+        report::write(&r, path, &attest::render::evidence_place)?;
         if !args.json {
             say(&format!(
                 "report written to {} (evidence: {})",
@@ -72,7 +79,7 @@ pub fn run(cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     if args.json {
         out(&format!("{}\n", serde_json::to_string_pretty(&r)?))?;
     } else {
-        out(&report::human(&r))?;
+        out(&attest::render::review(&r))?;
     }
     Ok(exit_if(r.summary.mandatory_open == 0, 1))
 }

@@ -1105,6 +1105,15 @@ pub fn tenure(
     }
 }
 
+/// The tenure class a word or phrase states on its own (`Leasehold` → `lease`).
+pub fn tenure_class(text: &str) -> Option<&'static str> {
+    let t = text.trim().to_ascii_lowercase();
+    TENURE_CLASSES
+        .iter()
+        .find(|(_, words)| words.contains(&t.as_str()))
+        .map(|(class, _)| *class)
+}
+
 /// Words after a tenure cue in which the tenure word must stand.
 const TENURE_WINDOW_WORDS: usize = 8;
 

@@ -307,6 +307,58 @@ pub fn extract(
     x
 }
 
+/// `raw` read whole as a value of `spec` (a generator's proposal): the value and its unit,
+/// or why it is not one. The same readers and rules as [`extract`], without the cues.
+pub fn parse(
+    spec: &FieldSpec,
+    raw: &str,
+    order: Option<DateOrder>,
+) -> Result<(Value, Option<String>), (RejectReason, String)> {
+    let raw = raw.trim();
+    let not = || {
+        (
+            RejectReason::NotAValue,
+            format!("\"{raw}\" is not a {} as a whole", spec.ty.as_str()),
+        )
+    };
+    let whole = |cands: Vec<values::Candidate>| {
+        let c = cands
+            .into_iter()
+            .find(|c| c.start == 0 && c.end == raw.len())
+            .ok_or_else(not)?;
+        c.value.map(|v| (v, c.unit))
+    };
+    match spec.ty {
+        FieldType::Date => whole(values::dates(raw, order)),
+        FieldType::Duration => whole(values::durations(raw)),
+        FieldType::Percentage => whole(values::percentages(raw)),
+        FieldType::Area => whole(values::areas(raw)),
+        FieldType::Name => match names::name_at(raw) {
+            Some((0, e)) if e == raw.len() => match names::not_a_name(raw) {
+                Some(why) => Err(why),
+                None => Ok((Value::Text(raw.to_string()), None)),
+            },
+            _ => Err(not()),
+        },
+        FieldType::Identifier => {
+            let c = values::identifier_at(raw, 0)
+                .filter(|c| c.end == raw.len())
+                .ok_or_else(not)?;
+            let v = c.value?;
+            match (&v, &spec.pattern) {
+                (Value::Text(t), Some(p)) if !p.is_match(t) => Err((
+                    RejectReason::PatternMismatch,
+                    format!("does not match the pattern {}", p.as_str()),
+                )),
+                _ => Ok((v, None)),
+            }
+        }
+        FieldType::Tenure => cues::tenure_class(raw)
+            .map(|c| (Value::Text(c.into()), None))
+            .ok_or_else(not),
+    }
+}
+
 /// How bad a disagreement is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
