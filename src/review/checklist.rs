@@ -167,6 +167,8 @@ struct RawField {
     unit: Option<String>,
     #[serde(default)]
     pattern: Option<String>,
+    #[serde(default)]
+    cues: Option<Vec<String>>,
 }
 
 /// Read the checklist at `path` (JSON, or TOML by the `.toml` extension).
@@ -348,7 +350,7 @@ fn declared_field(f: RawField) -> Result<FieldSpec, String> {
     let mut spec = match known {
         Some(c) if c.ty == ty => c,
         _ => FieldSpec {
-            cues: vec![name.replace('_', " ")],
+            cues: name_cues(&name),
             position: if name.ends_with("_end") {
                 Position::RangeEnd
             } else if name.ends_with("_start") {
@@ -368,7 +370,41 @@ fn declared_field(f: RawField) -> Result<FieldSpec, String> {
     if f.unit.is_some() {
         spec.unit = f.unit;
     }
+    if let Some(cues) = f.cues {
+        let cues: Vec<String> = cues
+            .iter()
+            .map(|c| c.trim().to_ascii_lowercase())
+            .filter(|c| !c.is_empty())
+            .collect();
+        if cues.is_empty() {
+            return Err(format!("field {name}: \"cues\" is empty"));
+        }
+        spec.cues = cues;
+    }
     Ok(spec)
+}
+
+/// Cues of a declared field from its name: `docket_number` → `docket number`, `docket
+/// no`, `docket no.`; a `_start`/`_end`/`_date` suffix also gives the name without it.
+fn name_cues(name: &str) -> Vec<String> {
+    let words = name.to_ascii_lowercase().replace(['_', '-'], " ");
+    let mut cues = vec![words.clone()];
+    if let Some(stem) = words.strip_suffix(" number") {
+        cues.extend([
+            format!("{stem} no."),
+            format!("{stem} no"),
+            format!("{stem} #"),
+        ]);
+    }
+    if let Some(stem) = words.strip_suffix(" id") {
+        cues.extend([format!("{stem} identifier"), format!("{stem} no.")]);
+    }
+    for suffix in [" start", " end", " date"] {
+        if let Some(stem) = words.strip_suffix(suffix).filter(|s| s.contains(' ')) {
+            cues.push(stem.to_string());
+        }
+    }
+    cues
 }
 
 /// A catalogue topic: words that name it, and its fields.
@@ -547,6 +583,19 @@ fields = [{ name = "project_id", type = "identifier", pattern = "^PRJ-[0-9]{4}$"
         assert_eq!(r.documents, ["Project Plan"]);
         assert!(r.fields[0].pattern.as_ref().unwrap().is_match("PRJ-0042"));
         assert!(!r.fields[0].cues.is_empty());
+        assert_eq!(
+            name_cues("docket_number"),
+            ["docket number", "docket no.", "docket no", "docket #"]
+        );
+        let c = load_str(
+            "d.json",
+            r#"{"requirements": [{"requirement_id": "X", "requirement_text": "t", "validation_type": "structured_field", "fields": [{"name": "effective_date", "type": "date", "cues": ["This AD is effective", " Effective "]}]}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.requirements[0].fields[0].cues,
+            ["this ad is effective", "effective"]
+        );
     }
 
     #[test]

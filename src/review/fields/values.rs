@@ -59,7 +59,7 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 static IDENT: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^[A-Za-z0-9](?:[A-Za-z0-9\-_/.]*[A-Za-z0-9])?"));
+    LazyLock::new(|| re(r"^[A-Za-z0-9](?:[A-Za-z0-9\-–_/.]*[A-Za-z0-9])?"));
 
 fn leap(y: i32) -> bool {
     (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
@@ -368,7 +368,7 @@ pub fn durations(quote: &str) -> Vec<Candidate> {
 /// The identifier token at the start of `rest` (offset `at` in the quote).
 pub fn identifier_at(rest: &str, at: usize) -> Option<Candidate> {
     let m = IDENT.find(rest)?;
-    let tok = m.as_str().trim_end_matches(['.', '/', '-', '_']);
+    let tok = m.as_str().trim_end_matches(['.', '/', '-', '–', '_']);
     let end = at + tok.len();
     let value = if tok.len() == 4
         && tok.bytes().all(|b| b.is_ascii_digit())
@@ -498,6 +498,10 @@ mod tests {
         let id = |s: &str| identifier_at(s, 0).map(|c| c.value.map_err(|e| e.0));
         assert_eq!(id("VCS-1234."), Some(Ok(Value::Text("VCS-1234".into()))));
         assert_eq!(id("2023"), Some(Err(RejectReason::BareYear)));
+        assert_eq!(
+            id("FAA–2020–0686."),
+            Some(Ok(Value::Text("FAA–2020–0686".into())))
+        );
         assert_eq!(id("4521"), Some(Ok(Value::Text("4521".into()))));
         assert_eq!(id("pending"), Some(Err(RejectReason::NotAValue)));
         assert_eq!(id("15/03/2021"), Some(Err(RejectReason::NotAValue)));
