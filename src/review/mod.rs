@@ -81,8 +81,7 @@ pub struct FieldValue {
     pub value: serde_json::Value,
     /// The text as written: the document's bytes at `[start, end)`.
     pub raw: String,
-    /// Unit as written, when the type has units.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Unit as written, when the type has units (`null` otherwise).
     pub unit: Option<String>,
     /// Id of the evidence item that states it.
     pub evidence: String,
