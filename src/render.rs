@@ -940,7 +940,7 @@ pub fn review(r: &crate::review::Review) -> String {
             s,
             "  {:<12} {:<10} {}{}",
             q.status.as_str(),
-            q.id,
+            clean(&q.id),
             clean(&q.category),
             if q.mandatory { "" } else { " (optional)" }
         );
@@ -974,7 +974,7 @@ fn review_details(q: &crate::review::RequirementReview, s: &mut String) {
     let _ = writeln!(
         s,
         "\n{} [{}] {}: {}",
-        q.id,
+        clean(&q.id),
         q.validation_type.as_str(),
         q.status.as_str(),
         clean(&q.reason)

@@ -462,3 +462,83 @@ fn scope_limits_the_review_to_the_documents_under_it() {
         "one document: nothing to compare"
     );
 }
+
+const TRICKY: &str = "# Hazel Fen Project Plan\n\n## Land Tenure\n\nThe project area is 1 250 ha. The land was previously owned by George Baker until 2018.\n\n## Permanence\n\nThe permanence period follows the 25-year crediting period.\n\n## Buffer Pool\n\nProjects with a risk score above 40% must deposit 20% of credits in the buffer pool. The buffer pool contribution is 5,5 % of the credits [see Annex 2.\n\n## Project Start Date\n\nThe monitoring visit planned for 31/04/2021 did not happen. The project start date is 05/06/2021.\n\n## Grievance Mechanism\n\nThere is currently no grievance mechanism for this project.\n";
+const TRICKY_CHECKS: &str = r#"{"requirements": [
+ {"requirement_id": "LT", "category": "Land Tenure", "requirement_text": "The landowner and the area are stated.", "validation_type": "structured_field"},
+ {"requirement_id": "PM", "category": "Permanence", "requirement_text": "The permanence period is stated in years.", "validation_type": "structured_field"},
+ {"requirement_id": "CP", "category": "Crediting Period", "requirement_text": "The crediting period length is stated.", "validation_type": "structured_field"},
+ {"requirement_id": "BP", "category": "Buffer Pool", "requirement_text": "The buffer pool percentage is stated.", "validation_type": "structured_field"},
+ {"requirement_id": "SD", "category": "Project Start Date", "requirement_text": "The project start date is stated.", "validation_type": "structured_field"},
+ {"requirement_id": "GR", "category": "Grievance Mechanism", "requirement_text": "A grievance redress mechanism is in place.", "validation_type": "document_presence"}
+]}"#;
+
+#[test]
+fn adversarial_wording_gives_no_wrong_value_and_absence_is_not_evidence() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = corpus(tmp.path(), &[("plan.md", TRICKY)]);
+    let idx = tmp.path().join("idx");
+    assert_eq!(ingest_json(&idx, &[&docs]).1, 0);
+    let list = checklist(tmp.path(), TRICKY_CHECKS);
+    let (r, _) = review_json(&idx, &list, &[]);
+    // "1 250 ha" is never 250 ha; a former owner is never the owner.
+    assert!(values(&r, "LT").is_empty(), "{:?}", values(&r, "LT"));
+    // "the 25-year crediting period" is the crediting period, not the permanence period.
+    assert!(values(&r, "PM").is_empty(), "{:?}", values(&r, "PM"));
+    assert_eq!(
+        values(&r, "CP"),
+        [("crediting_period_years".to_string(), Value::from(25))]
+    );
+    // A rule ("must deposit 20%") and a decimal comma ("5,5 %") give no buffer value.
+    assert!(values(&r, "BP").is_empty(), "{:?}", values(&r, "BP"));
+    // 31/04/2021 is no date, so it cannot decide that 05/06/2021 is day first.
+    assert!(values(&r, "SD").is_empty(), "{:?}", values(&r, "SD"));
+    assert_eq!(r["documents"][0]["date_order"], Value::Null);
+    // "There is currently no grievance mechanism" is not evidence that there is one.
+    assert_eq!(requirement(&r, "GR")["status"], "needs_review", "{r}");
+    // A stray "[" in a quote cannot stop the report, and the report cannot overwrite the
+    // checklist.
+    let report = tmp.path().join("r.md");
+    let out = attest(&idx)
+        .arg("review")
+        .arg(&list)
+        .arg("--report")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = validate(&idx, &report, &tmp.path().join("r.evidence.json"), &[]);
+    assert_eq!(
+        v.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&v.stdout)
+    );
+    let out = attest(&idx)
+        .arg("review")
+        .arg(&list)
+        .arg("--report")
+        .arg(&list)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("that is the checklist"));
+    let out = attest(&idx)
+        .arg("review")
+        .arg(&list)
+        .arg("--report")
+        .arg(docs.join("plan.md"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("an indexed document"));
+    assert_eq!(
+        std::fs::read_to_string(docs.join("plan.md")).unwrap(),
+        TRICKY
+    );
+}

@@ -14,6 +14,8 @@ use super::fields::{catalogue, FieldSpec, FieldType, Position};
 
 /// Largest checklist file read.
 pub const MAX_CHECKLIST_BYTES: u64 = 4 << 20;
+/// Most fields one requirement declares.
+pub const MAX_FIELDS: usize = 32;
 /// Most requirements in one checklist.
 pub const MAX_REQUIREMENTS: usize = 2_000;
 
@@ -189,6 +191,7 @@ pub fn load(path: &Path) -> Result<Checklist, ChecklistError> {
     }
     let bytes = std::fs::read(path).map_err(|e| read(e.to_string()))?;
     let text = String::from_utf8(bytes).map_err(|e| read(format!("not UTF-8 ({e})")))?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(); // a UTF-8 BOM
     let toml = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
@@ -288,6 +291,12 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
     })?;
     let category = r.category.unwrap_or_default().trim().to_string();
     let (fields, mapping) = match r.fields {
+        Some(declared) if declared.len() > MAX_FIELDS => {
+            return Err(fail(&format!(
+                "{} fields; at most {MAX_FIELDS}",
+                declared.len()
+            )));
+        }
         Some(declared) => (
             declared
                 .into_iter()
@@ -304,7 +313,10 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
         category,
         text,
         source: r.source.filter(|s| !s.trim().is_empty()),
-        accepted_evidence: r.accepted_evidence.and_then(evidence_text),
+        accepted_evidence: match r.accepted_evidence {
+            Some(v) => evidence_text(v).map_err(|e| fail(&e))?,
+            None => None,
+        },
         mandatory: r.mandatory.unwrap_or(true),
         validation_type,
         scope: r.scope.filter(|s| !s.trim().is_empty()),
@@ -315,17 +327,19 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
 }
 
 /// `accepted_evidence` as text: a string, or a list of strings joined with "; ".
-fn evidence_text(v: serde_json::Value) -> Option<String> {
+fn evidence_text(v: serde_json::Value) -> Result<Option<String>, String> {
+    let bad = || "\"accepted_evidence\" must be a string or a list of strings".to_string();
     let s = match v {
         serde_json::Value::String(s) => s,
         serde_json::Value::Array(a) => a
             .iter()
-            .filter_map(|x| x.as_str())
-            .collect::<Vec<_>>()
+            .map(|x| x.as_str().ok_or_else(bad))
+            .collect::<Result<Vec<_>, _>>()?
             .join("; "),
-        _ => return None,
+        serde_json::Value::Null => return Ok(None),
+        _ => return Err(bad()),
     };
-    Some(s.trim().to_string()).filter(|s| !s.is_empty())
+    Ok(Some(s.trim().to_string()).filter(|s| !s.is_empty()))
 }
 
 /// A declared field: its catalogue entry's cues when the name is a catalogue field,

@@ -150,6 +150,12 @@ fn typed(f: &FieldValue) -> Option<Value> {
     }
 }
 
+/// Disagreeing pairs spelled out in a check's note, at most (the values are all listed).
+const MAX_NOTES: usize = 5;
+/// Values of one field compared pairwise, at most (a document repeating a figure
+/// thousands of times must not make the review quadratic).
+const MAX_COMPARED: usize = 200;
+
 /// Compare the values of one field: every pair of distinct values; the worst result wins.
 fn compare_field(name: &str, values: &[&FieldValue], tol: &Tolerance) -> Option<Check> {
     if values.len() < 2 {
@@ -157,8 +163,10 @@ fn compare_field(name: &str, values: &[&FieldValue], tol: &Tolerance) -> Option<
     }
     let mut worst: Option<Severity> = None;
     let mut notes = Vec::new();
-    for (i, a) in values.iter().enumerate() {
-        for b in &values[i + 1..] {
+    let mut disagreements = 0usize;
+    let compared = &values[..values.len().min(MAX_COMPARED)];
+    for (i, a) in compared.iter().enumerate() {
+        for b in &compared[i + 1..] {
             let (Some(va), Some(vb)) = (typed(a), typed(b)) else {
                 continue;
             };
@@ -168,10 +176,13 @@ fn compare_field(name: &str, values: &[&FieldValue], tol: &Tolerance) -> Option<
                     (Some(Severity::Error), _) | (_, Severity::Error) => Severity::Error,
                     _ => Severity::Warning,
                 });
-                notes.push(format!(
-                    "{} ({}) vs {} ({}): {note}",
-                    a.raw, a.evidence, b.raw, b.evidence
-                ));
+                if notes.len() < MAX_NOTES {
+                    notes.push(format!(
+                        "{} ({}) vs {} ({}): {note}",
+                        a.raw, a.evidence, b.raw, b.evidence
+                    ));
+                }
+                disagreements += 1;
             }
         }
     }
@@ -181,6 +192,12 @@ fn compare_field(name: &str, values: &[&FieldValue], tol: &Tolerance) -> Option<
             "{} values from {} document(s) agree",
             values.len(),
             docs.len()
+        )
+    } else if disagreements > notes.len() {
+        format!(
+            "{}; and {} more pair(s)",
+            notes.join("; "),
+            disagreements - notes.len()
         )
     } else {
         notes.join("; ")
@@ -258,6 +275,35 @@ fn structural(fields: &[FieldValue]) -> Vec<Check> {
         }
     }
     out
+}
+
+/// Whether `quote` says the thing `category` names is absent or not done: a negation
+/// within a few words before or after one of the category's words ("There is no grievance
+/// mechanism", "A monitoring plan has not been prepared").
+pub fn states_absence(quote: &str, category: &str) -> bool {
+    let want = crate::text::content_words(category);
+    let words: Vec<String> = quote
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let negation = |w: &str| {
+        matches!(
+            w,
+            "no" | "not" | "never" | "none" | "nor" | "without" | "neither" | "lacks" | "absent"
+        ) || w.ends_with("n't")
+    };
+    words.iter().enumerate().any(|(i, w)| {
+        let topical = crate::text::content_words(w)
+            .iter()
+            .any(|c| want.contains(c));
+        topical
+            && words[i.saturating_sub(4)..(i + 5).min(words.len())]
+                .iter()
+                .any(|x| negation(x))
+    })
 }
 
 /// Validate one requirement's findings and give its status.
@@ -340,7 +386,20 @@ fn status(
         return (NeedsReview, format!("{} failed: {}", c.field, c.note));
     }
     if !req.validation_type.wants_fields() {
-        return (Evidenced, format!("{n} verified evidence item(s)"));
+        let absent = evidence
+            .iter()
+            .filter(|e| states_absence(&e.quote, &req.category))
+            .count();
+        if absent == n {
+            return (
+                NeedsReview,
+                format!("the evidence found says it is absent or not done ({n} item(s)); a person must look"),
+            );
+        }
+        return (
+            Evidenced,
+            format!("{} verified evidence item(s)", n - absent),
+        );
     }
     if req.fields.is_empty() {
         return (

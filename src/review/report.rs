@@ -35,7 +35,7 @@ pub fn evidence_path(report: &Path) -> PathBuf {
 
 /// `quote` as report sentences, each citing `id` before its closing punctuation.
 pub fn cited(quote: &str, id: &str) -> String {
-    let flat = neutralise_markers(&display_text(quote)).into_owned();
+    let flat = inert(&display_text(quote));
     let mut out = Vec::new();
     for s in sentences(&flat) {
         let sent = s.slice(&flat).trim();
@@ -49,13 +49,35 @@ pub fn cited(quote: &str, id: &str) -> String {
     out.join(" ")
 }
 
+/// Outside text made inert for the report: citation markers neutralised and every other
+/// square bracket turned full-width, so no document text opens or closes a citation.
+fn inert(text: &str) -> String {
+    neutralise_markers(text)
+        .replace('[', "［")
+        .replace(']', "］")
+}
+
+/// A table cell: one line, no pipes, brackets, spaces or control characters.
+fn cell(text: &str) -> String {
+    inert(text)
+        .chars()
+        .map(|c| {
+            if c.is_control() || c == '|' || c.is_whitespace() {
+                '_'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// A heading line: one line, no leading markers that would end it.
 fn heading(level: usize, text: &str) -> String {
-    format!(
-        "{} {}\n\n",
-        "#".repeat(level),
-        display_text(&neutralise_markers(text))
-    )
+    let line: String = display_text(&inert(text))
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    format!("{} {}\n\n", "#".repeat(level), line)
 }
 
 fn summary(r: &Review, out: &mut String) {
@@ -91,12 +113,7 @@ fn summary(r: &Review, out: &mut String) {
     ));
     out.push_str("| Requirement | Status |\n|---|---|\n");
     for q in &r.requirements {
-        let _ = writeln!(
-            out,
-            "| {} | {} |",
-            q.id.replace(['|', ' '], "_"),
-            q.status.as_str()
-        );
+        let _ = writeln!(out, "| {} | {} |", cell(&q.id), q.status.as_str());
     }
     out.push('\n');
 }
@@ -169,7 +186,13 @@ pub fn markdown(review: &Review, place: Place) -> (String, Vec<EvidenceItem>) {
     let mut out = String::new();
     summary(review, &mut out);
     let mut cited_ids = std::collections::BTreeSet::new();
-    for q in &review.requirements {
+    // Requirements without evidence are in the status table; a section would hold
+    // nothing to cite.
+    for q in review
+        .requirements
+        .iter()
+        .filter(|q| !q.evidence.is_empty())
+    {
         requirement(q, &mut out);
         cited_ids.extend(quoted(q).into_iter().map(|e| e.id.clone()));
     }
@@ -210,6 +233,13 @@ pub fn gate(text: &str, items: &[EvidenceItem]) -> GateResult {
 /// atomically, after the gate passed on it. Returns the gate's result.
 pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, Error> {
     let (text, items) = markdown(review, place);
+    if items.is_empty() {
+        return Err(Error::Usage(format!(
+            "{}: no requirement has verified evidence, so the report would cite nothing; \
+             nothing written (the review's statuses stand)",
+            path.display()
+        )));
+    }
     let result = gate(&text, &items);
     if !result.passed {
         return Err(Error::Usage(format!(

@@ -46,6 +46,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     }
     let list = checklist::load(&args.checklist)?;
     if let Some(path) = &args.report {
+        refuse_input(path, &args.checklist)?;
         attest::outfile::check(path)?;
         attest::outfile::check(&report::evidence_path(path))?;
     }
@@ -65,21 +66,50 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     if !args.scope.is_empty() {
         opts.ask.scope = Some(std::sync::Arc::new(scope_ids(&engine, &args.scope)?));
     }
-    let r = review(&engine, &list, &opts)?;
     if let Some(path) = &args.report {
-        report::write(&r, path, &attest::render::evidence_place)?;
-        if !args.json {
-            say(&format!(
-                "report written to {} (evidence: {})",
-                path.display(),
-                report::evidence_path(path).display()
-            ));
+        let file = attest::store::path_key(&path.canonicalize().unwrap_or(path.clone()));
+        if engine.store().file_state(&file)?.is_some() {
+            anyhow::bail!(
+                "--report {}: an indexed document; choose another path",
+                path.display()
+            );
         }
     }
+    let r = review(&engine, &list, &opts)?;
+    // The review is printed first: a report the gate refuses does not hide it.
     if args.json {
         out(&format!("{}\n", serde_json::to_string_pretty(&r)?))?;
     } else {
         out(&attest::render::review(&r))?;
     }
+    if let Some(path) = &args.report {
+        report::write(&r, path, &attest::render::evidence_place)?;
+        say(&format!(
+            "report written to {} (evidence: {})",
+            path.display(),
+            report::evidence_path(path).display()
+        ));
+    }
     Ok(exit_if(r.summary.mandatory_open == 0, 1))
+}
+
+/// Refuse a report path that is the checklist itself or an evidence file.
+fn refuse_input(report: &std::path::Path, checklist: &std::path::Path) -> anyhow::Result<()> {
+    let same = match (report.canonicalize(), checklist.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        anyhow::bail!(
+            "--report {}: that is the checklist; choose another path",
+            report.display()
+        );
+    }
+    if report.to_string_lossy().ends_with(".evidence.json") {
+        anyhow::bail!(
+            "--report {}: an evidence file name; the report is Markdown (its evidence goes beside it)",
+            report.display()
+        );
+    }
+    Ok(())
 }

@@ -425,8 +425,40 @@ fn crosses(gap: &str) -> bool {
 /// Words that open a clause of their own between a cue and a value ("leakage applies
 /// because harvest falls by 38%"): the value then belongs to that clause.
 const CLAUSE_WORDS: &[&str] = &[
-    "because", "since", "while", "whereas", "although", "though", "if", "unless", "when",
-    "compared", "relative", "after", "before", "which", "who",
+    "because",
+    "since",
+    "while",
+    "whereas",
+    "although",
+    "though",
+    "if",
+    "unless",
+    "when",
+    "compared",
+    "relative",
+    "after",
+    "before",
+    "which",
+    "who",
+    "originally",
+    "previously",
+    "formerly",
+    "initially",
+    "earlier",
+    "planned",
+    "postponed",
+    "proposed",
+    "superseded",
+    "replaced",
+    "revised",
+    "amended",
+    "cancelled",
+    "canceled",
+    "other",
+    "another",
+    "neighbouring",
+    "neighboring",
+    "adjacent",
 ];
 /// Words between a cue and its value, at most.
 const MAX_GAP_WORDS: usize = 12;
@@ -452,6 +484,17 @@ fn introducer<'m>(
     e: usize,
     max_gap: usize,
 ) -> Option<&'m Marker> {
+    // "the 25-year crediting period": a cue right after the value names it, whatever came
+    // before.
+    let adjacent = markers.iter().find(|m| {
+        !m.fields.is_empty()
+            && m.start >= e
+            && m.start - e <= 1
+            && quote[e..m.start].chars().all(char::is_whitespace)
+    });
+    if adjacent.is_some() {
+        return adjacent;
+    }
     // "15% of the verified credits are deposited in the buffer pool": a share is often
     // named before what it is a share of.
     let trailing = if quote[s..e].ends_with('%') || quote[s..e].ends_with("cent") {
@@ -671,15 +714,39 @@ const LIMIT_WORDS: &[&str] = &[
     "requirement",
 ];
 
+/// Words that make a statement a rule, not the project's value.
+const RULE_WORDS: &[&str] = &[
+    "shall",
+    "must",
+    "should",
+    "require",
+    "requires",
+    "required",
+    "rules",
+    "eligible",
+    "eligibility",
+    "may",
+    "can",
+    "could",
+];
+/// The first of [`RULE_WORDS`] also count before the cue in the sentence ("may" and "can"
+/// do not: "In May 2021 …").
+const RULE_LEAD_WORDS: usize = 9;
+
 /// Whether a limit word stands in the two words before the cue at `cue` or between the
 /// cue and the value at `value`.
 fn limit_around(quote: &str, cue: usize, value: usize) -> bool {
     let lower = quote.to_ascii_lowercase();
     let before: Vec<&str> = lower[..cue].split_whitespace().rev().take(2).collect();
     let between = &lower[cue.min(value)..cue.max(value)];
-    let modal = ["shall", "must", "should", "may", "can", "could"]
-        .iter()
-        .any(|w| !find(between, w).is_empty());
+    // A rule: a modal or "require" between the cue and the value, or anywhere before the
+    // value in its sentence ("projects above 40% must deposit 20% …").
+    let sentence_start = lower[..value].rfind(". ").map_or(0, |i| i + 2);
+    let lead = &lower[sentence_start.min(value)..value];
+    let modal = RULE_WORDS.iter().any(|w| !find(between, w).is_empty())
+        || RULE_WORDS[..RULE_LEAD_WORDS]
+            .iter()
+            .any(|w| !find(lead, w).is_empty());
     modal
         || LIMIT_WORDS.iter().any(|w| {
             before
@@ -697,6 +764,41 @@ fn change_amount(quote: &str, s: usize) -> bool {
         .unwrap_or("")
         .to_ascii_lowercase();
     matches!(w.as_str(), "by" | "from")
+}
+
+/// Column headers that hold something other than the project's value.
+const OTHER_COLUMNS: &[&str] = &[
+    "maximum",
+    "minimum",
+    "max",
+    "min",
+    "limit",
+    "threshold",
+    "required",
+    "requirement",
+    "registry",
+    "standard",
+    "planned",
+    "plan",
+    "previous",
+    "original",
+    "target",
+    "baseline",
+    "default",
+    "benchmark",
+    "cap",
+];
+
+/// Whether the cell holding `s` sits under a header naming a limit, plan or baseline
+/// ("Registry maximum", "Planned").
+fn under_limit_header(quote: &str, context: Option<&str>, s: usize) -> bool {
+    let Some(ctx) = context.filter(|c| c.contains('|') && quote.contains('|')) else {
+        return false;
+    };
+    cell_header(quote, ctx, s).is_some_and(|h| {
+        let h = h.to_ascii_lowercase();
+        OTHER_COLUMNS.iter().any(|w| !find(&h, w).is_empty())
+    })
 }
 
 /// Keep the candidates the field's cues (or its label) introduce; thresholds and range
@@ -727,6 +829,7 @@ pub fn owned(
         .into_iter()
         .zip(intro)
         .filter(|(c, _)| !(spec.ty == FieldType::Percentage && change_amount(quote, c.start)))
+        .filter(|(c, _)| !under_limit_header(quote, context, c.start))
         .filter(|(c, m)| match m {
             Some(m) => m.fields.contains(&spec.name),
             None => by_label_ok(c),
@@ -898,7 +1001,7 @@ pub fn names(
         .iter()
         .filter(|m| m.fields.contains(&spec.name))
         .collect();
-    for m in &mine {
+    for m in mine.iter().filter(|m| !former(quote, m.start)) {
         let possessive = quote[m.end..].starts_with(['\'', '’']);
         let direct = (!possessive).then_some(m.end);
         for at in [direct, copula_after(quote, m.end)].into_iter().flatten() {
@@ -919,6 +1022,30 @@ pub fn names(
             }
         }
     }
+}
+
+/// Whether the cue at `at` names a former holder ("previously owned by", "the former
+/// landowner", "owned until 2018 by").
+fn former(quote: &str, at: usize) -> bool {
+    let lower = quote.to_ascii_lowercase();
+    let before: Vec<&str> = lower[..at].split_whitespace().rev().take(3).collect();
+    let after: Vec<&str> = lower[at..].split_whitespace().take(4).collect();
+    let words = [
+        "previously",
+        "formerly",
+        "former",
+        "originally",
+        "previous",
+        "prior",
+        "once",
+        "until",
+        "late",
+        "deceased",
+    ];
+    before
+        .iter()
+        .chain(after.iter())
+        .any(|w| words.contains(&w.trim_matches(|c: char| !c.is_alphanumeric())))
 }
 
 /// The end of the first ` is `, ` are `, ` was ` or `:` within a few words after `at`

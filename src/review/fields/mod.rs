@@ -414,13 +414,28 @@ pub fn compare(ty: FieldType, a: &Value, b: &Value, tol: &Tolerance) -> (Agreeme
         (Value::Number(x), Value::Number(y)) => {
             let rel = (x - y).abs() / x.abs().max(y.abs()).max(f64::MIN_POSITIVE);
             let pct = (rel * 1000.0).round() / 10.0;
-            if rel <= tol.relative || x == y {
+            // Areas compare within the relative tolerance (units were converted); years and
+            // percentages as stated must be equal (20 and 21 years differ).
+            let within = if ty == FieldType::Area {
+                rel <= tol.relative
+            } else {
+                (x - y).abs() < 1e-9
+            };
+            if within || x == y {
                 (
                     Agreement::Agree,
-                    format!("{pct}% apart, within {}%", tol.relative * 100.0),
+                    if x == y {
+                        "equal".to_string()
+                    } else {
+                        format!("{pct}% apart, within {}%", tol.relative * 100.0)
+                    },
                 )
             } else {
-                differ(format!("{pct}% apart, beyond {}%", tol.relative * 100.0))
+                differ(if ty == FieldType::Area {
+                    format!("{pct}% apart, beyond {}%", tol.relative * 100.0)
+                } else {
+                    format!("{x} and {y} differ")
+                })
             }
         }
         (Value::Text(x), Value::Text(y)) if ty == FieldType::Name => names::compare(x, y),

@@ -163,7 +163,7 @@ pub fn name_at(s: &str) -> Option<(usize, usize)> {
     let mut i = 0;
     while i < ws.len()
         && (is_honorific(ws[i].1)
-            || DETERMINERS.contains(&bare(ws[i].1).as_str())
+            || (DETERMINERS.contains(&bare(ws[i].1).as_str()) && !is_initial(ws[i].1))
             || is_list_marker(ws[i].1))
     {
         i += 1;
@@ -205,6 +205,12 @@ pub fn name_at(s: &str) -> Option<(usize, usize)> {
     (ls + trimmed.len() > start).then_some((start, ls + trimmed.len()))
 }
 
+/// `A.`: an initial, never the article "a".
+fn is_initial(w: &str) -> bool {
+    let core = w.trim_end_matches('.');
+    w.ends_with('.') && core.chars().count() == 1 && core.chars().all(char::is_uppercase)
+}
+
 /// `(1)`, `1.`, `(a)`, `a)`: the marker of a numbered list item.
 fn is_list_marker(w: &str) -> bool {
     let core = w.trim_start_matches('(').trim_end_matches([')', '.']);
@@ -235,6 +241,12 @@ pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
             || DETERMINERS.contains(&w.as_str())
             || JOINERS.contains(&w.as_str())
     });
+    if !generic && ws.len() == 1 && !name.contains(['&']) {
+        return Some((
+            RejectReason::NotAValue,
+            format!("\"{name}\" is one word: not a full name"),
+        ));
+    }
     generic.then(|| {
         (
             RejectReason::GenericName,

@@ -58,6 +58,8 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+(?:\.\d+)?)|({WORD_NUM}))\s*(?:-|\s)?\s*(years?|yrs?|months?)\b"
     ))
 });
+static YEAR_MONTH: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(?:19|20|21)\d\d[-/.](?:0?[1-9]|1[0-2])$"));
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| re(r"^[A-Za-z0-9](?:[A-Za-z0-9\-–_/.]*[A-Za-z0-9])?"));
 
@@ -207,10 +209,11 @@ pub fn infer_order(text: &str) -> Option<DateOrder> {
         if c[2] != c[4] || c[5].len() != 4 {
             continue;
         }
-        let (a, b) = (num(&c[1]), num(&c[3]));
-        if a > 12 && (1..=12).contains(&b) {
+        let (a, b, y) = (num(&c[1]), num(&c[3]), num(&c[5]));
+        // Only a real date decides: 31/04/2021 shows no order.
+        if a > 12 && date(y, b, a).is_ok() {
             dmy = true;
-        } else if b > 12 && (1..=12).contains(&a) && b <= 31 {
+        } else if b > 12 && date(y, a, b).is_ok() {
             mdy = true;
         }
     }
@@ -219,6 +222,37 @@ pub fn infer_order(text: &str) -> Option<DateOrder> {
         (false, true) => Some(DateOrder::Mdy),
         _ => None,
     }
+}
+
+/// Why the number at `[start, end)` of `quote` cannot be read safely, if it cannot: it
+/// continues a number written with space, apostrophe or comma groups or a decimal comma
+/// (`1 250`, `1'250`, `5,5`), or its dot may be a thousands separator (`1.250`).
+fn unsafe_number(quote: &str, start: usize, number: &str) -> Option<(RejectReason, String)> {
+    let before: Vec<char> = quote[..start].chars().rev().take(2).collect();
+    let grouped = before.len() == 2
+        && before[1].is_ascii_digit()
+        && matches!(
+            before[0],
+            ' ' | '\u{a0}' | '\u{202f}' | '\u{2009}' | '\u{200b}' | '\'' | '’' | ',' | '.'
+        );
+    let continues = before
+        .first()
+        .is_some_and(|c| c.is_ascii_digit() || matches!(c, '\u{200b}' | '.'));
+    if grouped || continues {
+        return Some((
+            RejectReason::NotAValue,
+            "part of a longer number (digit groups or a decimal comma): not read".into(),
+        ));
+    }
+    let european = number.split_once('.').is_some_and(|(int, frac)| {
+        frac.len() == 3 && !int.contains(',') && (1..=3).contains(&int.len())
+    });
+    european.then(|| {
+        (
+            RejectReason::NotAValue,
+            format!("{number}: the dot may be a thousands separator; not read"),
+        )
+    })
 }
 
 /// `1,250.5` → 1250.5.
@@ -274,6 +308,7 @@ pub fn percentages(quote: &str) -> Vec<Candidate> {
                 )),
                 None => Err((RejectReason::NotAValue, "not a number".into())),
             };
+            let value = unsafe_number(quote, m.start(), &c[1]).map_or(value, Err);
             Candidate {
                 start: m.start(),
                 end: m.end(),
@@ -314,6 +349,7 @@ pub fn areas(quote: &str) -> Vec<Candidate> {
                     "an area must be above zero".into(),
                 )),
             };
+            let value = unsafe_number(quote, m.start(), &c[1]).map_or(value, Err);
             Candidate {
                 start: m.start(),
                 end: m.end(),
@@ -351,6 +387,11 @@ pub fn durations(quote: &str) -> Vec<Candidate> {
                 }
                 None => Err((RejectReason::NotAValue, "not a number".into())),
             };
+            let digits = c.get(3).map_or("", |g| g.as_str());
+            let value = match digits {
+                "" => value,
+                d => unsafe_number(quote, m.start(), d).map_or(value, Err),
+            };
             Candidate {
                 start: m.start(),
                 end: m.end(),
@@ -368,7 +409,19 @@ pub fn durations(quote: &str) -> Vec<Candidate> {
 /// The identifier token at the start of `rest` (offset `at` in the quote).
 pub fn identifier_at(rest: &str, at: usize) -> Option<Candidate> {
     let m = IDENT.find(rest)?;
-    let tok = m.as_str().trim_end_matches(['.', '/', '-', '–', '_']);
+    let mut tok = m.as_str().trim_end_matches(['.', '/', '-', '–', '_']);
+    // "VCS 1234": a registry prefix in letters, a space, then the number.
+    if tok.len() <= 6 && tok.bytes().all(|b| b.is_ascii_uppercase()) {
+        if let Some(next) = rest[tok.len()..]
+            .strip_prefix(' ')
+            .and_then(|r| IDENT.find(r))
+        {
+            if next.as_str().starts_with(|c: char| c.is_ascii_digit()) {
+                let n = next.as_str().trim_end_matches(['.', '/', '-', '–', '_']);
+                tok = &rest[..tok.len() + 1 + n.len()];
+            }
+        }
+    }
     let end = at + tok.len();
     let value = if tok.len() == 4
         && tok.bytes().all(|b| b.is_ascii_digit())
@@ -383,7 +436,7 @@ pub fn identifier_at(rest: &str, at: usize) -> Option<Candidate> {
             RejectReason::NotAValue,
             "an identifier has at least one digit".into(),
         ))
-    } else if NUMERIC.is_match(tok) || ISO.is_match(tok) {
+    } else if NUMERIC.is_match(tok) || ISO.is_match(tok) || YEAR_MONTH.is_match(tok) {
         Err((
             RejectReason::NotAValue,
             "a date is not an identifier".into(),
@@ -478,6 +531,16 @@ mod tests {
         assert_eq!(one(&areas("1,250 ha")), Ok(Value::Number(1250.0)));
         assert_eq!(one(&areas("Total | 1,250 | ha")), Ok(Value::Number(1250.0)));
         assert_eq!(one(&areas("12.5 km²")), Ok(Value::Number(1250.0)));
+        for grouped in [
+            "area 1 250 ha",
+            "area 1'250 ha",
+            "area 1\u{202f}250 ha",
+            "1.250 ha",
+        ] {
+            assert!(areas(grouped).iter().all(|c| c.value.is_err()), "{grouped}");
+        }
+        assert!(percentages("5,5 %").iter().all(|c| c.value.is_err()));
+        assert_eq!(infer_order("visit on 31/04/2021 and 05/06/2021"), None);
         assert_eq!(
             one(&percentages("leakage is 20 %")),
             Ok(Value::Number(20.0))
@@ -498,6 +561,11 @@ mod tests {
         let id = |s: &str| identifier_at(s, 0).map(|c| c.value.map_err(|e| e.0));
         assert_eq!(id("VCS-1234."), Some(Ok(Value::Text("VCS-1234".into()))));
         assert_eq!(id("2023"), Some(Err(RejectReason::BareYear)));
+        assert_eq!(
+            id("VCS 1234 (formerly"),
+            Some(Ok(Value::Text("VCS 1234".into())))
+        );
+        assert_eq!(id("2019-11"), Some(Err(RejectReason::NotAValue)));
         assert_eq!(
             id("FAA–2020–0686."),
             Some(Ok(Value::Text("FAA–2020–0686".into())))
