@@ -353,6 +353,26 @@ pub fn validate(
     }
 }
 
+/// The status of a requirement without fields that has evidence: evidenced, unless every
+/// quote says the thing is absent or not done.
+fn presence(req: &Requirement, evidence: &[EvidenceItem]) -> (ReviewStatus, String) {
+    let n = evidence.len();
+    let absent = evidence
+        .iter()
+        .filter(|e| states_absence(&e.quote, &req.category))
+        .count();
+    if absent == n {
+        return (
+            ReviewStatus::NeedsReview,
+            format!("the evidence found says it is absent or not done ({n} item(s)); a person must look"),
+        );
+    }
+    (
+        ReviewStatus::Evidenced,
+        format!("{} verified evidence item(s)", n - absent),
+    )
+}
+
 /// The status rules, in order: manual → needs review; no evidence → missing; a
 /// disagreement → conflict; a failed rule or an ambiguous value → needs review; then per
 /// validation type.
@@ -386,20 +406,7 @@ fn status(
         return (NeedsReview, format!("{} failed: {}", c.field, c.note));
     }
     if !req.validation_type.wants_fields() {
-        let absent = evidence
-            .iter()
-            .filter(|e| states_absence(&e.quote, &req.category))
-            .count();
-        if absent == n {
-            return (
-                NeedsReview,
-                format!("the evidence found says it is absent or not done ({n} item(s)); a person must look"),
-            );
-        }
-        return (
-            Evidenced,
-            format!("{} verified evidence item(s)", n - absent),
-        );
+        return presence(req, evidence);
     }
     if req.fields.is_empty() {
         return (
@@ -426,6 +433,15 @@ fn status(
             ),
         );
     }
+    stated_status(req, missing, single)
+}
+
+/// The status of a field requirement with at least one value stated.
+fn stated_status(
+    req: &Requirement,
+    missing: &[String],
+    single: &[String],
+) -> (ReviewStatus, String) {
     let stated: Vec<&str> = req
         .fields
         .iter()
@@ -436,7 +452,7 @@ fn status(
         && stated.iter().all(|f| single.iter().any(|s| s == f))
     {
         return (
-            NeedsReview,
+            ReviewStatus::NeedsReview,
             format!(
                 "only one document states {}; nothing to compare",
                 stated.join(", ")
@@ -447,5 +463,5 @@ fn status(
     if !missing.is_empty() {
         reason.push_str(&format!("; not stated: {}", missing.join(", ")));
     }
-    (Evidenced, reason)
+    (ReviewStatus::Evidenced, reason)
 }
