@@ -1103,18 +1103,26 @@ fn name_before(quote: &str, cue: usize) -> Option<(usize, usize)> {
     Some((start + s, start + e))
 }
 
-/// Identifiers a cue introduces; with a pattern, only a token that matches it.
-pub fn identifiers(
+/// Where values of `spec` may start: after each of its cues (past connecting words when
+/// `connect`), or, when the quote names no field, at each span its label introduces.
+fn value_starts(
     spec: &FieldSpec,
     quote: &str,
     markers: &[Marker],
     context: Option<&str>,
-    x: &mut Extraction,
-) {
+    connect: bool,
+) -> Vec<usize> {
     let mut starts: Vec<usize> = markers
         .iter()
         .filter(|m| m.fields.contains(&spec.name))
-        .map(|m| m.end + connectors(&quote[m.end..]))
+        .map(|m| {
+            m.end
+                + if connect {
+                    connectors(&quote[m.end..])
+                } else {
+                    0
+                }
+        })
         .collect();
     if markers.is_empty() {
         starts.extend(
@@ -1123,6 +1131,18 @@ pub fn identifiers(
                 .map(|(s, _)| s),
         );
     }
+    starts
+}
+
+/// Identifiers a cue introduces; with a pattern, only a token that matches it.
+pub fn identifiers(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    context: Option<&str>,
+    x: &mut Extraction,
+) {
+    let starts = value_starts(spec, quote, markers, context, true);
     for at in starts {
         let Some(mut c) = identifier_at(&quote[at..], at) else {
             continue;
@@ -1180,18 +1200,7 @@ pub fn tenure(
     context: Option<&str>,
     x: &mut Extraction,
 ) {
-    let mut starts: Vec<usize> = markers
-        .iter()
-        .filter(|m| m.fields.contains(&spec.name))
-        .map(|m| m.end)
-        .collect();
-    if markers.is_empty() {
-        starts.extend(
-            label_spans(spec, quote, context)
-                .into_iter()
-                .map(|(s, _)| s),
-        );
-    }
+    let starts = value_starts(spec, quote, markers, context, false);
     let mut hits: Vec<(usize, usize, &str)> = Vec::new();
     for at in starts {
         let lower = quote[at..].to_ascii_lowercase();
