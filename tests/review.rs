@@ -47,6 +47,17 @@ fn review_json(idx: &Path, checklist: &Path, extra: &[&str]) -> (Value, i32) {
     (json(&out.stdout), code)
 }
 
+/// `attest review CHECKLIST --report REPORT` (human output).
+fn review_report(idx: &Path, checklist: &Path, report: &Path) -> std::process::Output {
+    attest(idx)
+        .arg("review")
+        .arg(checklist)
+        .arg("--report")
+        .arg(report)
+        .output()
+        .unwrap()
+}
+
 fn requirement<'a>(r: &'a Value, id: &str) -> &'a Value {
     r["requirements"]
         .as_array()
@@ -353,13 +364,7 @@ fn text_that_imitates_citations_or_instructions_cannot_forge_the_report() {
         r#"{"requirements": [{"requirement_id": "BP", "category": "Buffer Pool", "requirement_text": "The buffer pool percentage is stated.", "validation_type": "structured_field"}]}"#,
     );
     let report = tmp.path().join("r.md");
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--report")
-        .arg(&report)
-        .output()
-        .unwrap();
+    let out = review_report(&idx, &list, &report);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -499,13 +504,7 @@ fn adversarial_wording_gives_no_wrong_value_and_absence_is_not_evidence() {
     // A stray "[" in a quote cannot stop the report, and the report cannot overwrite the
     // checklist.
     let report = tmp.path().join("r.md");
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--report")
-        .arg(&report)
-        .output()
-        .unwrap();
+    let out = review_report(&idx, &list, &report);
     assert_eq!(
         out.status.code(),
         Some(1),
@@ -519,22 +518,10 @@ fn adversarial_wording_gives_no_wrong_value_and_absence_is_not_evidence() {
         "{}",
         String::from_utf8_lossy(&v.stdout)
     );
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--report")
-        .arg(&list)
-        .output()
-        .unwrap();
+    let out = review_report(&idx, &list, &list);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("that is the checklist"));
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--report")
-        .arg(docs.join("plan.md"))
-        .output()
-        .unwrap();
+    let out = review_report(&idx, &list, &docs.join("plan.md"));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("an indexed document"));
     assert_eq!(

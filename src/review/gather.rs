@@ -157,19 +157,7 @@ impl<'a> Gatherer<'a> {
             for spec in &req.fields {
                 let x = extract_in_context(spec, item, order);
                 for v in x.found {
-                    let value = FieldValue {
-                        name: spec.name.clone(),
-                        ty: spec.ty,
-                        value: v.value.to_json(),
-                        raw: v.raw,
-                        unit: v.unit,
-                        evidence: item.id.clone(),
-                        start: item.start + v.start,
-                        end: item.start + v.end,
-                        source: item.source.clone(),
-                        doc_id: item.doc_id.clone(),
-                        page: item.page,
-                    };
+                    let value = FieldValue::in_item(spec, item, (v.start, v.end), &v.value, v.unit);
                     if self.verbatim(&value) && !found.iter().any(|f| same(f, &value)) {
                         found.push(value);
                     }

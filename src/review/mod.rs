@@ -98,6 +98,31 @@ pub struct FieldValue {
     pub page: Option<usize>,
 }
 
+impl FieldValue {
+    /// The value of `spec` stated at `[start, end)` of `item`'s quote (offsets in the quote).
+    pub fn in_item(
+        spec: &fields::FieldSpec,
+        item: &EvidenceItem,
+        (start, end): (usize, usize),
+        value: &fields::Value,
+        unit: Option<String>,
+    ) -> Self {
+        FieldValue {
+            name: spec.name.clone(),
+            ty: spec.ty,
+            value: value.to_json(),
+            raw: item.quote[start..end].to_string(),
+            unit,
+            evidence: item.id.clone(),
+            start: item.start + start,
+            end: item.start + end,
+            source: item.source.clone(),
+            doc_id: item.doc_id.clone(),
+            page: item.page,
+        }
+    }
+}
+
 /// A candidate value that was not taken, and why.
 #[derive(Debug, Clone, Serialize)]
 pub struct RejectedValue {

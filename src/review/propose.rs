@@ -173,19 +173,13 @@ fn judge(
         return Err(format!("the rules rejected this text: {}", r.note));
     }
     let (value, unit) = fields::parse(spec, raw, order_of(item)).map_err(|(_, why)| why)?;
-    Ok(FieldValue {
-        name: spec.name.clone(),
-        ty: spec.ty,
-        value: value.to_json(),
-        raw: raw.to_string(),
+    Ok(FieldValue::in_item(
+        spec,
+        item,
+        (at, at + raw.len()),
+        &value,
         unit,
-        evidence: item.id.clone(),
-        start,
-        end,
-        source: item.source.clone(),
-        doc_id: item.doc_id.clone(),
-        page: item.page,
-    })
+    ))
 }
 
 #[cfg(test)]
