@@ -237,6 +237,9 @@ macro_rules! settings {
                 $(#[doc = $doc])*
                 pub $key: $ty,
             )*
+            /// Evidence Gate presets per report template (`[presets.NAME]` tables), on top
+            /// of the built-in ones (see [`GatePreset`]).
+            pub presets: std::collections::BTreeMap<String, GatePreset>,
             /// Where each setting that is not a default came from (key → origin).
             #[serde(skip)]
             pub origins: std::collections::BTreeMap<String, Origin>,
@@ -246,6 +249,7 @@ macro_rules! settings {
             fn default() -> Self {
                 Config {
                     $($key: $default,)*
+                    presets: Default::default(),
                     origins: Default::default(),
                 }
             }
@@ -375,6 +379,97 @@ settings! {
         env "ATTEST_GENERATOR", range None,
         help "GGUF model that phrases answers (`ask`, `eval answers`)",
         none "none, answers are extractive";
+    /// Each holds its own database connection and shares the models and dense index.
+    serve_workers: usize = 2,
+        env "ATTEST_SERVE_WORKERS", range Some(Range::Int(1, 64)),
+        help "Requests `attest serve` and `attest mcp` work on in parallel";
+    /// Requests beyond it get 429 with `Retry-After`.
+    serve_concurrency: usize = 16,
+        env "ATTEST_SERVE_CONCURRENCY", range Some(Range::Int(1, 4096)),
+        help "Requests the server holds at once, running or waiting for a worker";
+    serve_max_body_bytes: u64 = 1024 * 1024,
+        env "ATTEST_SERVE_MAX_BODY_BYTES", range Some(Range::Int(1024, 1 << 30)),
+        help "Largest request body the server reads, in bytes (413 beyond)";
+    serve_max_text_bytes: u64 = 512 * 1024,
+        env "ATTEST_SERVE_MAX_TEXT_BYTES", range Some(Range::Int(1, 1 << 30)),
+        help "Longest text `/v1/validate` checks, in bytes";
+    serve_max_question_chars: usize = 2000,
+        env "ATTEST_SERVE_MAX_QUESTION_CHARS", range Some(Range::Int(1, MAX_COUNT)),
+        help "Longest question or query the server accepts, in characters";
+    /// The work goes on in its worker until it ends; the client gets 503.
+    serve_timeout_secs: u64 = 120,
+        env "ATTEST_SERVE_TIMEOUT_SECS", range Some(Range::Int(1, DAY_SECS)),
+        help "Time a request may take, in seconds";
+    /// Required with `--allow-remote`; compared in constant time.
+    serve_token: Secret = Secret::default(),
+        env "ATTEST_TOKEN", range None,
+        help "Bearer token every API request needs", none "none (loopback only)";
+    serve_cors_origins: String = String::new(),
+        env "ATTEST_CORS_ORIGINS", range None,
+        help "Comma-separated origins allowed to call the API from a browser",
+        none "none (CORS closed)";
+}
+
+/// A secret setting (the server's bearer token): never shown, printed or logged.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(Option<String>);
+
+impl Secret {
+    /// A secret holding `value` (an empty value is no secret).
+    pub fn new(value: &str) -> Self {
+        Secret((!value.is_empty()).then(|| value.to_string()))
+    }
+
+    /// The secret, when one is set.
+    pub fn expose(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Secret(set)"
+        } else {
+            "Secret(none)"
+        })
+    }
+}
+
+impl SettingValue for Secret {
+    fn from_env(_: &str, v: &str) -> Result<Self, ConfigError> {
+        Ok(Secret::new(v))
+    }
+    fn shown(&self) -> Option<String> {
+        self.0.as_ref().map(|_| "(set)".to_string())
+    }
+}
+
+impl SettingValue for String {
+    fn from_env(_: &str, v: &str) -> Result<Self, ConfigError> {
+        Ok(v.to_string())
+    }
+    fn shown(&self) -> Option<String> {
+        (!self.is_empty()).then(|| self.clone())
+    }
+}
+
+/// Thresholds of an Evidence Gate preset named in `attest.toml` (`[presets.quarterly]`).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GatePreset {
+    /// Citations every paragraph needs.
+    pub min_citations_per_paragraph: usize,
+    /// Minimum citations per 100 words.
+    pub min_density_per_100_words: f64,
+    /// Whether an uncited statement sentence fails the gate (else a warning).
+    #[serde(default = "yes")]
+    pub every_sentence_cites: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The declared setting `key`.
@@ -444,6 +539,20 @@ impl Config {
                 _ => continue,
             };
             return Err(self.invalid(s.key, v.to_string(), reason));
+        }
+        for (name, p) in &self.presets {
+            let d = p.min_density_per_100_words;
+            if !d.is_finite() || !(0.0..=100.0).contains(&d) || p.min_citations_per_paragraph > 100
+            {
+                let v = format!(
+                    "{{min_citations_per_paragraph = {}, min_density_per_100_words = {d}}}",
+                    p.min_citations_per_paragraph
+                );
+                let reason =
+                    "citations per paragraph from 0 to 100, density a finite number from 0 to 100"
+                        .into();
+                return Err(self.invalid(&format!("presets.{name}"), v, reason));
+            }
         }
         if self.cosine_weight + self.coverage_weight > 1.0 {
             let v = format!(

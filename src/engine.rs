@@ -40,7 +40,9 @@ pub struct Engine {
     cfg: Config,
     store: Store,
     embedder: Arc<dyn Embed>,
-    dense: Option<Dense>,
+    dense: Option<Arc<Dense>>,
+    /// The corpus version the dense index was loaded at.
+    dense_version: u64,
     reranker: Option<Arc<dyn Rerank>>,
     generator: Option<Arc<Mutex<dyn Generate>>>,
 }
@@ -63,11 +65,12 @@ impl Engine {
             store,
             embedder,
             dense: None,
+            dense_version: 0,
             reranker: None,
             generator: None,
         };
         if access == Access::Repair {
-            e.dense = Some(Dense::empty());
+            e.dense = Some(Arc::new(Dense::empty()));
         } else {
             e.refresh_dense(false)?;
         }
@@ -139,14 +142,53 @@ impl Engine {
         if persist {
             Dense::update(&self.store, &self.cfg.index, &self.cfg, dim, rebuild)?;
         }
-        self.dense = Some(Dense::open(
+        let version = self.store.corpus_version()?;
+        self.dense = Some(Arc::new(Dense::open(
             &self.store,
             &self.cfg.index,
             &self.cfg,
             dim,
             persist,
-        )?);
+        )?));
+        self.dense_version = version;
         Ok(())
+    }
+
+    /// Another read-only engine on the same index: its own database connection, sharing
+    /// this one's models and dense index (a server keeps one per worker).
+    pub fn reader(&self) -> Result<Engine, Error> {
+        let store = Store::open(
+            &self.cfg.index,
+            self.embedder.model_id(),
+            self.embedder.dim(),
+            false,
+        )?;
+        Ok(Engine {
+            cfg: self.cfg.clone(),
+            store,
+            embedder: self.embedder.clone(),
+            dense: self.dense.clone(),
+            dense_version: self.dense_version,
+            reranker: self.reranker.clone(),
+            generator: self.generator.clone(),
+        })
+    }
+
+    /// The corpus version the dense index was loaded at (it may lag the store's
+    /// [`Store::corpus_version`] while another process ingests).
+    pub fn dense_version(&self) -> u64 {
+        self.dense_version
+    }
+
+    /// The dense index, shared.
+    pub fn dense_arc(&self) -> Option<Arc<Dense>> {
+        self.dense.clone()
+    }
+
+    /// Use `dense`, loaded at corpus version `version` by another engine on this index.
+    pub fn set_dense(&mut self, dense: Arc<Dense>, version: u64) {
+        self.dense = Some(dense);
+        self.dense_version = version;
     }
 
     /// The configuration in force.
@@ -216,10 +258,10 @@ impl Engine {
     /// to measure its recall.
     pub fn ensure_graph(&mut self) -> Result<(), Error> {
         let dim = self.embedder.dim();
-        let dense = self
-            .dense
-            .as_mut()
-            .expect("dense index opened in Engine::open");
+        let dense =
+            self.dense.as_mut().and_then(Arc::get_mut).ok_or_else(|| {
+                Error::Usage("the dense index is shared with another engine".into())
+            })?;
         dense
             .ensure_graph(&self.store, &self.cfg.index, &self.cfg, dim)
             .map_err(Error::from)

@@ -119,11 +119,11 @@ pub fn lookup(
     Ok(Some(Hit { answer, similarity }))
 }
 
-/// Remember an answered question under settings `fingerprint`.
+/// Remember an answered question under `key` (its vector, settings fingerprint and the
+/// corpus version its research started from).
 pub fn remember(
     store: &Store,
-    qv: &[f32],
-    fingerprint: &str,
+    key: &crate::ask::screen::MemoryKey,
     answer: &Answer,
 ) -> Result<(), Error> {
     if answer.status != Status::Answered {
@@ -132,15 +132,15 @@ pub fn remember(
     let entry = Entry {
         format: ENTRY_FORMAT,
         key: question_key(&answer.question),
-        fingerprint: fingerprint.to_string(),
+        fingerprint: key.fingerprint.clone(),
         answer: answer.clone(),
     };
     let json = serde_json::to_string(&entry)
         .map_err(|e| Error::Usage(format!("memory: cannot serialise the answer: {e}")))?;
     store.remember(
         &answer.question,
-        &vector_to_blob(qv),
-        store.corpus_version()?,
+        &vector_to_blob(&key.vector),
+        key.corpus_version,
         &json,
     )?;
     Ok(())

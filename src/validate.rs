@@ -10,7 +10,8 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::evidence::gate::{check_external, GateConfig, GateResult, Severity};
 use crate::evidence::support::{check_text, needs_model, SupportConfig};
-use crate::models::MiniLm;
+use crate::models::{Embed, MiniLm};
+use std::collections::HashMap;
 
 /// Options of a text check.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,13 +26,42 @@ pub struct CheckOptions {
     pub min_density: Option<f64>,
 }
 
-/// The Evidence Gate preset `name`, or a usage error listing the presets.
+/// Names of the built-in Evidence Gate presets.
+pub const BUILT_IN_PRESETS: &[&str] = &[
+    "lenient",
+    "standard",
+    "strict",
+    "quarterly",
+    "annual",
+    "investor",
+    "deep-dive",
+];
+
+/// The built-in Evidence Gate preset `name`, or a usage error listing the presets.
 pub fn gate_preset(name: &str) -> Result<GateConfig, Error> {
     GateConfig::preset(name).ok_or_else(|| {
         Error::Usage(format!(
-            "unknown preset {name:?} (lenient, standard, strict)"
+            "unknown preset {name:?} ({})",
+            BUILT_IN_PRESETS.join(", ")
         ))
     })
+}
+
+/// The preset `name`: one declared in the configuration (`[presets.NAME]`) wins over
+/// the built-in one of that name.
+pub fn configured_preset(cfg: &Config, name: &str) -> Result<GateConfig, Error> {
+    match cfg.presets.get(name) {
+        Some(p) => Ok(GateConfig {
+            min_citations_per_paragraph: p.min_citations_per_paragraph,
+            min_density_per_100_words: p.min_density_per_100_words,
+            every_sentence_cites: p.every_sentence_cites,
+        }),
+        None => gate_preset(name).map_err(|_| {
+            let mut names: Vec<&str> = BUILT_IN_PRESETS.to_vec();
+            names.extend(cfg.presets.keys().map(String::as_str));
+            Error::Usage(format!("unknown preset {name:?} ({})", names.join(", ")))
+        }),
+    }
 }
 
 /// The bi-encoder the support check uses, with the configured batch budget.
@@ -68,26 +98,47 @@ pub fn check_file(
     evidence: &Path,
     opts: &CheckOptions,
 ) -> Result<GateResult, Error> {
-    let mut gate = gate_preset(&opts.preset)?;
+    let gate = gate_of(cfg, opts)?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| Error::Usage(format!("{}: {e}", file.display())))?;
+    let items = crate::evidence::read_evidence(evidence)?;
+    check_text_against(&text, &items, &gate, opts.support, &mut || {
+        Ok(std::sync::Arc::new(support_model(cfg)?))
+    })
+}
+
+/// The gate thresholds of `opts`: its preset (see [`configured_preset`]) with its
+/// overrides; a negative density is a usage error.
+pub fn gate_of(cfg: &Config, opts: &CheckOptions) -> Result<GateConfig, Error> {
+    let mut gate = configured_preset(cfg, &opts.preset)?;
     if let Some(n) = opts.min_citations {
         gate.min_citations_per_paragraph = n;
     }
     if let Some(d) = opts.min_density {
-        if d < 0.0 {
+        if d < 0.0 || !d.is_finite() {
             return Err(Error::Usage(format!(
-                "--min-density {d}: must not be negative"
+                "--min-density {d}: must be a finite number, not negative"
             )));
         }
         gate.min_density_per_100_words = d;
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| Error::Usage(format!("{}: {e}", file.display())))?;
-    let items = crate::evidence::read_evidence(evidence)?;
+    Ok(gate)
+}
+
+/// Check `text` against evidence `items` (id → quote) under `gate`; with `support`, the
+/// sentences that are not verbatim quotes are then checked by the model `model()` gives
+/// (loaded only when needed), and its errors fail the result.
+pub fn check_text_against(
+    text: &str,
+    items: &HashMap<String, Option<String>>,
+    gate: &GateConfig,
+    support: bool,
+    model: &mut dyn FnMut() -> Result<std::sync::Arc<dyn Embed>, Error>,
+) -> Result<GateResult, Error> {
     let ids = items.keys().cloned().collect();
-    let mut r = check_external(&text, &ids, &gate);
-    if opts.support && needs_model(&text, &items) {
-        let model = support_model(cfg)?;
-        let v = check_text(&text, &items, &model, &SupportConfig::default())?;
+    let mut r = check_external(text, &ids, gate);
+    if support && needs_model(text, items) {
+        let v = check_text(text, items, model()?.as_ref(), &SupportConfig::default())?;
         r.passed &= v.iter().all(|x| x.severity != Severity::Error);
         r.violations.extend(v);
     }

@@ -142,8 +142,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     if !question.choices.is_empty() {
         answer.choice = Some(select_choice(&question, &answer));
     }
-    if let Some((v, fp)) = &question.memory {
-        crate::memory::remember(engine.store(), v, fp, &answer)?;
+    if let Some(key) = &question.memory {
+        crate::memory::remember(engine.store(), key, &answer)?;
     }
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
 }

@@ -96,9 +96,21 @@ pub(super) struct Question {
     pub stem: String,
     /// Answer choices found in it.
     pub choices: Vec<Choice>,
-    /// The question embedding and settings fingerprint under which the answer is stored
-    /// in the QA memory (`None`: not stored).
-    pub memory: Option<(Vec<f32>, String)>,
+    /// Where the answer is stored in the QA memory (`None`: not stored).
+    pub memory: Option<MemoryKey>,
+}
+
+/// The key of an answer in the QA memory.
+#[derive(Debug, Clone)]
+pub struct MemoryKey {
+    /// The question embedding.
+    pub vector: Vec<f32>,
+    /// The settings fingerprint.
+    pub fingerprint: String,
+    /// The corpus version read before research began: an answer researched while an
+    /// ingest changed the corpus is stored under the version it started from, so it
+    /// is stale at once and never served for the new corpus.
+    pub corpus_version: u64,
 }
 
 /// What screening decided.
@@ -172,6 +184,7 @@ pub(super) fn screen(
         && choices.is_empty()
         && generator.is_none()
     {
+        let corpus_version = engine.store().corpus_version()?;
         let v = engine.embed_query(&stem)?;
         let fp = fingerprint(engine, opts);
         if let Some(hit) =
@@ -182,7 +195,11 @@ pub(super) fn screen(
             answer.metrics.timings_ms.insert("total".into(), ms(t0));
             return Ok(Screened::Done(Box::new(Run::answer_only(answer))));
         }
-        Some((v, fp))
+        Some(MemoryKey {
+            vector: v,
+            fingerprint: fp,
+            corpus_version,
+        })
     } else {
         None
     };

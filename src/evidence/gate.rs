@@ -32,9 +32,21 @@ impl Default for GateConfig {
 }
 
 impl GateConfig {
-    /// Named presets of increasing strictness: `lenient`, `standard`, `strict`.
+    /// Built-in presets: `lenient`, `standard`, `strict` of increasing strictness, and
+    /// one per report template: `quarterly`, `annual`, `investor`, `deep-dive`.
     pub fn preset(name: &str) -> Option<Self> {
+        let template = |per_paragraph, density| {
+            Some(GateConfig {
+                min_citations_per_paragraph: per_paragraph,
+                min_density_per_100_words: density,
+                every_sentence_cites: true,
+            })
+        };
         match name {
+            "quarterly" => template(1, 1.0),
+            "annual" => template(1, 1.5),
+            "investor" => template(2, 2.0),
+            "deep-dive" => template(2, 3.0),
             "lenient" => Some(GateConfig {
                 min_citations_per_paragraph: 1,
                 min_density_per_100_words: 0.25,
@@ -397,11 +409,7 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
             )
         })
         .collect();
-    let paragraphs: Vec<&str> = text
-        .split("\n\n")
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .collect();
+    let paragraphs = paragraphs(text);
     let mut words = 0;
     for (pi, p) in paragraphs.iter().enumerate() {
         let plain = strip_citations(p);
@@ -437,6 +445,15 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         words,
         density_per_100_words: density,
     }
+}
+
+/// The paragraphs of `text` as the gate numbers them (1-based in violations): blocks
+/// between blank lines, trimmed, empty ones skipped.
+pub fn paragraphs(text: &str) -> Vec<&str> {
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect()
 }
 
 /// The local rules on paragraph number `n` (text `p`): enough citations, and every

@@ -202,6 +202,22 @@ pub fn load(path: &Path) -> Result<Checklist, ChecklistError> {
     build(path, raw)
 }
 
+/// A checklist given as a JSON value (a server request body), named `origin` in errors.
+pub fn from_value(origin: &Path, value: serde_json::Value) -> Result<Checklist, ChecklistError> {
+    let format = |reason: String| ChecklistError::Format {
+        path: origin.to_path_buf(),
+        reason,
+    };
+    if !value.is_object() {
+        return Err(format(
+            "expected an object with a \"requirements\" array".into(),
+        ));
+    }
+    let raw = serde_path_to_error::deserialize(value)
+        .map_err(|e| format(format!("at {}: {}", e.path(), e.inner())))?;
+    build(origin, raw)
+}
+
 fn parse_raw(text: &str, toml: bool) -> Result<RawChecklist, String> {
     let value: serde_json::Value = if toml {
         let t: toml::Value = toml::from_str(text).map_err(|e| format!("not valid TOML ({e})"))?;

@@ -641,6 +641,35 @@ impl Store {
         Ok(rows)
     }
 
+    /// The document with id `doc_id`, when the index holds it.
+    pub fn document_by_id(&self, doc_id: &str) -> Result<Option<StoredDoc>, StoreError> {
+        self.documents_where("doc_id = ?1", doc_id, 1)
+            .map(|mut d| d.pop())
+    }
+
+    /// Up to `limit` documents in ingest order, from row id `after` on (exclusive).
+    pub fn documents_page(&self, after: i64, limit: usize) -> Result<Vec<StoredDoc>, StoreError> {
+        self.documents_where("id > ?1", after, limit)
+    }
+
+    fn documents_where(
+        &self,
+        condition: &str,
+        value: impl rusqlite::ToSql,
+        limit: usize,
+    ) -> Result<Vec<StoredDoc>, StoreError> {
+        let sql = format!(
+            "SELECT id, doc_id, path, key, source, title, content_hash FROM documents WHERE {condition} ORDER BY id LIMIT {limit}"
+        );
+        let mut st = self.conn.prepare_cached(&sql).map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([value], stored_doc)
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+
     /// The documents among rows `rows` that exist.
     pub fn documents_by_rows(&self, rows: &[i64]) -> Result<Vec<StoredDoc>, StoreError> {
         let mut st = self

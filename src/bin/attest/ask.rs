@@ -94,7 +94,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         cfg.set_by_flag("min_relevance", "--min-relevance");
     }
     let mut opts = AskOptions::from_config(&cfg);
-    opts.gate = attest::validate::gate_preset(&args.preset)?;
+    opts.gate = attest::validate::configured_preset(&cfg, &args.preset)?;
     opts.rerank = !args.no_rerank;
     opts.research = !args.single_step;
     opts.memory &= !args.no_memory;

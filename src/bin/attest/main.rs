@@ -14,6 +14,7 @@ mod eval;
 mod ingest;
 mod review;
 mod search;
+mod serve;
 mod status;
 mod validate;
 
@@ -74,6 +75,13 @@ enum Command {
     /// values with their spans, cross-document checks and a status per requirement
     /// (exit 0 every mandatory requirement evidenced, 1 otherwise, 2 error)
     Review(review::Args),
+    /// Serve the HTTP API (ask, search, review, validate with a 422 Evidence Gate,
+    /// documents, evidence), Prometheus metrics and the evidence viewer on a loopback
+    /// address, with the models loaded once (stops on SIGINT/SIGTERM)
+    Serve(serve::Args),
+    /// Serve the tools ask, search, validate, review and status and the documents as
+    /// resources over the Model Context Protocol on standard input and output
+    Mcp(serve::McpArgs),
 }
 
 /// Help of a subcommand flag that sets the configuration key `key`: the declared help and
@@ -164,7 +172,10 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let serving = matches!(cli.command, Command::Serve(_) | Command::Mcp(_));
     let filter = match cli.verbose {
+        // A server logs every Evidence Gate check and its lifecycle.
+        0 if serving => "warn,attest::gate=info,attest::server=info",
         0 => "warn",
         1 => "info",
         _ => "debug",
@@ -206,5 +217,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(cfg, args),
         Command::Status(args) => status::run(cfg, args),
         Command::Review(args) => review::run(cfg, args),
+        Command::Serve(args) => serve::run(cfg, args),
+        Command::Mcp(args) => serve::run_mcp(cfg, args),
     }
 }

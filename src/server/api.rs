@@ -1,0 +1,358 @@
+//! The HTTP endpoints: JSON in and out, in the shapes of the CLI's `--json`; every
+//! error an `application/problem+json` body (400 malformed, 404, 413, 422 Evidence Gate
+//! rejection with its own problem type, 429, 500, 503). The OpenAPI document is
+//! generated from these handlers.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
+use axum::http::request::Parts;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use tokio::sync::OwnedSemaphorePermit;
+use utoipa::OpenApi;
+
+use super::access::{problem, problem_json};
+use super::App;
+use crate::service::validation::{CitationStats, GateThresholds, GateViolation};
+use crate::service::{
+    AskRequest, GateRejection, ReviewRequest, SearchRequest, Service, ServiceError, Thresholds,
+    ValidateRequest, Versioned,
+};
+
+/// Seconds a client told 429 should wait.
+const RETRY_AFTER_SECS: &str = "1";
+
+/// The OpenAPI document of the server.
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "attest",
+        description = "Cited answers, checklist reviews and the Evidence Gate over a local document index"
+    ),
+    paths(
+        ask, search, review, validate, status, document, evidence, healthz, metrics, openapi
+    ),
+    components(schemas(
+        AskRequest,
+        SearchRequest,
+        ReviewRequest,
+        ValidateRequest,
+        Thresholds,
+        crate::service::requests::EvidenceInput,
+        GateRejection,
+        GateViolation,
+        CitationStats,
+        GateThresholds,
+        Problem,
+        crate::service::DocumentView,
+        crate::service::EvidenceCheck,
+        crate::service::documents::Drift
+    ))
+)]
+pub struct ApiDoc;
+
+/// An RFC 9457 problem body.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Problem {
+    /// `urn:attest:problem:KIND`.
+    #[serde(rename = "type")]
+    pub problem_type: String,
+    /// Short title.
+    pub title: String,
+    /// HTTP status.
+    pub status: u16,
+    /// What went wrong.
+    pub detail: String,
+}
+
+/// A JSON request body: malformed JSON, a wrong field or an unknown one is 400 with a
+/// problem body naming the field; a body over the limit is 413.
+pub struct Body<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("application/json") || v.contains("+json"));
+        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
+            let status = e.status();
+            let kind = if status == StatusCode::PAYLOAD_TOO_LARGE {
+                "body-too-large"
+            } else {
+                "bad-body"
+            };
+            problem(status, kind, e.body_text())
+        })?;
+        if !json {
+            return Err(problem(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "not-json",
+                "send the body as Content-Type: application/json",
+            ));
+        }
+        let malformed =
+            |detail: String| problem(StatusCode::BAD_REQUEST, "malformed-request", detail);
+        let mut de = serde_json::Deserializer::from_slice(&bytes);
+        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            malformed(format!(
+                "invalid request body at {}: {}",
+                e.path(),
+                e.inner()
+            ))
+        })?;
+        de.end()
+            .map_err(|e| malformed(format!("invalid request body: {e}")))?;
+        Ok(Body(value))
+    }
+}
+
+/// A place among the requests the server holds; without one free, 429.
+pub struct Permit {
+    _place: OwnedSemaphorePermit,
+}
+
+impl FromRequestParts<Arc<App>> for Permit {
+    type Rejection = Response;
+
+    async fn from_request_parts(_: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        app.permits
+            .clone()
+            .try_acquire_owned()
+            .map(|p| Permit { _place: p })
+            .map_err(|_| {
+                let mut r = problem(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "too-many-requests",
+                    "the server is at its concurrency limit; retry shortly",
+                );
+                r.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from_static(RETRY_AFTER_SECS),
+                );
+                r
+            })
+    }
+}
+
+/// Run `f` on the service in a blocking worker within the time limit, holding `permit`
+/// until it ends (a request that timed out still holds its place while it runs).
+async fn blocking<T: Send + 'static>(
+    app: &Arc<App>,
+    permit: Permit,
+    f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
+) -> Result<T, Response> {
+    let service = app.service.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let _held = permit;
+        f(&service)
+    });
+    match tokio::time::timeout(app.timeout, task).await {
+        Err(_) => Err(problem(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timeout",
+            format!("the request took longer than {} s", app.timeout.as_secs()),
+        )),
+        Ok(Err(join)) => Err(problem(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            format!("the request failed: {join}"),
+        )),
+        Ok(Ok(r)) => r.map_err(error_response),
+    }
+}
+
+/// The problem response of a service error.
+pub fn error_response(e: ServiceError) -> Response {
+    let (status, kind) = match &e {
+        ServiceError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad-request"),
+        ServiceError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found"),
+        ServiceError::TooLarge(_) => (StatusCode::PAYLOAD_TOO_LARGE, "too-large"),
+        ServiceError::Busy(_) => (StatusCode::SERVICE_UNAVAILABLE, "busy"),
+        ServiceError::Engine(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+    };
+    if status == StatusCode::INTERNAL_SERVER_ERROR {
+        tracing::error!(target: "attest::server", "{e}");
+    }
+    problem(status, kind, e.to_string())
+}
+
+/// `value` as JSON with the corpus version it was computed at.
+fn versioned<T: Serialize>(v: Versioned<T>) -> Response {
+    let mut r = axum::Json(v.value).into_response();
+    r.headers_mut().insert(
+        "x-attest-corpus-version",
+        HeaderValue::from(v.corpus_version),
+    );
+    r
+}
+
+fn done<T: Serialize>(r: Result<Versioned<T>, Response>) -> Response {
+    r.map_or_else(|e| e, versioned)
+}
+
+/// Answer a question with cited, span-checked evidence (or `no_authoritative_evidence`).
+#[utoipa::path(post, path = "/v1/ask", request_body = AskRequest, responses(
+    (status = 200, description = "The answer JSON of `attest ask --json`", body = Object),
+    (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "Question or body too long", body = Problem, content_type = "application/problem+json"),
+    (status = 429, description = "At the concurrency limit", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn ask(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Body(req): Body<AskRequest>,
+) -> Response {
+    done(blocking(&app, permit, move |s| s.ask(&req)).await)
+}
+
+/// Search the index (hybrid, dense or lexical).
+#[utoipa::path(post, path = "/v1/search", request_body = SearchRequest, responses(
+    (status = 200, description = "The result JSON of `attest search --json`", body = Object),
+    (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn search(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Body(req): Body<SearchRequest>,
+) -> Response {
+    done(blocking(&app, permit, move |s| s.search(&req)).await)
+}
+
+/// Review the indexed documents against a checklist.
+#[utoipa::path(post, path = "/v1/review", request_body = ReviewRequest, responses(
+    (status = 200, description = "The review JSON of `attest review --json`", body = Object),
+    (status = 400, description = "Malformed request or checklist", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn review(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Body(req): Body<ReviewRequest>,
+) -> Response {
+    done(blocking(&app, permit, move |s| s.review(req)).await)
+}
+
+/// A passed check: the gate's report and the thresholds applied.
+#[derive(Serialize)]
+struct Passed {
+    #[serde(flatten)]
+    report: crate::evidence::gate::GateResult,
+    thresholds: GateThresholds,
+}
+
+/// The Evidence Gate for text a caller generated: 200 when it passes, 422 with the
+/// violations when it does not.
+#[utoipa::path(post, path = "/v1/validate", request_body = ValidateRequest, responses(
+    (status = 200, description = "Passed: the gate report (warnings may remain)", body = Object),
+    (status = 422, description = "Rejected by the Evidence Gate", body = GateRejection, content_type = "application/problem+json"),
+    (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "Text or body too long", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn validate(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Body(req): Body<ValidateRequest>,
+) -> Response {
+    match blocking(&app, permit, move |s| s.validate(&req)).await {
+        Err(r) => r,
+        Ok(o) => match o.rejection {
+            Some(rejection) => problem_json(StatusCode::UNPROCESSABLE_ENTITY, &rejection),
+            None => axum::Json(Passed {
+                report: o.report,
+                thresholds: o.thresholds,
+            })
+            .into_response(),
+        },
+    }
+}
+
+/// What the index holds and whether it is healthy.
+#[utoipa::path(get, path = "/v1/status", responses(
+    (status = 200, description = "The status JSON of `attest status --json`", body = Object),
+))]
+pub async fn status(State(app): State<Arc<App>>, permit: Permit) -> Response {
+    blocking(&app, permit, |s| s.status())
+        .await
+        .map_or_else(|e| e, |s| axum::Json(s).into_response())
+}
+
+/// The span of a document view.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+pub struct SpanQuery {
+    /// Start of the span, in bytes of the document text.
+    pub start: Option<usize>,
+    /// End of the span (exclusive).
+    pub end: Option<usize>,
+}
+
+/// The stored text of a document around a span, with the span's byte and UTF-16
+/// offsets, page and section.
+#[utoipa::path(get, path = "/v1/documents/{doc_id}", params(("doc_id" = String, Path, description = "Document id"), SpanQuery), responses(
+    (status = 200, description = "The text around the span", body = crate::service::DocumentView),
+    (status = 400, description = "Span out of range or not on character boundaries", body = Problem, content_type = "application/problem+json"),
+    (status = 404, description = "No such document in the index", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn document(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Path(doc_id): Path<String>,
+    query: Result<Query<SpanQuery>, QueryRejection>,
+) -> Response {
+    let Query(q) = match query {
+        Ok(q) => q,
+        Err(e) => return problem(StatusCode::BAD_REQUEST, "malformed-request", e.body_text()),
+    };
+    done(blocking(&app, permit, move |s| s.document(&doc_id, q.start, q.end)).await)
+}
+
+/// Re-check an evidence item this server served against today's index.
+#[utoipa::path(get, path = "/v1/evidence/{evidence_key}", params(("evidence_key" = String, Path, description = "The item's evidence_key")), responses(
+    (status = 200, description = "holds, document_changed, quote_changed or document_missing", body = crate::service::EvidenceCheck),
+    (status = 404, description = "This server never served that key", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn evidence(
+    State(app): State<Arc<App>>,
+    permit: Permit,
+    Path(key): Path<String>,
+) -> Response {
+    done(blocking(&app, permit, move |s| s.evidence(&key)).await)
+}
+
+/// Liveness.
+#[utoipa::path(get, path = "/healthz", responses((status = 200, description = "`{\"status\":\"ok\"}`", body = Object)))]
+pub async fn healthz() -> Response {
+    axum::Json(serde_json::json!({"status": "ok"})).into_response()
+}
+
+/// Prometheus metrics (OpenMetrics text format).
+#[utoipa::path(get, path = "/metrics", responses((status = 200, description = "OpenMetrics text", body = String, content_type = "application/openmetrics-text")))]
+pub async fn metrics(State(app): State<Arc<App>>) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/openmetrics-text; version=1.0.0; charset=utf-8"),
+        )],
+        app.service.metrics().encode(),
+    )
+        .into_response()
+}
+
+/// This document.
+#[utoipa::path(get, path = "/openapi.json", responses((status = 200, description = "The OpenAPI document", body = Object)))]
+pub async fn openapi() -> Response {
+    axum::Json(ApiDoc::openapi()).into_response()
+}
+
+/// Any other path.
+pub async fn not_found() -> Response {
+    problem(StatusCode::NOT_FOUND, "not-found", "no such endpoint")
+}

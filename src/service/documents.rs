@@ -1,0 +1,330 @@
+//! What a viewer needs of the stored documents: the text around a span with the span's
+//! byte and UTF-16 offsets, page and section; the documents of the index; and the
+//! re-check of an evidence item the service served against today's index (drift).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::Mutex;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::{lock, Service, ServiceError, Versioned};
+use crate::answer::EvidenceItem;
+use crate::store::Store;
+use crate::store::{QuoteAt, QuoteChecker};
+
+/// Evidence items remembered for `GET /v1/evidence/{key}` and `evidence_ids`.
+pub const EVIDENCE_LOG_CAPACITY: usize = 50_000;
+
+/// Bytes of context on each side of a span in a document view.
+const CONTEXT_BYTES: usize = 6_000;
+
+/// Longest span a document view marks, in bytes.
+const MAX_SPAN_BYTES: usize = 256 * 1024;
+
+/// Most documents listed at once.
+pub const MAX_LISTED: usize = 10_000;
+
+/// The evidence items the service served, by evidence key, oldest dropped first.
+pub struct EvidenceLog {
+    items: Mutex<(HashMap<String, EvidenceItem>, VecDeque<String>)>,
+    capacity: usize,
+}
+
+impl EvidenceLog {
+    /// An empty log of at most `capacity` items.
+    pub fn new(capacity: usize) -> Self {
+        EvidenceLog {
+            items: Mutex::new((HashMap::new(), VecDeque::new())),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Remember `items`.
+    pub fn record(&self, items: &[EvidenceItem]) {
+        let mut g = lock(&self.items);
+        let (map, order) = &mut *g;
+        for item in items {
+            if map
+                .insert(item.evidence_key.clone(), item.clone())
+                .is_none()
+            {
+                order.push_back(item.evidence_key.clone());
+            }
+            while order.len() > self.capacity {
+                if let Some(old) = order.pop_front() {
+                    map.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// The item served under `key`.
+    pub fn get(&self, key: &str) -> Option<EvidenceItem> {
+        lock(&self.items).0.get(key).cloned()
+    }
+}
+
+/// A document of the index.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DocumentSummary {
+    /// Document id.
+    pub doc_id: String,
+    /// Path shown to users.
+    pub source: String,
+    /// Title.
+    pub title: String,
+}
+
+/// The stored text of a document around a span.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DocumentView {
+    /// Document id.
+    pub doc_id: String,
+    /// Path shown to users.
+    pub source: String,
+    /// Title.
+    pub title: String,
+    /// Length of the document text in bytes.
+    pub length: usize,
+    /// The span, in bytes of the document text.
+    pub start: usize,
+    /// End of the span (exclusive).
+    pub end: usize,
+    /// The text of the span.
+    pub quote: String,
+    /// 1-based page of the span's start, when the source has pages.
+    pub page: Option<usize>,
+    /// Innermost section title at the span's start.
+    pub section: Option<String>,
+    /// The text around the span.
+    pub excerpt: String,
+    /// Where the excerpt starts in the document, in bytes.
+    pub excerpt_start: usize,
+    /// Where it ends (exclusive).
+    pub excerpt_end: usize,
+    /// Whether text precedes the excerpt.
+    pub truncated_before: bool,
+    /// Whether text follows it.
+    pub truncated_after: bool,
+    /// The span inside `excerpt`, in UTF-16 code units (what a browser's strings count).
+    pub utf16_start: usize,
+    /// End of the span inside `excerpt`, in UTF-16 code units.
+    pub utf16_end: usize,
+}
+
+/// Whether an evidence item still stands in today's index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Drift {
+    /// The quote is at its span and the document is unchanged.
+    Holds,
+    /// The quote is at its span; the document changed elsewhere.
+    DocumentChanged,
+    /// The span no longer holds the quote.
+    QuoteChanged,
+    /// The document is no longer indexed.
+    DocumentMissing,
+}
+
+/// An evidence item re-checked against today's index.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct EvidenceCheck {
+    /// The key.
+    pub evidence_key: String,
+    /// What the index says at the item's span today.
+    pub status: Drift,
+    /// The item as served.
+    #[schema(value_type = Object)]
+    pub item: EvidenceItem,
+}
+
+impl Service {
+    /// Document `doc_id` around `start..end` (the document's beginning without a span).
+    pub fn document(
+        &self,
+        doc_id: &str,
+        start: Option<usize>,
+        end: Option<usize>,
+    ) -> Result<Versioned<DocumentView>, ServiceError> {
+        self.run(|e| view(e.store(), doc_id, start, end))
+    }
+
+    /// Up to [`MAX_LISTED`] documents of the index, in ingest order.
+    pub fn documents(&self) -> Result<Versioned<Vec<DocumentSummary>>, ServiceError> {
+        self.run(|e| {
+            let docs = e.store().documents_page(0, MAX_LISTED)?;
+            Ok(docs
+                .into_iter()
+                .map(|d| DocumentSummary {
+                    doc_id: d.doc_id,
+                    source: d.source,
+                    title: d.title,
+                })
+                .collect())
+        })
+    }
+
+    /// The whole stored text of document `doc_id`.
+    pub fn document_text(&self, doc_id: &str) -> Result<Versioned<String>, ServiceError> {
+        self.run(|e| {
+            e.store().document_text(doc_id)?.ok_or_else(|| {
+                ServiceError::NotFound(format!("no document {doc_id:?} in the index"))
+            })
+        })
+    }
+
+    /// Re-check the evidence item served under `key` against today's index.
+    pub fn evidence(&self, key: &str) -> Result<Versioned<EvidenceCheck>, ServiceError> {
+        let item = self.evidence.get(key).ok_or_else(|| {
+            ServiceError::NotFound(format!(
+                "evidence key {key:?} was not served by this server"
+            ))
+        })?;
+        self.run(|e| {
+            let at = QuoteChecker::new(e.store()).check(
+                &item.doc_id,
+                item.start,
+                item.end,
+                &item.quote,
+                Some(&item.content_hash),
+            )?;
+            let status = match at {
+                QuoteAt::Holds => Drift::Holds,
+                QuoteAt::DocumentChanged => Drift::DocumentChanged,
+                QuoteAt::QuoteChanged => Drift::QuoteChanged,
+                QuoteAt::DocumentMissing => Drift::DocumentMissing,
+            };
+            Ok(EvidenceCheck {
+                evidence_key: key.to_string(),
+                status,
+                item: item.clone(),
+            })
+        })
+    }
+
+    /// The items served under `keys`; an unknown key is an error naming it.
+    pub fn served(&self, keys: &[String]) -> Result<Vec<EvidenceItem>, ServiceError> {
+        keys.iter()
+            .map(|k| {
+                self.evidence.get(k).ok_or_else(|| {
+                    ServiceError::BadRequest(format!(
+                        "evidence_ids: {k:?} was not served by this server"
+                    ))
+                })
+            })
+            .collect()
+    }
+}
+
+/// The view of `doc_id` around `start..end`.
+fn view(
+    store: &Store,
+    doc_id: &str,
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Result<DocumentView, ServiceError> {
+    let doc = store
+        .document_by_id(doc_id)?
+        .ok_or_else(|| ServiceError::NotFound(format!("no document {doc_id:?} in the index")))?;
+    let text = store
+        .document_text(doc_id)?
+        .ok_or_else(|| ServiceError::NotFound(format!("no document {doc_id:?} in the index")))?;
+    let (start, end) = span(&text, start, end)?;
+    let layout = store.document_layout(doc_id, &text)?;
+    let from = floor_boundary(&text, start.saturating_sub(CONTEXT_BYTES));
+    let to = ceil_boundary(&text, (end + CONTEXT_BYTES).min(text.len()));
+    let utf16 = |a: usize, b: usize| text[a..b].encode_utf16().count();
+    Ok(DocumentView {
+        doc_id: doc.doc_id,
+        source: doc.source,
+        title: doc.title,
+        length: text.len(),
+        start,
+        end,
+        quote: text[start..end].to_string(),
+        page: layout.page_of(start),
+        section: layout.section_of(start).map(str::to_string),
+        excerpt: text[from..to].to_string(),
+        excerpt_start: from,
+        excerpt_end: to,
+        truncated_before: from > 0,
+        truncated_after: to < text.len(),
+        utf16_start: utf16(from, start),
+        utf16_end: utf16(from, end),
+    })
+}
+
+/// The span asked for, checked against `text`: in range, on character boundaries, not
+/// longer than [`MAX_SPAN_BYTES`]; none is the empty span at the start.
+fn span(
+    text: &str,
+    start: Option<usize>,
+    end: Option<usize>,
+) -> Result<(usize, usize), ServiceError> {
+    let start = start.unwrap_or(0);
+    let end = end.unwrap_or(start);
+    let bad = |why: &str| {
+        Err(ServiceError::BadRequest(format!(
+            "span {start}..{end}: {why} (the document has {} bytes)",
+            text.len()
+        )))
+    };
+    if start > end || end > text.len() {
+        return bad("out of range");
+    }
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return bad("not on character boundaries");
+    }
+    if end - start > MAX_SPAN_BYTES {
+        return bad("longer than a view shows");
+    }
+    Ok((start, end))
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn ceil_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at += 1;
+    }
+    at
+}
+
+/// The ids of the documents whose source or path is one of `scope` or under it.
+pub fn ids_under(store: &Store, scope: &[String]) -> Result<HashSet<String>, ServiceError> {
+    let roots: Vec<&str> = scope
+        .iter()
+        .map(|s| s.trim().trim_end_matches('/'))
+        .filter(|s| !s.is_empty())
+        .collect();
+    let under = |p: &str| {
+        roots
+            .iter()
+            .any(|r| p == *r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
+    };
+    let mut ids = HashSet::new();
+    let mut after = 0;
+    loop {
+        let page = store.documents_page(after, 1000)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for d in page {
+            if under(&d.source) || under(&d.path) {
+                ids.insert(d.doc_id);
+            }
+        }
+    }
+    if ids.is_empty() {
+        return Err(ServiceError::BadRequest(format!(
+            "scope: no indexed document under {}",
+            roots.join(", ")
+        )));
+    }
+    Ok(ids)
+}

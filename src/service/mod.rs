@@ -1,0 +1,278 @@
+//! The engine as a long-running service, shared by the HTTP server and the MCP server:
+//! the models and the dense index are loaded once; each worker holds its own database
+//! connection; requests are typed and bounded before any work starts.
+//!
+//! Consistency while `attest ingest` writes the same index: a request notes the corpus
+//! version, brings the shared dense index to it (reloading it when the version moved),
+//! runs, and reads the version again. When an ingest committed in between, the request
+//! runs again on the new corpus (three attempts at most, then it is refused as busy), so
+//! every result comes from one corpus version, which it reports.
+
+pub mod documents;
+pub mod metrics;
+pub mod requests;
+pub mod validation;
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Instant;
+
+use crate::answer::Answer;
+use crate::ask::{ask, AskOptions};
+use crate::config::Config;
+use crate::engine::{Access, Engine};
+use crate::error::Error;
+use crate::index::Dense;
+use crate::retrieve::{search, SearchResult};
+use crate::review::{checklist, Review, ReviewOptions};
+
+pub use documents::{DocumentSummary, DocumentView, EvidenceCheck};
+pub use metrics::Metrics;
+pub use requests::{AskRequest, ReviewRequest, SearchRequest, Thresholds, ValidateRequest};
+pub use validation::{GateOutcome, GateRejection};
+
+/// Attempts of a request while an ingest keeps changing the corpus.
+const ATTEMPTS: usize = 3;
+
+/// Why the service refused or failed a request.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The request is malformed or out of range (HTTP 400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// It names something the index does not hold (HTTP 404).
+    #[error("{0}")]
+    NotFound(String),
+    /// A text or question is longer than the server accepts (HTTP 413).
+    #[error("{0}")]
+    TooLarge(String),
+    /// The corpus kept changing during the request (HTTP 503, retry later).
+    #[error("{0}")]
+    Busy(String),
+    /// The engine failed (HTTP 500).
+    #[error(transparent)]
+    Engine(#[from] Error),
+}
+
+impl From<crate::store::StoreError> for ServiceError {
+    fn from(e: crate::store::StoreError) -> Self {
+        ServiceError::Engine(e.into())
+    }
+}
+
+/// Whether the engine error is the caller's mistake (a usage error) rather than ours.
+fn classify(e: Error) -> ServiceError {
+    match e {
+        Error::Usage(m) => ServiceError::BadRequest(m),
+        Error::EmptyQuery => ServiceError::BadRequest("empty query".into()),
+        Error::Checklist(c) => ServiceError::BadRequest(c.to_string()),
+        other => ServiceError::Engine(other),
+    }
+}
+
+/// A result with the corpus version it was computed at.
+#[derive(Debug, Clone)]
+pub struct Versioned<T> {
+    /// The result.
+    pub value: T,
+    /// The corpus version every read of the request saw.
+    pub corpus_version: u64,
+}
+
+/// The shared engines, models and caches of a server.
+pub struct Service {
+    cfg: Config,
+    idle: Mutex<Vec<Engine>>,
+    returned: Condvar,
+    /// The dense index at its corpus version, shared by the workers.
+    dense: Mutex<(u64, Arc<Dense>)>,
+    embedder: Arc<dyn crate::models::Embed>,
+    generator: bool,
+    evidence: documents::EvidenceLog,
+    metrics: Metrics,
+}
+
+/// Gives a worker's engine back to the pool when the request ends, even on a panic.
+struct Lease<'s> {
+    service: &'s Service,
+    engine: Option<Engine>,
+}
+
+impl Drop for Lease<'_> {
+    fn drop(&mut self) {
+        if let Some(e) = self.engine.take() {
+            lock(&self.service.idle).push(e);
+            self.service.returned.notify_one();
+        }
+    }
+}
+
+/// Lock `m`, recovering the data from a panicked holder (every holder leaves it valid).
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Service {
+    /// Open the index of `cfg` read-only with the bundled bi-encoder, `workers` database
+    /// connections and, with `generator`, the configured GGUF generator.
+    pub fn open(cfg: Config, workers: usize, generator: bool) -> Result<Service, Error> {
+        let mut first = Engine::open_with_default_model(cfg.clone(), Access::Read)?;
+        if generator {
+            first.load_generator()?;
+        }
+        Self::from_engine(first, workers)
+    }
+
+    /// A service over `first` and `workers - 1` more readers of its index.
+    pub fn from_engine(first: Engine, workers: usize) -> Result<Service, Error> {
+        let mut idle = Vec::with_capacity(workers.max(1));
+        for _ in 1..workers.max(1) {
+            idle.push(first.reader()?);
+        }
+        let dense = (
+            first.dense_version(),
+            first
+                .dense_arc()
+                .expect("an opened engine has a dense index"),
+        );
+        let cfg = first.config().clone();
+        let embedder = first.embedder_arc();
+        let generator = first.generator().is_some();
+        idle.push(first);
+        Ok(Service {
+            cfg,
+            idle: Mutex::new(idle),
+            returned: Condvar::new(),
+            dense: Mutex::new(dense),
+            embedder,
+            generator,
+            evidence: documents::EvidenceLog::new(documents::EVIDENCE_LOG_CAPACITY),
+            metrics: Metrics::new(),
+        })
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    /// The metrics every operation records.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// Run `f` on a worker's engine at one corpus version (see the module docs).
+    fn run<T>(
+        &self,
+        f: impl Fn(&Engine) -> Result<T, ServiceError>,
+    ) -> Result<Versioned<T>, ServiceError> {
+        let mut lease = self.lease();
+        let engine = lease.engine.as_mut().expect("a leased engine");
+        for _ in 0..ATTEMPTS {
+            let version = engine.store().corpus_version()?;
+            self.sync_dense(engine, version)?;
+            let value = f(engine)?;
+            if engine.store().corpus_version()? == version {
+                return Ok(Versioned {
+                    value,
+                    corpus_version: version,
+                });
+            }
+            tracing::info!(
+                "the corpus changed during a request (version {version}); running it again"
+            );
+        }
+        Err(ServiceError::Busy(format!(
+            "the corpus changed during {ATTEMPTS} attempts (an ingest is running); retry later"
+        )))
+    }
+
+    /// Wait for an idle worker.
+    fn lease(&self) -> Lease<'_> {
+        let mut idle = lock(&self.idle);
+        loop {
+            if let Some(e) = idle.pop() {
+                return Lease {
+                    service: self,
+                    engine: Some(e),
+                };
+            }
+            idle = self.returned.wait(idle).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Give `engine` the dense index of corpus `version`, loading it once for all workers.
+    fn sync_dense(&self, engine: &mut Engine, version: u64) -> Result<(), ServiceError> {
+        if engine.dense_version() == version {
+            return Ok(());
+        }
+        let mut shared = lock(&self.dense);
+        if shared.0 != version {
+            engine.refresh_dense(false)?;
+            let loaded = engine.dense_arc().expect("refreshed");
+            *shared = (engine.dense_version(), loaded);
+            tracing::info!("dense index reloaded at corpus version {}", shared.0);
+        } else {
+            engine.set_dense(shared.1.clone(), shared.0);
+        }
+        Ok(())
+    }
+
+    /// Answer a question (see [`crate::ask::ask`]); every evidence item served is kept
+    /// for [`Service::evidence`].
+    pub fn ask(&self, req: &AskRequest) -> Result<Versioned<Answer>, ServiceError> {
+        let t = Instant::now();
+        let question = req.question(&self.cfg)?;
+        let mut opts = AskOptions::from_config(&self.cfg);
+        req.apply(&self.cfg, &mut opts)?;
+        opts.generate &= self.generator;
+        let scope = self.scope(req.scope.as_deref())?;
+        opts.scope = scope.map(Arc::new);
+        let run = self.run(|e| ask(e, question, &opts).map_err(classify))?;
+        let answer = run.value.answer;
+        self.evidence.record(&answer.evidence);
+        self.metrics.answered(&answer, t.elapsed());
+        Ok(Versioned {
+            value: answer,
+            corpus_version: run.corpus_version,
+        })
+    }
+
+    /// Search the index.
+    pub fn search(&self, req: &SearchRequest) -> Result<Versioned<SearchResult>, ServiceError> {
+        let (query, mode, k) = req.parts(&self.cfg)?;
+        self.run(|e| search(e, query, mode, k).map_err(classify))
+    }
+
+    /// Review the index (or the documents under `scope`) against the request's checklist.
+    pub fn review(&self, req: ReviewRequest) -> Result<Versioned<Review>, ServiceError> {
+        let mut opts = ReviewOptions::from_config(&self.cfg);
+        opts.date_order = req.date_order()?;
+        opts.propose = self.generator;
+        opts.ask.scope = self.scope(req.scope.as_deref())?.map(Arc::new);
+        let list = checklist::from_value(Path::new("request checklist"), req.checklist)
+            .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+        let r = self.run(|e| crate::review::review(e, &list, &opts).map_err(classify))?;
+        for req in &r.value.requirements {
+            self.evidence.record(&req.evidence);
+        }
+        Ok(r)
+    }
+
+    /// What the index holds and whether it is healthy.
+    pub fn status(&self) -> Result<crate::status::Status, ServiceError> {
+        crate::status::status(&self.cfg, false).map_err(classify)
+    }
+
+    /// The ids of the indexed documents whose path or source is one of `scope` or under
+    /// it (matched as text: a request never reads the file system).
+    fn scope(&self, scope: Option<&[String]>) -> Result<Option<HashSet<String>>, ServiceError> {
+        let Some(scope) = scope else { return Ok(None) };
+        let r = self.run(|e| documents::ids_under(e.store(), scope))?;
+        Ok(Some(r.value))
+    }
+}
+
+#[cfg(test)]
+mod tests;
