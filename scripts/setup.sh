@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # System packages the project uses, installed when absent (Debian/Ubuntu):
-#   poppler-utils  pdftotext/pdfinfo, the PDF text extractor ingest prefers (layout kept).
+#   poppler-utils   pdftotext/pdfinfo, the PDF text extractor ingest prefers (layout kept).
+#   chromium, chromium-driver
+#                   headless Chromium and its WebDriver, for the evidence viewer's browser
+#                   test (tests/viewer.rs); `attest` itself never needs them.
 # Without root or apt-get it says what is missing and goes on: ingest then falls back to
-# the pure-Rust pdf-extract and the tests that need a package say they were skipped.
+# the pure-Rust pdf-extract and the tests that need a package say they were skipped
+# (in CI, ATTEST_REQUIRE_BROWSER=1 turns a missing browser into a failure).
 set -euo pipefail
 
 need=()
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0

@@ -23,3 +23,4 @@ pub fn minilm() -> &'static MiniLm {
 }
 pub mod docgen;
 pub mod review_sample;
+pub mod server;
