@@ -7,4 +7,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup.sh
 models/fetch.sh
-ATTEST_REQUIRE_GENERATOR=1 cargo test --quiet "$@"
+ATTEST_REQUIRE_GENERATOR=1 ATTEST_REQUIRE_BROWSER=1 cargo test --quiet "$@"

@@ -12,4 +12,5 @@ mod review;
 mod snapshot;
 mod store;
 mod structure;
+mod viewer;
 mod wrong;

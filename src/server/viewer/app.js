@@ -276,6 +276,17 @@ async function openDocument(item) {
   }
 }
 
+/** A new answer or review: the panel stops showing a document cited by the previous one. */
+function clearDocument() {
+  state.docTicket += 1;
+  state.lastCite = null;
+  const panel = $('#document');
+  panel.hidden = true;
+  panel.removeAttribute('aria-busy');
+  $('#document-text').replaceChildren();
+  $('#document-empty').hidden = false;
+}
+
 function renderDocument(doc, item) {
   $('#document-empty').hidden = true;
   const panel = $('#document');
@@ -350,6 +361,7 @@ async function ask(event) {
 }
 
 function renderAnswer(a) {
+  clearDocument();
   const status = String(a.status || 'unknown');
   const statusNode = $('#answer-status');
   statusNode.textContent = status;
@@ -535,6 +547,7 @@ async function review(event) {
 
 function renderReview(r) {
   r = r || {};
+  clearDocument();
   $('#review-summary').textContent = reviewSummary(r);
   const requirements = asArray(r.requirements);
   const root = $('#review-results');
