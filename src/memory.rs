@@ -119,13 +119,22 @@ pub fn lookup(
     Ok(Some(Hit { answer, similarity }))
 }
 
+/// The key of an answer in the QA memory.
+#[derive(Debug, Clone)]
+pub struct MemoryKey {
+    /// The question embedding.
+    pub vector: Vec<f32>,
+    /// The settings fingerprint.
+    pub fingerprint: String,
+    /// The corpus version read before research began: an answer researched while an
+    /// ingest changed the corpus is stored under the version it started from, so it
+    /// is stale at once and never served for the new corpus.
+    pub corpus_version: u64,
+}
+
 /// Remember an answered question under `key` (its vector, settings fingerprint and the
 /// corpus version its research started from).
-pub fn remember(
-    store: &Store,
-    key: &crate::ask::screen::MemoryKey,
-    answer: &Answer,
-) -> Result<(), Error> {
+pub fn remember(store: &Store, key: &MemoryKey, answer: &Answer) -> Result<(), Error> {
     if answer.status != Status::Answered {
         return Ok(());
     }

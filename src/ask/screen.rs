@@ -97,20 +97,7 @@ pub(super) struct Question {
     /// Answer choices found in it.
     pub choices: Vec<Choice>,
     /// Where the answer is stored in the QA memory (`None`: not stored).
-    pub memory: Option<MemoryKey>,
-}
-
-/// The key of an answer in the QA memory.
-#[derive(Debug, Clone)]
-pub struct MemoryKey {
-    /// The question embedding.
-    pub vector: Vec<f32>,
-    /// The settings fingerprint.
-    pub fingerprint: String,
-    /// The corpus version read before research began: an answer researched while an
-    /// ingest changed the corpus is stored under the version it started from, so it
-    /// is stale at once and never served for the new corpus.
-    pub corpus_version: u64,
+    pub memory: Option<crate::memory::MemoryKey>,
 }
 
 /// What screening decided.
@@ -195,7 +182,7 @@ pub(super) fn screen(
             answer.metrics.timings_ms.insert("total".into(), ms(t0));
             return Ok(Screened::Done(Box::new(Run::answer_only(answer))));
         }
-        Some(MemoryKey {
+        Some(crate::memory::MemoryKey {
             vector: v,
             fingerprint: fp,
             corpus_version,

@@ -38,8 +38,12 @@ impl Rules {
         if bound.is_ipv6() {
             names[0] = format!("[{}]", bound.ip());
         }
-        if bound.ip().is_loopback() {
+        if bound.ip().is_loopback() || bound.ip().is_unspecified() {
             names.push("localhost".into());
+        }
+        if bound.ip().is_unspecified() {
+            // Bound to every interface: loopback clients name it 127.0.0.1 or [::1].
+            names.extend(["127.0.0.1".to_string(), "[::1]".to_string()]);
         }
         names.extend(hosts.iter().map(|h| h.trim().to_ascii_lowercase()));
         let mut allowed = Vec::new();

@@ -65,11 +65,6 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
-    /// The server's process id.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// Send SIGTERM and wait for the exit status.
     pub fn stop(mut self) -> std::process::ExitStatus {
         self.terminate()

@@ -1,0 +1,571 @@
+//! `attest serve` through the real binary on an ephemeral loopback port, over the sample
+//! index with the real bi-encoder: every endpoint, the Evidence Gate's 422 body for each
+//! violation type, malformed and oversize requests, tokens, Host and Origin checks,
+//! metrics, the concurrency limit, an ingest while serving, and a graceful shutdown.
+
+use reqwest::blocking::{Client, Response};
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+
+use super::cli::{attest, json as cli_json, sample_index, scratch_corpus};
+use crate::common::server::{client, Server};
+
+const QUESTION: &str = "How long must client records be retained?";
+
+fn post(c: &Client, s: &Server, path: &str, body: &Value) -> Response {
+    c.post(s.url(path)).json(body).send().unwrap()
+}
+
+fn body(r: Response) -> Value {
+    let text = r.text().unwrap();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+/// The value of the metric line starting with `prefix` (0 when absent).
+fn metric(text: &str, prefix: &str) -> f64 {
+    text.lines()
+        .find(|l| l.starts_with(prefix))
+        .and_then(|l| l.rsplit(' ').next())
+        .map_or(0.0, |v| v.parse().unwrap())
+}
+
+#[test]
+fn every_quote_an_answer_cites_is_at_its_span_in_the_document_view() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    assert_eq!(
+        body(c.get(s.url("/healthz")).send().unwrap())["status"],
+        "ok"
+    );
+    let r = post(
+        &c,
+        &s,
+        "/v1/ask",
+        &json!({"question": QUESTION, "no_memory": true}),
+    );
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("x-attest-corpus-version"));
+    let answer = body(r);
+    assert_eq!(answer["status"], "answered", "{answer}");
+    // The server gives the CLI's answer.
+    let out = attest(&idx)
+        .args(["ask", QUESTION, "--json", "--no-memory"])
+        .output()
+        .unwrap();
+    let cli = cli_json(&out.stdout);
+    assert_eq!(answer["answer"], cli["answer"]);
+    for e in answer["evidence"].as_array().unwrap() {
+        let url = format!(
+            "/v1/documents/{}?start={}&end={}",
+            e["doc_id"].as_str().unwrap(),
+            e["start"],
+            e["end"]
+        );
+        let v = body(c.get(s.url(&url)).send().unwrap());
+        assert_eq!(v["quote"], e["quote"], "{v}");
+        let excerpt: Vec<u16> = v["excerpt"].as_str().unwrap().encode_utf16().collect();
+        let (a, b) = (
+            v["utf16_start"].as_u64().unwrap() as usize,
+            v["utf16_end"].as_u64().unwrap() as usize,
+        );
+        let marked = String::from_utf16(&excerpt[a..b]).unwrap();
+        assert_eq!(marked, e["quote"].as_str().unwrap());
+        assert_eq!(v["section"], e["section"]);
+        let key = e["evidence_key"].as_str().unwrap();
+        let check = body(c.get(s.url(&format!("/v1/evidence/{key}"))).send().unwrap());
+        assert_eq!(check["status"], "holds", "{check}");
+    }
+    let missing = c
+        .get(s.url("/v1/evidence/0123456789abcdef"))
+        .send()
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    let hits = body(post(
+        &c,
+        &s,
+        "/v1/search",
+        &json!({"query": "record retention", "k": 3}),
+    ));
+    assert_eq!(hits["hits"].as_array().unwrap().len(), 3, "{hits}");
+    let status = body(c.get(s.url("/v1/status")).send().unwrap());
+    assert!(status["documents"].as_u64().unwrap() > 10, "{status}");
+}
+
+#[test]
+fn document_views_refuse_bad_spans_and_unknown_ids_without_touching_files() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    for path in [
+        "/v1/documents/..%2F..%2F..%2Fetc%2Fpasswd",
+        "/v1/documents/%2Fetc%2Fpasswd?start=0&end=10",
+        "/v1/documents/nope",
+    ] {
+        let r = c.get(s.url(path)).send().unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        assert!(!r.text().unwrap().contains("root:"), "{path}");
+    }
+    let answer = body(post(&c, &s, "/v1/ask", &json!({"question": QUESTION})));
+    let doc = answer["evidence"][0]["doc_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    for q in [
+        "start=5&end=2",
+        "start=0&end=99999999",
+        "start=x",
+        "start=1&bogus=2",
+    ] {
+        let r = c
+            .get(s.url(&format!("/v1/documents/{doc}?{q}")))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), 400, "{q}");
+        assert_eq!(r.headers()["content-type"], "application/problem+json");
+    }
+    // A scope naming a file outside the index is refused; no path is read.
+    let r = post(
+        &c,
+        &s,
+        "/v1/ask",
+        &json!({"question": QUESTION, "scope": ["/etc"]}),
+    );
+    assert_eq!(r.status(), 400);
+    assert!(body(r)["detail"]
+        .as_str()
+        .unwrap()
+        .contains("no indexed document"));
+}
+
+/// A text that breaks exactly the rule `kind`, with its evidence.
+fn violating(kind: &str) -> Value {
+    let quote = "Client records must be retained for seven years after the last date of service.";
+    let ev = json!([{"id": "E1", "quote": quote}]);
+    let text = match kind {
+        "CITATION_MISSING" => format!("{quote} [E1]\n\nThe agency keeps every file in a locked cabinet at the main office for staff."),
+        "UNKNOWN_CITATION" => format!("{quote} [E7]"),
+        "CITATION_DENSITY_LOW" => return json!({"text": format!("{} [E1].", quote.trim_end_matches('.')), "evidence": ev, "thresholds": {"min_density": 50.0}}),
+        "UNCITED_SENTENCE" => format!("{quote} [E1] The agency also keeps every file in a locked cabinet."),
+        "UNSUPPORTED_SENTENCE" => "Housing vouchers are paid directly to landlords by the county housing office [E1].".to_string(),
+        other => panic!("{other}"),
+    };
+    json!({"text": text, "evidence": ev})
+}
+
+#[test]
+fn the_gate_rejects_each_violation_type_with_a_422_problem_body() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let kinds = [
+        "CITATION_MISSING",
+        "UNKNOWN_CITATION",
+        "CITATION_DENSITY_LOW",
+        "UNCITED_SENTENCE",
+        "UNSUPPORTED_SENTENCE",
+    ];
+    for kind in kinds {
+        let r = post(&c, &s, "/v1/validate", &violating(kind));
+        assert_eq!(r.status(), 422, "{kind}");
+        assert_eq!(r.headers()["content-type"], "application/problem+json");
+        let b = body(r);
+        assert_eq!(b["error"], "EvidenceGateViolation");
+        assert_eq!(b["type"], "urn:attest:problem:evidence-gate-violation");
+        let n = b["violations"].as_array().unwrap().len();
+        assert_eq!(
+            b["message"],
+            format!("Report rejected: {n} citation violations")
+        );
+        let v = b["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["type"] == kind);
+        let v = v.unwrap_or_else(|| panic!("{kind} missing: {b}"));
+        assert_eq!(v["severity"], "high");
+        assert!(
+            v["requiredCount"].as_u64().unwrap() > v["citationCount"].as_u64().unwrap()
+                || kind == "UNKNOWN_CITATION"
+                || kind == "UNSUPPORTED_SENTENCE",
+            "{v}"
+        );
+        assert!(b["citationStats"]["wordCount"].as_u64().unwrap() > 0);
+        assert!(!b["suggestedActions"].as_array().unwrap().is_empty());
+    }
+    let quote = "Client records must be retained for seven years after the last date of service.";
+    let ok = post(
+        &c,
+        &s,
+        "/v1/validate",
+        &json!({"text": format!("{} [E1].", quote.trim_end_matches('.')), "evidence": [{"id": "E1", "quote": quote}]}),
+    );
+    assert_eq!(ok.status(), 200);
+    assert_eq!(body(ok)["passed"], true);
+    let m = c.get(s.url("/metrics")).send().unwrap().text().unwrap();
+    assert_eq!(
+        metric(&m, "evidence_gate_checks_total{result=\"failed\"}"),
+        5.0,
+        "{m}"
+    );
+    assert_eq!(
+        metric(&m, "evidence_gate_checks_total{result=\"passed\"}"),
+        1.0,
+        "{m}"
+    );
+    assert!(
+        metric(
+            &m,
+            "evidence_gate_violations_total{type=\"UNKNOWN_CITATION\"}"
+        ) >= 1.0,
+        "{m}"
+    );
+    assert!(
+        metric(&m, "evidence_gate_validation_duration_seconds_count") >= 6.0,
+        "{m}"
+    );
+}
+
+#[test]
+fn malformed_oversize_and_unknown_requests_are_problems_not_gate_rejections() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[("ATTEST_SERVE_MAX_TEXT_BYTES", "2000")]);
+    let c = client();
+    let raw = |path: &str, ct: &str, b: String| {
+        c.post(s.url(path))
+            .header("content-type", ct)
+            .body(b)
+            .send()
+            .unwrap()
+    };
+    let cases = [
+        (
+            raw("/v1/validate", "application/json", "{\"text\": ".into()),
+            400,
+            "malformed-request",
+        ),
+        (
+            raw(
+                "/v1/validate",
+                "application/json",
+                "{\"text\": \"x\", \"evidence\": [], \"bogus\": 1}".into(),
+            ),
+            400,
+            "malformed-request",
+        ),
+        (
+            raw("/v1/ask", "application/json", "{\"question\": 7}".into()),
+            400,
+            "malformed-request",
+        ),
+        (
+            raw("/v1/ask", "text/plain", "{\"question\": \"q\"}".into()),
+            415,
+            "not-json",
+        ),
+        (
+            raw(
+                "/v1/ask",
+                "application/json",
+                format!("{{\"question\": \"{}\"}}", "a".repeat(2 << 20)),
+            ),
+            413,
+            "body-too-large",
+        ),
+        (
+            raw(
+                "/v1/ask",
+                "application/json",
+                format!("{{\"question\": \"{}\"}}", "word ".repeat(1000)),
+            ),
+            413,
+            "too-large",
+        ),
+        (
+            raw(
+                "/v1/validate",
+                "application/json",
+                json!({"text": "a ".repeat(1500), "evidence": [{"id": "E1"}]}).to_string(),
+            ),
+            413,
+            "too-large",
+        ),
+        (
+            raw(
+                "/v1/validate",
+                "application/json",
+                json!({"text": "x [cite:abc]", "evidence_ids": ["abc"]}).to_string(),
+            ),
+            400,
+            "bad-request",
+        ),
+        (
+            raw(
+                "/v1/ask",
+                "application/json",
+                json!({"question": "q", "preset": "nope"}).to_string(),
+            ),
+            400,
+            "bad-request",
+        ),
+        (
+            c.get(s.url("/v2/nothing")).send().unwrap(),
+            404,
+            "not-found",
+        ),
+    ];
+    for (i, (r, status, kind)) in cases.into_iter().enumerate() {
+        assert_eq!(r.status().as_u16(), status, "case {i}");
+        let b = body(r);
+        assert_eq!(
+            b["type"],
+            format!("urn:attest:problem:{kind}"),
+            "case {i}: {b}"
+        );
+        assert_eq!(b["status"], status, "case {i}");
+    }
+    let m = c.get(s.url("/metrics")).send().unwrap().text().unwrap();
+    assert!(
+        metric(
+            &m,
+            "http_requests_total{route=\"/v1/validate\",code=\"400\"}"
+        ) >= 2.0,
+        "{m}"
+    );
+}
+
+#[test]
+fn served_evidence_keys_can_be_cited_and_drift_is_reported_after_a_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = scratch_corpus(tmp.path());
+    let idx = tmp.path().join("idx");
+    attest(&idx).arg("ingest").arg(&docs).assert().success();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let answer = body(post(
+        &c,
+        &s,
+        "/v1/ask",
+        &json!({"question": QUESTION, "no_memory": true}),
+    ));
+    let e = &answer["evidence"][0];
+    let key = e["evidence_key"].as_str().unwrap();
+    let quote = e["quote"].as_str().unwrap();
+    let text = format!("{} [cite:{key}].", quote.trim_end_matches('.'));
+    let r = post(
+        &c,
+        &s,
+        "/v1/validate",
+        &json!({"text": text, "evidence_ids": [key]}),
+    );
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap());
+    // Change the cited document and re-ingest while the server runs.
+    let source = e["source"].as_str().unwrap();
+    let file = docs.join(std::path::Path::new(source).file_name().unwrap());
+    let old = std::fs::read_to_string(&file).unwrap();
+    let changed = old.replace(
+        e["quote"].as_str().unwrap(),
+        "Client records are kept for a while.",
+    );
+    std::fs::write(&file, changed).unwrap();
+    attest(&idx).arg("ingest").arg(&docs).assert().success();
+    let check = body(c.get(s.url(&format!("/v1/evidence/{key}"))).send().unwrap());
+    assert!(
+        check["status"] == "quote_changed" || check["status"] == "document_missing",
+        "{check}"
+    );
+    // The next answer comes from the new corpus version, with the dense index reloaded.
+    let r = post(&c, &s, "/v1/ask", &json!({"question": QUESTION}));
+    let version: u64 = r.headers()["x-attest-corpus-version"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let again = body(r);
+    assert!(version > 0);
+    let quotes: Vec<&str> = again["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["quote"].as_str().unwrap())
+        .collect();
+    assert!(
+        !quotes.contains(&e["quote"].as_str().unwrap()),
+        "stale quote served: {quotes:?}"
+    );
+}
+
+#[test]
+fn a_token_guards_the_api_and_remote_binding_needs_one() {
+    let (_tmp, idx) = sample_index();
+    // Not loopback without --allow-remote, or without a token: refused at start.
+    let out = attest(&idx)
+        .args(["serve", "--addr", "0.0.0.0:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
+    let out = attest(&idx)
+        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote"])
+        .env_remove("ATTEST_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("token"));
+    let token = "s3cret-token-for-the-test";
+    let s = Server::start(&idx, &[], &[("ATTEST_TOKEN", token)]);
+    let c = client();
+    let ask = json!({"question": QUESTION});
+    let none = c.post(s.url("/v1/ask")).json(&ask).send().unwrap();
+    assert_eq!(none.status(), 401);
+    assert_eq!(none.headers()["www-authenticate"], "Bearer");
+    let wrong = c
+        .post(s.url("/v1/ask"))
+        .bearer_auth("s3cret-token-for-the-tesT")
+        .json(&ask)
+        .send()
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    assert_eq!(c.get(s.url("/metrics")).send().unwrap().status(), 401);
+    let right = c
+        .post(s.url("/v1/ask"))
+        .bearer_auth(token)
+        .json(&ask)
+        .send()
+        .unwrap();
+    assert_eq!(right.status(), 200);
+    assert_eq!(c.get(s.url("/healthz")).send().unwrap().status(), 200);
+    assert_eq!(c.get(s.url("/")).send().unwrap().status(), 200);
+}
+
+#[test]
+fn host_and_origin_must_name_the_server() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let get = |host: Option<&str>, origin: Option<&str>| {
+        let mut r = c.get(s.url("/v1/status"));
+        if let Some(h) = host {
+            r = r.header("host", h);
+        }
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        r.send().unwrap().status()
+    };
+    let port = s.port;
+    assert_eq!(get(None, None), StatusCode::OK);
+    assert_eq!(
+        get(Some(&format!("localhost:{port}")), None),
+        StatusCode::OK
+    );
+    assert_eq!(
+        get(Some(&format!("attacker.example:{port}")), None),
+        StatusCode::FORBIDDEN
+    );
+    assert_eq!(get(Some("127.0.0.1:1"), None), StatusCode::FORBIDDEN);
+    assert_eq!(
+        get(None, Some(&format!("http://127.0.0.1:{port}"))),
+        StatusCode::OK
+    );
+    assert_eq!(
+        get(None, Some("http://attacker.example")),
+        StatusCode::FORBIDDEN
+    );
+    // CORS stays closed: no allow-origin header for a foreign preflight.
+    let pre = c
+        .request(reqwest::Method::OPTIONS, s.url("/v1/ask"))
+        .header("origin", "http://attacker.example")
+        .send()
+        .unwrap();
+    assert!(!pre.headers().contains_key("access-control-allow-origin"));
+}
+
+#[test]
+fn openapi_lists_every_endpoint_and_the_viewer_is_self_contained() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let doc = body(c.get(s.url("/openapi.json")).send().unwrap());
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."), "{doc}");
+    let paths = doc["paths"].as_object().unwrap();
+    for p in [
+        "/v1/ask",
+        "/v1/search",
+        "/v1/review",
+        "/v1/validate",
+        "/v1/status",
+        "/v1/documents/{doc_id}",
+        "/v1/evidence/{evidence_key}",
+        "/healthz",
+        "/metrics",
+        "/openapi.json",
+    ] {
+        assert!(paths.contains_key(p), "{p} missing");
+    }
+    let ask = &doc["components"]["schemas"]["AskRequest"];
+    assert_eq!(ask["required"], json!(["question"]), "{ask}");
+    let v422 = &paths["/v1/validate"]["post"]["responses"]["422"];
+    assert!(v422.to_string().contains("GateRejection"), "{v422}");
+    let page = c.get(s.url("/")).send().unwrap();
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+    let html = page.text().unwrap();
+    let js = c
+        .get(s.url("/viewer/app.js"))
+        .send()
+        .unwrap()
+        .text()
+        .unwrap();
+    for text in [&html, &js] {
+        assert!(
+            !text.contains("https://") && !text.contains("http://"),
+            "external URL in the viewer"
+        );
+    }
+    assert!(!html.contains("<script>"), "inline script");
+}
+
+#[test]
+fn requests_beyond_the_limit_get_429_and_sigterm_stops_the_server_cleanly() {
+    let (_tmp, idx) = sample_index();
+    let env = [("ATTEST_SERVE_CONCURRENCY", "1")];
+    let s = Server::start(&idx, &["--workers", "1"], &env);
+    let checklist: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/corpus/review/checklist.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let url = s.url("/v1/review");
+    let slow = std::thread::spawn(move || {
+        client()
+            .post(url)
+            .json(&json!({"checklist": checklist}))
+            .send()
+            .unwrap()
+            .status()
+    });
+    // The review holds the one place for seconds; let it take it first.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let c = client();
+    let mut refused = None;
+    for _ in 0..200 {
+        let r = post(&c, &s, "/v1/search", &json!({"query": "records"}));
+        if r.status() == 429 {
+            refused = Some(r);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let r = refused.expect("a request beyond the limit of 1 got 429");
+    assert_eq!(r.headers()["retry-after"], "1");
+    assert_eq!(slow.join().unwrap(), 200);
+    let status = s.stop();
+    assert!(status.success(), "exit after SIGTERM: {status:?}");
+}
