@@ -374,7 +374,7 @@ function renderAnswer(a) {
   renderSection('#evidence-list', asArray(a.evidence), evidenceEntry);
   renderSection('#rejected', asArray(a.rejected), rejectedNode);
   $('#rejected-count').textContent = `(${asArray(a.rejected).length})`;
-  renderGate(a.gate);
+  renderGate(a.status === 'answered' ? a.gate : null, a.status);
   $('#answer-details').hidden = false;
 }
 
@@ -502,9 +502,11 @@ function rejectedNode(r) {
     el('blockquote', { class: 'quote' }, r.quote || ''));
 }
 
-function renderGate(gate) {
+function renderGate(gate, status) {
   const root = $('#gate');
   root.replaceChildren();
+  // An abstention has no text, so there is nothing the gate could have passed.
+  if (status && status !== 'answered') return root.append(el('p', {}, 'No answer text: nothing to check.'));
   if (!gate || typeof gate !== 'object') return root.append(el('p', {}, 'No gate result.'));
   const density = Number.isFinite(gate.density_per_100_words) ? gate.density_per_100_words.toFixed(1) : '—';
   root.append(
