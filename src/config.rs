@@ -410,15 +410,28 @@ settings! {
         none "none (CORS closed)";
 }
 
-/// A secret setting (the server's bearer token): never shown, printed or logged.
+/// A secret setting (the server's bearer token): never shown, printed or logged. An empty
+/// or blank value, from any source, is no secret (it would let an empty header in).
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(from = "Option<String>", into = "Option<String>")]
 pub struct Secret(Option<String>);
 
+impl From<Option<String>> for Secret {
+    fn from(v: Option<String>) -> Self {
+        Secret::new(v.as_deref().unwrap_or(""))
+    }
+}
+
+impl From<Secret> for Option<String> {
+    fn from(s: Secret) -> Self {
+        s.0
+    }
+}
+
 impl Secret {
-    /// A secret holding `value` (an empty value is no secret).
+    /// A secret holding `value` (an empty or blank value is no secret).
     pub fn new(value: &str) -> Self {
-        Secret((!value.is_empty()).then(|| value.to_string()))
+        Secret((!value.trim().is_empty()).then(|| value.to_string()))
     }
 
     /// The secret, when one is set.

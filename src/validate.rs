@@ -137,7 +137,11 @@ pub fn check_text_against(
 ) -> Result<GateResult, Error> {
     let ids = items.keys().cloned().collect();
     let mut r = check_external(text, &ids, gate);
-    if support && needs_model(text, items) {
+    // A cited item without a quote cannot be checked: the support check says so.
+    let unquoted = crate::evidence::gate::citations(text)
+        .iter()
+        .any(|c| items.get(&c.id).is_some_and(Option::is_none));
+    if support && (unquoted || needs_model(text, items)) {
         let v = check_text(text, items, model()?.as_ref(), &SupportConfig::default())?;
         r.passed &= v.iter().all(|x| x.severity != Severity::Error);
         r.violations.extend(v);

@@ -4,8 +4,10 @@
 //! every cited id exists, that every paragraph carries at least `min_citations_per_paragraph`
 //! citations (headings, and paragraphs under 10 words or 50 characters, are exempt), that
 //! the citation density per 100 words meets `min_density_per_100_words`, and that every
-//! sentence that states something (three words or more, outside exempt paragraphs) cites. Violations are machine-readable; `passed` is
-//! false when any violation has severity `error`.
+//! sentence that states something cites: three words or more, not a label ending in a
+//! colon, in any paragraph — short ones included, so a report cannot hide claims in short
+//! paragraphs — and in headings of 12 words or more, which read as claims. Violations are
+//! machine-readable; `passed` is false when any violation has severity `error`.
 
 use std::collections::HashSet;
 
@@ -386,8 +388,12 @@ pub(crate) fn strip_citations(s: &str) -> String {
 const SHORT_PARAGRAPH_WORDS: usize = 10;
 /// Characters under which a paragraph is short.
 const SHORT_PARAGRAPH_CHARS: usize = 50;
+/// Words from which a heading is read as a claim and its sentences must cite.
+const LONG_HEADING_WORDS: usize = 12;
 /// Words under which a sentence is a fragment that states nothing.
 const FRAGMENT_WORDS: usize = 3;
+/// Words under which a sentence of a short paragraph is a transition, not a statement.
+const SHORT_STATEMENT_WORDS: usize = 4;
 /// Words under which a text is too short for the density rule.
 const MIN_WORDS_FOR_DENSITY: usize = 10;
 
@@ -417,9 +423,28 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
         words += w;
         let short =
             w < SHORT_PARAGRAPH_WORDS || plain.trim().chars().count() < SHORT_PARAGRAPH_CHARS;
-        if !is_heading(p) && !short && !is_fragment_table(p) {
-            check_paragraph(pi + 1, p, cfg, &mut violations);
+        if is_fragment_table(p) {
+            continue;
         }
+        if is_heading(p) {
+            // A heading is a title, unless it is long enough to be a claim.
+            if w >= LONG_HEADING_WORDS {
+                let title = p.trim_start_matches('#').trim();
+                check_sentences(pi + 1, title, FRAGMENT_WORDS, cfg, &mut violations);
+            }
+            continue;
+        }
+        if !short {
+            check_citation_count(pi + 1, p, cfg, &mut violations);
+        }
+        // A short paragraph needs no citation count, but a statement in it still cites
+        // (a transition such as "In short: yes." is too short to be one).
+        let fragment = if short {
+            SHORT_STATEMENT_WORDS
+        } else {
+            FRAGMENT_WORDS
+        };
+        check_sentences(pi + 1, p, fragment, cfg, &mut violations);
     }
     let density = if words == 0 {
         0.0
@@ -447,6 +472,48 @@ pub fn check(text: &str, known: &HashSet<String>, cfg: &GateConfig) -> GateResul
     }
 }
 
+/// The sentences of paragraph `p`, each with the ids it cites. Citations that open a
+/// sentence, before any word, belong to the sentence before it: "Claim one. [E1] Claim
+/// two. [E2]" cites E1 for the first claim and E2 for the second, as a reader takes it.
+pub fn cited_units(p: &str) -> Vec<(&str, Vec<String>)> {
+    let mut out: Vec<(&str, Vec<String>)> = Vec::new();
+    for s in sentences(p) {
+        let sent = s.slice(p);
+        let lead = leading_citations(sent);
+        let (head, rest) = sent.split_at(lead);
+        let ids = |t: &str| citations(t).into_iter().map(|c| c.id).collect::<Vec<_>>();
+        match out.last_mut() {
+            Some(prev) if lead > 0 => prev.1.extend(ids(head)),
+            _ if lead > 0 => {
+                out.push((sent, ids(sent)));
+                continue;
+            }
+            _ => {}
+        }
+        let rest = rest.trim_start();
+        if !rest.is_empty() {
+            out.push((rest, ids(rest)));
+        }
+    }
+    out
+}
+
+/// Bytes at the start of `sent` taken by citation brackets and the spaces between them.
+fn leading_citations(sent: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let skipped = sent[at..].len() - sent[at..].trim_start().len();
+        let rest = &sent[at + skipped..];
+        let Some(close) = rest.starts_with('[').then(|| rest.find(']')).flatten() else {
+            return at;
+        };
+        if citations(&rest[..=close]).is_empty() {
+            return at;
+        }
+        at += skipped + close + 1;
+    }
+}
+
 /// The paragraphs of `text` as the gate numbers them (1-based in violations): blocks
 /// between blank lines, trimmed, empty ones skipped.
 pub fn paragraphs(text: &str) -> Vec<&str> {
@@ -456,9 +523,8 @@ pub fn paragraphs(text: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The local rules on paragraph number `n` (text `p`): enough citations, and every
-/// sentence that states something cites.
-fn check_paragraph(n: usize, p: &str, cfg: &GateConfig, violations: &mut Vec<Violation>) {
+/// The per-paragraph rule on paragraph number `n` (text `p`): enough citations.
+fn check_citation_count(n: usize, p: &str, cfg: &GateConfig, violations: &mut Vec<Violation>) {
     let cites = citations(p).len();
     if cites < cfg.min_citations_per_paragraph {
         violations.push(Violation::error(
@@ -471,12 +537,24 @@ fn check_paragraph(n: usize, p: &str, cfg: &GateConfig, violations: &mut Vec<Vio
             ),
         ));
     }
-    for s in sentences(p) {
-        let sent = s.slice(p);
-        if is_heading(sent) || word_count(&strip_citations(sent)) < FRAGMENT_WORDS {
-            continue; // headings and fragments state nothing
+}
+
+/// The sentence rule on paragraph number `n` (text `p`): every sentence that states
+/// something cites. Headings, fragments (under `fragment` words) and labels (ending in a
+/// colon) state nothing.
+fn check_sentences(
+    n: usize,
+    p: &str,
+    fragment: usize,
+    cfg: &GateConfig,
+    violations: &mut Vec<Violation>,
+) {
+    for (sent, ids) in cited_units(p) {
+        let plain = strip_citations(sent);
+        if is_heading(sent) || word_count(&plain) < fragment || plain.trim_end().ends_with(':') {
+            continue;
         }
-        if citations(sent).is_empty() {
+        if ids.is_empty() {
             let (kind, sentence) = (ViolationKind::UncitedSentence, Some(sent.to_string()));
             let message = "sentence states something but cites no evidence".into();
             violations.push(if cfg.every_sentence_cites {
@@ -552,9 +630,49 @@ mod tests {
     }
 
     #[test]
+    fn a_citation_after_the_full_stop_belongs_to_the_sentence_before_it() {
+        let k = known(&["E1", "E2"]);
+        let cfg = GateConfig::default();
+        for ok in [
+            "Counties must keep client records for seven years after the last service. [E1]",
+            "Counties must keep client records for seven years. [E1] Staff must log every disclosure of a record. [E2]",
+            "[E1] Counties must keep client records for seven years after the last service.",
+        ] {
+            let r = check(ok, &k, &cfg);
+            assert!(r.passed, "{ok}: {:?}", r.violations);
+        }
+        let bad = "Counties must keep client records for seven years. [E1] Staff may share records with anyone.";
+        let r = check(bad, &k, &cfg);
+        assert!(!r.passed);
+        let v: Vec<_> = r
+            .violations
+            .iter()
+            .filter_map(|v| v.sentence.as_deref())
+            .collect();
+        assert_eq!(v, ["Staff may share records with anyone."]);
+        let units = cited_units("One claim here. [E1][E2] Two claim here.");
+        assert_eq!(
+            units[0],
+            ("One claim here.", vec!["E1".to_string(), "E2".to_string()])
+        );
+        assert!(units[1].1.is_empty());
+    }
+
+    #[test]
     fn short_paragraphs_are_exempt_and_presets_grow_stricter() {
         let short = "In short: yes.\n\nCounties must keep client records for seven years after the last service [E1].";
         assert!(check(short, &known(&["E1"]), &GateConfig::default()).passed);
+        // A short paragraph is exempt from the count, not from the sentence rule: claims
+        // hidden in short paragraphs or in a long heading are still uncited.
+        for hidden in [
+            "Records may be destroyed after one year by anyone.",
+            "Counties must keep client records for seven years after the last service [E1].\n\nStaff may share records freely.",
+            "# Records may be shredded immediately after the client leaves and nobody is told\n\nCounties must keep client records for seven years after the last service [E1].",
+        ] {
+            let r = check(hidden, &known(&["E1"]), &GateConfig::default());
+            assert!(!r.passed, "{hidden}");
+            assert!(r.violations.iter().any(|v| v.kind == ViolationKind::UncitedSentence));
+        }
         let one = "Counties must keep client records for seven years after the last service and must also \
                    document every disclosure in the log that is kept with the record of the client [E1].";
         assert!(

@@ -14,7 +14,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::gate::{citations, strip_citations, Severity, Violation, ViolationKind};
+use super::gate::{strip_citations, Severity, Violation, ViolationKind};
 use crate::corpus::segment::sentences;
 use crate::models::{dot, Embed, ModelError};
 use crate::text::content_words;
@@ -120,9 +120,7 @@ fn cited_sentences(text: &str) -> Vec<CitedSentence> {
     let mut out = Vec::new();
     let paragraphs = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
     for (pi, p) in paragraphs.enumerate() {
-        for s in sentences(p) {
-            let sent = s.slice(p);
-            let ids: Vec<String> = citations(sent).into_iter().map(|c| c.id).collect();
+        for (sent, ids) in super::gate::cited_units(p) {
             if ids.is_empty() {
                 continue;
             }

@@ -90,6 +90,13 @@ impl Rules {
 
     /// Why a request with `headers` to `path` is refused, if it is.
     fn refuse(&self, headers: &HeaderMap, path: &str) -> Option<Response> {
+        if headers.get_all(header::HOST).iter().count() > 1 {
+            return Some(problem(
+                StatusCode::BAD_REQUEST,
+                "malformed-request",
+                "more than one Host header",
+            ));
+        }
         let host = headers
             .get(header::HOST)
             .and_then(|h| h.to_str().ok())
@@ -105,8 +112,13 @@ impl Rules {
                 ),
             ));
         }
-        if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
-            let origin = origin.trim_end_matches('/');
+        let mut origins = headers.get_all(header::ORIGIN).iter();
+        if let Some(first) = origins.next() {
+            // Several Origin headers, or one that is not text, are refused as foreign.
+            let origin = match (first.to_str(), origins.next()) {
+                (Ok(o), None) => o.trim_end_matches('/'),
+                _ => "(unreadable)",
+            };
             let own = self.hosts.iter().any(|h| origin == format!("http://{h}"));
             if !own && !self.origins.iter().any(|o| o == origin) {
                 return Some(problem(
@@ -130,15 +142,21 @@ impl Rules {
     }
 
     fn authorized(&self, headers: &HeaderMap) -> bool {
-        let Some(token) = &self.token else {
+        let Some(token) = self.token.as_deref().filter(|t| !t.trim().is_empty()) else {
             return true;
         };
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .unwrap_or("");
-        given.as_bytes().ct_eq(token.as_bytes()).into()
+        let mut values = headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return false; // none, or more than one
+        };
+        let given = value.to_str().ok().and_then(|v| {
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then_some(rest)
+        });
+        match given {
+            Some(g) => g.as_bytes().ct_eq(token.as_bytes()).into(),
+            None => false,
+        }
     }
 }
 

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
-use axum::http::request::Parts;
+use axum::extract::{FromRequest, Path, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
@@ -24,8 +23,11 @@ use crate::service::{
     ValidateRequest, Versioned,
 };
 
-/// Seconds a client told 429 should wait.
+/// Seconds a client told 429 or 503 should wait.
 const RETRY_AFTER_SECS: &str = "1";
+
+/// Time a client has to send its body once the headers arrived.
+const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The OpenAPI document of the server.
 #[derive(OpenApi)]
@@ -74,93 +76,114 @@ pub struct Problem {
 /// problem body naming the field; a body over the limit is 413.
 pub struct Body<T>(pub T);
 
-impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for Body<T> {
+impl<T: DeserializeOwned> FromRequest<Arc<App>> for Body<T> {
     type Rejection = Response;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let json = req
+    async fn from_request(req: Request, app: &Arc<App>) -> Result<Self, Self::Rejection> {
+        let content_type = req
             .headers()
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.starts_with("application/json") || v.contains("+json"));
-        let bytes = Bytes::from_request(req, state).await.map_err(|e| {
-            let status = e.status();
-            let kind = if status == StatusCode::PAYLOAD_TOO_LARGE {
-                "body-too-large"
-            } else {
-                "bad-body"
-            };
-            problem(status, kind, e.body_text())
-        })?;
-        if !json {
+            .map(str::to_ascii_lowercase)
+            .unwrap_or_default();
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<u64>().ok());
+        if declared.is_some_and(|n| n > app.max_body as u64) {
+            return Err(too_large(app.max_body));
+        }
+        if !(content_type.starts_with("application/json") || content_type.contains("+json")) {
             return Err(problem(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "not-json",
                 "send the body as Content-Type: application/json",
             ));
         }
-        let malformed =
-            |detail: String| problem(StatusCode::BAD_REQUEST, "malformed-request", detail);
-        let mut de = serde_json::Deserializer::from_slice(&bytes);
-        let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            malformed(format!(
-                "invalid request body at {}: {}",
-                e.path(),
-                e.inner()
-            ))
-        })?;
-        de.end()
-            .map_err(|e| malformed(format!("invalid request body: {e}")))?;
-        Ok(Body(value))
+        let read = tokio::time::timeout(BODY_READ_TIMEOUT, Bytes::from_request(req, app));
+        let bytes = match read.await {
+            Err(_) => {
+                return Err(problem(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "body-timeout",
+                    format!(
+                        "the body did not arrive within {} s",
+                        BODY_READ_TIMEOUT.as_secs()
+                    ),
+                ))
+            }
+            Ok(Err(e)) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+                return Err(too_large(app.max_body))
+            }
+            Ok(Err(e)) => return Err(problem(e.status(), "bad-body", e.body_text())),
+            Ok(Ok(b)) => b,
+        };
+        parse(&bytes).map(Body)
     }
 }
 
-/// A place among the requests the server holds; without one free, 429.
-pub struct Permit {
-    _place: OwnedSemaphorePermit,
+/// 413 for a body over `max` bytes.
+fn too_large(max: usize) -> Response {
+    problem(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "body-too-large",
+        format!("the request body is over {max} bytes"),
+    )
 }
 
-impl FromRequestParts<Arc<App>> for Permit {
-    type Rejection = Response;
-
-    async fn from_request_parts(_: &mut Parts, app: &Arc<App>) -> Result<Self, Self::Rejection> {
-        app.permits
-            .clone()
-            .try_acquire_owned()
-            .map(|p| Permit { _place: p })
-            .map_err(|_| {
-                let mut r = problem(
-                    StatusCode::TOO_MANY_REQUESTS,
-                    "too-many-requests",
-                    "the server is at its concurrency limit; retry shortly",
-                );
-                r.headers_mut().insert(
-                    header::RETRY_AFTER,
-                    HeaderValue::from_static(RETRY_AFTER_SECS),
-                );
-                r
-            })
-    }
+/// `bytes` as one JSON value of type `T`; anything else is 400 naming the field.
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Response> {
+    let malformed = |detail: String| problem(StatusCode::BAD_REQUEST, "malformed-request", detail);
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        malformed(format!(
+            "invalid request body at {}: {}",
+            e.path(),
+            e.inner()
+        ))
+    })?;
+    de.end()
+        .map_err(|e| malformed(format!("invalid request body: {e}")))?;
+    Ok(value)
 }
 
-/// Run `f` on the service in a blocking worker within the time limit, holding `permit`
-/// until it ends (a request that timed out still holds its place while it runs).
+/// A place among the requests the server holds, taken once the body has arrived (a
+/// slow client never holds one while it sends); without one free, 429.
+fn permit(app: &Arc<App>) -> Result<OwnedSemaphorePermit, Response> {
+    app.permits.clone().try_acquire_owned().map_err(|_| {
+        let mut r = problem(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too-many-requests",
+            "the server is at its concurrency limit; retry shortly",
+        );
+        r.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from_static(RETRY_AFTER_SECS),
+        );
+        r
+    })
+}
+
+/// Run `f` on the service in a blocking worker within the time limit, holding a place
+/// among the requests until it ends (a request that timed out still holds its place
+/// while it runs).
 async fn blocking<T: Send + 'static>(
     app: &Arc<App>,
-    permit: Permit,
     f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Result<T, Response> {
+    let permit = permit(app)?;
     let service = app.service.clone();
     let task = tokio::task::spawn_blocking(move || {
         let _held = permit;
         f(&service)
     });
     match tokio::time::timeout(app.timeout, task).await {
-        Err(_) => Err(problem(
+        Err(_) => Err(retry_later(problem(
             StatusCode::SERVICE_UNAVAILABLE,
             "timeout",
             format!("the request took longer than {} s", app.timeout.as_secs()),
-        )),
+        ))),
         Ok(Err(join)) => Err(problem(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",
@@ -182,7 +205,21 @@ pub fn error_response(e: ServiceError) -> Response {
     if status == StatusCode::INTERNAL_SERVER_ERROR {
         tracing::error!(target: "attest::server", "{e}");
     }
-    problem(status, kind, e.to_string())
+    let r = problem(status, kind, e.to_string());
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        retry_later(r)
+    } else {
+        r
+    }
+}
+
+/// `r` with `Retry-After`.
+fn retry_later(mut r: Response) -> Response {
+    r.headers_mut().insert(
+        header::RETRY_AFTER,
+        HeaderValue::from_static(RETRY_AFTER_SECS),
+    );
+    r
 }
 
 /// `value` as JSON with the corpus version it was computed at.
@@ -206,12 +243,8 @@ fn done<T: Serialize>(r: Result<Versioned<T>, Response>) -> Response {
     (status = 413, description = "Question or body too long", body = Problem, content_type = "application/problem+json"),
     (status = 429, description = "At the concurrency limit", body = Problem, content_type = "application/problem+json"),
 ))]
-pub async fn ask(
-    State(app): State<Arc<App>>,
-    permit: Permit,
-    Body(req): Body<AskRequest>,
-) -> Response {
-    done(blocking(&app, permit, move |s| s.ask(&req)).await)
+pub async fn ask(State(app): State<Arc<App>>, Body(req): Body<AskRequest>) -> Response {
+    done(blocking(&app, move |s| s.ask(&req)).await)
 }
 
 /// Search the index (hybrid, dense or lexical).
@@ -219,12 +252,8 @@ pub async fn ask(
     (status = 200, description = "The result JSON of `attest search --json`", body = Object),
     (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
 ))]
-pub async fn search(
-    State(app): State<Arc<App>>,
-    permit: Permit,
-    Body(req): Body<SearchRequest>,
-) -> Response {
-    done(blocking(&app, permit, move |s| s.search(&req)).await)
+pub async fn search(State(app): State<Arc<App>>, Body(req): Body<SearchRequest>) -> Response {
+    done(blocking(&app, move |s| s.search(&req)).await)
 }
 
 /// Review the indexed documents against a checklist.
@@ -232,12 +261,8 @@ pub async fn search(
     (status = 200, description = "The review JSON of `attest review --json`", body = Object),
     (status = 400, description = "Malformed request or checklist", body = Problem, content_type = "application/problem+json"),
 ))]
-pub async fn review(
-    State(app): State<Arc<App>>,
-    permit: Permit,
-    Body(req): Body<ReviewRequest>,
-) -> Response {
-    done(blocking(&app, permit, move |s| s.review(req)).await)
+pub async fn review(State(app): State<Arc<App>>, Body(req): Body<ReviewRequest>) -> Response {
+    done(blocking(&app, move |s| s.review(req)).await)
 }
 
 /// A passed check: the gate's report and the thresholds applied.
@@ -256,12 +281,8 @@ struct Passed {
     (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
     (status = 413, description = "Text or body too long", body = Problem, content_type = "application/problem+json"),
 ))]
-pub async fn validate(
-    State(app): State<Arc<App>>,
-    permit: Permit,
-    Body(req): Body<ValidateRequest>,
-) -> Response {
-    match blocking(&app, permit, move |s| s.validate(&req)).await {
+pub async fn validate(State(app): State<Arc<App>>, Body(req): Body<ValidateRequest>) -> Response {
+    match blocking(&app, move |s| s.validate(&req)).await {
         Err(r) => r,
         Ok(o) => match o.rejection {
             Some(rejection) => problem_json(StatusCode::UNPROCESSABLE_ENTITY, &rejection),
@@ -278,8 +299,8 @@ pub async fn validate(
 #[utoipa::path(get, path = "/v1/status", responses(
     (status = 200, description = "The status JSON of `attest status --json`", body = Object),
 ))]
-pub async fn status(State(app): State<Arc<App>>, permit: Permit) -> Response {
-    blocking(&app, permit, |s| s.status())
+pub async fn status(State(app): State<Arc<App>>) -> Response {
+    blocking(&app, |s| s.status())
         .await
         .map_or_else(|e| e, |s| axum::Json(s).into_response())
 }
@@ -303,7 +324,6 @@ pub struct SpanQuery {
 ))]
 pub async fn document(
     State(app): State<Arc<App>>,
-    permit: Permit,
     Path(doc_id): Path<String>,
     query: Result<Query<SpanQuery>, QueryRejection>,
 ) -> Response {
@@ -311,7 +331,7 @@ pub async fn document(
         Ok(q) => q,
         Err(e) => return problem(StatusCode::BAD_REQUEST, "malformed-request", e.body_text()),
     };
-    done(blocking(&app, permit, move |s| s.document(&doc_id, q.start, q.end)).await)
+    done(blocking(&app, move |s| s.document(&doc_id, q.start, q.end)).await)
 }
 
 /// Re-check an evidence item this server served against today's index.
@@ -319,12 +339,8 @@ pub async fn document(
     (status = 200, description = "holds, document_changed, quote_changed or document_missing", body = crate::service::EvidenceCheck),
     (status = 404, description = "This server never served that key", body = Problem, content_type = "application/problem+json"),
 ))]
-pub async fn evidence(
-    State(app): State<Arc<App>>,
-    permit: Permit,
-    Path(key): Path<String>,
-) -> Response {
-    done(blocking(&app, permit, move |s| s.evidence(&key)).await)
+pub async fn evidence(State(app): State<Arc<App>>, Path(key): Path<String>) -> Response {
+    done(blocking(&app, move |s| s.evidence(&key)).await)
 }
 
 /// Liveness.
@@ -355,4 +371,13 @@ pub async fn openapi() -> Response {
 /// Any other path.
 pub async fn not_found() -> Response {
     problem(StatusCode::NOT_FOUND, "not-found", "no such endpoint")
+}
+
+/// A known path with another method.
+pub async fn method_not_allowed() -> Response {
+    problem(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "this endpoint does not take that method (see /openapi.json)",
+    )
 }

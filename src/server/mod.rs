@@ -6,8 +6,8 @@
 //! rebinding); bodies, questions and texts are bounded; requests beyond the concurrency
 //! limit get 429 with `Retry-After`; each request has a time limit; CORS stays closed
 //! unless origins are configured; requests name documents by id only, never by path.
-//! SIGINT and SIGTERM stop it gracefully: it stops accepting, finishes what it holds,
-//! then exits.
+//! SIGINT and SIGTERM stop it gracefully: it stops accepting, finishes what it holds
+//! (for at most 30 s, or the request time limit when shorter), then exits.
 
 pub mod access;
 pub mod api;
@@ -70,6 +70,8 @@ pub struct App {
     pub timeout: Duration,
     /// Access rules.
     pub access: access::Rules,
+    /// Largest body read, in bytes.
+    pub max_body: usize,
 }
 
 /// Bind `opts.addr`, call `ready` with the bound address, and serve until SIGINT or
@@ -104,21 +106,44 @@ pub async fn serve(
         permits: Arc::new(Semaphore::new(cfg.serve_concurrency)),
         timeout: Duration::from_secs(cfg.serve_timeout_secs),
         access: rules,
+        max_body: cfg.serve_max_body_bytes as usize,
         service,
     });
-    let router = router(app, cfg.serve_max_body_bytes as usize);
+    let router = router(app.clone());
     ready(bound);
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(|source| ServerError::Io {
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let signal = async move {
+        shutdown_signal().await;
+        let _ = stop.send(true);
+    };
+    let server = axum::serve(listener, router).with_graceful_shutdown(signal);
+    let grace = app.timeout.min(SHUTDOWN_GRACE);
+    tokio::select! {
+        r = std::future::IntoFuture::into_future(server) => r.map_err(|source| ServerError::Io {
             addr: bound,
             source,
-        })
+        }),
+        () = deadline(stopped, grace) => {
+            tracing::warn!(target: "attest::server", "requests still open {} s after the signal: exiting", grace.as_secs());
+            Ok(())
+        }
+    }
+}
+
+/// Longest wait for open requests after SIGINT/SIGTERM.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
+
+/// Resolves `grace` after `stopped` turns true.
+async fn deadline(mut stopped: tokio::sync::watch::Receiver<bool>, grace: Duration) {
+    if stopped.wait_for(|s| *s).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+    tokio::time::sleep(grace).await;
 }
 
 /// The routes, with the access rules and the body limit.
-pub fn router(app: Arc<App>, max_body: usize) -> Router {
+pub fn router(app: Arc<App>) -> Router {
+    let max_body = app.max_body;
     let routes = Router::new()
         .route("/v1/ask", post(api::ask))
         .route("/v1/search", post(api::search))
@@ -134,6 +159,7 @@ pub fn router(app: Arc<App>, max_body: usize) -> Router {
         .route("/viewer/app.js", get(viewer::script))
         .route("/viewer/app.css", get(viewer::style))
         .fallback(api::not_found)
+        .method_not_allowed_fallback(api::method_not_allowed)
         .layer(DefaultBodyLimit::max(max_body));
     let cors = app.access.cors();
     let routes = routes
