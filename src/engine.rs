@@ -216,6 +216,23 @@ impl Engine {
         self.embedder.as_ref()
     }
 
+    /// Use `embedder` (a cache in front of the same model): it must have the model id and
+    /// dimension the index was built with.
+    pub fn set_embedder(&mut self, embedder: Arc<dyn Embed>) -> Result<(), Error> {
+        if embedder.model_id() != self.embedder.model_id() || embedder.dim() != self.embedder.dim()
+        {
+            return Err(Error::Usage(format!(
+                "embedder {} ({}-d) is not the index's {} ({}-d)",
+                embedder.model_id(),
+                embedder.dim(),
+                self.embedder.model_id(),
+                self.embedder.dim()
+            )));
+        }
+        self.embedder = embedder;
+        Ok(())
+    }
+
     /// The bi-encoder, shared.
     pub fn embedder_arc(&self) -> Arc<dyn Embed> {
         self.embedder.clone()

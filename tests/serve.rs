@@ -267,15 +267,6 @@ fn malformed_oversize_and_unknown_requests_are_problems_not_gate_rejections() {
             raw(
                 "/v1/ask",
                 "application/json",
-                format!("{{\"question\": \"{}\"}}", "a".repeat(2 << 20)),
-            ),
-            413,
-            "body-too-large",
-        ),
-        (
-            raw(
-                "/v1/ask",
-                "application/json",
                 format!("{{\"question\": \"{}\"}}", "word ".repeat(1000)),
             ),
             413,
@@ -568,4 +559,104 @@ fn requests_beyond_the_limit_get_429_and_sigterm_stops_the_server_cleanly() {
     assert_eq!(slow.join().unwrap(), 200);
     let status = s.stop();
     assert!(status.success(), "exit after SIGTERM: {status:?}");
+}
+
+/// A raw HTTP/1.1 exchange: `request` is sent as is (a write the server cut short is
+/// fine: it may answer before reading everything); the status code of the reply.
+fn raw_status(s: &Server, request: &str) -> u16 {
+    use std::io::{Read, Write};
+    let mut sock = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let _ = sock.write_all(request.as_bytes());
+    let mut buf = [0u8; 64];
+    let n = sock.read(&mut buf).unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]).to_string();
+    head.split(' ').nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn adversarial_requests_found_by_the_attack_pass_stay_fixed() {
+    let (_tmp, idx) = sample_index();
+    let token = "t0ken-for-the-attack-test";
+    let env = [
+        ("ATTEST_SERVE_CONCURRENCY", "1"),
+        ("ATTEST_TOKEN", token),
+        ("ATTEST_SERVE_TIMEOUT_SECS", "3"),
+    ];
+    let s = Server::start(&idx, &["--workers", "1"], &env);
+    let c = client();
+    let auth =
+        |r: reqwest::blocking::RequestBuilder| r.header("authorization", format!("bearer {token}"));
+    let quote = "Client records must be retained for seven years after the last date of service.";
+    let ev = json!([{"id": "E1", "quote": quote}]);
+    let gate = |text: &str| {
+        auth(c.post(s.url("/v1/validate")))
+            .json(&json!({"text": text, "evidence": ev}))
+            .send()
+            .unwrap()
+            .status()
+            .as_u16()
+    };
+    // Claims hidden in short paragraphs or a long heading are uncited; a citation after
+    // the full stop is a citation.
+    assert_eq!(
+        gate("Records may be destroyed after one year by anyone."),
+        422
+    );
+    assert_eq!(gate(&format!("# Records may be shredded immediately after the client leaves and nobody is told\n\n{} [E1].", quote.trim_end_matches('.'))), 422);
+    assert_eq!(gate(&format!("{quote} [E1]")), 200);
+    // A slow body does not hold the one place: others are served meanwhile.
+    use std::io::Write;
+    let mut slow = std::net::TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let head = format!("POST /v1/search HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"query\":", s.port);
+    slow.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let r = auth(c.post(s.url("/v1/search")))
+        .json(&json!({"query": "records"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    // A declared length over the limit is refused before the body is read.
+    let big = format!("POST /v1/ask HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n", s.port);
+    assert_eq!(raw_status(&s, &big), 413);
+    // A chunked body over the limit (no length declared) is cut off at the limit.
+    let chunk = "a".repeat(2 << 20);
+    let chunked = format!("POST /v1/ask HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{chunk}\r\n0\r\n\r\n", s.port, chunk.len());
+    assert_eq!(raw_status(&s, &chunked), 413);
+    let two_hosts = format!(
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{0}\r\nHost: attacker.example:{0}\r\n\r\n",
+        s.port
+    );
+    assert_eq!(raw_status(&s, &two_hosts), 400);
+    let wrong_method = auth(c.get(s.url("/v1/ask"))).send().unwrap();
+    assert_eq!(wrong_method.status(), 405);
+    assert_eq!(
+        body(wrong_method)["type"],
+        "urn:attest:problem:method-not-allowed"
+    );
+    // SIGTERM with the slow request still open: the server exits within its grace time.
+    let t = std::time::Instant::now();
+    let status = s.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        t.elapsed()
+    );
+    drop(slow);
+}
+
+#[test]
+fn a_blank_token_in_the_config_file_is_no_token() {
+    let (tmp, idx) = sample_index();
+    let cfg = tmp.path().join("attest.toml");
+    std::fs::write(&cfg, "serve_token = \"  \"\n").unwrap();
+    let out = attest(&idx)
+        .arg("--config")
+        .arg(&cfg)
+        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote"])
+        .env_remove("ATTEST_TOKEN")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("token"));
 }

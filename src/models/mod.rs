@@ -5,6 +5,7 @@
 //! ([`generate::Generate`]) runs quantized GGUF models ([`generate`], [`gguf_tokenizer`]).
 
 pub mod bert;
+pub mod cache;
 pub mod cross;
 pub mod generate;
 pub mod gguf_tokenizer;

@@ -24,6 +24,7 @@ use crate::config::Config;
 use crate::engine::{Access, Engine};
 use crate::error::Error;
 use crate::index::Dense;
+use crate::models::cache::CachedEmbed;
 use crate::retrieve::{search, SearchResult};
 use crate::review::{checklist, Review, ReviewOptions};
 
@@ -31,6 +32,10 @@ pub use documents::{DocumentSummary, DocumentView, EvidenceCheck};
 pub use metrics::Metrics;
 pub use requests::{AskRequest, ReviewRequest, SearchRequest, Thresholds, ValidateRequest};
 pub use validation::{GateOutcome, GateRejection};
+
+/// Bytes of embeddings a service keeps (questions, candidate and quote sentences): the
+/// same text is embedded once while the server runs.
+const EMBEDDING_CACHE_BYTES: usize = 64 << 20;
 
 /// Attempts of a request while an ingest keeps changing the corpus.
 const ATTEMPTS: usize = 3;
@@ -83,7 +88,7 @@ pub struct Versioned<T> {
 /// The shared engines, models and caches of a server.
 pub struct Service {
     cfg: Config,
-    idle: Mutex<Vec<Engine>>,
+    pool: Mutex<Pool>,
     returned: Condvar,
     /// The dense index at its corpus version, shared by the workers.
     dense: Mutex<(u64, Arc<Dense>)>,
@@ -91,6 +96,13 @@ pub struct Service {
     generator: bool,
     evidence: documents::EvidenceLog,
     metrics: Metrics,
+}
+
+/// The idle engines and the queue of requests waiting for one, served in arrival order.
+struct Pool {
+    idle: Vec<Engine>,
+    next_ticket: u64,
+    serving: u64,
 }
 
 /// Gives a worker's engine back to the pool when the request ends, even on a panic.
@@ -102,8 +114,8 @@ struct Lease<'s> {
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         if let Some(e) = self.engine.take() {
-            lock(&self.service.idle).push(e);
-            self.service.returned.notify_one();
+            lock(&self.service.pool).idle.push(e);
+            self.service.returned.notify_all();
         }
     }
 }
@@ -121,6 +133,8 @@ impl Service {
         if generator {
             first.load_generator()?;
         }
+        let cached = CachedEmbed::new(first.embedder_arc(), EMBEDDING_CACHE_BYTES);
+        first.set_embedder(Arc::new(cached))?;
         Self::from_engine(first, workers)
     }
 
@@ -142,7 +156,11 @@ impl Service {
         idle.push(first);
         Ok(Service {
             cfg,
-            idle: Mutex::new(idle),
+            pool: Mutex::new(Pool {
+                idle,
+                next_ticket: 0,
+                serving: 0,
+            }),
             returned: Condvar::new(),
             dense: Mutex::new(dense),
             embedder,
@@ -188,17 +206,24 @@ impl Service {
         )))
     }
 
-    /// Wait for an idle worker.
+    /// Wait for an idle worker, first come first served.
     fn lease(&self) -> Lease<'_> {
-        let mut idle = lock(&self.idle);
+        let mut pool = lock(&self.pool);
+        let ticket = pool.next_ticket;
+        pool.next_ticket += 1;
         loop {
-            if let Some(e) = idle.pop() {
-                return Lease {
-                    service: self,
-                    engine: Some(e),
-                };
+            if pool.serving == ticket {
+                if let Some(e) = pool.idle.pop() {
+                    pool.serving += 1;
+                    // The next in line may find another idle worker.
+                    self.returned.notify_all();
+                    return Lease {
+                        service: self,
+                        engine: Some(e),
+                    };
+                }
             }
-            idle = self.returned.wait(idle).unwrap_or_else(|p| p.into_inner());
+            pool = self.returned.wait(pool).unwrap_or_else(|p| p.into_inner());
         }
     }
 

@@ -211,3 +211,28 @@ fn a_secret_is_never_shown() {
     assert!(!format!("{cfg:?}").contains("hunter2"));
     assert_eq!(setting.default_text(), "none (loopback only)");
 }
+
+#[test]
+fn many_threads_share_two_workers_without_losing_a_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let s = Arc::new(service(tmp.path()));
+    let handles: Vec<_> = (0..8)
+        .map(|i| {
+            let s = s.clone();
+            std::thread::spawn(move || {
+                let q = SearchRequest {
+                    query: format!("client records retention {i}"),
+                    k: Some(2),
+                    mode: None,
+                };
+                (0..3)
+                    .map(|_| s.search(&q).unwrap().value.hits.len())
+                    .sum::<usize>()
+            })
+        })
+        .collect();
+    for h in handles {
+        assert_eq!(h.join().unwrap(), 6);
+    }
+    assert_eq!(super::lock(&s.pool).idle.len(), 2, "every worker came back");
+}
