@@ -12,7 +12,6 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use tokio::sync::OwnedSemaphorePermit;
 use utoipa::OpenApi;
 
 use super::access::{problem, problem_json};
@@ -119,7 +118,9 @@ impl<T: DeserializeOwned> FromRequest<Arc<App>> for Body<T> {
             Ok(Err(e)) => return Err(problem(e.status(), "bad-body", e.body_text())),
             Ok(Ok(b)) => b,
         };
-        parse(&bytes).map(Body)
+        parse(&bytes)
+            .map(Body)
+            .map_err(|detail| problem(StatusCode::BAD_REQUEST, "malformed-request", detail))
     }
 }
 
@@ -132,37 +133,23 @@ fn too_large(max: usize) -> Response {
     )
 }
 
-/// `bytes` as one JSON value of type `T`; anything else is 400 naming the field.
-fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Response> {
-    let malformed = |detail: String| problem(StatusCode::BAD_REQUEST, "malformed-request", detail);
+/// `bytes` as one JSON value of type `T`, or what is wrong with them (naming the field).
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        malformed(format!(
-            "invalid request body at {}: {}",
-            e.path(),
-            e.inner()
-        ))
-    })?;
-    de.end()
-        .map_err(|e| malformed(format!("invalid request body: {e}")))?;
+    let value = serde_path_to_error::deserialize(&mut de)
+        .map_err(|e| format!("invalid request body at {}: {}", e.path(), e.inner()))?;
+    de.end().map_err(|e| format!("invalid request body: {e}"))?;
     Ok(value)
 }
 
-/// A place among the requests the server holds, taken once the body has arrived (a
-/// slow client never holds one while it sends); without one free, 429.
-fn permit(app: &Arc<App>) -> Result<OwnedSemaphorePermit, Response> {
-    app.permits.clone().try_acquire_owned().map_err(|_| {
-        let mut r = problem(
-            StatusCode::TOO_MANY_REQUESTS,
-            "too-many-requests",
-            "the server is at its concurrency limit; retry shortly",
-        );
-        r.headers_mut().insert(
-            header::RETRY_AFTER,
-            HeaderValue::from_static(RETRY_AFTER_SECS),
-        );
-        r
-    })
+/// 429: no free place among the requests the server holds. A place is taken once the
+/// body has arrived, so a slow client never holds one while it sends.
+fn too_many() -> Response {
+    retry_later(problem(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too-many-requests",
+        "the server is at its concurrency limit; retry shortly",
+    ))
 }
 
 /// Run `f` on the service in a blocking worker within the time limit, holding a place
@@ -172,7 +159,9 @@ async fn blocking<T: Send + 'static>(
     app: &Arc<App>,
     f: impl FnOnce(&Service) -> Result<T, ServiceError> + Send + 'static,
 ) -> Result<T, Response> {
-    let permit = permit(app)?;
+    let Ok(permit) = app.permits.clone().try_acquire_owned() else {
+        return Err(too_many());
+    };
     let service = app.service.clone();
     let task = tokio::task::spawn_blocking(move || {
         let _held = permit;
