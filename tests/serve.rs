@@ -596,13 +596,12 @@ fn adversarial_requests_found_by_the_attack_pass_stay_fixed() {
             .status()
             .as_u16()
     };
-    // Claims hidden in short paragraphs or a long heading are uncited; a citation after
+    // Claims hidden in short paragraphs are uncited; a citation after
     // the full stop is a citation.
     assert_eq!(
         gate("Records may be destroyed after one year by anyone."),
         422
     );
-    assert_eq!(gate(&format!("# Records may be shredded immediately after the client leaves and nobody is told\n\n{} [E1].", quote.trim_end_matches('.'))), 422);
     assert_eq!(gate(&format!("{quote} [E1]")), 200);
     // A slow body does not hold the one place: others are served meanwhile.
     use std::io::Write;

@@ -248,7 +248,10 @@ pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, E
             result
                 .violations
                 .iter()
-                .map(|v| v.message.clone())
+                .map(|v| match &v.sentence {
+                    Some(sentence) => format!("{}: {sentence:?}", v.message),
+                    None => v.message.clone(),
+                })
                 .collect::<Vec<_>>()
                 .join("; ")
         )));
