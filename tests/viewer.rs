@@ -229,11 +229,13 @@ fn item<'a>(items: &'a Value, id: &str) -> anyhow::Result<&'a Value> {
 }
 
 /// Until the document panel shows exactly one `mark#highlight` whose text is `quote`,
-/// inside the viewport, with the panel focused.
+/// inside the viewport, with the panel focused (waiting for the focus too: an item cited
+/// twice leaves the same quote highlighted while the click's own fetch is in flight).
 async fn expect_highlight(c: &Client, quote: &str) -> anyhow::Result<()> {
     let script = "const m = document.getElementById('highlight');
         return !!m && m.textContent === arguments[0]
-            && document.querySelectorAll('#document-text mark').length === 1;";
+            && document.querySelectorAll('#document-text mark').length === 1
+            && !!document.activeElement && document.activeElement.id === 'document';";
     let waited = wait_true(c, "the highlighted quote", script, vec![json!(quote)]).await;
     if let Err(e) = waited {
         let shown = js(
