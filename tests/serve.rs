@@ -389,20 +389,30 @@ fn served_evidence_keys_can_be_cited_and_drift_is_reported_after_a_change() {
 #[test]
 fn a_token_guards_the_api_and_remote_binding_needs_one() {
     let (_tmp, idx) = sample_index();
-    // Not loopback without --allow-remote, or without a token: refused at start.
-    let out = attest(&idx)
-        .args(["serve", "--addr", "0.0.0.0:0"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"));
-    let out = attest(&idx)
-        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote"])
-        .env_remove("ATTEST_TOKEN")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("token"));
+    // Not loopback without --allow-remote, or without a token (a blank one in the config
+    // file is none): refused at start.
+    let cfg = idx.parent().unwrap().join("attest.toml");
+    std::fs::write(&cfg, "serve_token = \"  \"\n").unwrap();
+    let refused = |extra: &[&str], config: bool, needle: &str| {
+        let mut cmd = attest(&idx);
+        if config {
+            cmd.arg("--config").arg(&cfg);
+        }
+        let out = cmd
+            .args(["serve", "--addr", "0.0.0.0:0"])
+            .args(extra)
+            .env_remove("ATTEST_TOKEN")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(needle),
+            "{needle}"
+        );
+    };
+    refused(&[], false, "--allow-remote");
+    refused(&["--allow-remote"], false, "token");
+    refused(&["--allow-remote"], true, "token");
     let token = "s3cret-token-for-the-test";
     let s = Server::start(&idx, &[], &[("ATTEST_TOKEN", token)]);
     let c = client();
@@ -642,20 +652,4 @@ fn adversarial_requests_found_by_the_attack_pass_stay_fixed() {
         t.elapsed()
     );
     drop(slow);
-}
-
-#[test]
-fn a_blank_token_in_the_config_file_is_no_token() {
-    let (tmp, idx) = sample_index();
-    let cfg = tmp.path().join("attest.toml");
-    std::fs::write(&cfg, "serve_token = \"  \"\n").unwrap();
-    let out = attest(&idx)
-        .arg("--config")
-        .arg(&cfg)
-        .args(["serve", "--addr", "0.0.0.0:0", "--allow-remote"])
-        .env_remove("ATTEST_TOKEN")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("token"));
 }
