@@ -1,8 +1,6 @@
 //! Text utilities shared by the stages: words, stop words, a crude stemmer, word counts
 //! and the figures a sentence states. Deterministic and model-free.
 
-use std::collections::BTreeSet;
-
 /// English function words dropped from lexical queries (when something else remains).
 pub const STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
@@ -61,75 +59,11 @@ pub fn word_count(s: &str) -> usize {
         .count()
 }
 
-/// Number words and their values, for comparing figures.
-pub const NUMBER_WORDS: &[(&str, &str)] = &[
-    ("one", "1"),
-    ("two", "2"),
-    ("three", "3"),
-    ("four", "4"),
-    ("five", "5"),
-    ("six", "6"),
-    ("seven", "7"),
-    ("eight", "8"),
-    ("nine", "9"),
-    ("ten", "10"),
-    ("eleven", "11"),
-    ("twelve", "12"),
-    ("fifteen", "15"),
-    ("twenty", "20"),
-    ("thirty", "30"),
-    ("forty", "40"),
-    ("fifty", "50"),
-    ("sixty", "60"),
-    ("ninety", "90"),
-    ("hundred", "100"),
-];
-
-/// The digits a number word stands for (`seven` → `7`).
-pub fn number_word_value(w: &str) -> Option<&'static str> {
-    NUMBER_WORDS.iter().find(|(n, _)| *n == w).map(|(_, v)| *v)
-}
-
-/// Units a figure is counted in (singular; a plural `s` is dropped).
-const UNITS: &[&str] = &[
-    "day", "week", "month", "year", "hour", "minute", "percent", "time", "session", "visit",
-    "attempt", "dollar",
-];
-
-/// The figures a quote states: a number (digits, or a number word as digits) followed,
-/// possibly through `calendar`/`business`/`consecutive`, by a unit (`30 days` →
-/// `30 day`). Sorted and distinct; numbers without a unit (dates, section numbers) are
-/// not figures.
+/// The figures a quote states, as `value unit` keys (`30 days` → `30 day`, `12.5%` →
+/// `12.5 percent`, `$5,000` → `5000 dollar`): see [`crate::figure`]. Sorted and
+/// distinct; numbers without a unit (dates, section numbers) are not figures.
 pub fn figures(quote: &str) -> Vec<String> {
-    let w = words(&quote.replace('%', " percent "));
-    let mut out = BTreeSet::new();
-    for (i, x) in w.iter().enumerate() {
-        let value = if x.chars().all(|c| c.is_ascii_digit()) {
-            Some(x.as_str())
-        } else {
-            NUMBER_WORDS.iter().find(|(n, _)| n == x).map(|(_, v)| *v)
-        };
-        let Some(v) = value else { continue };
-        let mut j = i + 1;
-        while w
-            .get(j)
-            .is_some_and(|u| matches!(u.as_str(), "calendar" | "business" | "consecutive" | "full"))
-        {
-            j += 1;
-        }
-        // "seven (7) years": the digits restate the number word.
-        if w.get(j)
-            .is_some_and(|u| u.chars().all(|c| c.is_ascii_digit()))
-        {
-            j += 1;
-        }
-        let Some(unit) = w.get(j) else { continue };
-        let unit = unit.strip_suffix('s').unwrap_or(unit);
-        if UNITS.contains(&unit) {
-            out.insert(format!("{v} {unit}"));
-        }
-    }
-    out.into_iter().collect()
+    crate::figure::figure_keys(quote)
 }
 
 /// Month names, written out, lower-case.
@@ -173,6 +107,5 @@ mod tests {
             figures("seven (7) years and 30 business days"),
             vec!["30 day", "7 year"]
         );
-        assert_eq!(number_word_value("ten"), Some("10"));
     }
 }

@@ -14,5 +14,6 @@ mod serve;
 mod snapshot;
 mod store;
 mod structure;
+mod values;
 mod viewer;
 mod wrong;

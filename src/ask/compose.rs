@@ -108,9 +108,9 @@ pub(super) fn gate(c: &Composition, numbered: &Numbered, opts: &AskOptions) -> G
     for s in &c.sentences {
         let body = sentence_body(&s.text);
         let inside = s.citations.iter().any(|id| {
-            numbered
-                .get(id)
-                .is_some_and(|v| neutralise_markers(&v.candidate.quote).contains(body))
+            numbered.get(id).is_some_and(|v| {
+                crate::figure::verbatim_part(&neutralise_markers(&v.candidate.quote), body)
+            })
         });
         if !inside {
             gate.passed = false;

@@ -169,43 +169,45 @@ const QUANTITY_WORDS: &[&str] = &[
 ];
 
 /// When the question asks for a figure ("how many", "how much", "what amount", …): the
-/// months and years (1900–2099) it names that no cited item mentions in its quote, label,
-/// section or document title. A figure pinned to a period is never answered from another
-/// period's figures ("October 2015" is not "November - 2015").
+/// periods it names (see [`crate::period`]: years, fiscal and calendar years, quarters,
+/// months, numeric month/year) that no cited item names in its quote, label or section
+/// — or in its document title when the quote, label and section name no other year. A
+/// figure pinned to a period is never answered from another period's figures ("October
+/// 2015" is not "November - 2015"; "FY2023" is not a 2022 table in a report titled 2023).
 fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> {
-    let is_year =
-        |w: &str| w.len() == 4 && w.parse::<u32>().is_ok_and(|y| (1900..2100).contains(&y));
-    let tokens = |s: &str| -> Vec<String> {
-        s.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect()
-    };
-    let words = tokens(question);
+    let words: Vec<String> = crate::text::words(question);
     let asks_quantity = words
         .windows(2)
         .any(|w| w[0] == "how" && (w[1] == "many" || w[1] == "much"))
         || words.iter().any(|w| QUANTITY_WORDS.contains(&w.as_str()));
-    if !asks_quantity {
+    let wanted = crate::period::periods(question);
+    if !asks_quantity || wanted.is_empty() || cited.is_empty() {
         return Vec::new();
     }
-    let mut wanted: Vec<String> = words
-        .into_iter()
-        .filter(|w| is_year(w) || (w != "may" && crate::text::MONTHS.contains(&w.as_str())))
+    let items: Vec<_> = cited
+        .iter()
+        .filter_map(|id| n.get(id))
+        .map(|v| {
+            let c = &v.candidate;
+            let heads = [&c.section, &c.label].into_iter().flatten();
+            let own: Vec<_> = std::iter::once(&c.quote)
+                .chain(heads)
+                .flat_map(|t| crate::period::periods(t))
+                .collect();
+            (own, crate::period::periods(&c.title))
+        })
         .collect();
-    wanted.dedup();
-    if wanted.is_empty() || cited.is_empty() {
-        return Vec::new();
-    }
-    let mut have: HashSet<String> = HashSet::new();
-    for v in cited.iter().filter_map(|id| n.get(id)) {
-        let c = &v.candidate;
-        for text in [c.quote.as_str(), &c.context_text(), c.title.as_str()] {
-            have.extend(tokens(text));
+    let mut unmet: Vec<String> = Vec::new();
+    for w in &wanted {
+        let met = items.iter().any(|(own, title)| {
+            own.iter().any(|p| w.met_by(p))
+                || (title.iter().any(|p| w.met_by(p)) && !own.iter().any(|p| w.other_year(p)))
+        });
+        if !met && !unmet.contains(&w.text) {
+            unmet.push(w.text.clone());
         }
     }
-    wanted.retain(|w| !have.contains(w));
-    wanted
+    unmet
 }
 
 /// The rejected candidates as the answer lists them.
@@ -348,16 +350,29 @@ fn phrase(
 
 /// The choice selection: from the cited evidence when answered, else undecided.
 fn select_choice(q: &Question, answer: &Answer) -> crate::research::choice::Selection {
-    let items: Vec<(String, String)> = if answer.status == Status::Answered {
+    use crate::research::choice::ChoiceItem;
+    let items: Vec<ChoiceItem> = if answer.status == Status::Answered {
         answer
             .evidence
             .iter()
-            .map(|e| (e.id.clone(), e.quote.clone()))
+            .map(|e| ChoiceItem {
+                id: e.id.clone(),
+                quote: e.quote.clone(),
+                context: [
+                    e.section.as_deref(),
+                    e.label.as_deref(),
+                    Some(e.title.as_str()),
+                ]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" "),
+            })
             .collect()
     } else {
         Vec::new()
     };
-    crate::research::choice::select(&q.choices, &items)
+    crate::research::choice::select(&q.stem, &q.choices, &items)
 }
 
 /// What was searched for and not found.

@@ -13,10 +13,11 @@
 //!   more with the same figures. A sentence cites the members whose quotes hold it (and
 //!   near-duplicates); a member that holds only part of it is listed as unused. A partial
 //!   overlap with an item already used is left out.
-//! * Conflicts: two items from different documents about the same thing (content words,
-//!   numbers aside, overlapping by [`CONFLICT_JACCARD`] or more) whose figures (`30
-//!   days`, `7 years`) differ, neither set containing the other, are set side by side in
-//!   one paragraph, both cited, and listed in `conflicts`.
+//! * Conflicts: two items about the same thing (content words, numbers aside,
+//!   overlapping by [`CONFLICT_JACCARD`] or more) from different documents or different
+//!   places of one document, whose figures in a unit and bound they share (`30 days`, `7
+//!   years`) differ, neither set containing the other, are set side by side in one
+//!   paragraph, both cited, and listed in `conflicts`.
 //! * Paragraphs: one per research step and source document (the aspect), in order of
 //!   their best item; sentences within a paragraph by relevance.
 //!
@@ -27,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::corpus::segment::sentences;
-use crate::text::{content_words, figures, NUMBER_WORDS};
+use crate::text::{content_words, figures};
 
 /// Content-word Jaccard at or above which two quotes are the same statement.
 pub const DUPLICATE_JACCARD: f64 = 0.8;
@@ -96,7 +97,7 @@ fn without_numbers(quote: &str) -> HashSet<String> {
     content_words(quote)
         .into_iter()
         .filter(|w| {
-            !w.chars().all(|c| c.is_ascii_digit()) && !NUMBER_WORDS.iter().any(|(n, _)| n == w)
+            !w.chars().all(|c| c.is_ascii_digit()) && crate::figure::word_value(w).is_none()
         })
         .collect()
 }
@@ -296,9 +297,9 @@ fn join(items: &[Item], groups: &mut [Group], i: usize, words: &HashSet<String>)
     overlaps.map_or(Joined::New, Joined::Overlaps)
 }
 
-/// Conflicts: pair each group with the first later group from another document that
-/// speaks of the same thing with different figures. Returns each group's partner and
-/// the conflicts.
+/// Conflicts: pair each group with the first later group that speaks of the same thing
+/// (in another document or another place of the same one) with different figures.
+/// Returns each group's partner and the conflicts.
 fn pair_conflicts(items: &[Item], groups: &[Group]) -> (Vec<Option<usize>>, Vec<Conflict>) {
     let mut paired: Vec<Option<usize>> = vec![None; groups.len()];
     let mut conflicts = Vec::new();
@@ -308,26 +309,51 @@ fn pair_conflicts(items: &[Item], groups: &[Group]) -> (Vec<Option<usize>>, Vec<
         if paired[a].is_some() || fa.is_empty() {
             continue;
         }
-        let wa = without_numbers(&lead(a).quote);
+        let (ua, wa) = (unit_values(&lead(a).quote), without_numbers(&lead(a).quote));
         for b in a + 1..groups.len() {
-            if paired[b].is_some() || lead(b).doc_id == lead(a).doc_id {
+            if paired[b].is_some() || overlap(lead(a), lead(b)) {
                 continue;
             }
-            let fb = figures(&lead(b).quote);
+            let ub = unit_values(&lead(b).quote);
             let wb = without_numbers(&lead(b).quote);
-            let nested = fb.iter().all(|f| fa.contains(f)) || fa.iter().all(|f| fb.contains(f));
-            if !fb.is_empty() && !nested && jaccard(&wa, &wb) >= CONFLICT_JACCARD {
+            if differ(&ua, &ub) && jaccard(&wa, &wb) >= CONFLICT_JACCARD {
                 paired[a] = Some(b);
                 paired[b] = Some(a);
                 conflicts.push(Conflict {
                     ids: vec![lead(a).id.clone(), lead(b).id.clone()],
-                    figures: vec![fa.clone(), fb],
+                    figures: vec![fa.clone(), figures(&lead(b).quote)],
                 });
                 break;
             }
         }
     }
     (paired, conflicts)
+}
+
+/// Two items from the same place of one document.
+fn overlap(a: &Item, b: &Item) -> bool {
+    a.doc_id == b.doc_id && a.start < b.end && b.start < a.end
+}
+
+type UnitValues = std::collections::BTreeMap<(String, crate::figure::Bound), HashSet<String>>;
+
+/// The values a quote states per unit and bound.
+fn unit_values(quote: &str) -> UnitValues {
+    let mut out = UnitValues::new();
+    for f in crate::figure::figures_of(quote) {
+        out.entry((f.unit, f.bound)).or_default().insert(f.value);
+    }
+    out
+}
+
+/// Whether two quotes state different values in a unit and bound they share (neither
+/// set of values containing the other: "30 days" vs "60 days", not a minimum vs a
+/// maximum).
+fn differ(a: &UnitValues, b: &UnitValues) -> bool {
+    a.iter().any(|(k, va)| {
+        b.get(k)
+            .is_some_and(|vb| !va.is_subset(vb) && !vb.is_subset(va))
+    })
 }
 
 /// A paragraph: its aspect (step and document, or `None` for a conflict pair) and the

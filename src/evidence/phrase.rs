@@ -165,7 +165,7 @@ fn check_sentence(
     }
     if sources
         .iter()
-        .any(|q| flat(&super::gate::neutralise_markers(q)).contains(body))
+        .any(|q| crate::figure::verbatim_part(&flat(&super::gate::neutralise_markers(q)), body))
     {
         return Ok(ids);
     }

@@ -142,10 +142,9 @@ fn cited_sentences(text: &str) -> Vec<CitedSentence> {
 
 fn verbatim_in(body: &str, ids: &[String], quotes: &HashMap<String, Option<String>>) -> bool {
     ids.iter().any(|id| {
-        quotes
-            .get(id)
-            .and_then(|q| q.as_deref())
-            .is_some_and(|q| flat(&super::gate::neutralise_markers(q)).contains(body))
+        quotes.get(id).and_then(|q| q.as_deref()).is_some_and(|q| {
+            crate::figure::verbatim_part(&flat(&super::gate::neutralise_markers(q)), body)
+        })
     })
 }
 

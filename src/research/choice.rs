@@ -1,18 +1,55 @@
 //! Multiple choice: pick one of the question's answer choices from the verified evidence,
 //! or abstain when the evidence cannot decide.
 //!
-//! A choice is **supported** by a verified item when the item's quote contains the
-//! choice's content words (all of them, or at least half and two or more) — figures
-//! compared as figures, so "7 years" matches "seven (7) years". It is **ruled out** when an
-//! item about the same thing (sharing the question's terms) states a different figure of
-//! the same unit and no item supports it. Exactly one supported choice is selected;
-//! none or several supported leave the selection undecided (abstain).
+//! Evidence speaks to a choice only when it is **about the question's subject**: every
+//! subject word of the question (its content words less question scaffolding, units and
+//! bound words) occurs in the quote's sentence or the item's section and title, and no
+//! title modifier (`deputy`, `assistant`, `acting`, …) the question lacks stands before
+//! them. Then:
+//!
+//! * A choice with a figure (`7 years`; a bare `90` takes the unit the question asks for,
+//!   "how many **hours**") is **supported** when the sentence states that figure, in the
+//!   same unit, in the clause that shares most subject words among the clauses stating
+//!   that unit, with the bound the question asks for (a "minimum" question is never
+//!   answered from a maximum, or from a figure stated without a bound); it is **ruled
+//!   out** when such a sentence states another value in that unit and bound.
+//! * A choice without a figure is supported when the sentence holds its content words
+//!   (all of them, or at least half and two or more).
+//!
+//! Exactly one supported choice is selected; none or several leave the selection
+//! undecided (abstain), and every ruling-out item is cited on its choice's line.
+
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use super::Choice;
+use crate::corpus::segment::sentences;
+use crate::figure::{figures_of, number_values, Bound, Figure};
 use crate::text::content_words;
-use crate::text::figures;
+
+/// What the evidence says of one choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// An item about the question's subject states it.
+    Supported,
+    /// An item about the question's subject states otherwise.
+    RuledOut,
+    /// No item about the question's subject speaks to it.
+    Undecided,
+}
+
+impl Verdict {
+    /// The name JSON uses.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Supported => "supported",
+            Verdict::RuledOut => "ruled_out",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
 
 /// What the evidence says of one choice.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,8 +58,8 @@ pub struct ChoiceVerdict {
     pub label: String,
     /// The choice text.
     pub text: String,
-    /// `supported`, `ruled_out` or `undecided`.
-    pub verdict: String,
+    /// Supported, ruled out or undecided.
+    pub verdict: Verdict,
     /// Items that support it (for `supported`) or rule it out (for `ruled_out`).
     pub citations: Vec<String>,
     /// The line printed for it, citations included.
@@ -38,98 +75,327 @@ pub struct Selection {
     pub choices: Vec<ChoiceVerdict>,
 }
 
-fn supports(quote: &str, choice: &str) -> bool {
-    let fc = figures(choice);
-    if !fc.is_empty() {
-        let fq = figures(quote);
-        return fc.iter().all(|f| fq.contains(f));
+/// A verified item as the selection reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChoiceItem {
+    /// Its id (`E1`).
+    pub id: String,
+    /// The quote.
+    pub quote: String,
+    /// Its section path, label and document title: they may name the subject.
+    pub context: String,
+}
+
+/// Words of a question that ask rather than name its subject.
+const SCAFFOLD: &[&str] = &[
+    "long",
+    "many",
+    "much",
+    "often",
+    "soon",
+    "old",
+    "number",
+    "amount",
+    "value",
+    "period",
+    "must",
+    "shall",
+    "may",
+    "might",
+    "can",
+    "need",
+    "required",
+    "require",
+    "does",
+    "did",
+    "done",
+    "minimum",
+    "maximum",
+    "least",
+    "most",
+    "max",
+    "min",
+    "exceed",
+    "name",
+    "named",
+    "person",
+    "called",
+    "state",
+    "stated",
+    "say",
+    "according",
+    "document",
+    "documents",
+    "which",
+    "following",
+    "true",
+    "correct",
+    "answer",
+    "total",
+    "percentage",
+    "given",
+];
+
+/// Title modifiers that make another person or office of the same head word.
+const MODIFIERS: &[&str] = &[
+    "deputy",
+    "assistant",
+    "acting",
+    "vice",
+    "associate",
+    "interim",
+    "former",
+    "co",
+    "sub",
+    "under",
+    "lieutenant",
+    "honorary",
+];
+
+/// Verbs the documents use for the same act, read as one word.
+fn canonical_word(w: &str) -> String {
+    match w {
+        "kept" | "keep" | "maintain" | "maintained" | "preserve" | "preserved" | "store"
+        | "stored" | "retained" | "retain" | "hold" | "held" => "retain".into(),
+        _ => w.to_string(),
     }
+}
+
+fn words_of(text: &str) -> HashSet<String> {
+    content_words(text)
+        .into_iter()
+        .map(|w| canonical_word(&w))
+        .collect()
+}
+
+/// What the question asks: its subject words, the unit it counts in and its bound.
+#[derive(Debug, Clone, PartialEq)]
+struct Asked {
+    subject: HashSet<String>,
+    modifiers: HashSet<String>,
+    unit: Option<String>,
+    bound: Bound,
+}
+
+fn asked(question: &str) -> Asked {
+    let lower = question.to_lowercase();
+    let all: Vec<String> = crate::text::words(&lower);
+    let unit = all
+        .iter()
+        .map(|w| w.trim_end_matches('s'))
+        .find(|w| crate::figure::UNITS.contains(w) && *w != "time")
+        .map(str::to_string)
+        .or_else(|| {
+            all.iter()
+                .any(|w| w == "percentage" || w == "percent")
+                .then(|| "percent".to_string())
+        });
+    let has = |p: &str| format!(" {} ", all.join(" ")).contains(&format!(" {p} "));
+    let bound = if ["minimum", "min", "at least", "least", "no less than"]
+        .iter()
+        .any(|p| has(p))
+    {
+        Bound::Min
+    } else if ["maximum", "max", "at most", "up to", "most", "no more than"]
+        .iter()
+        .any(|p| has(p))
+    {
+        Bound::Max
+    } else {
+        Bound::Exact
+    };
+    let subject = words_of(question)
+        .into_iter()
+        .filter(|w| {
+            !SCAFFOLD.contains(&w.as_str())
+                && !crate::figure::UNITS.contains(&w.trim_end_matches('s'))
+                && !w.chars().all(|c| c.is_ascii_digit())
+        })
+        .collect();
+    let modifiers = all
+        .iter()
+        .filter(|w| MODIFIERS.contains(&w.as_str()))
+        .cloned()
+        .collect();
+    Asked {
+        subject,
+        modifiers,
+        unit,
+        bound,
+    }
+}
+
+/// Whether `sentence` (with the item's context) is about the question's subject.
+fn about(a: &Asked, sentence: &str, context: &str) -> bool {
+    let have: HashSet<String> = words_of(&format!("{sentence} {context}"));
+    if !a.subject.iter().all(|w| have.contains(w)) {
+        return false;
+    }
+    // "the deputy director" is not "the director".
+    let ws = crate::text::words(sentence);
+    !ws.windows(2).any(|p| {
+        MODIFIERS.contains(&p[0].as_str())
+            && !a.modifiers.contains(&p[0])
+            && a.subject
+                .contains(&canonical_word(&crate::text::stem(&p[1])))
+    })
+}
+
+/// The clause of `text` around byte `at`: cut at `;`, `,` (not inside a number) and the
+/// words that join two statements.
+fn clause_at(text: &str, at: usize) -> &str {
+    let b = text.as_bytes();
+    let is_cut = |i: usize| {
+        (matches!(b[i], b';' | b',')
+            && !(i > 0
+                && b[i - 1].is_ascii_digit()
+                && b.get(i + 1).is_some_and(u8::is_ascii_digit)))
+            || [" and ", " while ", " whereas ", " but "]
+                .iter()
+                .any(|w| b[i..].starts_with(w.as_bytes()))
+    };
+    let start = (0..at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i) && is_cut(i))
+        .map_or(0, |i| i + 1);
+    let end = (at..b.len())
+        .find(|&i| text.is_char_boundary(i) && is_cut(i))
+        .unwrap_or(b.len());
+    &text[start..end]
+}
+
+/// The figures in `unit` a sentence about the subject states for it: of those with the
+/// asked bound, the ones whose clause shares most subject words.
+fn stated(a: &Asked, sentence: &str, unit: &str) -> Vec<Figure> {
+    let text = crate::figure::normalise(sentence).into_owned();
+    let figs: Vec<(usize, Figure)> = figures_of(&text)
+        .into_iter()
+        .filter(|f| f.unit == unit && (a.bound == Bound::Exact || f.bound == a.bound))
+        .map(|f| {
+            let c = words_of(clause_at(&text, f.start));
+            (c.intersection(&a.subject).count(), f)
+        })
+        .collect();
+    let best = figs.iter().map(|(n, _)| *n).max().unwrap_or(0);
+    figs.into_iter()
+        .filter(|(n, _)| *n == best)
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// The figure a choice names: its own (`7 years`), or a bare number in the unit the
+/// question asks for.
+fn choice_figure(a: &Asked, choice: &str) -> Option<String> {
+    if let Some(f) = figures_of(choice).first() {
+        return Some(f.key());
+    }
+    let n = number_values(choice, true);
+    match (n.len(), &a.unit) {
+        (1, Some(u)) => n.first().map(|v| format!("{v} {u}")),
+        _ => None,
+    }
+}
+
+fn holds_words(sentence: &str, choice: &str) -> bool {
     let want: Vec<String> = content_words(choice);
     if want.is_empty() {
         return false;
     }
-    let have: std::collections::HashSet<String> = content_words(quote).into_iter().collect();
+    let have: HashSet<String> = content_words(sentence).into_iter().collect();
     let n = want.iter().filter(|w| have.contains(*w)).count();
     n == want.len() || (n >= 2 && n * 2 >= want.len())
 }
 
-fn rules_out(quote: &str, choice: &str) -> bool {
-    let fc = figures(choice);
-    if fc.is_empty() {
-        return false;
+/// The verdict one item gives a choice, if it speaks to it.
+fn judge(a: &Asked, item: &ChoiceItem, choice: &str) -> Option<Verdict> {
+    let mut out = None;
+    for sp in sentences(&item.quote) {
+        let sent = sp.slice(&item.quote);
+        if !about(a, sent, &item.context) {
+            continue;
+        }
+        let v = if let Some(key) = choice_figure(a, choice) {
+            let unit = key.split_once(' ').map_or("", |x| x.1);
+            let st = stated(a, sent, unit);
+            if st.iter().any(|f| f.key() == key) {
+                Some(Verdict::Supported)
+            } else {
+                (!st.is_empty()).then_some(Verdict::RuledOut)
+            }
+        } else if !number_values(choice, true).is_empty() {
+            // A bare number without a unit to read it in: only its exact value counts.
+            let want = number_values(choice, true);
+            want.is_subset(&number_values(sent, true))
+                .then_some(Verdict::Supported)
+        } else {
+            holds_words(sent, choice).then_some(Verdict::Supported)
+        };
+        out = match (out, v) {
+            (Some(Verdict::Supported), _) | (_, Some(Verdict::Supported)) => {
+                Some(Verdict::Supported)
+            }
+            (o, None) => o,
+            (_, v) => v,
+        };
     }
-    let fq = figures(quote);
-    // Same unit, different number.
-    fc.iter().any(|f| {
-        let unit = f.split_once(' ').map_or("", |x| x.1);
-        !fq.contains(f)
-            && fq
-                .iter()
-                .any(|g| g.split_once(' ').map_or("", |x| x.1) == unit)
-    })
+    out
 }
 
-/// Select among `choices` with the verified `items` (id, quote), best first.
-pub fn select(choices: &[Choice], items: &[(String, String)]) -> Selection {
-    let mut verdicts = Vec::new();
-    for c in choices {
-        let sup: Vec<String> = items
-            .iter()
-            .filter(|(_, q)| supports(q, &c.text))
-            .map(|(id, _)| id.clone())
-            .collect();
-        let out: Vec<String> = items
-            .iter()
-            .filter(|(_, q)| rules_out(q, &c.text))
-            .map(|(id, _)| id.clone())
-            .collect();
-        let (verdict, citations, line) = if !sup.is_empty() {
-            (
-                "supported",
-                sup.clone(),
-                format!(
-                    "({}) {}: supported by [{}]",
-                    c.label,
-                    c.text,
-                    sup.join(", ")
-                ),
-            )
-        } else if !out.is_empty() {
-            (
-                "ruled_out",
-                out.clone(),
-                format!(
-                    "({}) {}: ruled out, the evidence states otherwise [{}]",
-                    c.label,
-                    c.text,
-                    out.join(", ")
-                ),
-            )
-        } else {
-            (
-                "undecided",
-                Vec::new(),
-                format!(
-                    "({}) {}: no verified evidence speaks to it",
-                    c.label, c.text
-                ),
-            )
-        };
-        verdicts.push(ChoiceVerdict {
-            label: c.label.clone(),
-            text: c.text.clone(),
-            verdict: verdict.into(),
-            citations,
-            line,
-        });
-    }
+/// Select among `choices` of `question` with the verified `items`, best first.
+pub fn select(question: &str, choices: &[Choice], items: &[ChoiceItem]) -> Selection {
+    let a = asked(question);
+    let verdicts: Vec<ChoiceVerdict> = choices.iter().map(|c| verdict(&a, c, items)).collect();
     let supported: Vec<&ChoiceVerdict> = verdicts
         .iter()
-        .filter(|v| v.verdict == "supported")
+        .filter(|v| v.verdict == Verdict::Supported)
         .collect();
     Selection {
         selected: (supported.len() == 1).then(|| supported[0].label.clone()),
         choices: verdicts,
+    }
+}
+
+fn verdict(a: &Asked, c: &Choice, items: &[ChoiceItem]) -> ChoiceVerdict {
+    let by = |want: Verdict| -> Vec<String> {
+        items
+            .iter()
+            .filter(|it| judge(a, it, &c.text) == Some(want))
+            .map(|it| it.id.clone())
+            .collect()
+    };
+    let (sup, out) = (by(Verdict::Supported), by(Verdict::RuledOut));
+    let (verdict, citations, line) = if !sup.is_empty() {
+        let mut line = format!(
+            "({}) {}: supported by [{}]",
+            c.label,
+            c.text,
+            sup.join(", ")
+        );
+        if !out.is_empty() {
+            line.push_str(&format!("; contradicted by [{}]", out.join(", ")));
+        }
+        (Verdict::Supported, sup, line)
+    } else if !out.is_empty() {
+        let line = format!(
+            "({}) {}: ruled out, the evidence states otherwise [{}]",
+            c.label,
+            c.text,
+            out.join(", ")
+        );
+        (Verdict::RuledOut, out, line)
+    } else {
+        let line = format!(
+            "({}) {}: no verified evidence about the question's subject speaks to it",
+            c.label, c.text
+        );
+        (Verdict::Undecided, Vec::new(), line)
+    };
+    ChoiceVerdict {
+        label: c.label.clone(),
+        text: c.text.clone(),
+        verdict,
+        citations,
+        line,
     }
 }
 
@@ -144,41 +410,131 @@ mod tests {
         }
     }
 
+    fn it(id: &str, quote: &str) -> ChoiceItem {
+        ChoiceItem {
+            id: id.into(),
+            quote: quote.into(),
+            context: String::new(),
+        }
+    }
+
+    fn pick(q: &str, choices: &[(&str, &str)], items: &[ChoiceItem]) -> Selection {
+        let cs: Vec<Choice> = choices.iter().map(|(l, t)| ch(l, t)).collect();
+        select(q, &cs, items)
+    }
+
     #[test]
     fn one_supported_choice_is_selected_and_the_others_ruled_out() {
-        let items = vec![(
-            "E1".to_string(),
-            "Every client record shall be retained for not less than seven (7) years.".to_string(),
+        let items = vec![it(
+            "E1",
+            "Every client record shall be retained for not less than seven (7) years.",
         )];
-        let s = select(
-            &[ch("A", "5 years"), ch("B", "7 years"), ch("C", "a decade")],
+        let s = pick(
+            "How long must a client record be retained?",
+            &[("A", "5 years"), ("B", "7 years"), ("C", "purple")],
             &items,
         );
         assert_eq!(s.selected.as_deref(), Some("B"));
-        assert_eq!(s.choices[0].verdict, "ruled_out");
+        assert_eq!(s.choices[0].verdict, Verdict::RuledOut);
         assert_eq!(s.choices[1].citations, vec!["E1"]);
-        assert_eq!(s.choices[2].verdict, "undecided");
+        assert_eq!(s.choices[2].verdict, Verdict::Undecided);
         assert!(s.choices[1].line.contains("[E1]"));
     }
 
     #[test]
     fn conflicting_or_silent_evidence_abstains() {
         let items = vec![
-            (
-                "E1".to_string(),
-                "Records are kept for 7 years.".to_string(),
-            ),
-            (
-                "E2".to_string(),
-                "Records are kept for 10 years.".to_string(),
-            ),
+            it("E1", "Records are kept for 7 years."),
+            it("E2", "Records are kept for 10 years."),
         ];
-        let s = select(&[ch("A", "7 years"), ch("B", "10 years")], &items);
-        assert_eq!(
-            s.selected, None,
-            "two supported: the evidence cannot decide"
-        );
-        let s = select(&[ch("A", "purple"), ch("B", "green")], &items);
+        let q = "How long are records kept?";
+        let s = pick(q, &[("A", "7 years"), ("B", "10 years")], &items);
+        assert_eq!(s.selected, None, "two supported: cannot decide");
+        assert!(s.choices[0].line.contains("contradicted by [E2]"), "{s:?}");
+        let s = pick(q, &[("A", "purple"), ("B", "green")], &items);
         assert_eq!(s.selected, None);
+    }
+
+    #[test]
+    fn evidence_about_another_subject_never_decides() {
+        let items = vec![
+            it("E1", "Billing records must be retained for 10 years."),
+            it("E2", "Client records must be retained for 7 years."),
+        ];
+        let s = pick(
+            "How long must client records be retained?",
+            &[("A", "5 years"), ("B", "10 years")],
+            &items,
+        );
+        assert_eq!(s.selected, None, "{s:?}");
+        assert_eq!(s.choices[1].verdict, Verdict::RuledOut);
+        assert_eq!(s.choices[1].citations, vec!["E2"]);
+        // One sentence, two subjects: the clause binds the figure.
+        let one = vec![it(
+            "E1",
+            "Client records are kept for 7 years, and billing records for 10 years.",
+        )];
+        let s = pick(
+            "How long are client records kept?",
+            &[("A", "7 years"), ("B", "10 years")],
+            &one,
+        );
+        assert_eq!(s.selected.as_deref(), Some("A"), "{s:?}");
+    }
+
+    #[test]
+    fn bounds_units_and_offices_must_match() {
+        let min = vec![it("E1", "Violations carry a minimum fine of $5,000.")];
+        let s = pick(
+            "What is the maximum fine for a violation?",
+            &[("A", "$5,000"), ("B", "$10,000")],
+            &min,
+        );
+        assert_eq!(s.selected, None, "{s:?}");
+        let s = pick(
+            "What is the minimum fine for a violation?",
+            &[("A", "$5,000"), ("B", "$10,000")],
+            &min,
+        );
+        assert_eq!(s.selected.as_deref(), Some("A"), "{s:?}");
+        let days = vec![it(
+            "E1",
+            "Notice must be given within 90 days of discovery.",
+        )];
+        let s = pick(
+            "Within how many hours must notice be given?",
+            &[("A", "90"), ("B", "60")],
+            &days,
+        );
+        assert_eq!(s.selected, None, "{s:?}");
+        let s = pick(
+            "Within how many days must notice be given?",
+            &[("A", "90"), ("B", "60")],
+            &days,
+        );
+        assert_eq!(s.selected.as_deref(), Some("A"), "{s:?}");
+        let dir = vec![it("E1", "Jane Smith is the director of the program.")];
+        let s = pick(
+            "Who is the deputy director of the program?",
+            &[("A", "Jane Smith"), ("B", "John Doe")],
+            &dir,
+        );
+        assert_eq!(s.selected, None, "{s:?}");
+        let dep = vec![it(
+            "E1",
+            "Jane Smith is the deputy director of the program.",
+        )];
+        let s = pick(
+            "Who is the director of the program?",
+            &[("A", "Jane Smith"), ("B", "John Doe")],
+            &dep,
+        );
+        assert_eq!(s.selected, None, "{s:?}");
+        let s = pick(
+            "Who is the deputy director of the program?",
+            &[("A", "Jane Smith"), ("B", "John Doe")],
+            &dep,
+        );
+        assert_eq!(s.selected.as_deref(), Some("A"), "{s:?}");
     }
 }

@@ -1,0 +1,231 @@
+//! Periods a text names, read with one grammar: calendar and fiscal years (`2023`,
+//! `FY2023`, `FY23`, `FY 2022-23`, `CY2023`, `fiscal year 2023`), quarters (`2023Q1`,
+//! `Q1 2023`, `first quarter of 2023`), months written out or abbreviated (`October
+//! 2022`, `Oct. 2022`, `Sept 2022`, `1 Oct 2022`), numeric month and year (`10/2022`,
+//! `2022-10`) and dates (`10/15/2022`: the year). A figure pinned to a period is answered
+//! only from evidence that names that period.
+
+use std::sync::OnceLock;
+
+use regex::Regex;
+
+/// What kind of year a period is counted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum YearKind {
+    /// A year named plainly (`2023`).
+    Plain,
+    /// A fiscal year (`FY2023`, `fiscal year 2023`).
+    Fiscal,
+    /// A calendar year named as such (`CY2023`, `calendar year 2023`).
+    Calendar,
+}
+
+/// A period: a year, or a month or quarter of it, or a month alone.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Period {
+    /// The year, when named.
+    pub year: Option<u16>,
+    /// The month (1–12), when named.
+    pub month: Option<u8>,
+    /// The quarter (1–4), when named.
+    pub quarter: Option<u8>,
+    /// Plain, fiscal or calendar.
+    pub kind: YearKind,
+    /// The text that named it.
+    pub text: String,
+}
+
+impl Period {
+    /// Whether `other` (named by the evidence) is this period (named by a question): the
+    /// same year, the same month or quarter when this one names one, and no fiscal year
+    /// answered by an explicit calendar year or the reverse.
+    pub fn met_by(&self, other: &Period) -> bool {
+        let kinds = !matches!(
+            (self.kind, other.kind),
+            (YearKind::Fiscal, YearKind::Calendar) | (YearKind::Calendar, YearKind::Fiscal)
+        );
+        let year = self.year.is_none() || self.year == other.year;
+        let month = self.month.is_none() || self.month == other.month;
+        let quarter = match (self.quarter, other.quarter, other.month) {
+            (None, _, _) => true,
+            (Some(q), Some(o), _) => q == o,
+            (Some(q), None, Some(m)) => (m - 1) / 3 + 1 == q,
+            _ => false,
+        };
+        kinds && year && month && quarter
+    }
+
+    /// Whether `other` names a different year (a quote about another period).
+    pub fn other_year(&self, other: &Period) -> bool {
+        matches!((self.year, other.year), (Some(a), Some(b)) if a != b)
+    }
+}
+
+const MONTH_ABBR: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+fn month_number(w: &str) -> Option<u8> {
+    let w = w.to_lowercase();
+    let w = w.trim_end_matches('.');
+    if let Some(i) = crate::text::MONTHS.iter().position(|m| *m == w) {
+        return Some(i as u8 + 1);
+    }
+    if w == "sept" {
+        return Some(9);
+    }
+    MONTH_ABBR.iter().position(|m| *m == w).map(|i| i as u8 + 1)
+}
+
+fn year_of(s: &str) -> Option<u16> {
+    let v: u16 = s.parse().ok()?;
+    match s.len() {
+        2 => Some(2000 + v),
+        4 if (1900..2100).contains(&v) => Some(v),
+        _ => None,
+    }
+}
+
+fn grammar() -> &'static Regex {
+    static RE: OnceLock<Regex> = OnceLock::new();
+    RE.get_or_init(|| {
+        let month = r"january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
+        Regex::new(&format!(
+            r"(?ix)
+            \b(?P<fy>fy|cy|fiscal\ year|calendar\ year)\s*'?(?P<fyy>\d{{4}}|\d{{2}})(?:\s*[-/–]\s*(?:\d{{4}}|\d{{2}}))?\b
+            | \b(?P<qy>\d{{4}})\s*[-/ ]?\s*q(?P<qq>[1-4])\b
+            | \bq(?P<q2>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<q2y>\d{{4}})\b
+            | \b(?P<qw>first|second|third|fourth)\ quarter\ (?:of\ )?(?:fy\ ?|fiscal\ year\ )?(?P<qwy>\d{{4}})\b
+            | \b(?:\d{{1,2}}\s+)?(?P<m>{month})\b\.?\s*(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s*)?[-–,]?\s*(?P<my>\d{{4}})\b
+            | \b(?P<mm>\d{{1,2}})[/.-](?:(?P<dd>\d{{1,2}})[/.-])?(?P<mmy>\d{{4}})\b
+            | \b(?P<iy>\d{{4}})-(?P<im>\d{{2}})(?:-\d{{2}})?\b
+            | \b(?P<y>(?:19|20)\d{{2}})\b
+            | \b(?P<mo>january|february|march|april|june|july|august|september|october|november|december)\b"
+        ))
+        .expect("the period grammar compiles")
+    })
+}
+
+/// The periods `text` names, in order.
+pub fn periods(text: &str) -> Vec<Period> {
+    let text = crate::figure::normalise(text);
+    grammar()
+        .captures_iter(&text)
+        .filter_map(|c| period_of(&c))
+        .collect()
+}
+
+fn period_of(c: &regex::Captures<'_>) -> Option<Period> {
+    let g = |n: &str| c.name(n).map(|m| m.as_str());
+    let mut p = Period {
+        year: None,
+        month: None,
+        quarter: None,
+        kind: YearKind::Plain,
+        text: c.get(0)?.as_str().to_string(),
+    };
+    if let (Some(k), Some(y)) = (g("fy"), g("fyy")) {
+        p.year = year_of(y);
+        let k = k.to_lowercase();
+        p.kind = if k.starts_with('f') {
+            YearKind::Fiscal
+        } else {
+            YearKind::Calendar
+        };
+    } else if let (Some(y), Some(q)) = (g("qy").or(g("q2y")), g("qq").or(g("q2"))) {
+        p.year = year_of(y);
+        p.quarter = q.parse().ok();
+    } else if let (Some(w), Some(y)) = (g("qw"), g("qwy")) {
+        p.year = year_of(y);
+        let w = w.to_lowercase();
+        p.quarter = ["first", "second", "third", "fourth"]
+            .iter()
+            .position(|x| *x == w)
+            .map(|i| i as u8 + 1);
+    } else if let (Some(m), Some(y)) = (g("m"), g("my")) {
+        p.month = month_number(m);
+        p.year = year_of(y);
+    } else if let Some(y) = g("mmy") {
+        p.year = year_of(y);
+        // A full date's month is ambiguous (10/11/2022); month/year is not.
+        if g("dd").is_none() {
+            p.month = g("mm")
+                .and_then(|m| m.parse().ok())
+                .filter(|m| (1..=12).contains(m));
+        }
+    } else if let (Some(y), Some(m)) = (g("iy"), g("im")) {
+        p.year = year_of(y);
+        p.month = m.parse().ok().filter(|m| (1..=12).contains(m));
+    } else if let Some(y) = g("y") {
+        p.year = year_of(y);
+    } else if let Some(m) = g("mo") {
+        p.month = month_number(m);
+    }
+    (p.year.is_some() || p.month.is_some()).then_some(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(s: &str) -> Period {
+        let p = periods(s);
+        assert_eq!(p.len(), 1, "{s}: {p:?}");
+        p[0].clone()
+    }
+
+    #[test]
+    fn one_grammar_reads_every_written_period() {
+        for (s, y, m, q, k) in [
+            ("FY2023", 2023, None, None, YearKind::Fiscal),
+            ("FY23", 2023, None, None, YearKind::Fiscal),
+            ("FY 2022-23", 2022, None, None, YearKind::Fiscal),
+            ("CY2023", 2023, None, None, YearKind::Calendar),
+            ("fiscal year 2023", 2023, None, None, YearKind::Fiscal),
+            ("2023Q1", 2023, None, Some(1), YearKind::Plain),
+            ("Q3 2021", 2021, None, Some(3), YearKind::Plain),
+            (
+                "second quarter of 2020",
+                2020,
+                None,
+                Some(2),
+                YearKind::Plain,
+            ),
+            ("Oct. 2022", 2022, Some(10), None, YearKind::Plain),
+            ("Sept 2022", 2022, Some(9), None, YearKind::Plain),
+            ("October 15, 2022", 2022, Some(10), None, YearKind::Plain),
+            ("1 Oct 2022", 2022, Some(10), None, YearKind::Plain),
+            ("November - 2015", 2015, Some(11), None, YearKind::Plain),
+            ("10/2022", 2022, Some(10), None, YearKind::Plain),
+            ("2022-10", 2022, Some(10), None, YearKind::Plain),
+            ("10/15/2022", 2022, None, None, YearKind::Plain),
+            ("in 2023", 2023, None, None, YearKind::Plain),
+        ] {
+            let p = one(s);
+            assert_eq!(
+                (p.year, p.month, p.quarter, p.kind),
+                (Some(y), m, q, k),
+                "{s}"
+            );
+        }
+        assert_eq!(one("in October").month, Some(10));
+        assert!(periods("You may apply; section 9.40.170; 12 apples").is_empty());
+    }
+
+    #[test]
+    fn a_period_is_met_only_by_the_same_period() {
+        let q = one("FY2023");
+        assert!(q.met_by(&one("fiscal year 2023")));
+        assert!(q.met_by(&one("2023")));
+        assert!(!q.met_by(&one("CY2023")));
+        assert!(!q.met_by(&one("FY2022")));
+        let oct = one("Oct. 2022");
+        assert!(oct.met_by(&one("October 2022")));
+        assert!(!oct.met_by(&one("2022")));
+        assert!(!oct.met_by(&one("November 2022")));
+        let q1 = one("2023Q1");
+        assert!(q1.met_by(&one("Q1 2023")));
+        assert!(q1.met_by(&one("February 2023")));
+        assert!(!q1.met_by(&one("2023")));
+    }
+}
