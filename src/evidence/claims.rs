@@ -136,7 +136,7 @@ pub fn misattributed_figure(claim: &str, sources: &[&str]) -> Option<String> {
                 .filter(|(_, fs)| fs.contains(&f))
                 .map(|(w, _)| shared(w))
                 .collect();
-            if best > 0 && !stating.is_empty() && stating.iter().all(|n| *n < best) {
+            if best >= 2 && !stating.is_empty() && stating.iter().all(|n| *n < best) {
                 return Some(f);
             }
         }
@@ -271,5 +271,43 @@ mod tests {
         ));
         assert!(negated("No county may disclose records."));
         assert!(!negated("Notice is given to the county."));
+    }
+
+    #[test]
+    fn figures_swapped_between_cited_items_contradict() {
+        let client = "Client records must be retained for 7 years.";
+        let billing = "Billing records must be retained for 10 years.";
+        let swapped =
+            "Client records must be retained for 10 years and billing records for 7 years";
+        assert_eq!(
+            misattributed_figure(swapped, &[client, billing]),
+            Some("10 year".into())
+        );
+        let right = "Client records must be retained for 7 years and billing records for 10 years";
+        assert_eq!(misattributed_figure(right, &[client, billing]), None);
+        // A clause too thin to bind a figure is left to the other checks.
+        let act = "A county program shall retain each client record for not less than 7 years.";
+        let bulletin = "The bulletin requires a retention period of 10 years.";
+        assert_eq!(
+            misattributed_figure(
+                "The Act requires 7 years, the bulletin 10 years",
+                &[act, bulletin]
+            ),
+            None
+        );
+        assert_eq!(
+            missing_figure(
+                "The rate is 5% this year",
+                &["The rate is 12.5% this year."]
+            ),
+            Some("5 percent".into())
+        );
+        assert_eq!(
+            missing_figure(
+                "adopted in \u{ff12}\u{ff10}\u{ff12}\u{ff13}",
+                &["adopted in 2022"]
+            ),
+            Some("2023".into())
+        );
     }
 }
