@@ -239,3 +239,25 @@ fn two_figures_for_one_thing_in_one_document_are_a_conflict() {
         "{figs}"
     );
 }
+
+#[test]
+fn the_server_rejects_a_quote_cut_inside_a_number() {
+    use crate::common::server::{client, Server};
+    let (_tmp, idx) = super::cli::sample_index();
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let evidence: Value = serde_json::from_str(EVIDENCE).unwrap();
+    for (text, status) in [
+        ("Violations carry a minimum fine of $5 [E2].", 422),
+        ("The clinic served 4 [E3].", 422),
+        ("Violations carry a minimum fine of $5,000 [E2].", 200),
+    ] {
+        let r = c
+            .post(s.url("/v1/validate"))
+            .json(&serde_json::json!({"text": text, "evidence": evidence, "preset": "strict"}))
+            .send()
+            .unwrap();
+        assert_eq!(r.status().as_u16(), status, "{text}: {}", r.text().unwrap());
+    }
+    s.stop();
+}
