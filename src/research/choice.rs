@@ -172,6 +172,8 @@ fn words_of(text: &str) -> HashSet<String> {
 #[derive(Debug, Clone, PartialEq)]
 struct Asked {
     subject: HashSet<String>,
+    /// The question's content words in order, for the words that qualify a subject.
+    sequence: Vec<String>,
     modifiers: HashSet<String>,
     unit: Option<String>,
     bound: Bound,
@@ -219,25 +221,64 @@ fn asked(question: &str) -> Asked {
         .collect();
     Asked {
         subject,
+        sequence: content_words(question)
+            .iter()
+            .map(|w| canonical_word(w))
+            .collect(),
         modifiers,
         unit,
         bound,
     }
 }
 
-/// Whether `sentence` (with the item's context) is about the question's subject.
+/// The same word, read loosely: equal, or the shorter one, less at most its last letter,
+/// starting the other, five letters or more ("notify" and "notification", "individual"
+/// and "individuals"; not "billing" and "billion").
+fn same_word(a: &str, b: &str) -> bool {
+    if a == b {
+        return true;
+    }
+    let n = a
+        .chars()
+        .zip(b.chars())
+        .take_while(|(x, y)| x == y)
+        .count();
+    n >= 5 && n + 1 >= a.chars().count().min(b.chars().count())
+}
+
+/// Whether `sentence` (with the item's context) is about the question's subject: at
+/// most a third of the subject words missing, no missing word replaced by another
+/// qualifier ("billing records" for "client records"), and no title modifier the
+/// question lacks ("the deputy director" is not "the director").
 fn about(a: &Asked, sentence: &str, context: &str) -> bool {
-    let have: HashSet<String> = words_of(&format!("{sentence} {context}"));
-    if !a.subject.iter().all(|w| have.contains(w)) {
+    let have: Vec<String> = words_of(&format!("{sentence} {context}")).into_iter().collect();
+    let found = |w: &str| have.iter().any(|h| same_word(h, w));
+    let missing: HashSet<&String> = a.subject.iter().filter(|w| !found(w)).collect();
+    if missing.len() * 3 > a.subject.len() || competing(a, sentence, &missing) {
         return false;
     }
-    // "the deputy director" is not "the director".
     let ws = crate::text::words(sentence);
     !ws.windows(2).any(|p| {
         MODIFIERS.contains(&p[0].as_str())
             && !a.modifiers.contains(&p[0])
             && a.subject
                 .contains(&canonical_word(&crate::text::stem(&p[1])))
+    })
+}
+
+/// Whether a word the question puts before one of its subject words is missing from
+/// the sentence, and another word the question lacks stands there instead.
+fn competing(a: &Asked, sentence: &str, missing: &HashSet<&String>) -> bool {
+    let sent: Vec<String> = content_words(sentence)
+        .iter()
+        .map(|w| canonical_word(w))
+        .collect();
+    let in_question = |w: &str| a.sequence.iter().any(|q| same_word(q, w));
+    a.sequence.windows(2).any(|q| {
+        missing.contains(&q[0])
+            && sent
+                .windows(2)
+                .any(|p| same_word(&p[1], &q[1]) && !in_question(&p[0]))
     })
 }
 
