@@ -396,10 +396,30 @@ settings! {
     serve_max_question_chars: usize = 2000,
         env "ATTEST_SERVE_MAX_QUESTION_CHARS", range Some(Range::Int(1, MAX_COUNT)),
         help "Longest question or query the server accepts, in characters";
-    /// The work goes on in its worker until it ends; the client gets 503.
+    /// The client gets 503; a review stops at its next research query, shorter work ends
+    /// in its worker.
     serve_timeout_secs: u64 = 120,
         env "ATTEST_SERVE_TIMEOUT_SECS", range Some(Range::Int(1, DAY_SECS)),
         help "Time a request may take, in seconds";
+    /// Also the longest idle time between requests on a kept-alive connection.
+    serve_header_timeout_secs: u64 = 10,
+        env "ATTEST_SERVE_HEADER_TIMEOUT_SECS", range Some(Range::Int(1, 3600)),
+        help "Time a connection may take to send a request's headers, or stay idle between requests, in seconds";
+    /// Lowered to fit the process's open-file limit; beyond it a connection gets 503.
+    serve_max_connections: usize = 512,
+        env "ATTEST_SERVE_MAX_CONNECTIONS", range Some(Range::Int(1, 65536)),
+        help "Connections the server keeps open at once";
+    serve_max_connections_per_client: usize = 128,
+        env "ATTEST_SERVE_MAX_CONNECTIONS_PER_CLIENT", range Some(Range::Int(1, 65536)),
+        help "Connections the server keeps open at once from one client address";
+    /// One per requirement plus one per field it asks for.
+    serve_max_review_queries: usize = 1000,
+        env "ATTEST_SERVE_MAX_REVIEW_QUERIES", range Some(Range::Int(1, MAX_COUNT)),
+        help "Research queries one review request may need (413 beyond)";
+    /// Reviews wait for these; questions never wait behind a review.
+    serve_review_workers: usize = 1,
+        env "ATTEST_SERVE_REVIEW_WORKERS", range Some(Range::Int(1, 64)),
+        help "Reviews the server runs at once, on workers of their own";
     /// Required with `--allow-remote`; compared in constant time.
     serve_token: Secret = Secret::default(),
         env "ATTEST_TOKEN", range None,

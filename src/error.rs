@@ -41,6 +41,9 @@ pub enum Error {
     /// Invalid arguments or options.
     #[error("{0}")]
     Usage(String),
+    /// The work was cancelled: its time limit passed or its client went away.
+    #[error("cancelled: the time limit passed or the client went away")]
+    Cancelled,
 }
 
 impl From<crate::index::IndexError> for Error {

@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod ask;
 pub mod audit;
+pub mod cancel;
 pub mod caught;
 pub mod config;
 pub mod corpus;

@@ -4,9 +4,13 @@
 //! parameters) and return the human text plus the JSON as structured content; a
 //! request the service refuses is a tool error with the reason. The indexed documents
 //! are resources `attest://documents/{doc_id}` (their stored text). Standard output
-//! carries protocol messages only; logs go to standard error.
+//! carries protocol messages only; logs go to standard error. Malformed input gets a
+//! JSON-RPC parse error ([`stdio`]).
+
+pub mod stdio;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -19,6 +23,7 @@ use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData as McpError, RoleServer, ServerHandler};
 use serde::{Deserialize, Serialize};
 
+use crate::cancel::Cancel;
 use crate::service::{
     AskRequest, ReviewRequest, SearchRequest, Service, ServiceError, ValidateRequest,
 };
@@ -134,9 +139,14 @@ impl McpServer {
         &self,
         Parameters(req): Parameters<ReviewRequest>,
     ) -> Result<CallToolResult, McpError> {
+        // Stopped once the call is dropped (cancelled by the client) or over the time limit.
+        let cancel = Cancel::within(Duration::from_secs(
+            self.service.config().serve_timeout_secs,
+        ));
+        let _ended = cancel.on_drop();
         call(
             &self.service,
-            move |s| s.review(req),
+            move |s| s.review(req, &cancel),
             |r| (crate::render::review(&r.value), json(&r.value)),
         )
         .await
@@ -240,19 +250,24 @@ impl ServerHandler for McpServer {
     }
 }
 
-/// Serve `service` over standard input and output until the client closes its end.
+/// Serve `service` over standard input and output until the client closes its end. A
+/// message is at most `serve_max_body_bytes` long, like an HTTP body; a longer line or
+/// one that is not JSON gets a `-32700` parse error ([`stdio`]).
 pub async fn serve_stdio(service: Arc<Service>) -> Result<(), crate::error::Error> {
     use rmcp::ServiceExt;
     let io = |e: String| crate::error::Error::Usage(format!("mcp: {e}"));
-    match McpServer::new(service)
-        .serve(rmcp::transport::stdio())
-        .await
-    {
-        Ok(running) => {
-            running.waiting().await.map_err(|e| io(e.to_string()))?;
-            Ok(())
-        }
+    let max_line = usize::try_from(service.config().serve_max_body_bytes).unwrap_or(usize::MAX);
+    let (transport, writer) = stdio::Stdio::new(max_line);
+    let served = match McpServer::new(service).serve(transport).await {
+        Ok(running) => running
+            .waiting()
+            .await
+            .map(|_| ())
+            .map_err(|e| io(e.to_string())),
         Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => Ok(()),
         Err(e) => Err(io(e.to_string())),
-    }
+    };
+    // Every reply written before the process ends (the writer ends with its senders).
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+    served
 }

@@ -4,11 +4,11 @@
 //! Standard output must carry protocol messages only.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 
 use serde_json::{json, Value};
 
-use super::cli::sample_index;
+use super::cli::{attest, sample_index, scratch_corpus};
 
 /// Send `requests` (one JSON-RPC message per line), close stdin, and return every line
 /// the server wrote, parsed, with its exit status and stderr.
@@ -165,4 +165,153 @@ fn a_document_resource_is_its_stored_text_and_an_unknown_one_is_not_found() {
         assert!(r.get("error").is_some(), "{r}");
         assert!(!r.to_string().contains("root:"));
     }
+}
+
+/// A running `attest mcp`, driven one message at a time.
+struct Live {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Live {
+    /// `attest --index IDX mcp` with environment `env`, initialized.
+    fn start(idx: &std::path::Path, env: &[(&str, &str)]) -> Live {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin!("attest"))
+            .arg("--index")
+            .arg(idx)
+            .arg("--model-dir")
+            .arg(crate::common::model_dir())
+            .arg("mcp")
+            .env_remove("ATTEST_INDEX")
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        let mut live = Live {
+            child,
+            stdin,
+            lines,
+        };
+        let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+        assert!(live.request(&init).get("result").is_some());
+        live.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+        live
+    }
+
+    /// Write `line` and its newline.
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{line}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// The next line the server writes, parsed (a server that stays silent for a minute
+    /// fails the test).
+    fn next(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .expect("a line from the server within a minute");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {line:?}"))
+    }
+
+    /// Send `message` and return the reply with its id.
+    fn request(&mut self, message: &Value) -> Value {
+        self.send(&message.to_string());
+        loop {
+            let v = self.next();
+            if v["id"] == message["id"] {
+                return v;
+            }
+        }
+    }
+
+    /// Close standard input and wait for the exit status.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
+#[test]
+fn malformed_and_over_long_lines_get_a_parse_error_and_the_session_goes_on() {
+    let (_tmp, idx) = sample_index();
+    let mut m = Live::start(&idx, &[("ATTEST_SERVE_MAX_BODY_BYTES", "4096")]);
+    m.send("{not json");
+    let e = m.next();
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+    assert_eq!(e["id"], Value::Null, "{e}");
+    let long =
+        json!({"jsonrpc": "2.0", "id": 5, "method": "ping", "params": {"pad": "x".repeat(10_000)}});
+    m.send(&long.to_string());
+    let e = m.next();
+    assert_eq!(e["error"]["code"], -32700, "{e}");
+    assert!(
+        e["error"]["message"].as_str().unwrap().contains("4096"),
+        "{e}"
+    );
+    let e = m.request(&json!({"jsonrpc": "2.0", "id": 6, "nonsense": true}));
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    let tools = m.request(&json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}));
+    assert!(
+        tools["result"]["tools"].as_array().unwrap().len() >= 5,
+        "{tools}"
+    );
+    assert!(m.finish().success());
+}
+
+#[test]
+fn a_served_key_whose_quote_changed_no_longer_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = scratch_corpus(tmp.path());
+    let idx = tmp.path().join("idx");
+    attest(&idx).arg("ingest").arg(&docs).assert().success();
+    let mut m = Live::start(&idx, &[]);
+    let question = "How long must client records be retained?";
+    let answer = m.request(&call(
+        1,
+        "ask",
+        json!({"question": question, "no_memory": true}),
+    ));
+    let e = answer["result"]["structuredContent"]["evidence"][0].clone();
+    let key = e["evidence_key"].as_str().unwrap();
+    let quote = e["quote"].as_str().unwrap();
+    assert!(quote.contains("seven years"), "{quote}");
+    let text = format!("{} [cite:{key}].", quote.trim_end_matches('.'));
+    let validate = json!({"text": text, "evidence_ids": [key]});
+    let ok = m.request(&call(2, "validate", validate.clone()));
+    assert_eq!(ok["result"]["structuredContent"]["passed"], true, "{ok}");
+    let file = docs.join(
+        std::path::Path::new(e["source"].as_str().unwrap())
+            .file_name()
+            .unwrap(),
+    );
+    let old = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(
+        &file,
+        old.replace(quote, &quote.replace("seven years", "three years")),
+    )
+    .unwrap();
+    attest(&idx).arg("ingest").arg(&docs).assert().success();
+    let bad = m.request(&call(3, "validate", validate));
+    let out = &bad["result"]["structuredContent"];
+    assert_eq!(out["passed"], false, "{bad}");
+    assert_eq!(
+        out["rejection"]["violations"][0]["type"], "UNVERIFIABLE_CITATION",
+        "{bad}"
+    );
+    assert!(m.finish().success());
 }

@@ -8,7 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 
 use super::cli::{attest, json as cli_json, sample_index, scratch_corpus};
-use crate::common::server::{client, Server};
+use crate::common::server::{client, Launch, Server};
 
 const QUESTION: &str = "How long must client records be retained?";
 
@@ -326,7 +326,7 @@ fn malformed_oversize_and_unknown_requests_are_problems_not_gate_rejections() {
 }
 
 #[test]
-fn served_evidence_keys_can_be_cited_and_drift_is_reported_after_a_change() {
+fn served_evidence_keys_can_be_cited_until_their_quote_changes() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = scratch_corpus(tmp.path());
     let idx = tmp.path().join("idx");
@@ -350,20 +350,31 @@ fn served_evidence_keys_can_be_cited_and_drift_is_reported_after_a_change() {
         &json!({"text": text, "evidence_ids": [key]}),
     );
     assert_eq!(r.status(), 200, "{}", r.text().unwrap());
-    // Change the cited document and re-ingest while the server runs.
+    // Change the cited figure in place and re-ingest while the server runs: the span
+    // now holds other words.
+    assert!(quote.contains("seven years"), "{quote}");
     let source = e["source"].as_str().unwrap();
     let file = docs.join(std::path::Path::new(source).file_name().unwrap());
     let old = std::fs::read_to_string(&file).unwrap();
-    let changed = old.replace(
-        e["quote"].as_str().unwrap(),
-        "Client records are kept for a while.",
-    );
+    let changed = old.replace(quote, &quote.replace("seven years", "three years"));
     std::fs::write(&file, changed).unwrap();
     attest(&idx).arg("ingest").arg(&docs).assert().success();
     let check = body(c.get(s.url(&format!("/v1/evidence/{key}"))).send().unwrap());
+    assert_eq!(check["status"], "quote_changed", "{check}");
+    // A key whose quote no longer holds cannot back a text any more.
+    let r = post(
+        &c,
+        &s,
+        "/v1/validate",
+        &json!({"text": text, "evidence_ids": [key]}),
+    );
+    assert_eq!(r.status(), 422);
+    let rejected = body(r);
+    let v = &rejected["violations"][0];
+    assert_eq!(v["type"], "UNVERIFIABLE_CITATION", "{rejected}");
     assert!(
-        check["status"] == "quote_changed" || check["status"] == "document_missing",
-        "{check}"
+        v["detail"].as_str().unwrap().contains("quote_changed"),
+        "{v}"
     );
     // The next answer comes from the new corpus version, with the dense index reloaded.
     let r = post(&c, &s, "/v1/ask", &json!({"question": QUESTION}));
@@ -652,4 +663,211 @@ fn adversarial_requests_found_by_the_attack_pass_stay_fixed() {
         t.elapsed()
     );
     drop(slow);
+}
+
+#[test]
+fn scopes_the_cli_accepts_are_accepted_by_the_server() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    for (sub, files) in [("c1", 4..6), ("c2", 0..4)] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+        for f in &super::cli::sample_files()[files] {
+            std::fs::copy(f, dir.join(sub).join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    let idx = dir.join("idx");
+    attest(&idx)
+        .current_dir(&dir)
+        .args(["ingest", "c1", "c2"])
+        .assert()
+        .success();
+    let how = Launch {
+        cwd: Some(&dir),
+        ..Launch::default()
+    };
+    let s = Server::launch(&idx, &[], &[], &how);
+    let c = client();
+    let absolute = dir.join("c1").to_str().unwrap().to_string();
+    for scope in ["./c1", "c1/", "./c2/../c1", absolute.as_str(), "/"] {
+        let ask = json!({"question": QUESTION, "scope": [scope], "no_memory": true});
+        let r = post(&c, &s, "/v1/ask", &ask);
+        assert_eq!(r.status(), 200, "{scope}");
+        let served = body(r);
+        let out = attest(&idx)
+            .current_dir(&dir)
+            .args(["ask", QUESTION, "--json", "--no-memory", "--scope", scope])
+            .output()
+            .unwrap();
+        let cli = cli_json(&out.stdout);
+        assert_eq!(served["answer"], cli["answer"], "{scope}");
+        assert_eq!(served["status"], "answered", "{scope}: {served}");
+        if scope != "/" {
+            for e in served["evidence"].as_array().unwrap() {
+                assert!(e["source"].as_str().unwrap().starts_with("c1/"), "{e}");
+            }
+        }
+    }
+    let r = post(
+        &c,
+        &s,
+        "/v1/ask",
+        &json!({"question": QUESTION, "scope": ["./c3"]}),
+    );
+    assert_eq!(r.status(), 400);
+}
+
+/// Read from `sock` until the server closes it (or `limit` passes: then `None`).
+fn read_until_closed(sock: &mut std::net::TcpStream, limit: std::time::Duration) -> Option<String> {
+    use std::io::Read;
+    sock.set_read_timeout(Some(limit)).unwrap();
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match sock.read(&mut buf) {
+            Ok(0) => return Some(String::from_utf8_lossy(&got).into_owned()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => {
+                return Some(String::from_utf8_lossy(&got).into_owned())
+            }
+            Err(_) => return None,
+        }
+    }
+}
+
+#[test]
+fn slow_idle_and_surplus_connections_are_closed_before_any_request_is_read() {
+    use std::io::Write;
+    use std::net::TcpStream;
+    let (_tmp, idx) = sample_index();
+    // 160 descriptors: the connection limit is lowered to fit them, so no accept fails.
+    let how = Launch {
+        open_files: Some(160),
+        ..Launch::default()
+    };
+    let env = [
+        ("ATTEST_SERVE_HEADER_TIMEOUT_SECS", "2"),
+        ("ATTEST_TOKEN", "a-token-never-sent"),
+    ];
+    let s = Server::launch(&idx, &[], &env, &how);
+    let partial = format!(
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nX-Slow: ",
+        s.port
+    );
+    let socks: Vec<TcpStream> = (0..200)
+        .map(|_| TcpStream::connect(("127.0.0.1", s.port)).unwrap())
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    // Beyond the limit a connection is answered 503 and closed at once; the others are
+    // held, and get partial headers.
+    let t = std::time::Instant::now();
+    let mut slow = Vec::new();
+    let mut refused = 0;
+    for mut sock in socks {
+        sock.set_nonblocking(true).unwrap();
+        let mut first = [0u8; 1];
+        match sock.peek(&mut first) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                sock.set_nonblocking(false).unwrap();
+                sock.write_all(partial.as_bytes()).unwrap();
+                slow.push(sock);
+            }
+            _ => {
+                sock.set_nonblocking(false).unwrap();
+                let got = read_until_closed(&mut sock, std::time::Duration::from_secs(5)).unwrap();
+                assert!(got.starts_with("HTTP/1.1 503"), "{got}");
+                assert!(got.contains("too-many-connections"), "{got}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 0 && !slow.is_empty(), "{refused} refused");
+    // The header timeout closes the held ones.
+    for sock in &mut slow {
+        read_until_closed(sock, std::time::Duration::from_secs(10))
+            .expect("the server closed every slow connection");
+    }
+    assert!(
+        t.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        t.elapsed()
+    );
+    drop(slow);
+    let c = client();
+    assert_eq!(c.get(s.url("/healthz")).send().unwrap().status(), 200);
+    // A kept-alive connection that sends nothing more is closed after the same time.
+    let mut idle = TcpStream::connect(("127.0.0.1", s.port)).unwrap();
+    let request = format!(
+        "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+        s.port
+    );
+    idle.write_all(request.as_bytes()).unwrap();
+    let got = read_until_closed(&mut idle, std::time::Duration::from_secs(10))
+        .expect("the idle connection was closed");
+    assert!(got.starts_with("HTTP/1.1 200"), "{got}");
+    assert_eq!(got.matches("HTTP/1.1").count(), 1, "{got}");
+}
+
+/// A checklist of `n` requirements with `fields` declared fields each.
+fn checklist(n: usize, fields: usize) -> Value {
+    let reqs: Vec<Value> = (0..n)
+        .map(|i| {
+            let fields: Vec<Value> = (0..fields)
+                .map(|f| json!({"name": format!("retention_period_{f}"), "type": "duration"}))
+                .collect();
+            json!({"requirement_id": format!("R-{i}"), "category": "Records",
+                   "validation_type": "structured_field", "requirement_text": format!("Requirement {i}: client records are retained for a stated period."),
+                   "fields": fields})
+        })
+        .collect();
+    json!({ "requirements": reqs })
+}
+
+#[test]
+fn reviews_are_bounded_cancelled_at_their_time_limit_and_never_hold_up_questions() {
+    let (_tmp, idx) = sample_index();
+    let s = Server::start(
+        &idx,
+        &["--workers", "1"],
+        &[("ATTEST_SERVE_TIMEOUT_SECS", "4")],
+    );
+    let c = client();
+    // Over the budget: refused before any work, naming the limit.
+    let r = post(
+        &c,
+        &s,
+        "/v1/review",
+        &json!({"checklist": checklist(60, 32)}),
+    );
+    assert_eq!(r.status(), 413);
+    let detail = body(r)["detail"].as_str().unwrap().to_string();
+    assert!(detail.contains("serve_max_review_queries"), "{detail}");
+    assert!(detail.contains("1980 research queries"), "{detail}");
+    // Minutes of work within the budget, on the review worker.
+    let url = s.url("/v1/review");
+    let review = std::thread::spawn(move || {
+        client()
+            .post(url)
+            .json(&json!({"checklist": checklist(300, 2)}))
+            .send()
+            .unwrap()
+            .status()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    // A question is answered while the review runs (on the one question worker).
+    let r = post(
+        &c,
+        &s,
+        "/v1/ask",
+        &json!({"question": QUESTION, "no_memory": true}),
+    );
+    assert_eq!(r.status(), 200);
+    assert!(
+        !review.is_finished(),
+        "the review ended before the question"
+    );
+    // Past its time limit the review is 503 and cancelled: the review worker is free, so
+    // the next review is served within its own time limit.
+    assert_eq!(review.join().unwrap(), 503);
+    let r = post(&c, &s, "/v1/review", &json!({"checklist": checklist(1, 0)}));
+    assert_eq!(r.status(), 200, "{}", r.text().unwrap());
 }

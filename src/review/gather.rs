@@ -68,6 +68,7 @@ impl<'a> Gatherer<'a> {
     pub fn gather(&mut self, req: &Requirement) -> Result<Vec<EvidenceItem>, Error> {
         let mut items: Vec<EvidenceItem> = Vec::new();
         for q in Self::queries(req) {
+            self.opts.cancel.check()?;
             let run = ask(self.engine, &q, &self.opts.ask)?;
             for (stage, v) in &run.answer.metrics.timings_ms {
                 if matches!(stage.as_str(), "retrieve" | "extract" | "verify") {
@@ -92,6 +93,7 @@ impl<'a> Gatherer<'a> {
             }
         }
         if !req.fields.is_empty() {
+            self.opts.cancel.check()?;
             let scope = self.opts.ask.scope.clone();
             let in_scope = |d: &str| scope.as_ref().is_none_or(|s| s.contains(d));
             for item in super::scan::scan(self.engine, req, &in_scope)? {

@@ -49,6 +49,9 @@ pub struct ReviewOptions {
     pub per_query: usize,
     /// Let the engine's generator, when one is loaded, propose field values.
     pub propose: bool,
+    /// Checked before each research query: a cancelled review stops with
+    /// [`Error::Cancelled`].
+    pub cancel: crate::cancel::Cancel,
 }
 
 impl ReviewOptions {
@@ -65,6 +68,7 @@ impl ReviewOptions {
             tolerance: Tolerance::default(),
             per_query: 8,
             propose: true,
+            cancel: crate::cancel::Cancel::never(),
         }
     }
 }

@@ -16,6 +16,7 @@ use utoipa::OpenApi;
 
 use super::access::{problem, problem_json};
 use super::App;
+use crate::cancel::Cancel;
 use crate::service::validation::{CitationStats, GateThresholds, GateViolation};
 use crate::service::{
     AskRequest, GateRejection, ReviewRequest, SearchRequest, Service, ServiceError, Thresholds,
@@ -245,13 +246,19 @@ pub async fn search(State(app): State<Arc<App>>, Body(req): Body<SearchRequest>)
     done(blocking(&app, move |s| s.search(&req)).await)
 }
 
-/// Review the indexed documents against a checklist.
+/// Review the indexed documents against a checklist. The review stops at its next
+/// research query once the request ended (time limit passed, client gone), freeing its
+/// worker.
 #[utoipa::path(post, path = "/v1/review", request_body = ReviewRequest, responses(
     (status = 200, description = "The review JSON of `attest review --json`", body = Object),
     (status = 400, description = "Malformed request or checklist", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "The checklist needs more research queries than serve_max_review_queries", body = Problem, content_type = "application/problem+json"),
+    (status = 503, description = "Time limit passed (the review is cancelled)", body = Problem, content_type = "application/problem+json"),
 ))]
 pub async fn review(State(app): State<Arc<App>>, Body(req): Body<ReviewRequest>) -> Response {
-    done(blocking(&app, move |s| s.review(req)).await)
+    let cancel = Cancel::within(app.timeout);
+    let _ended = cancel.on_drop();
+    done(blocking(&app, move |s| s.review(req, &cancel)).await)
 }
 
 /// A passed check: the gate's report and the thresholds applied.

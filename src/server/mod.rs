@@ -6,11 +6,14 @@
 //! rebinding); bodies, questions and texts are bounded; requests beyond the concurrency
 //! limit get 429 with `Retry-After`; each request has a time limit; CORS stays closed
 //! unless origins are configured; requests name documents by id only, never by path.
+//! Connections are bounded before any request is read ([`listen`]): in number, in total
+//! and per address, and in the time to send headers or sit idle.
 //! SIGINT and SIGTERM stop it gracefully: it stops accepting, finishes what it holds
 //! (for at most 30 s, or the request time limit when shorter), then exits.
 
 pub mod access;
 pub mod api;
+pub mod listen;
 pub mod viewer;
 
 use std::net::SocketAddr;
@@ -110,36 +113,15 @@ pub async fn serve(
         service,
     });
     let router = router(app.clone());
+    let limits = listen::Limits::from_config(&cfg);
     ready(bound);
-    let (stop, stopped) = tokio::sync::watch::channel(false);
-    let signal = async move {
-        shutdown_signal().await;
-        let _ = stop.send(true);
-    };
-    let server = axum::serve(listener, router).with_graceful_shutdown(signal);
     let grace = app.timeout.min(SHUTDOWN_GRACE);
-    tokio::select! {
-        r = std::future::IntoFuture::into_future(server) => r.map_err(|source| ServerError::Io {
-            addr: bound,
-            source,
-        }),
-        () = deadline(stopped, grace) => {
-            tracing::warn!(target: "attest::server", "requests still open {} s after the signal: exiting", grace.as_secs());
-            Ok(())
-        }
-    }
+    listen::serve(listener, router, limits, shutdown_signal(), grace).await;
+    Ok(())
 }
 
 /// Longest wait for open requests after SIGINT/SIGTERM.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(30);
-
-/// Resolves `grace` after `stopped` turns true.
-async fn deadline(mut stopped: tokio::sync::watch::Receiver<bool>, grace: Duration) {
-    if stopped.wait_for(|s| *s).await.is_err() {
-        std::future::pending::<()>().await;
-    }
-    tokio::time::sleep(grace).await;
-}
 
 /// The routes, with the access rules and the body limit.
 pub fn router(app: Arc<App>) -> Router {

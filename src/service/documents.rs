@@ -3,6 +3,7 @@
 //! re-check of an evidence item the service served against today's index (drift).
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::{Component, Path};
 use std::sync::Mutex;
 
 use serde::Serialize;
@@ -127,6 +128,40 @@ pub enum Drift {
     DocumentMissing,
 }
 
+impl Drift {
+    /// Whether the quote no longer stands at its span (a citation of it cannot be checked).
+    pub fn quote_gone(self) -> bool {
+        matches!(self, Drift::QuoteChanged | Drift::DocumentMissing)
+    }
+
+    /// The snake-case name, as in `GET /v1/evidence/{key}`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Drift::Holds => "holds",
+            Drift::DocumentChanged => "document_changed",
+            Drift::QuoteChanged => "quote_changed",
+            Drift::DocumentMissing => "document_missing",
+        }
+    }
+}
+
+/// What `store` holds today at `item`'s span.
+fn drift(store: &Store, item: &EvidenceItem) -> Result<Drift, ServiceError> {
+    let at = QuoteChecker::new(store).check(
+        &item.doc_id,
+        item.start,
+        item.end,
+        &item.quote,
+        Some(&item.content_hash),
+    )?;
+    Ok(match at {
+        QuoteAt::Holds => Drift::Holds,
+        QuoteAt::DocumentChanged => Drift::DocumentChanged,
+        QuoteAt::QuoteChanged => Drift::QuoteChanged,
+        QuoteAt::DocumentMissing => Drift::DocumentMissing,
+    })
+}
+
 /// An evidence item re-checked against today's index.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct EvidenceCheck {
@@ -182,25 +217,31 @@ impl Service {
             ))
         })?;
         self.run(|e| {
-            let at = QuoteChecker::new(e.store()).check(
-                &item.doc_id,
-                item.start,
-                item.end,
-                &item.quote,
-                Some(&item.content_hash),
-            )?;
-            let status = match at {
-                QuoteAt::Holds => Drift::Holds,
-                QuoteAt::DocumentChanged => Drift::DocumentChanged,
-                QuoteAt::QuoteChanged => Drift::QuoteChanged,
-                QuoteAt::DocumentMissing => Drift::DocumentMissing,
-            };
             Ok(EvidenceCheck {
                 evidence_key: key.to_string(),
-                status,
+                status: drift(e.store(), &item)?,
                 item: item.clone(),
             })
         })
+    }
+
+    /// The served items of `items` whose quote no longer holds at its span in today's
+    /// index (changed or removed), with their drift, read at one corpus version.
+    pub fn stale(&self, items: &[EvidenceItem]) -> Result<Vec<(String, Drift)>, ServiceError> {
+        if items.is_empty() {
+            return Ok(Vec::new());
+        }
+        let r = self.run(|e| {
+            let mut out = Vec::new();
+            for item in items {
+                let d = drift(e.store(), item)?;
+                if d.quote_gone() {
+                    out.push((item.evidence_key.clone(), d));
+                }
+            }
+            Ok(out)
+        })?;
+        Ok(r.value)
     }
 
     /// The items served under `keys`; an unknown key is an error naming it.
@@ -296,18 +337,14 @@ fn ceil_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
-/// The ids of the documents whose source or path is one of `scope` or under it.
+/// The ids of the documents whose source or path is one of `scope` or under it. Each
+/// entry is read as `attest ask --scope` reads a path, without touching the file system:
+/// `.` and `..` resolved lexically, a relative path taken from the server's working
+/// directory (and also matched as written against the paths shown, which are relative
+/// to the ingest's working directory); `/` is everything.
 pub fn ids_under(store: &Store, scope: &[String]) -> Result<HashSet<String>, ServiceError> {
-    let roots: Vec<&str> = scope
-        .iter()
-        .map(|s| s.trim().trim_end_matches('/'))
-        .filter(|s| !s.is_empty())
-        .collect();
-    let under = |p: &str| {
-        roots
-            .iter()
-            .any(|r| p == *r || p.strip_prefix(r).is_some_and(|rest| rest.starts_with('/')))
-    };
+    let roots = roots_of(scope);
+    let under = |p: &str| roots.iter().any(|r| path_under(p, r));
     let mut ids = HashSet::new();
     let mut after = 0;
     loop {
@@ -321,10 +358,88 @@ pub fn ids_under(store: &Store, scope: &[String]) -> Result<HashSet<String>, Ser
         }
     }
     if ids.is_empty() {
+        let asked: Vec<&str> = scope.iter().map(|s| s.trim()).collect();
         return Err(ServiceError::BadRequest(format!(
             "scope: no indexed document under {}",
-            roots.join(", ")
+            asked.join(", ")
         )));
     }
     Ok(ids)
+}
+
+/// The paths `scope` names (see [`ids_under`]).
+fn roots_of(scope: &[String]) -> Vec<String> {
+    let cwd = std::env::current_dir()
+        .ok()
+        .map(|c| c.canonicalize().unwrap_or(c));
+    let mut roots = Vec::new();
+    for s in scope.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+        let p = Path::new(s);
+        let written = lexical(p);
+        if !written.is_empty() {
+            roots.push(written);
+        }
+        if let (true, Some(c)) = (p.is_relative(), &cwd) {
+            roots.push(lexical(&c.join(p)));
+        }
+    }
+    roots
+}
+
+/// `p` with `.`, `..` and repeated separators resolved as text (`..` at the root stays
+/// at the root); `/` for the root.
+fn lexical(p: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut absolute = false;
+    for c in p.components() {
+        match c {
+            Component::RootDir => absolute = true,
+            Component::CurDir | Component::Prefix(_) => {}
+            Component::ParentDir => {
+                if parts.last().is_some_and(|l| l != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..".into());
+                }
+            }
+            Component::Normal(x) => parts.push(x.to_string_lossy().into_owned()),
+        }
+    }
+    let joined = parts.join("/");
+    if absolute {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+/// Whether `path` is `root` or under it, by whole components.
+fn path_under(path: &str, root: &str) -> bool {
+    if root == "/" {
+        return path.starts_with('/');
+    }
+    path == root || path.strip_prefix(root).is_some_and(|r| r.starts_with('/'))
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn scopes_are_read_like_cli_paths() {
+        let l = |s: &str| lexical(Path::new(s));
+        assert_eq!(l("./c1"), "c1");
+        assert_eq!(l("c1/"), "c1");
+        assert_eq!(l("/"), "/");
+        assert_eq!(l("/a/./b/../c//d/"), "/a/c/d");
+        assert_eq!(l("/.."), "/");
+        assert_eq!(l("../x"), "../x");
+        assert!(path_under("/a/b", "/"));
+        assert!(path_under("/a/b", "/a"));
+        assert!(!path_under("/ab", "/a"));
+        assert!(!path_under("c1x/d.md", "c1"));
+        let cwd = std::env::current_dir().unwrap().canonicalize().unwrap();
+        let roots = roots_of(&["./c1".into()]);
+        assert_eq!(roots, ["c1".to_string(), lexical(&cwd.join("c1"))]);
+    }
 }

@@ -20,6 +20,7 @@ use std::time::Instant;
 
 use crate::answer::Answer;
 use crate::ask::{ask, AskOptions};
+use crate::cancel::Cancel;
 use crate::config::Config;
 use crate::engine::{Access, Engine};
 use crate::error::Error;
@@ -70,10 +71,29 @@ impl From<crate::store::StoreError> for ServiceError {
 fn classify(e: Error) -> ServiceError {
     match e {
         Error::Usage(m) => ServiceError::BadRequest(m),
+        Error::Cancelled => ServiceError::Busy(Error::Cancelled.to_string()),
         Error::EmptyQuery => ServiceError::BadRequest("empty query".into()),
         Error::Checklist(c) => ServiceError::BadRequest(c.to_string()),
         other => ServiceError::Engine(other),
     }
+}
+
+/// Refuse a checklist that needs more than `max` research queries (one per requirement
+/// and one per field it asks for), naming the limit.
+fn review_budget(list: &checklist::Checklist, max: usize) -> Result<(), ServiceError> {
+    let queries: usize = list
+        .requirements
+        .iter()
+        .map(|r| crate::review::gather::Gatherer::queries(r).len())
+        .sum();
+    if queries > max {
+        return Err(ServiceError::TooLarge(format!(
+            "the checklist needs {queries} research queries ({} requirements and their fields); \
+             a review request may need at most {max} (serve_max_review_queries): split the checklist",
+            list.requirements.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A result with the corpus version it was computed at.
@@ -88,14 +108,22 @@ pub struct Versioned<T> {
 /// The shared engines, models and caches of a server.
 pub struct Service {
     cfg: Config,
-    pool: Mutex<Pool>,
-    returned: Condvar,
+    /// The workers of questions, searches and every other short request.
+    workers: Workers,
+    /// The workers of reviews, so that a question never waits behind a review.
+    reviewers: Workers,
     /// The dense index at its corpus version, shared by the workers.
     dense: Mutex<(u64, Arc<Dense>)>,
     embedder: Arc<dyn crate::models::Embed>,
     generator: bool,
     evidence: documents::EvidenceLog,
     metrics: Metrics,
+}
+
+/// A pool of worker engines and the queue of requests waiting for one.
+struct Workers {
+    pool: Mutex<Pool>,
+    returned: Condvar,
 }
 
 /// The idle engines and the queue of requests waiting for one, served in arrival order.
@@ -105,17 +133,51 @@ struct Pool {
     serving: u64,
 }
 
-/// Gives a worker's engine back to the pool when the request ends, even on a panic.
+/// Gives a worker's engine back to its pool when the request ends, even on a panic.
 struct Lease<'s> {
-    service: &'s Service,
+    workers: &'s Workers,
     engine: Option<Engine>,
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
         if let Some(e) = self.engine.take() {
-            lock(&self.service.pool).idle.push(e);
-            self.service.returned.notify_all();
+            lock(&self.workers.pool).idle.push(e);
+            self.workers.returned.notify_all();
+        }
+    }
+}
+
+impl Workers {
+    fn new(idle: Vec<Engine>) -> Self {
+        Workers {
+            pool: Mutex::new(Pool {
+                idle,
+                next_ticket: 0,
+                serving: 0,
+            }),
+            returned: Condvar::new(),
+        }
+    }
+
+    /// Wait for an idle worker, first come first served.
+    fn lease(&self) -> Lease<'_> {
+        let mut pool = lock(&self.pool);
+        let ticket = pool.next_ticket;
+        pool.next_ticket += 1;
+        loop {
+            if pool.serving == ticket {
+                if let Some(e) = pool.idle.pop() {
+                    pool.serving += 1;
+                    // The next in line may find another idle worker.
+                    self.returned.notify_all();
+                    return Lease {
+                        workers: self,
+                        engine: Some(e),
+                    };
+                }
+            }
+            pool = self.returned.wait(pool).unwrap_or_else(|p| p.into_inner());
         }
     }
 }
@@ -138,12 +200,16 @@ impl Service {
         Self::from_engine(first, workers)
     }
 
-    /// A service over `first` and `workers - 1` more readers of its index.
+    /// A service over `first` and `workers - 1` more readers of its index, and
+    /// `serve_review_workers` readers for reviews.
     pub fn from_engine(first: Engine, workers: usize) -> Result<Service, Error> {
         let mut idle = Vec::with_capacity(workers.max(1));
         for _ in 1..workers.max(1) {
             idle.push(first.reader()?);
         }
+        let reviewers = (0..first.config().serve_review_workers.max(1))
+            .map(|_| first.reader())
+            .collect::<Result<Vec<_>, _>>()?;
         let dense = (
             first.dense_version(),
             first
@@ -156,12 +222,8 @@ impl Service {
         idle.push(first);
         Ok(Service {
             cfg,
-            pool: Mutex::new(Pool {
-                idle,
-                next_ticket: 0,
-                serving: 0,
-            }),
-            returned: Condvar::new(),
+            workers: Workers::new(idle),
+            reviewers: Workers::new(reviewers),
             dense: Mutex::new(dense),
             embedder,
             generator,
@@ -185,7 +247,19 @@ impl Service {
         &self,
         f: impl Fn(&Engine) -> Result<T, ServiceError>,
     ) -> Result<Versioned<T>, ServiceError> {
-        let mut lease = self.lease();
+        self.run_on(&self.workers, &Cancel::never(), f)
+    }
+
+    /// [`Service::run`] on one of `workers`; a request cancelled while it waited for
+    /// the worker gives it back at once.
+    fn run_on<T>(
+        &self,
+        workers: &Workers,
+        cancel: &Cancel,
+        f: impl Fn(&Engine) -> Result<T, ServiceError>,
+    ) -> Result<Versioned<T>, ServiceError> {
+        let mut lease = workers.lease();
+        cancel.check().map_err(classify)?;
         let engine = lease.engine.as_mut().expect("a leased engine");
         for _ in 0..ATTEMPTS {
             let version = engine.store().corpus_version()?;
@@ -204,27 +278,6 @@ impl Service {
         Err(ServiceError::Busy(format!(
             "the corpus changed during {ATTEMPTS} attempts (an ingest is running); retry later"
         )))
-    }
-
-    /// Wait for an idle worker, first come first served.
-    fn lease(&self) -> Lease<'_> {
-        let mut pool = lock(&self.pool);
-        let ticket = pool.next_ticket;
-        pool.next_ticket += 1;
-        loop {
-            if pool.serving == ticket {
-                if let Some(e) = pool.idle.pop() {
-                    pool.serving += 1;
-                    // The next in line may find another idle worker.
-                    self.returned.notify_all();
-                    return Lease {
-                        service: self,
-                        engine: Some(e),
-                    };
-                }
-            }
-            pool = self.returned.wait(pool).unwrap_or_else(|p| p.into_inner());
-        }
     }
 
     /// Give `engine` the dense index of corpus `version`, loading it once for all workers.
@@ -270,15 +323,25 @@ impl Service {
         self.run(|e| search(e, query, mode, k).map_err(classify))
     }
 
-    /// Review the index (or the documents under `scope`) against the request's checklist.
-    pub fn review(&self, req: ReviewRequest) -> Result<Versioned<Review>, ServiceError> {
+    /// Review the index (or the documents under `scope`) against the request's checklist,
+    /// on a review worker, within `serve_max_review_queries` research queries, stopping
+    /// when `cancel` says so.
+    pub fn review(
+        &self,
+        req: ReviewRequest,
+        cancel: &Cancel,
+    ) -> Result<Versioned<Review>, ServiceError> {
         let mut opts = ReviewOptions::from_config(&self.cfg);
         opts.date_order = req.date_order()?;
         opts.propose = self.generator;
-        opts.ask.scope = self.scope(req.scope.as_deref())?.map(Arc::new);
+        opts.cancel = cancel.clone();
         let list = checklist::from_value(Path::new("request checklist"), req.checklist)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-        let r = self.run(|e| crate::review::review(e, &list, &opts).map_err(classify))?;
+        review_budget(&list, self.cfg.serve_max_review_queries)?;
+        opts.ask.scope = self.scope(req.scope.as_deref())?.map(Arc::new);
+        let r = self.run_on(&self.reviewers, cancel, |e| {
+            crate::review::review(e, &list, &opts).map_err(classify)
+        })?;
         for req in &r.value.requirements {
             self.evidence.record(&req.evidence);
         }

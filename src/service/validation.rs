@@ -9,9 +9,11 @@ use std::time::Instant;
 use serde::Serialize;
 use utoipa::ToSchema;
 
+use super::documents::Drift;
 use super::{classify, Service, ServiceError, ValidateRequest};
+use crate::answer::EvidenceItem;
 use crate::evidence::gate::{
-    citations, paragraphs, GateConfig, GateResult, Severity, ViolationKind,
+    citations, paragraphs, GateConfig, GateResult, Severity, Violation, ViolationKind,
 };
 use crate::validate::{check_text_against, gate_of, CheckOptions};
 
@@ -154,7 +156,9 @@ fn action(kind: ViolationKind) -> &'static str {
         ViolationKind::EmptyText => "Send the text to check.",
         ViolationKind::NoEvidence => "Send the evidence the text cites.",
         ViolationKind::MalformedCitation => "Write citations as [E1], [E1, E3] or [cite:ID].",
-        ViolationKind::UnverifiableCitation => "Include the quote of every cited evidence item.",
+        ViolationKind::UnverifiableCitation => {
+            "Include the quote of every cited evidence item; cite only items whose quotes still hold."
+        }
         ViolationKind::SentenceMismatch | ViolationKind::NotVerbatim => {
             "Quote the evidence verbatim."
         }
@@ -174,13 +178,25 @@ impl Service {
             )));
         }
         let gate = self.gate_of(req)?;
-        let items = self.items(req)?;
+        let given = req.evidence.as_ref().map_or(0, Vec::len);
+        let keys = req.evidence_ids.as_ref().map_or(0, Vec::len);
+        if given + keys > super::requests::MAX_EVIDENCE_ITEMS {
+            return Err(ServiceError::TooLarge(format!(
+                "{} evidence items; at most {} are accepted",
+                given + keys,
+                super::requests::MAX_EVIDENCE_ITEMS
+            )));
+        }
+        let served = self.served(req.evidence_ids.as_deref().unwrap_or_default())?;
+        let stale = self.stale(&served)?;
+        let items = self.items(req, served)?;
         let embedder = self.embedder.clone();
         let support = req.support.unwrap_or(true);
-        let report = check_text_against(&req.text, &items, &gate, support, &mut || {
+        let mut report = check_text_against(&req.text, &items, &gate, support, &mut || {
             Ok(embedder.clone())
         })
         .map_err(classify)?;
+        cite_stale(&req.text, &stale, &mut report);
         self.metrics.gate_checked(&report, t.elapsed());
         log_check(&report, &gate, t);
         let rejection = (!report.passed).then(|| rejection(&req.text, &report, &gate));
@@ -217,17 +233,9 @@ impl Service {
     fn items(
         &self,
         req: &ValidateRequest,
+        served: Vec<EvidenceItem>,
     ) -> Result<HashMap<String, Option<String>>, ServiceError> {
         let given = req.evidence.as_deref().unwrap_or_default();
-        let keys = req.evidence_ids.as_deref().unwrap_or_default();
-        if given.len() + keys.len() > super::requests::MAX_EVIDENCE_ITEMS {
-            return Err(ServiceError::TooLarge(format!(
-                "{} evidence items; at most {} are accepted",
-                given.len() + keys.len(),
-                super::requests::MAX_EVIDENCE_ITEMS
-            )));
-        }
-        let served = self.served(keys)?;
         let pairs = given
             .iter()
             .map(|e| (e.id.clone(), e.quote.clone()))
@@ -246,6 +254,31 @@ impl Service {
             }
         }
         Ok(items)
+    }
+}
+
+/// A citation of a served item whose quote no longer holds in today's index cannot be
+/// checked: an `UNVERIFIABLE_CITATION` error in each paragraph that cites one.
+fn cite_stale(text: &str, stale: &[(String, Drift)], report: &mut GateResult) {
+    if stale.is_empty() {
+        return;
+    }
+    for (n, p) in paragraphs(text).iter().enumerate() {
+        let cited = citations(p);
+        for (key, drift) in stale {
+            if cited.iter().any(|c| &c.id == key) {
+                report.violations.push(Violation::error(
+                    ViolationKind::UnverifiableCitation,
+                    Some(n + 1),
+                    None,
+                    format!(
+                        "cites {key}, whose quote no longer holds in the index ({}); re-ask and cite the current evidence",
+                        drift.name()
+                    ),
+                ));
+                report.passed = false;
+            }
+        }
     }
 }
 

@@ -19,10 +19,37 @@ pub struct Server {
 /// How long a server may take to load the model and bind.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// How to start a server beyond its arguments.
+#[derive(Default)]
+pub struct Launch<'a> {
+    /// Its working directory (the test's when none).
+    pub cwd: Option<&'a Path>,
+    /// Its limit of open files (`ulimit -n`; inherited when none).
+    pub open_files: Option<u32>,
+}
+
 impl Server {
     /// `attest --index IDX serve --addr 127.0.0.1:0 ARGS…` with environment `env`.
     pub fn start(idx: &Path, args: &[&str], env: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin!("attest"));
+        Self::launch(idx, args, env, &Launch::default())
+    }
+
+    /// [`Server::start`], as `how` says.
+    pub fn launch(idx: &Path, args: &[&str], env: &[(&str, &str)], how: &Launch) -> Server {
+        let bin = assert_cmd::cargo::cargo_bin!("attest");
+        let mut cmd = match how.open_files {
+            None => Command::new(bin),
+            Some(n) => {
+                let mut c = Command::new("sh");
+                c.arg("-c")
+                    .arg(format!("ulimit -n {n} && exec \"$0\" \"$@\""))
+                    .arg(bin);
+                c
+            }
+        };
+        if let Some(dir) = how.cwd {
+            cmd.current_dir(dir);
+        }
         cmd.arg("--index")
             .arg(idx)
             .arg("--model-dir")
