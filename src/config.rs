@@ -104,6 +104,8 @@ const DAY_SECS: u64 = 86_400;
 const MAX_COUNT: u64 = 100_000;
 /// Upper bound of per-answer and per-document counts (chunks, statements, rerank depth).
 const MAX_SMALL_COUNT: u64 = 10_000;
+/// Upper bound of `max_chunks_per_file` (the text budget's ceiling cut into small chunks).
+const MAX_FILE_CHUNKS: u64 = 100_000_000;
 /// Upper bound of `ask_chunks` and `max_statements`.
 const MAX_ANSWER_COUNT: u64 = 1_000;
 /// A share or a probability.
@@ -306,7 +308,12 @@ settings! {
     /// 0 makes every file fail at once (a clear per-file failure, never a wrong result).
     file_timeout_secs: u64 = 300,
         env "ATTEST_FILE_TIMEOUT_SECS", range Some(Range::Int(0, 7 * DAY_SECS)),
-        help "Time limit for loading, segmenting and chunking one file, in seconds";
+        help "Time limit for loading, segmenting, chunking and embedding one file, in seconds";
+    /// Embedding runs at about 30 ms a chunk on two cores, so 5,000 chunks (about 4 MB of
+    /// prose, a 2,000-page book) take 2–3 minutes, within half of `file_timeout_secs`.
+    max_chunks_per_file: usize = 5_000,
+        env "ATTEST_MAX_CHUNKS_PER_FILE", range Some(Range::Int(1, MAX_FILE_CHUNKS)),
+        help "Most chunks one file may make (all its documents together)";
     /// The constant k in `1 / (k + rank)`.
     rrf_k: f64 = 60.0,
         env "ATTEST_RRF_K", range Some(Range::Float(0.0, 1e6)),
@@ -505,6 +512,53 @@ fn yes() -> bool {
     true
 }
 
+/// Characters of the offending line a TOML error quotes, at most.
+const TOML_EXCERPT_CHARS: usize = 200;
+
+/// A TOML error as one bounded line: the message, where (line and column), and at most
+/// [`TOML_EXCERPT_CHARS`] characters of the line around that place, cut with `…` (the
+/// parser's own message quotes the whole line, which may be megabytes long).
+fn toml_error(text: &str, e: &toml::de::Error) -> String {
+    // The message may quote a value (`invalid type: string "…"`): bounded too.
+    let mut message: String = e
+        .message()
+        .trim_end()
+        .chars()
+        .take(TOML_EXCERPT_CHARS)
+        .collect();
+    if message.len() < e.message().trim_end().len() {
+        message.push('…');
+    }
+    let Some(at) = e.span().map(|s| s.start.min(text.len())) else {
+        return message;
+    };
+    let at = (0..=at)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line_no = text[..at].matches('\n').count() + 1;
+    let before: Vec<char> = text[line_start..at].chars().collect();
+    let column = before.len() + 1;
+    let after: Vec<char> = text[at..line_end].chars().collect();
+    let half = TOML_EXCERPT_CHARS / 2;
+    let lead = before.len().saturating_sub(half);
+    let tail = after.len().min(TOML_EXCERPT_CHARS - (before.len() - lead));
+    let mut excerpt: String = before[lead..].iter().collect();
+    if lead > 0 {
+        excerpt.insert(0, '…');
+    }
+    excerpt.extend(&after[..tail]);
+    if tail < after.len() {
+        excerpt.push('…');
+    }
+    format!(
+        "TOML parse error at line {line_no}, column {column}: {message} (in `{}`)",
+        excerpt.trim_end_matches('\r')
+    )
+}
+
 /// The declared setting `key`.
 pub fn setting(key: &str) -> Option<&'static Setting> {
     SETTINGS.iter().find(|s| s.key == key)
@@ -533,7 +587,7 @@ impl Config {
         })?;
         let parse = |e: toml::de::Error| ConfigError::Parse {
             path: path.to_path_buf(),
-            reason: e.to_string(),
+            reason: toml_error(&text, &e),
         };
         let mut cfg: Config = toml::from_str(&text).map_err(parse)?;
         let table: toml::Table = toml::from_str(&text).map_err(parse)?;
@@ -715,6 +769,30 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("ATTEST_CANDIDATES"), "{e}");
+    }
+
+    #[test]
+    fn a_toml_error_quotes_at_most_a_bounded_part_of_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("attest.toml");
+        let long = format!(
+            "chunk_tokens = 10\nx = \"{}\" oops {}\n",
+            "é".repeat(500_000),
+            "y".repeat(500_000)
+        );
+        std::fs::write(&p, &long).unwrap();
+        let e = Config::from_file(&p).unwrap_err().to_string();
+        assert!(
+            e.len() < 1_000,
+            "{} bytes: {}",
+            e.len(),
+            &e[..1_000.min(e.len())]
+        );
+        assert!(e.contains("line 2, column"), "{e}");
+        assert!(e.contains("oops") && e.contains('…'), "{e}");
+        std::fs::write(&p, format!("rrf_k = \"{}\"\n", "z".repeat(100_000))).unwrap();
+        let e = Config::from_file(&p).unwrap_err().to_string();
+        assert!(e.len() < 1_000 && e.contains("line 1, column"), "{e}");
     }
 
     /// The rows of the README's configuration table: (key, environment variable, default),

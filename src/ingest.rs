@@ -1,12 +1,15 @@
 //! Ingest: walk roots, load files, split into sentences and chunks, embed, and store —
 //! one transaction per file, incrementally.
 //!
-//! A file whose size and modification time match the stored record is skipped unread.
+//! A file whose size and modification time match the stored record is skipped unread
+//! (with `--verify` or `--repair`, only when the sha256 of its bytes matches too).
 //! Otherwise it is loaded and each of its documents compared by content hash: unchanged
 //! documents are kept as they are, changed ones replaced, new ones added, and documents
-//! that disappeared from the file removed. Files that vanished from an ingested root are
-//! reported as `missing` and removed only with `--prune`. A file that fails to load is
-//! reported with its reason and nothing stored for it is touched.
+//! that disappeared from the file removed. Stored files under an ingested root that are no
+//! longer readable regular files the walk includes (deleted, ignored, replaced by a
+//! directory, device or FIFO) are reported as `missing` and removed only with `--prune`. A
+//! file that fails to load, chunk or embed within its budgets is reported with its reason
+//! and nothing stored for it is touched.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -17,7 +20,9 @@ use serde::Serialize;
 
 use crate::config::Config;
 use crate::corpus::chunk::chunk_until;
-use crate::corpus::load::{load_file_until, walk, Deadline, LoadError, LoadOptions, LoadedDoc};
+use crate::corpus::load::{
+    file_sha256, load_file_until, walk, Budget, Deadline, LoadError, LoadOptions, LoadedDoc,
+};
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
@@ -36,6 +41,9 @@ pub struct IngestOptions {
     /// Re-read every document the deep check finds damaged, even when its file's size
     /// and time are unchanged, and rebuild the full-text and dense indexes.
     pub repair: bool,
+    /// Hash the bytes of every file whose size and time are unchanged and re-read those
+    /// that differ from what was ingested.
+    pub verify: bool,
 }
 
 /// A file that could not be ingested.
@@ -95,17 +103,24 @@ pub fn display_path(canonical: &Path) -> String {
 
 struct Pending {
     path: String,
+    /// The path as the walk found it (failures are reported under it).
+    shown: PathBuf,
     size: u64,
     mtime_ns: i64,
+    /// Time already spent on the file (loading and chunking).
+    spent: Duration,
     file_hash: String,
+    /// Documents added, updated and removed once the file is written.
+    counts: [usize; 3],
     remove: Vec<i64>,
     docs: Vec<NewDoc>,
     /// Per document: texts to embed, one per chunk.
     embed_texts: Vec<Vec<String>>,
 }
 
-/// Chunks embedded per progress step / embedding call.
-const EMBED_GROUP: usize = 512;
+/// Chunks embedded per progress step / embedding call (the file's time limit is checked
+/// between calls).
+const EMBED_GROUP: usize = 256;
 
 /// Meta key of the chunk budget the stored chunks were cut with.
 const BUDGET_KEY: &str = "chunk_tokens";
@@ -131,12 +146,18 @@ pub fn ingest(
         .store()
         .meta(BUDGET_KEY)?
         .is_some_and(|b| b != cfg.chunk_tokens.to_string());
-    let to_load = changed_files(engine, &walked.files, rechunk, &repair, &mut report)?;
-    let loaded = load_changed(engine, &cfg, &to_load, opts.progress);
-    let pending = compare_with_store(engine, loaded, rechunk, &repair, &mut report)?;
-    let embed_time = embed_and_write(engine, pending, opts.progress, &mut report)?;
+    let mut lost = BTreeSet::new();
+    let check = Recheck {
+        rechunk,
+        verify: opts.verify,
+        repair: &repair,
+    };
+    let to_load = changed_files(engine, &walked.files, &check, &mut lost, &mut report)?;
+    let loaded = load_changed(engine, &cfg, to_load, opts.progress);
+    let pending = compare_with_store(engine, loaded, rechunk, &repair, &mut lost, &mut report)?;
+    let embed_time = embed_and_write(engine, &cfg, pending, opts.progress, &mut report)?;
     drop_unrepaired(engine, &repair, &mut report)?;
-    report_missing(engine, &walked, opts.prune, &mut report)?;
+    report_missing(engine, &walked, &lost, opts.prune, &mut report)?;
     if report.failed.is_empty() || !rechunk {
         engine
             .store()
@@ -155,12 +176,20 @@ pub fn ingest(
 }
 
 /// The files of a run: canonical roots, every file found under them (plus those a repair
-/// re-reads) and the paths the walk could not read.
+/// re-reads) and the directories the walk could not read.
 struct Walked {
     roots: Vec<PathBuf>,
-    files: Vec<PathBuf>,
+    files: Vec<Found>,
     /// Nothing under these counts as gone.
     unreadable: Vec<PathBuf>,
+}
+
+/// A file the walk found: its canonical path (its identity) and the path it was found at
+/// (a symlink's own path), under which it is reported.
+#[derive(Debug, Clone)]
+struct Found {
+    canonical: PathBuf,
+    shown: PathBuf,
 }
 
 /// Canonicalises and records the roots (so later runs can find files that vanished) and
@@ -183,14 +212,26 @@ fn walk_roots(
     }
     let (files, walk_errors) = walk(&canon_roots);
     // One identity per file, however it was reached (through a symlink or named twice).
-    let mut files: Vec<PathBuf> = files
+    let mut files: Vec<Found> = files
         .into_iter()
-        .map(|f| f.canonicalize().unwrap_or(f))
+        .map(|f| Found {
+            canonical: f.canonicalize().unwrap_or_else(|_| f.clone()),
+            shown: f,
+        })
         .collect();
-    files.extend(repair.files.iter().map(|k| key_path(k)));
-    files.sort();
-    files.dedup();
-    let unreadable: Vec<PathBuf> = walk_errors.iter().map(|e| e.path().to_path_buf()).collect();
+    files.extend(repair.files.iter().map(|k| Found {
+        canonical: key_path(k),
+        shown: key_path(k),
+    }));
+    files.sort_by(|a, b| a.canonical.cmp(&b.canonical));
+    files.dedup_by(|a, b| a.canonical == b.canonical);
+    // Directories the walk could not read or enter (a loop): what is stored under them is
+    // not known to be gone. A device, FIFO or dangling link is gone.
+    let unreadable: Vec<PathBuf> = walk_errors
+        .iter()
+        .map(|e| e.path().to_path_buf())
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
     for e in walk_errors {
         report.failed.push(Failure {
             path: display_path(e.path()),
@@ -207,26 +248,46 @@ fn walk_roots(
     })
 }
 
-/// A file to load: path, store key, size and modification time (ns).
-type ToLoad = (PathBuf, String, u64, i64);
+/// A file to load: where it was found, its store key, size and modification time (ns).
+struct ToLoad {
+    found: Found,
+    key: String,
+    size: u64,
+    mtime_ns: i64,
+}
 
-/// The files that need loading: new, or size or mtime changed (or all, when re-chunking
-/// or repairing them). Documents of the others count as unchanged.
+/// What makes a file whose size and mtime match its record be read again.
+struct Recheck<'a> {
+    /// A new chunk budget: every file.
+    rechunk: bool,
+    /// `--verify`: files whose bytes no longer hash to the recorded sha256.
+    verify: bool,
+    /// `--repair`: the files of damaged documents.
+    repair: &'a Repair,
+}
+
+/// The files that need loading: new, or size or mtime changed, or recorded without a
+/// hash of their bytes (or as [`Recheck`] says). Documents of the others count as
+/// unchanged. A file that can no longer be stat'ed is a failure and goes into `lost`.
 fn changed_files(
     engine: &Engine,
-    files: &[PathBuf],
-    rechunk: bool,
-    repair: &Repair,
+    files: &[Found],
+    check: &Recheck<'_>,
+    lost: &mut BTreeSet<String>,
     report: &mut IngestReport,
 ) -> Result<Vec<ToLoad>, Error> {
     let mut to_load = Vec::new();
     for f in files {
-        let key = path_key(f);
-        let meta = match std::fs::metadata(f) {
+        let key = path_key(&f.canonical);
+        let meta = match std::fs::metadata(&f.canonical) {
             Ok(m) => m,
             Err(e) => {
+                use std::io::ErrorKind;
+                if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::PermissionDenied) {
+                    lost.insert(key);
+                }
                 report.failed.push(Failure {
-                    path: display_path(f),
+                    path: display_path(&f.shown),
                     reason: e.to_string(),
                 });
                 continue;
@@ -238,35 +299,62 @@ fn changed_files(
             .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
             .map(|d| d.as_nanos() as i64)
             .unwrap_or(0);
-        if let Some((size, mtime, _)) = engine.store().file_state(&key)? {
-            if size == meta.len() && mtime == mtime_ns && !rechunk && !repair.files.contains(&key) {
+        if let Some((size, mtime, hash)) = engine.store().file_state(&key)? {
+            let same = size == meta.len()
+                && mtime == mtime_ns
+                && !hash.is_empty()
+                && !check.rechunk
+                && !check.repair.files.contains(&key)
+                && !(check.verify && file_sha256(&f.canonical).ok() != Some(hash));
+            if same {
                 report.unchanged += engine.store().docs_of_file(&key)?.len();
                 continue;
             }
         }
-        to_load.push((f.clone(), key, meta.len(), mtime_ns));
+        to_load.push(ToLoad {
+            found: f.clone(),
+            key,
+            size: meta.len(),
+            mtime_ns,
+        });
     }
     Ok(to_load)
 }
 
-/// A loaded file: store key, size, mtime and its chunked documents.
-type Loaded = Result<(String, u64, i64, Vec<Chunked>), LoadError>;
+/// A loaded file: what was to load, the time spent, and the sha256 of its bytes with its
+/// chunked documents, or why it failed.
+struct Loaded {
+    file: ToLoad,
+    spent: Duration,
+    result: Result<(String, Vec<Chunked>), LoadError>,
+}
 
 /// Loads and chunks the files in parallel, each within its time limit; results stay in
 /// file order.
-fn load_changed(engine: &Engine, cfg: &Config, to_load: &[ToLoad], progress: bool) -> Vec<Loaded> {
+fn load_changed(
+    engine: &Engine,
+    cfg: &Config,
+    to_load: Vec<ToLoad>,
+    progress: bool,
+) -> Vec<Loaded> {
     let load_opts = load_options(cfg);
     let embedder = engine.embedder_arc();
     let budget = cfg.chunk_tokens.max(1);
-    let load_bar = load_bar(progress, to_load.iter().map(|t| t.2).sum());
+    let load_bar = load_bar(progress, to_load.iter().map(|t| t.size).sum());
     let loaded: Vec<_> = to_load
-        .par_iter()
-        .map(|(f, key, size, mtime)| {
-            load_bar.set_message(display_path(f));
+        .into_par_iter()
+        .map(|file| {
+            load_bar.set_message(display_path(&file.found.shown));
             let count = |s: &str| embedder.count_tokens(s);
-            let chunked = load_and_chunk(f, &load_opts, budget, &count);
-            load_bar.inc(*size);
-            Ok::<_, LoadError>((key.clone(), *size, *mtime, chunked?))
+            let t = Instant::now();
+            // Read through the path found: its name (a symlink's) gave the walk its format.
+            let result = load_and_chunk(&file.found.shown, &load_opts, budget, &count);
+            load_bar.inc(file.size);
+            Loaded {
+                file,
+                spent: t.elapsed(),
+                result,
+            }
         })
         .collect();
     load_bar.finish_and_clear();
@@ -274,39 +362,68 @@ fn load_changed(engine: &Engine, cfg: &Config, to_load: &[ToLoad], progress: boo
 }
 
 /// Compares each loaded file's documents with the stored ones by content hash: what to
-/// remove and what to write (and embed) per file. Load failures become failures.
+/// remove and what to write (and embed) per file. Load failures become failures, reported
+/// under the path the file was found at; a file that is no longer a readable regular file
+/// goes into `lost` as well.
 fn compare_with_store(
     engine: &Engine,
     loaded: Vec<Loaded>,
     rechunk: bool,
     repair: &Repair,
+    lost: &mut BTreeSet<String>,
     report: &mut IngestReport,
 ) -> Result<Vec<Pending>, Error> {
     let mut pending: Vec<Pending> = Vec::new();
-    for r in loaded {
-        match r {
-            Ok((key, size, mtime_ns, docs)) => {
-                let file = FileState {
-                    key,
-                    size,
-                    mtime_ns,
+    for Loaded {
+        file,
+        spent,
+        result,
+    } in loaded
+    {
+        match result {
+            Ok((file_hash, docs)) => {
+                let state = FileState {
+                    file,
+                    spent,
+                    file_hash,
                 };
-                pending.push(compare_file(engine, file, docs, rechunk, repair, report)?);
+                pending.push(compare_file(engine, state, docs, rechunk, repair, report)?);
             }
-            Err(e) => report.failed.push(Failure {
-                path: display_path(e.path()),
-                reason: e.reason(),
-            }),
+            Err(e) => {
+                if is_gone(&e) {
+                    lost.insert(file.key);
+                }
+                report.failed.push(Failure {
+                    path: display_path(&file.found.shown),
+                    reason: e.reason(),
+                });
+            }
         }
     }
     Ok(pending)
 }
 
-/// A loaded file's store key, size and modification time (ns).
+/// Whether a load error says the file is no longer there as a readable regular file (not
+/// a transient read error, nor anything about its content).
+fn is_gone(e: &LoadError) -> bool {
+    use std::io::ErrorKind;
+    match e {
+        LoadError::NotRegular { .. } => true,
+        LoadError::Io { source, .. } => {
+            matches!(
+                source.kind(),
+                ErrorKind::NotFound | ErrorKind::PermissionDenied
+            )
+        }
+        _ => false,
+    }
+}
+
+/// A loaded file: what was loaded, the time spent on it and the sha256 of its bytes.
 struct FileState {
-    key: String,
-    size: u64,
-    mtime_ns: i64,
+    file: ToLoad,
+    spent: Duration,
+    file_hash: String,
 }
 
 /// One file's changes: its documents unchanged (counted), updated or added (to write),
@@ -320,9 +437,15 @@ fn compare_file(
     report: &mut IngestReport,
 ) -> Result<Pending, Error> {
     let FileState {
-        key,
-        size,
-        mtime_ns,
+        file:
+            ToLoad {
+                found,
+                key,
+                size,
+                mtime_ns,
+            },
+        spent,
+        file_hash,
     } = file;
     let stored: HashMap<String, (i64, String)> = engine
         .store()
@@ -333,19 +456,20 @@ fn compare_file(
     let source = display_path(&key_path(&key));
     let mut p = Pending {
         path: key.clone(),
+        shown: found.shown,
         size,
         mtime_ns,
-        file_hash: String::new(),
+        spent,
+        file_hash,
+        counts: [0; 3],
         remove: Vec::new(),
         docs: Vec::new(),
         embed_texts: Vec::new(),
     };
-    let mut hashes = Vec::new();
     let mut present = BTreeSet::new();
     for (d, chunks, texts) in docs {
         let id = doc_id(&key, &d.key);
         let hash = sha256_hex(d.text.as_bytes());
-        hashes.push(hash.clone());
         present.insert(id.clone());
         let same_layout = || {
             let stored = engine.store().layout_json_of(&id).ok().flatten();
@@ -359,10 +483,10 @@ fn compare_file(
                 continue;
             }
             Some((row, _)) => {
-                report.updated += 1;
+                p.counts[1] += 1;
                 p.remove.push(*row);
             }
-            None => report.added += 1,
+            None => p.counts[0] += 1,
         }
         p.docs.push(NewDoc {
             path: key.clone(),
@@ -379,20 +503,20 @@ fn compare_file(
     }
     for (id, (row, _)) in &stored {
         if !present.contains(id) {
-            report.removed += 1;
+            p.counts[2] += 1;
             p.remove.push(*row);
         }
     }
-    p.file_hash = sha256_hex(hashes.join("\n").as_bytes());
     Ok(p)
 }
 
 /// Embeds each pending file's chunks in groups and writes the file in its own
-/// transaction; returns the time spent in the bi-encoder. A file whose embedding or
-/// writing fails is a failure and nothing of it is written; a model that returns
-/// malformed output fails the run.
+/// transaction; returns the time spent in the bi-encoder. A file whose embedding fails or
+/// runs past what is left of its time limit, or whose writing fails, is a failure and
+/// nothing of it is written; a model that returns malformed output fails the run.
 fn embed_and_write(
     engine: &mut Engine,
+    cfg: &Config,
     pending: Vec<Pending>,
     progress: bool,
     report: &mut IngestReport,
@@ -404,15 +528,17 @@ fn embed_and_write(
         .sum();
     let bar = progress_bar(progress, total_chunks as u64);
     let mut embed_time = Duration::ZERO;
+    let limit = Duration::from_secs(cfg.file_timeout_secs);
     for mut p in pending {
         let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
-        let vectors = match embed_file(engine, &texts, &bar, &mut embed_time)? {
+        let deadline = Deadline::resumed(limit, p.spent);
+        let vectors = match embed_file(engine, &texts, deadline, &bar, &mut embed_time)? {
             Ok(v) => v,
             Err(reason) => {
                 // Nothing of this file is written; what is stored for it stays as it was.
                 report.failed.push(Failure {
-                    path: display_path(&key_path(&p.path)),
-                    reason: format!("embedding failed: {reason}"),
+                    path: display_path(&p.shown),
+                    reason,
                 });
                 continue;
             }
@@ -430,30 +556,47 @@ fn embed_and_write(
 }
 
 /// The vectors of one file's texts, embedded in groups of [`EMBED_GROUP`]: `Ok(Err(reason))`
-/// when the bi-encoder failed on them, `Err` when its output is malformed.
+/// when the bi-encoder failed on them or `deadline` passed (checked before each group and
+/// after the last), `Err` when its output is malformed.
 fn embed_file(
     engine: &Engine,
     texts: &[&str],
+    deadline: Deadline,
     bar: &indicatif::ProgressBar,
     embed_time: &mut Duration,
 ) -> Result<Result<Vec<Vec<f32>>, String>, Error> {
     let embedder = engine.embedder();
     let mut vectors = Vec::with_capacity(texts.len());
+    let late = |done: usize| {
+        format!(
+            "loading, chunking and embedding took longer than the {} s limit \
+             (file_timeout_secs; {done} of {} chunks embedded)",
+            deadline.limit().as_secs_f64(),
+            texts.len()
+        )
+    };
     for group in texts.chunks(EMBED_GROUP) {
+        if deadline.expired() {
+            return Ok(Err(late(vectors.len())));
+        }
         let te = Instant::now();
         match embedder.embed(group) {
             Ok(v) => vectors.extend(v),
             Err(e @ ModelError::Output { .. }) => return Err(e.into()),
-            Err(e) => return Ok(Err(e.to_string())),
+            Err(e) => return Ok(Err(format!("embedding failed: {e}"))),
         }
         *embed_time += te.elapsed();
         bar.inc(group.len() as u64);
     }
+    if deadline.expired() {
+        return Ok(Err(late(vectors.len())));
+    }
     Ok(Ok(vectors))
 }
 
-/// Writes one file's changes in one transaction; whether they were written. Rows that
-/// clash with what is stored make that file a failure and the run goes on.
+/// Writes one file's changes in one transaction and counts its documents added, updated
+/// and removed; whether they were written. Rows that clash with what is stored make that
+/// file a failure and the run goes on.
 fn write_file(engine: &mut Engine, p: &Pending, report: &mut IngestReport) -> Result<bool, Error> {
     let written = engine.store_mut().apply_file(
         Some((&p.path, p.size, p.mtime_ns, &p.file_hash)),
@@ -461,12 +604,18 @@ fn write_file(engine: &mut Engine, p: &Pending, report: &mut IngestReport) -> Re
         &p.docs,
     );
     match written {
-        Ok(_) => Ok(true),
+        Ok(_) => {
+            let [added, updated, removed] = p.counts;
+            report.added += added;
+            report.updated += updated;
+            report.removed += removed;
+            Ok(true)
+        }
         Err(StoreError::Sqlite { source, .. })
             if source.sqlite_error_code() == Some(rusqlite::ErrorCode::ConstraintViolation) =>
         {
             report.failed.push(Failure {
-                path: display_path(&key_path(&p.path)),
+                path: display_path(&p.shown),
                 reason: format!("not stored: {source}"),
             });
             Ok(false)
@@ -475,24 +624,28 @@ fn write_file(engine: &mut Engine, p: &Pending, report: &mut IngestReport) -> Re
     }
 }
 
-/// Stored files gone from the roots of this run: removed with `prune`, else reported as
-/// missing.
+/// Stored files under the roots of this run that are gone: not a regular file the walk
+/// included (deleted, now ignored or hidden, replaced by a directory, a device, a FIFO or
+/// a dangling link) or no longer readable (`lost`), unless they sit under a directory the
+/// walk could not read. Removed with `prune`, else reported as missing.
 fn report_missing(
     engine: &mut Engine,
     walked: &Walked,
+    lost: &BTreeSet<String>,
     prune: bool,
     report: &mut IngestReport,
 ) -> Result<(), Error> {
-    let seen: BTreeSet<String> = walked.files.iter().map(|f| path_key(f)).collect();
+    let seen: BTreeSet<String> = walked
+        .files
+        .iter()
+        .map(|f| path_key(&f.canonical))
+        .filter(|k| !lost.contains(k))
+        .collect();
     for stored in engine.store().stored_files()? {
         let stored_path = key_path(&stored);
         let under_root = walked.roots.iter().any(|r| stored_path.starts_with(r));
-        let gone = matches!(
-            std::fs::symlink_metadata(&stored_path),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound
-        );
         let shadowed = walked.unreadable.iter().any(|u| stored_path.starts_with(u));
-        if under_root && !seen.contains(&stored) && gone && !shadowed {
+        if under_root && !seen.contains(&stored) && !shadowed {
             if prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
             } else {
@@ -615,31 +768,44 @@ pub fn load_options(cfg: &Config) -> LoadOptions {
         pdf_memory_bytes: cfg.pdf_memory_bytes,
         file_timeout: Duration::from_secs(cfg.file_timeout_secs),
         pdf_extractor: cfg.pdf_extractor,
+        max_chunks_per_file: cfg.max_chunks_per_file,
     }
 }
 
 /// A loaded document with its chunks and the texts to embed for them.
 type Chunked = (LoadedDoc, Vec<NewChunk>, Vec<String>);
 
-/// Load one file and chunk its documents, all within `opts.file_timeout`.
+/// Load one file and chunk its documents, all within `opts.file_timeout` and
+/// `opts.max_chunks_per_file`; with the sha256 of the file's bytes.
 pub fn load_and_chunk(
     path: &Path,
     opts: &LoadOptions,
     budget: usize,
     count: &dyn Fn(&str) -> usize,
-) -> Result<Vec<Chunked>, LoadError> {
+) -> Result<(String, Vec<Chunked>), LoadError> {
     let deadline = Deadline::after(opts.file_timeout);
-    let docs = load_file_until(path, opts, deadline)?;
-    let mut out = Vec::with_capacity(docs.len());
-    for d in docs {
+    let file = load_file_until(path, opts, deadline)?;
+    let mut out = Vec::with_capacity(file.docs.len());
+    let mut total = 0usize;
+    for d in file.docs {
         let (chunks, texts) =
             chunk_doc_until(&d, budget, count, &deadline).ok_or_else(|| LoadError::TimedOut {
                 path: path.to_path_buf(),
                 secs: opts.file_timeout.as_secs_f64(),
             })?;
+        total += chunks.len();
         out.push((d, chunks, texts));
     }
-    Ok(out)
+    if total > opts.max_chunks_per_file {
+        return Err(LoadError::OverBudget {
+            path: path.to_path_buf(),
+            budget: Budget::Chunks {
+                limit: opts.max_chunks_per_file,
+                count: total,
+            },
+        });
+    }
+    Ok((file.sha256, out))
 }
 
 /// Split a document into chunks and the texts to embed for them. The embedded text of

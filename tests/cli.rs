@@ -637,3 +637,25 @@ fn validate_passes_cited_text_and_reports_violations_with_exit_codes() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn a_toml_error_quotes_a_bounded_excerpt_of_a_two_megabyte_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let toml = tmp.path().join("attest.toml");
+    let line = format!("rrf_k = 60.0 {}\n", "x".repeat(2 << 20));
+    std::fs::write(&toml, line).unwrap();
+    let out = attest(&tmp.path().join("idx"))
+        .arg("--config")
+        .arg(&toml)
+        .arg("status")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.len() < 2_000, "{} bytes of stderr", err.len());
+    assert!(
+        err.contains("attest.toml") && err.contains("line 1, column"),
+        "{err}"
+    );
+    assert!(err.contains("xxx…"), "{err}");
+}

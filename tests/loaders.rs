@@ -218,3 +218,222 @@ fn text_budget_and_file_time_limit_are_per_file_failures() {
         assert!(reason.contains("(file_timeout_secs)"), "{reason}");
     }
 }
+
+/// The failures of a report as (path, reason).
+fn failures(report: &Value) -> Vec<(String, String)> {
+    report["failed"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let s = |k: &str| f[k].as_str().unwrap().to_string();
+            (s("path"), s("reason"))
+        })
+        .collect()
+}
+
+#[test]
+fn hidden_html_text_is_never_stored_searched_or_quoted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    // One secret per way of hiding text; each a distinct word.
+    let hidden = [
+        r#"<div style="display:none">The vault code is 7731 quillfeather.</div>"#,
+        r#"<div style="COLOR: red ;  Display :  NONE  !important">The vault code is 7732 marrowbend.</div>"#,
+        r#"<p style="visibility:hidden">The vault code is 7733 thistledown.</p>"#,
+        r#"<span style="visibility: collapse">The vault code is 7734 brackenhold.</span>"#,
+        r#"<p hidden>The vault code is 7735 copperwick.</p>"#,
+        r#"<div aria-hidden="true"><p>The vault code is 7736 <b>lanternmoss</b>.</p></div>"#,
+        r#"<template><p>The vault code is 7737 fernshadow.</p></template>"#,
+        r#"<noscript>The vault code is 7738 gravelpine.</noscript>"#,
+        r#"<!-- The vault code is 7739 hollowreed. -->"#,
+        r#"<section style="display: none"><div><ul><li><em>The vault code is 7740 emberglass.</em></li></ul></div></section>"#,
+        r#"<div hidden><p style="display:block;visibility:visible">The vault code is 7741 saltmarsh.</p></div>"#,
+    ];
+    let secrets = [
+        "quillfeather",
+        "marrowbend",
+        "thistledown",
+        "brackenhold",
+        "copperwick",
+        "lanternmoss",
+        "fernshadow",
+        "gravelpine",
+        "hollowreed",
+        "emberglass",
+        "saltmarsh",
+        "vaultmaster",
+    ];
+    let html = format!(
+        "<html><head></head><body><h1 style=\"display:none\">The vaultmaster title</h1>\
+         <h2>Records</h2><p>Counties must keep client records for seven years.</p>\
+         <p>The vault code is kept by the clerk.</p>{}</body></html>",
+        hidden.join("\n")
+    );
+    std::fs::write(docs.join("page.html"), html).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_with(&idx, &docs, &[]);
+    assert_eq!(code, 0, "{r}");
+    assert_eq!(r["added"], 1, "{r}");
+    let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
+    let (title, text): (String, String) = conn
+        .query_row("SELECT title, text FROM documents", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert!(text.contains("seven years"), "{text}");
+    for s in secrets {
+        assert!(
+            !text.contains(s) && !title.contains(s),
+            "{s} stored: {title} / {text}"
+        );
+        for mode in ["lexical", "hybrid"] {
+            let out = attest(&idx)
+                .args(["search", s, "--mode", mode, "--json"])
+                .output()
+                .unwrap();
+            let hits = json(&out.stdout)["hits"].to_string();
+            assert!(!hits.contains(s), "{mode} search for {s}: {hits}");
+        }
+    }
+    for q in ["What is the vault code?", "Who holds the title?"] {
+        let out = attest(&idx)
+            .args(["ask", q, "--no-memory", "--json"])
+            .output()
+            .unwrap();
+        let shown = String::from_utf8_lossy(&out.stdout);
+        for s in secrets {
+            assert!(!shown.contains(s), "ask {q:?} shows {s}: {shown}");
+        }
+    }
+}
+
+#[test]
+fn a_file_over_the_chunk_budget_fails_alone_naming_its_count_and_nothing_is_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    good_file(&docs);
+    let long: String = (0..400)
+        .map(|i| format!("Ledger entry {i} records a payment to the harbour office. "))
+        .collect();
+    std::fs::write(docs.join("ledger.txt"), &long).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_with(&idx, &docs, &[("ATTEST_MAX_CHUNKS_PER_FILE", "5")]);
+    assert_eq!(code, 2, "{r}");
+    let reason = reason_for(&r, "ledger.txt");
+    assert!(
+        reason.contains("over the 5-chunk budget (max_chunks_per_file)"),
+        "{reason}"
+    );
+    let count: usize = reason
+        .split("makes ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count in {reason}"));
+    assert!(count > 5, "{reason}");
+    assert_eq!(
+        (r["added"].as_u64(), r["documents"].as_u64()),
+        (Some(1), Some(1)),
+        "{r}"
+    );
+    // The same budget from attest.toml; at the default the file goes in.
+    let toml = tmp.path().join("attest.toml");
+    std::fs::write(&toml, "max_chunks_per_file = 5\n").unwrap();
+    let out = attest(&idx)
+        .arg("--config")
+        .arg(&toml)
+        .args(["ingest", docs.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(reason_for(&json(&out.stdout), "ledger.txt").contains("max_chunks_per_file"));
+    let (r, code) = ingest_with(&idx, &docs, &[]);
+    assert_eq!((code, r["added"].as_u64()), (0, Some(1)), "{r}");
+}
+
+#[test]
+fn embedding_counts_against_the_file_time_limit_and_the_rest_goes_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    good_file(&docs);
+    // About 220 chunks: loaded and chunked in about 0.4 s, embedded in 6 s or more (about
+    // 30 ms a chunk on two idle cores), all in one call, checked after it.
+    let long: String = (0..2_000)
+        .map(|i| {
+            format!("Inspection report {i} notes that the northern culvert near mile {i} was cleared and logged. ")
+        })
+        .collect();
+    std::fs::write(docs.join("reports.md"), &long).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_with(&idx, &docs, &[("ATTEST_FILE_TIMEOUT_SECS", "2")]);
+    assert_eq!(code, 2, "{r}");
+    let reason = reason_for(&r, "reports.md");
+    assert!(
+        reason.contains("embedding took longer than the 2 s limit (file_timeout_secs;"),
+        "{reason}"
+    );
+    assert_eq!(failures(&r).len(), 1, "{r}");
+    assert_eq!(
+        (r["added"].as_u64(), r["documents"].as_u64()),
+        (Some(1), Some(1)),
+        "{r}"
+    );
+}
+
+#[test]
+fn devices_fifos_and_proc_links_are_failures_under_their_own_paths_and_never_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    good_file(&docs);
+    let link = |target: &str, name: &str| {
+        std::os::unix::fs::symlink(target, docs.join(name)).unwrap();
+    };
+    link("/dev/zero", "zero.txt");
+    link("/dev/urandom", "random.md");
+    link("/dev/null", "nothing");
+    link("/proc/self/mem", "mem.txt");
+    link("/proc/1/mem", "init.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(docs.join("pipe.txt"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = attest(&tmp.path().join("idx"))
+        .arg("ingest")
+        .arg(&docs)
+        .arg("--json")
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let r = json(&out.stdout);
+    assert_eq!(out.status.code(), Some(2), "{r}");
+    let failed = failures(&r);
+    for (name, reason) in [
+        ("zero.txt", "not a regular file: character device"),
+        ("random.md", "not a regular file: character device"),
+        ("nothing", "not a regular file: character device"),
+        ("pipe.txt", "not a regular file: FIFO (named pipe)"),
+    ] {
+        assert_eq!(reason_for(&r, name), reason, "{r}");
+    }
+    for name in ["mem.txt", "init.md"] {
+        assert!(reason_for(&r, name).starts_with("cannot read"), "{r}");
+    }
+    for (path, _) in &failed {
+        assert!(
+            path.contains("docs/"),
+            "reported under the link's own path: {path}"
+        );
+        assert!(
+            !path.starts_with("/proc") && !path.starts_with("/dev"),
+            "{path}"
+        );
+    }
+    assert_eq!(failed.len(), 6, "{r}");
+    assert_eq!(r["added"], 1, "{r}");
+}

@@ -487,3 +487,179 @@ fn kill_9_during_ingest_loses_nothing_committed_and_a_rerun_completes_the_index(
         "{hits:?}"
     );
 }
+
+/// `ingest DIR --json [extra…]`: (report, exit code).
+fn ingest_dir(idx: &Path, docs: &Path, extra: &[&str]) -> (Value, i32) {
+    let o = attest(idx)
+        .arg("ingest")
+        .arg(docs)
+        .args(extra)
+        .arg("--json")
+        .timeout(Duration::from_secs(300))
+        .output()
+        .unwrap();
+    (json(&o.stdout), o.status.code().unwrap())
+}
+
+/// Paths of a report's `missing` list, by file name.
+fn missing_names(r: &Value) -> Vec<String> {
+    let mut names: Vec<String> = r["missing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().rsplit('/').next().unwrap().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Whether a lexical search for `word` returns a hit whose text holds it.
+fn found(idx: &Path, word: &str) -> bool {
+    let o = run(idx, &["search", word, "--mode", "lexical", "--json"]);
+    let hits = json(&o.stdout)["hits"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    hits.iter()
+        .any(|h| h["text"].as_str().unwrap().contains(word))
+}
+
+#[test]
+fn a_stored_file_now_ignored_or_replaced_by_a_directory_fifo_or_device_is_missing_and_pruned() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let words = [
+        ("keep.md", "harbourmaster"),
+        ("ignored.md", "quartermaster"),
+        ("dir.md", "lamplighter"),
+        ("pipe.md", "wheelwright"),
+        ("null.md", "cooper"),
+    ];
+    for (name, word) in words {
+        let text = format!("# {name}\n\nThe {word} keeps the ledger for seven years.\n");
+        std::fs::write(docs.join(name), text).unwrap();
+    }
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_dir(&idx, &docs, &[]);
+    assert_eq!((code, r["added"].as_u64()), (0, Some(5)), "{r}");
+
+    std::fs::write(docs.join(".gitignore"), "ignored.md\n").unwrap();
+    std::fs::remove_file(docs.join("dir.md")).unwrap();
+    std::fs::create_dir(docs.join("dir.md")).unwrap();
+    std::fs::remove_file(docs.join("pipe.md")).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(docs.join("pipe.md"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    std::fs::remove_file(docs.join("null.md")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", docs.join("null.md")).unwrap();
+
+    let (r, code) = ingest_dir(&idx, &docs, &[]);
+    assert_eq!(code, 2, "the FIFO and the device are failures: {r}");
+    assert_eq!(
+        missing_names(&r),
+        ["dir.md", "ignored.md", "null.md", "pipe.md"],
+        "{r}"
+    );
+    assert_eq!(
+        (r["removed"].as_u64(), r["unchanged"].as_u64()),
+        (Some(0), Some(1)),
+        "{r}"
+    );
+    assert!(found(&idx, "quartermaster"), "kept until --prune");
+
+    let (r, _) = ingest_dir(&idx, &docs, &["--prune"]);
+    assert_eq!(
+        (r["removed"].as_u64(), r["documents"].as_u64()),
+        (Some(4), Some(1)),
+        "{r}"
+    );
+    assert!(missing_names(&r).is_empty(), "{r}");
+    for (name, word) in words {
+        assert_eq!(found(&idx, word), name == "keep.md", "{word}");
+    }
+    let o = run(
+        &idx,
+        &["ask", "Who keeps the ledger?", "--no-memory", "--json"],
+    );
+    let shown = String::from_utf8_lossy(&o.stdout);
+    for (_, word) in &words[1..] {
+        assert!(
+            !shown.contains(word),
+            "{word} quoted after its file was replaced: {shown}"
+        );
+    }
+}
+
+/// Rewrite `path` with `text` (the same length) and give it back its modification time.
+fn rewrite_keeping_size_and_mtime(path: &Path, text: &str) {
+    let before = std::fs::metadata(path).unwrap();
+    assert_eq!(before.len(), text.len() as u64);
+    std::fs::write(path, text).unwrap();
+    let f = std::fs::File::options().write(true).open(path).unwrap();
+    f.set_modified(before.modified().unwrap()).unwrap();
+    drop(f);
+    let after = std::fs::metadata(path).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+}
+
+#[test]
+fn a_rewrite_with_the_same_size_and_mtime_is_found_by_status_deep_verify_and_repair() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let file = docs.join("retention.md");
+    let text = |n: &str| format!("# Retention\n\nClient records are kept for {n} years.\n");
+    std::fs::write(&file, text("seven")).unwrap();
+    std::fs::write(
+        docs.join("other.md"),
+        "# Other\n\nZebras graze on the plain.\n",
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_dir(&idx, &docs, &[]);
+    assert_eq!(code, 0, "{r}");
+
+    rewrite_keeping_size_and_mtime(&file, &text("eight"));
+    // The fast path trusts size and time: nothing is re-read.
+    let (r, code) = ingest_dir(&idx, &docs, &[]);
+    assert_eq!(
+        (code, r["unchanged"].as_u64(), r["updated"].as_u64()),
+        (0, Some(2), Some(0))
+    );
+    assert!(found(&idx, "seven") && !found(&idx, "eight"));
+    // The deep check compares the bytes.
+    let (s, code) = deep_status(&idx);
+    assert_eq!(code, 1, "{s}");
+    assert_eq!(deep_kinds(&s), ["file_changed"], "{s}");
+    let p = &s["deep"][0];
+    assert!(
+        p["source"].as_str().unwrap().ends_with("retention.md"),
+        "{s}"
+    );
+    assert_eq!(p["repair"], "attest ingest --repair", "{s}");
+    // --verify re-reads it.
+    let (r, code) = ingest_dir(&idx, &docs, &["--verify"]);
+    assert_eq!(
+        (code, r["unchanged"].as_u64(), r["updated"].as_u64()),
+        (0, Some(1), Some(1)),
+        "{r}"
+    );
+    assert!(found(&idx, "eight") && !found(&idx, "seven"));
+    let (s, code) = deep_status(&idx);
+    assert_eq!(code, 0, "{s}");
+
+    // So does --repair, with no path.
+    rewrite_keeping_size_and_mtime(&file, &text("three"));
+    assert_eq!(deep_status(&idx).1, 1);
+    let o = run(&idx, &["ingest", "--repair", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json(&o.stdout)["updated"], 1);
+    assert!(found(&idx, "three") && !found(&idx, "eight"));
+    assert_eq!(deep_status(&idx).1, 0);
+}

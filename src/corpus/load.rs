@@ -16,6 +16,8 @@ use std::sync::{mpsc, Once, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use sha2::{Digest, Sha256};
+
 use super::docx;
 use super::layout::Layout;
 use super::pdflayout;
@@ -57,11 +59,14 @@ pub struct LoadOptions {
     pub file_timeout: Duration,
     /// Which PDF text extractor to use.
     pub pdf_extractor: PdfExtractor,
+    /// Most chunks one file's documents may make, all together ([`Budget::Chunks`]; checked
+    /// by the caller that chunks them).
+    pub max_chunks_per_file: usize,
 }
 
 impl Default for LoadOptions {
     /// 50 MiB per file, 30 s per PDF, 16 MiB of text, 256 MiB inflated, 2 GiB of
-    /// worker memory, 300 s per file.
+    /// worker memory, 300 s per file, 5,000 chunks per file.
     fn default() -> Self {
         Self {
             max_file_bytes: 50 * 1024 * 1024,
@@ -71,6 +76,7 @@ impl Default for LoadOptions {
             pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
             file_timeout: Duration::from_secs(300),
             pdf_extractor: PdfExtractor::Auto,
+            max_chunks_per_file: 5_000,
         }
     }
 }
@@ -89,6 +95,20 @@ impl Deadline {
             at: Instant::now().checked_add(limit),
             limit,
         }
+    }
+
+    /// What is left of a `limit` of which `spent` is used up, from now on (work on a file
+    /// that goes on in another stage).
+    pub fn resumed(limit: Duration, spent: Duration) -> Self {
+        Deadline {
+            at: Instant::now().checked_add(limit.saturating_sub(spent)),
+            limit,
+        }
+    }
+
+    /// The limit this deadline was set with.
+    pub fn limit(&self) -> Duration {
+        self.limit
     }
 
     /// A deadline that never expires.
@@ -148,6 +168,13 @@ pub enum Budget {
         /// The limit in bytes.
         limit: u64,
     },
+    /// The file's documents make more chunks than `max_chunks_per_file`.
+    Chunks {
+        /// The budget in chunks.
+        limit: usize,
+        /// The chunks the file makes.
+        count: usize,
+    },
 }
 
 impl fmt::Display for Budget {
@@ -168,6 +195,10 @@ impl fmt::Display for Budget {
             Budget::Memory { limit } => write!(
                 f,
                 "PDF extraction needed more than its {limit}-byte memory limit (pdf_memory_bytes)"
+            ),
+            Budget::Chunks { limit, count } => write!(
+                f,
+                "the file makes {count} chunks, over the {limit}-chunk budget (max_chunks_per_file)"
             ),
         }
     }
@@ -220,6 +251,14 @@ pub enum LoadError {
         /// The underlying OS error.
         #[source]
         source: io::Error,
+    },
+    /// The path is not a regular file (a directory, device, FIFO or socket, also through
+    /// a symlink); it is never opened.
+    NotRegular {
+        /// The path as found (a symlink's own path, not its target).
+        path: PathBuf,
+        /// What it is instead: `directory`, `character device`, `FIFO (named pipe)`...
+        kind: &'static str,
     },
     /// The file is empty or contains only whitespace.
     Empty {
@@ -313,6 +352,7 @@ impl LoadError {
     pub fn path(&self) -> &Path {
         match self {
             LoadError::Io { path, .. }
+            | LoadError::NotRegular { path, .. }
             | LoadError::Empty { path }
             | LoadError::Binary { path }
             | LoadError::InvalidUtf8 { path, .. }
@@ -332,6 +372,7 @@ impl LoadError {
     pub fn reason(&self) -> String {
         match self {
             LoadError::Io { source, .. } => format!("cannot read: {source}"),
+            LoadError::NotRegular { kind, .. } => format!("not a regular file: {kind}"),
             LoadError::Empty { .. } => "empty document (no text)".to_string(),
             LoadError::Binary { .. } => {
                 "binary file (NUL byte in the first 8 KiB), not text".to_string()
@@ -393,16 +434,29 @@ pub fn is_supported(path: &Path) -> bool {
 /// must be UTF-8 without NUL bytes near the start; md/txt text is kept
 /// byte-for-byte. See [`LoadError`] for the failure cases.
 pub fn load_file(path: &Path, opts: &LoadOptions) -> Result<Vec<LoadedDoc>, LoadError> {
-    load_file_until(path, opts, Deadline::after(opts.file_timeout))
+    load_file_until(path, opts, Deadline::after(opts.file_timeout)).map(|f| f.docs)
 }
 
-/// [`load_file`] with an explicit deadline (the caller may spend the rest on chunking).
+/// A loaded file: its documents and the sha256 of the bytes they were read from.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    /// The file's documents.
+    pub docs: Vec<LoadedDoc>,
+    /// Hex sha256 of the file's bytes as read.
+    pub sha256: String,
+}
+
+/// [`load_file`] with an explicit deadline (the caller may spend the rest on chunking), and
+/// the hash of the bytes read.
 pub fn load_file_until(
     path: &Path,
     opts: &LoadOptions,
     deadline: Deadline,
-) -> Result<Vec<LoadedDoc>, LoadError> {
-    let docs = load_kind(path, opts, deadline)?;
+) -> Result<LoadedFile, LoadError> {
+    let kind = source_kind(path)?;
+    let bytes = read_limited(path, opts.max_file_bytes)?;
+    let sha256 = hex::encode(Sha256::digest(&bytes));
+    let docs = load_kind(path, kind, bytes, opts, deadline)?;
     let total: u64 = docs.iter().map(|d| d.text.len() as u64).sum();
     if total > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
@@ -413,16 +467,13 @@ pub fn load_file_until(
         });
     }
     deadline.check(path)?;
-    Ok(docs)
+    Ok(LoadedFile { docs, sha256 })
 }
 
-fn load_kind(
-    path: &Path,
-    opts: &LoadOptions,
-    deadline: Deadline,
-) -> Result<Vec<LoadedDoc>, LoadError> {
+/// The format of `path`, from its extension.
+fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
     let ext = extension(path);
-    let kind = match ext.as_str() {
+    Ok(match ext.as_str() {
         "md" | "markdown" => SourceKind::Markdown,
         "txt" => SourceKind::Text,
         "html" | "htm" => SourceKind::Html,
@@ -435,8 +486,17 @@ fn load_kind(
                 ext,
             })
         }
-    };
-    let bytes = read_limited(path, opts.max_file_bytes)?;
+    })
+}
+
+/// The documents of a file of `kind` whose bytes are `bytes`.
+fn load_kind(
+    path: &Path,
+    kind: SourceKind,
+    bytes: Vec<u8>,
+    opts: &LoadOptions,
+    deadline: Deadline,
+) -> Result<Vec<LoadedDoc>, LoadError> {
     if kind == SourceKind::Pdf {
         return load_pdf(path, bytes, opts, deadline).map(|d| vec![d]);
     }
@@ -500,26 +560,73 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
     })
 }
 
-/// Stat, size-check, then read a regular file (never more than `limit + 1` bytes).
+/// What a file that is not a regular file is, in words.
+fn special_kind(ft: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_dir() {
+        "directory"
+    } else if ft.is_char_device() {
+        "character device"
+    } else if ft.is_block_device() {
+        "block device"
+    } else if ft.is_fifo() {
+        "FIFO (named pipe)"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
+}
+
+/// Open `path` for reading only when it is a regular file (following symlinks). Devices,
+/// FIFOs and sockets could block, never end or act on being opened, so they are refused
+/// from their metadata; the open itself does not block (a FIFO swapped in meanwhile) and
+/// the open file is checked again.
+pub fn open_regular(path: &Path) -> Result<(fs::File, fs::Metadata), LoadError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let io_err = |source: io::Error| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let not_regular = |meta: &fs::Metadata| LoadError::NotRegular {
+        path: path.to_path_buf(),
+        kind: special_kind(meta.file_type()),
+    };
+    let meta = fs::metadata(path).map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .map_err(io_err)?;
+    let meta = file.metadata().map_err(io_err)?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
+    }
+    Ok((file, meta))
+}
+
+/// Hex sha256 of the bytes of the regular file at `path`, read as a stream.
+pub fn file_sha256(path: &Path) -> Result<String, LoadError> {
+    let (mut file, _) = open_regular(path)?;
+    let mut hasher = Sha256::new();
+    io::copy(&mut file, &mut hasher).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// Open a regular file, size-check it, then read it (never more than `limit + 1` bytes).
 fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
     let io_err = |source: io::Error| LoadError::Io {
         path: path.to_path_buf(),
         source,
     };
-    let meta = fs::metadata(path).map_err(io_err)?;
-    if meta.is_dir() {
-        return Err(io_err(io::Error::new(
-            io::ErrorKind::IsADirectory,
-            "is a directory",
-        )));
-    }
-    if !meta.is_file() {
-        // FIFOs, sockets and devices could block or never end.
-        return Err(io_err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "not a regular file",
-        )));
-    }
+    let (file, meta) = open_regular(path)?;
     if meta.len() > limit {
         return Err(LoadError::TooLarge {
             path: path.to_path_buf(),
@@ -527,7 +634,6 @@ fn read_limited(path: &Path, limit: u64) -> Result<Vec<u8>, LoadError> {
             limit,
         });
     }
-    let file = fs::File::open(path).map_err(io_err)?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
@@ -752,6 +858,69 @@ const HTML_DROPPED: &[&str] = &[
     "canvas", "title",
 ];
 
+/// Whether an element and everything inside it is hidden from a reader: one of
+/// [`HTML_DROPPED`], the `hidden` attribute, `aria-hidden="true"`, or an inline style that
+/// says `display: none` or `visibility: hidden | collapse`. A descendant that a style would
+/// make visible again stays dropped: hidden text must never become evidence.
+fn html_hidden(el: &scraper::node::Element) -> bool {
+    HTML_DROPPED.contains(&el.name()) || hidden_by_attributes(el)
+}
+
+/// Whether an element's own attributes hide it (see [`html_hidden`]).
+fn hidden_by_attributes(el: &scraper::node::Element) -> bool {
+    el.attr("hidden").is_some()
+        || el
+            .attr("aria-hidden")
+            .is_some_and(|v| v.trim().eq_ignore_ascii_case("true"))
+        || el.attr("style").is_some_and(style_hides)
+}
+
+/// Whether an inline `style` attribute hides its element: the `display` or `visibility`
+/// declaration that wins (the last one, unless an earlier one is `!important` and it is
+/// not) is `none`, or `hidden` / `collapse`. Any case and spacing; CSS comments ignored.
+fn style_hides(style: &str) -> bool {
+    let style = strip_css_comments(style);
+    // (hides, important) of the winning declaration of each property.
+    let mut display: Option<(bool, bool)> = None;
+    let mut visibility: Option<(bool, bool)> = None;
+    for decl in style.split(';') {
+        let Some((prop, value)) = decl.split_once(':') else {
+            continue;
+        };
+        let mut value = value.trim().to_ascii_lowercase();
+        let mut important = false;
+        if let Some(bang) = value.find('!') {
+            important = value[bang + 1..].trim() == "important";
+            value = value[..bang].trim().to_string();
+        }
+        let (slot, hides) = match prop.trim().to_ascii_lowercase().as_str() {
+            "display" => (&mut display, value == "none"),
+            "visibility" => (&mut visibility, value == "hidden" || value == "collapse"),
+            _ => continue,
+        };
+        if slot.is_none_or(|(_, was_important)| important || !was_important) {
+            *slot = Some((hides, important));
+        }
+    }
+    display.is_some_and(|d| d.0) || visibility.is_some_and(|v| v.0)
+}
+
+/// `style` without its `/* … */` comments (an unclosed comment runs to the end).
+fn strip_css_comments(style: &str) -> String {
+    let mut out = String::with_capacity(style.len());
+    let mut rest = style;
+    while let Some(open) = rest.find("/*") {
+        out.push_str(&rest[..open]);
+        out.push(' ');
+        rest = match rest[open + 2..].find("*/") {
+            Some(close) => &rest[open + 2 + close + 2..],
+            None => "",
+        };
+    }
+    out.push_str(rest);
+    out
+}
+
 /// How many line breaks an element forces around itself (0 = inline).
 fn html_block_breaks(name: &str, list_depth: usize) -> u8 {
     match name {
@@ -966,12 +1135,12 @@ type HtmlDoc = (Option<String>, String, Vec<(u8, String)>);
 /// `deadline` passes.
 fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
     let doc = scraper::Html::parse_document(source);
-    let title = ["title", "h1"].iter().find_map(|sel| {
-        let selector = scraper::Selector::parse(sel).expect("static selector");
-        doc.select(&selector)
-            .map(|el| collapse_ws(&el.text().collect::<String>()))
-            .find(|t| !t.is_empty())
-    });
+    let selector = scraper::Selector::parse("title").expect("static selector");
+    let title = doc
+        .select(&selector)
+        .filter(|el| title_shown(el))
+        .map(|el| collapse_ws(&el.text().collect::<String>()))
+        .find(|t| !t.is_empty());
 
     // Iterative pre-order walk (deeply nested markup must not overflow the stack).
     let mut w = HtmlText::new();
@@ -987,7 +1156,7 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
         match node.value() {
             scraper::Node::Text(t) => w.text(t),
             scraper::Node::Element(el) => {
-                if HTML_DROPPED.contains(&el.name()) || el.attr("hidden").is_some() {
+                if html_hidden(el) {
                     descend = false;
                 } else {
                     w.open(el.name());
@@ -1024,7 +1193,25 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
         }
     }
     let (text, headings) = w.finish();
+    // Else the first `h1` read (hidden ones never are).
+    let title = title.or_else(|| {
+        headings
+            .iter()
+            .find(|(level, _)| *level == 1)
+            .map(|(_, h)| h.clone())
+    });
     Some((title, text, headings))
+}
+
+/// Whether a `<title>` element names the page: not hidden by its attributes nor inside a
+/// hidden element (an SVG's title, one in a hidden `div`); `head` hides nothing here.
+fn title_shown(el: &scraper::ElementRef<'_>) -> bool {
+    !hidden_by_attributes(el.value())
+        && el.ancestors().all(|a| match a.value() {
+            scraper::Node::Element(e) if e.name() == "head" => !hidden_by_attributes(e),
+            scraper::Node::Element(e) => !html_hidden(e),
+            _ => true,
+        })
 }
 
 // ---------------------------------------------------------------------------
@@ -1673,6 +1860,8 @@ fn loop_error(ancestor: PathBuf, child: PathBuf) -> LoadError {
 /// entries, `.gitignore`/`.ignore`d files (no git repository needed) and,
 /// silently, unsupported extensions. An explicitly named file is taken even
 /// if hidden, but an unsupported one is an [`LoadError::Unsupported`] error.
+/// Devices, FIFOs and sockets (also behind symlinks, whatever their name) are
+/// [`LoadError::NotRegular`] errors under the path found, never opened.
 /// Symlink loops, unreadable directories and missing roots become errors;
 /// the walk always continues. Paths come back sorted and de-duplicated.
 pub fn walk(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<LoadError>) {
@@ -1690,7 +1879,12 @@ pub fn walk(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<LoadError>) {
             }
         };
         if !meta.is_dir() {
-            if is_supported(root) {
+            if !meta.is_file() {
+                errors.push(LoadError::NotRegular {
+                    path: root.clone(),
+                    kind: special_kind(meta.file_type()),
+                });
+            } else if is_supported(root) {
                 files.push(root.clone());
             } else {
                 errors.push(LoadError::Unsupported {
@@ -1713,9 +1907,17 @@ pub fn walk(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<LoadError>) {
                         // e.g. a malformed .gitignore line: the walk goes on.
                         tracing::warn!("{}: {err}", entry.path().display());
                     }
-                    let is_file = entry.file_type().is_some_and(|t| t.is_file());
-                    if is_file && is_supported(entry.path()) {
-                        files.push(entry.into_path());
+                    match entry.file_type() {
+                        Some(t) if t.is_file() => {
+                            if is_supported(entry.path()) {
+                                files.push(entry.into_path());
+                            }
+                        }
+                        Some(t) if !t.is_dir() => errors.push(LoadError::NotRegular {
+                            kind: special_kind(t),
+                            path: entry.into_path(),
+                        }),
+                        _ => {}
                     }
                 }
                 Err(err) => errors.push(walk_error(err, root)),
@@ -1860,6 +2062,38 @@ mod tests {
             a | b\nc | d\n\n\
             code  keeps\n  spacing";
         assert_eq!(doc.text, expected);
+    }
+
+    #[test]
+    fn html_hidden_elements_and_their_descendants_are_not_text() {
+        let html = r#"<html><head><title hidden>T1</title><title>Page</title></head><body>
+            <h1 aria-hidden="TRUE">Fake title</h1><p>Visible one.</p>
+            <div style="DISPLAY : none !important"><p>s1 <b>s2</b></p></div>
+            <div style="color:red;display:none">s3</div>
+            <div style="display:none; display:block">Visible two.</div>
+            <div style="display:none !important; display:block">s4</div>
+            <span style="visibility: hidden">s5</span><span style="visibility:collapse">s6</span>
+            <span style="display:/* c */none">s7</span>
+            <section hidden><div style="visibility:visible">s8</div></section>
+            <div aria-hidden=" true "><span>s9</span></div><div aria-hidden="false">Visible three.</div>
+            <template><p>s10</p></template><noscript>s11</noscript><!-- s12 -->
+            <svg><title>s13</title></svg><p>Visible <em>four</em>.</p></body></html>"#;
+        let (title, text, headings) = html_to_text(html, &Deadline::never()).unwrap();
+        assert_eq!(title.as_deref(), Some("Page"));
+        assert_eq!(
+            text,
+            "Visible one.\n\nVisible two.\nVisible three.\n\nVisible four."
+        );
+        assert!(headings.is_empty(), "{headings:?}");
+        let (title, ..) = html_to_text(
+            "<svg><title>s</title></svg><h1 hidden>x</h1><h1>Shown</h1>",
+            &Deadline::never(),
+        )
+        .unwrap();
+        assert_eq!(title.as_deref(), Some("Shown"));
+        assert!(!style_hides("display: block; visibility: visible"));
+        assert!(style_hides("visibility:HIDDEN"));
+        assert!(!style_hides("content: 'display'"));
     }
 
     #[test]
@@ -2056,8 +2290,8 @@ mod tests {
         let sub = dir.path().join("folder.md");
         fs::create_dir(&sub).unwrap();
         let err = load_file(&sub, &opts()).unwrap_err();
-        assert!(matches!(err, LoadError::Io { .. }), "{err}");
-        assert!(err.reason().contains("directory"), "{err}");
+        assert!(matches!(err, LoadError::NotRegular { .. }), "{err}");
+        assert_eq!(err.reason(), "not a regular file: directory");
     }
 
     #[test]
@@ -2311,6 +2545,40 @@ mod tests {
         let (files, errors) = walk(&[root.to_path_buf()]);
         assert!(errors.is_empty(), "{errors:?}");
         assert_eq!(files, vec![root.join("keep.md"), root.join("sub/b.html")]);
+    }
+
+    #[test]
+    fn walk_reports_devices_and_fifos_under_the_path_found_without_opening_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "keep.md", b"x");
+        std::os::unix::fs::symlink("/dev/zero", root.join("zero.txt")).unwrap();
+        std::os::unix::fs::symlink("/dev/null", root.join("null")).unwrap();
+        let fifo = root.join("pipe.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+        let (files, errors) = walk(&[root.to_path_buf()]);
+        assert_eq!(files, vec![root.join("keep.md")]);
+        let found: Vec<(PathBuf, String)> = errors
+            .iter()
+            .map(|e| (e.path().to_path_buf(), e.reason()))
+            .collect();
+        let expected = [
+            ("null", "not a regular file: character device"),
+            ("pipe.md", "not a regular file: FIFO (named pipe)"),
+            ("zero.txt", "not a regular file: character device"),
+        ];
+        let expected: Vec<(PathBuf, String)> = expected
+            .iter()
+            .map(|(n, r)| (root.join(n), r.to_string()))
+            .collect();
+        assert_eq!(found, expected);
+        // Named explicitly, or loaded after a swap: refused, never opened (a FIFO would block).
+        let (_, errors) = walk(std::slice::from_ref(&fifo));
+        assert!(matches!(errors[..], [LoadError::NotRegular { .. }]));
+        let err = load_file(&fifo, &opts()).unwrap_err();
+        assert_eq!(err.reason(), "not a regular file: FIFO (named pipe)");
+        assert!(file_sha256(&fifo).is_err());
     }
 
     #[test]

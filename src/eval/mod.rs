@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::config::Config;
+use crate::config::{setting, Config, Origin, Range};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::ingest::{ingest, IngestOptions};
@@ -84,8 +84,12 @@ pub fn load_dataset(
 }
 
 /// Open (creating if needed) the evaluation index of `cfg` and bring the dataset's corpus
-/// into it; a file that fails to ingest is an error.
-pub fn open_eval_engine(cfg: Config, ds: &Dataset, progress: bool) -> Result<Engine, Error> {
+/// into it; a file that fails to ingest is an error. A BEIR corpus is one `.jsonl` file
+/// holding the whole dataset (SciFact: 13,113 chunks, over 7 minutes of embedding on two
+/// cores), so the per-file chunk budget and time limit are lifted to their maxima for it
+/// unless they were set.
+pub fn open_eval_engine(mut cfg: Config, ds: &Dataset, progress: bool) -> Result<Engine, Error> {
+    lift_file_budgets(&mut cfg);
     let mut engine = Engine::open_with_default_model(cfg, true)?;
     let r = ingest(
         &mut engine,
@@ -100,6 +104,22 @@ pub fn open_eval_engine(cfg: Config, ds: &Dataset, progress: bool) -> Result<Eng
         return Err(Error::Usage(format!("{}: {}", f.path, f.reason)));
     }
     Ok(engine)
+}
+
+/// Raise `max_chunks_per_file` and `file_timeout_secs` to the top of their ranges, each
+/// unless it was set (file, environment or flag).
+fn lift_file_budgets(cfg: &mut Config) {
+    let most = |key: &str| match setting(key).and_then(|s| s.range) {
+        Some(Range::Int(_, hi)) => Some(hi),
+        _ => None,
+    };
+    let unset = |cfg: &Config, key: &str| cfg.origin(key) == Origin::Default;
+    if let Some(hi) = most("max_chunks_per_file").filter(|_| unset(cfg, "max_chunks_per_file")) {
+        cfg.max_chunks_per_file = usize::try_from(hi).unwrap_or(usize::MAX);
+    }
+    if let Some(hi) = most("file_timeout_secs").filter(|_| unset(cfg, "file_timeout_secs")) {
+        cfg.file_timeout_secs = hi;
+    }
 }
 
 /// `attest eval search`: the queries of the file `queries` (at most `limit`) against the

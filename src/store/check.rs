@@ -1,7 +1,8 @@
 //! The deep check (`attest status --deep`): every stored vector, every document's text
-//! against its content hash, every chunk span against its document, and the FTS5 index
-//! against the chunk table. Each problem names its document or chunk; `attest ingest
-//! --repair` re-reads what is named.
+//! against its content hash, every chunk span against its document, the FTS5 index
+//! against the chunk table, and every stored file's bytes on disk against the sha256
+//! recorded when it was read. Each problem names its document, chunk or file; `attest
+//! ingest --repair` re-reads what is named.
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -98,6 +99,9 @@ pub enum ProblemKind {
     Fulltext,
     /// A document's layout (pages, headings, labels) is not JSON or does not fit its text.
     Layout,
+    /// A file's bytes on disk no longer hash to what was ingested (though its size and
+    /// modification time may be unchanged, which the ingest's fast path trusts).
+    FileChanged,
 }
 
 impl From<VectorFault> for ProblemKind {
@@ -139,6 +143,7 @@ impl fmt::Display for Problem {
         match (&self.chunk_id, &self.source, &self.doc_id) {
             (Some(c), Some(s), _) => write!(f, "chunk {c} of {s}: ")?,
             (None, Some(s), Some(d)) => write!(f, "document {s} ({d}): ")?,
+            (None, Some(s), None) => write!(f, "file {s}: ")?,
             _ => {}
         }
         write!(f, "{} (repair: {})", self.detail, self.repair)
@@ -183,6 +188,7 @@ impl Store {
             };
             self.check_document(&doc, dim, &mut problems)?;
         }
+        self.check_files(&mut problems)?;
         if let Some(detail) = self.fulltext_problem()? {
             problems.push(Problem {
                 kind: ProblemKind::Fulltext,
@@ -259,6 +265,50 @@ impl Store {
                 chunk_fault(text, &doc.content_hash, &id, span, chunk_text)
             {
                 out.push(problem(kind, Some(&id), detail));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every stored file that is still a regular file whose bytes no longer hash to the
+    /// recorded sha256 (files recorded without one, gone or unreadable are left to the
+    /// ingest, which reports them).
+    fn check_files(&self, out: &mut Vec<Problem>) -> Result<(), StoreError> {
+        let mut st = self
+            .conn
+            .prepare(
+                "SELECT f.path, f.file_hash, (SELECT source FROM documents d WHERE d.path = f.path \
+                 ORDER BY d.id LIMIT 1) FROM files f WHERE f.file_hash != '' ORDER BY f.path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<String>>(2)?))
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<(String, String, Option<String>)>, _>>()
+            .map_err(|e| self.err(e))?;
+        for (key, recorded, source) in rows {
+            let path = super::key_path(&key);
+            let Ok(now) = crate::corpus::load::file_sha256(&path) else {
+                continue;
+            };
+            if now != recorded {
+                out.push(Problem {
+                    kind: ProblemKind::FileChanged,
+                    source: Some(source.unwrap_or_else(|| path.display().to_string())),
+                    doc_id: None,
+                    chunk_id: None,
+                    detail: format!(
+                        "changed on disk since it was ingested (sha256 {}… now, {}… stored), \
+                         though its size and modification time may be the same",
+                        &now[..12],
+                        recorded.chars().take(12).collect::<String>()
+                    ),
+                    repair: REPAIR.into(),
+                    file: Some(key),
+                    doc_row: None,
+                });
             }
         }
         Ok(())

@@ -219,6 +219,12 @@ CREATE TABLE qa_memory (
 ALTER TABLE documents ADD COLUMN layout TEXT NOT NULL DEFAULT '{}';
 DELETE FROM files WHERE path IN (SELECT path FROM documents WHERE kind != 'jsonl');
 "#,
+    // 6: `files.file_hash` is the sha256 of the file's bytes as read (it was a hash of its
+    // documents' content hashes); an empty hash is unknown, and the next ingest re-reads
+    // the file to record it.
+    r#"
+UPDATE files SET file_hash = '';
+"#,
 ];
 
 /// A document as stored.

@@ -24,6 +24,11 @@ pub struct Args {
     /// full-text and dense indexes
     #[arg(long)]
     repair: bool,
+    /// Hash the bytes of every file whose size and modification time are unchanged and
+    /// re-read those that no longer match what was ingested (the fast path trusts size
+    /// and time; `--repair` does this too)
+    #[arg(long)]
+    verify: bool,
     #[arg(long, help = flag_help("chunk_tokens"))]
     chunk_tokens: Option<usize>,
     #[arg(long, help = flag_help("max_file_bytes"))]
@@ -55,6 +60,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
             prune: args.prune,
             progress: !args.json,
             repair: args.repair,
+            verify: args.verify,
         },
     )
     .context("ingest")?;
