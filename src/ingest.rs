@@ -118,6 +118,29 @@ struct Pending {
     embed_texts: Vec<Vec<String>>,
 }
 
+impl Pending {
+    /// A loaded file with nothing to write yet.
+    fn new(state: FileState) -> Self {
+        let FileState {
+            file,
+            spent,
+            file_hash,
+        } = state;
+        Pending {
+            path: file.key,
+            shown: file.found.shown,
+            size: file.size,
+            mtime_ns: file.mtime_ns,
+            spent,
+            file_hash,
+            counts: [0; 3],
+            remove: Vec::new(),
+            docs: Vec::new(),
+            embed_texts: Vec::new(),
+        }
+    }
+}
+
 /// Chunks embedded per progress step / embedding call (the file's time limit is checked
 /// between calls).
 const EMBED_GROUP: usize = 256;
@@ -305,7 +328,7 @@ fn changed_files(
                 && !hash.is_empty()
                 && !check.rechunk
                 && !check.repair.files.contains(&key)
-                && !(check.verify && file_sha256(&f.canonical).ok() != Some(hash));
+                && (!check.verify || file_sha256(&f.canonical).ok() == Some(hash));
             if same {
                 report.unchanged += engine.store().docs_of_file(&key)?.len();
                 continue;
@@ -436,17 +459,8 @@ fn compare_file(
     repair: &Repair,
     report: &mut IngestReport,
 ) -> Result<Pending, Error> {
-    let FileState {
-        file:
-            ToLoad {
-                found,
-                key,
-                size,
-                mtime_ns,
-            },
-        spent,
-        file_hash,
-    } = file;
+    let mut p = Pending::new(file);
+    let (key, mtime_ns) = (p.path.clone(), p.mtime_ns);
     let stored: HashMap<String, (i64, String)> = engine
         .store()
         .docs_of_file(&key)?
@@ -454,18 +468,6 @@ fn compare_file(
         .map(|d| (d.doc_id, (d.id, d.content_hash)))
         .collect();
     let source = display_path(&key_path(&key));
-    let mut p = Pending {
-        path: key.clone(),
-        shown: found.shown,
-        size,
-        mtime_ns,
-        spent,
-        file_hash,
-        counts: [0; 3],
-        remove: Vec::new(),
-        docs: Vec::new(),
-        embed_texts: Vec::new(),
-    };
     let mut present = BTreeSet::new();
     for (d, chunks, texts) in docs {
         let id = doc_id(&key, &d.key);

@@ -1908,15 +1908,15 @@ pub fn walk(roots: &[PathBuf]) -> (Vec<PathBuf>, Vec<LoadError>) {
                         tracing::warn!("{}: {err}", entry.path().display());
                     }
                     match entry.file_type() {
-                        Some(t) if t.is_file() => {
-                            if is_supported(entry.path()) {
-                                files.push(entry.into_path());
-                            }
+                        Some(t) if t.is_file() && is_supported(entry.path()) => {
+                            files.push(entry.into_path());
                         }
-                        Some(t) if !t.is_dir() => errors.push(LoadError::NotRegular {
-                            kind: special_kind(t),
-                            path: entry.into_path(),
-                        }),
+                        Some(t) if !t.is_file() && !t.is_dir() => {
+                            errors.push(LoadError::NotRegular {
+                                kind: special_kind(t),
+                                path: entry.into_path(),
+                            })
+                        }
                         _ => {}
                     }
                 }
