@@ -238,11 +238,7 @@ fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
-    let n = a
-        .chars()
-        .zip(b.chars())
-        .take_while(|(x, y)| x == y)
-        .count();
+    let n = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
     n >= 5 && n + 1 >= a.chars().count().min(b.chars().count())
 }
 
@@ -251,7 +247,9 @@ fn same_word(a: &str, b: &str) -> bool {
 /// qualifier ("billing records" for "client records"), and no title modifier the
 /// question lacks ("the deputy director" is not "the director").
 fn about(a: &Asked, sentence: &str, context: &str) -> bool {
-    let have: Vec<String> = words_of(&format!("{sentence} {context}")).into_iter().collect();
+    let have: Vec<String> = words_of(&format!("{sentence} {context}"))
+        .into_iter()
+        .collect();
     let found = |w: &str| have.iter().any(|h| same_word(h, w));
     let missing: HashSet<&String> = a.subject.iter().filter(|w| !found(w)).collect();
     if missing.len() * 3 > a.subject.len() || competing(a, sentence, &missing) {
