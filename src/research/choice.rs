@@ -1,11 +1,12 @@
 //! Multiple choice: pick one of the question's answer choices from the verified evidence,
 //! or abstain when the evidence cannot decide.
 //!
-//! Evidence speaks to a choice only when it is **about the question's subject**: every
-//! subject word of the question (its content words less question scaffolding, units and
-//! bound words) occurs in the quote's sentence or the item's section and title, and no
-//! title modifier (`deputy`, `assistant`, `acting`, …) the question lacks stands before
-//! them. Then:
+//! Evidence speaks to a choice only when it is **about the question's subject**: of the
+//! question's subject words (its content words less question scaffolding, units and bound
+//! words) at most a third are missing from the quote's sentence and the item's section and
+//! title, none is replaced by another qualifier ("billing records" for "client records"),
+//! and no title modifier (`deputy`, `assistant`, `acting`, …) the question lacks stands
+//! before them. Then:
 //!
 //! * A choice with a figure (`7 years`; a bare `90` takes the unit the question asks for,
 //!   "how many **hours**") is **supported** when the sentence states that figure, in the
