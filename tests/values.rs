@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::ask::ask_json;
 use super::cli::{attest, ingest_json, json};
+use super::wrong::kinds;
 
 fn validate_strict(idx: &Path, text: &str, evidence: &str) -> (Value, i32) {
     let dir = tempfile::tempdir().unwrap();
@@ -17,15 +18,6 @@ fn validate_strict(idx: &Path, text: &str, evidence: &str) -> (Value, i32) {
     std::fs::write(&e, evidence).unwrap();
     let out = super::cli::validate(idx, &t, &e, &["--json", "--preset", "strict"]);
     (json(&out.stdout), out.status.code().unwrap())
-}
-
-fn kinds(r: &Value) -> Vec<String> {
-    r["violations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v["type"].as_str().unwrap().to_string())
-        .collect()
 }
 
 /// A small corpus of the given files, ingested; returns (tempdir, index).

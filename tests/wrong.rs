@@ -137,7 +137,7 @@ fn validate_text(idx: &Path, text: &str, evidence: &str) -> (Value, i32) {
     (json(&out.stdout), out.status.code().unwrap())
 }
 
-fn kinds(r: &Value) -> Vec<String> {
+pub(crate) fn kinds(r: &Value) -> Vec<String> {
     r["violations"]
         .as_array()
         .unwrap()
