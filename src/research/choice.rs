@@ -396,11 +396,13 @@ pub fn select(question: &str, choices: &[Choice], items: &[ChoiceItem]) -> Selec
 }
 
 fn verdict(a: &Asked, c: &Choice, items: &[ChoiceItem]) -> ChoiceVerdict {
+    let judged: Vec<(&ChoiceItem, Option<Verdict>)> =
+        items.iter().map(|it| (it, judge(a, it, &c.text))).collect();
     let by = |want: Verdict| -> Vec<String> {
-        items
+        judged
             .iter()
-            .filter(|it| judge(a, it, &c.text) == Some(want))
-            .map(|it| it.id.clone())
+            .filter(|(_, v)| *v == Some(want))
+            .map(|(it, _)| it.id.clone())
             .collect()
     };
     let (sup, out) = (by(Verdict::Supported), by(Verdict::RuledOut));
