@@ -379,7 +379,7 @@ fn number_at(t: &[Tok], i: usize, text: &str) -> Option<(Number, usize)> {
 }
 
 /// The bound words right before a number (up to four words back) or right after it.
-fn bound_of(text: &str, start: usize, end: usize) -> Bound {
+pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
     let before: Vec<String> = text[..start]
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())

@@ -18,6 +18,7 @@ pub mod error;
 pub mod eval;
 pub mod evidence;
 pub mod figure;
+pub mod frame;
 pub mod guard;
 pub mod index;
 pub mod ingest;
@@ -36,5 +37,6 @@ pub mod status;
 pub mod store;
 pub mod text;
 pub mod validate;
+pub mod value;
 
 pub use error::{Error, Result};

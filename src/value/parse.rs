@@ -1,6 +1,6 @@
 //! Typed candidates in a quote: dates, durations, percentages, areas, identifiers and
 //! names, each with its byte span inside the quote. Nothing here decides which field a
-//! candidate belongs to ([`super::extract`] does); a candidate that cannot be read safely
+//! candidate belongs to (`review::fields::extract` does); a candidate that cannot be read safely
 //! (an ambiguous or impossible date, a two-digit year) comes back as a rejection.
 
 use std::sync::LazyLock;

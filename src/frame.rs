@@ -1,0 +1,840 @@
+//! The question frame: what a question asks for, read before research by fixed rules.
+//!
+//! - **Answer type** (a closed enum, [`AnswerType`]): from the question's wording, first
+//!   rule that fires — yes/no (opens with an auxiliary verb), telephone and email (named),
+//!   percentage, duration (`how long`, `how many days`), a quantity of a unit family
+//!   (`how many hectares`; `how many` anything else is a count), money (`how much`, or a
+//!   money word: cost, fee, fine, penalty, price, budget …), date (`when`, `what date`,
+//!   `what year`), period (`what period`), identifier (`… number`, `code`, `identifier`),
+//!   person (`who`, `whose`, `what name`), organisation (`which company`, `agency` …),
+//!   definition (`what does … mean`, `how … define`), obligation (`what must`), explanation
+//!   (`why`, `how`), list (`what are`, `which` + plural); otherwise free text.
+//! - **Focus**: the question's content words less its scaffold (question words, the
+//!   type's own words, words that only point at a place in a form such as `column` or
+//!   `line`), the named things and the periods — what the answer must be about.
+//! - **Constraints**: named things (capitalised words not opening the question, quoted
+//!   strings), periods ([`crate::period`]), a bound (`minimum`/`at least` vs
+//!   `maximum`/`up to`), an order (`first`/`latest`), the role of a date (effective,
+//!   application, expiry, deadline, issue, signature), the unit a duration is counted in.
+//!
+//! `ask` checks an answer against the frame (see `ask::decide`); `--explain` and `--json`
+//! show it as `question_frame`.
+
+use serde::{Deserialize, Serialize};
+
+pub use crate::value::typed::{AnswerType, UnitFamily};
+
+/// A bound a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extreme {
+    /// The least allowed or stated (`minimum`, `at least`, `no less than`).
+    Min,
+    /// The most allowed or stated (`maximum`, `up to`, `at most`).
+    Max,
+}
+
+/// Which of several values a question asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    /// The first (`first`, `earliest`, `initial`).
+    First,
+    /// The last (`latest`, `last`, `most recent`, `current`).
+    Latest,
+}
+
+/// What a date asked for marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DateRole {
+    /// When something takes effect or enters into force.
+    Effective,
+    /// When something applies from.
+    Application,
+    /// When something expires, ends or ceases.
+    Expiry,
+    /// When something is due (a deadline: `by what date`, `due`, `submit`).
+    Deadline,
+    /// When something was issued, published, released or adopted.
+    Issue,
+    /// When something was signed.
+    Signature,
+}
+
+impl DateRole {
+    /// Word stems a passage stating a date of this role uses near it.
+    pub fn cues(self) -> &'static [&'static str] {
+        match self {
+            DateRole::Effective => &["effective", "force", "takes effect", "commence"],
+            DateRole::Application => &["appl"],
+            DateRole::Expiry => &[
+                "expir",
+                "cease",
+                "end",
+                "terminat",
+                "until",
+                "repeal",
+                "lapse",
+                "sunset",
+                "no longer",
+            ],
+            DateRole::Deadline => &[
+                "by",
+                "before",
+                "no later",
+                "not later",
+                "due",
+                "deadline",
+                "within",
+                "until",
+            ],
+            DateRole::Issue => &["issue", "publish", "release", "adopt", "done at", "dated"],
+            DateRole::Signature => &["sign", "done at", "dated"],
+        }
+    }
+}
+
+/// The typed frame of a question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Frame {
+    /// The type of the expected answer.
+    pub answer_type: AnswerType,
+    /// The unit family, for quantities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit_family: Option<UnitFamily>,
+    /// The unit the question counts in (`day`, `year`), when it names one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    /// What is asked about, in the question's words.
+    pub focus: Vec<String>,
+    /// Named things the answer must be about (people, places, documents, codes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub entities: Vec<String>,
+    /// Periods the answer must be about, as the question writes them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub periods: Vec<String>,
+    /// A minimum or a maximum.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extreme: Option<Extreme>,
+    /// The first or the latest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order: Option<Order>,
+    /// What the date asked for marks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_role: Option<DateRole>,
+}
+
+/// Words that ask rather than name what is asked about.
+const SCAFFOLD: &[&str] = &[
+    "what",
+    "which",
+    "who",
+    "whom",
+    "whose",
+    "when",
+    "where",
+    "why",
+    "how",
+    "long",
+    "many",
+    "much",
+    "often",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "does",
+    "do",
+    "did",
+    "has",
+    "have",
+    "had",
+    "can",
+    "could",
+    "may",
+    "might",
+    "must",
+    "shall",
+    "should",
+    "will",
+    "would",
+    "the",
+    "a",
+    "an",
+    "of",
+    "for",
+    "in",
+    "on",
+    "at",
+    "to",
+    "by",
+    "from",
+    "with",
+    "under",
+    "according",
+    "this",
+    "that",
+    "these",
+    "those",
+    "there",
+    "it",
+    "its",
+    "their",
+    "and",
+    "or",
+    "as",
+    "per",
+    "into",
+    "about",
+    "state",
+    "stated",
+    "states",
+    "say",
+    "says",
+    "given",
+    "shown",
+    "listed",
+    "printed",
+    "entered",
+    "recorded",
+    "reported",
+    "typed",
+    "written",
+    "named",
+    "name",
+    "value",
+    "values",
+    "figure",
+    "amount",
+    "number",
+    "total",
+    "date",
+    "day",
+    "year",
+    "period",
+    "column",
+    "row",
+    "line",
+    "box",
+    "field",
+    "page",
+    "table",
+    "document",
+    "form",
+    "report",
+    "section",
+    "minimum",
+    "maximum",
+    "least",
+    "most",
+    "max",
+    "min",
+    "up",
+    "first",
+    "latest",
+    "last",
+    "current",
+    "currently",
+    "telephone",
+    "phone",
+    "fax",
+    "email",
+    "e-mail",
+    "address",
+    "percentage",
+    "percent",
+    "rate",
+    "code",
+    "identifier",
+    "identification",
+    "id",
+    "person",
+    "called",
+    "applies",
+    "apply",
+    "exact",
+    "exactly",
+    "specific",
+    "any",
+    "all",
+    "if",
+    "i",
+    "you",
+    "your",
+    "we",
+    "our",
+    "they",
+    "he",
+    "she",
+    "his",
+    "her",
+    "them",
+    "value",
+    "kind",
+    "type",
+    "such",
+    "other",
+    "than",
+    "not",
+];
+
+/// Words that make a question ask for money.
+const MONEY: &[&str] = &[
+    "cost",
+    "costs",
+    "fee",
+    "fees",
+    "fine",
+    "fines",
+    "penalty",
+    "price",
+    "budget",
+    "funding",
+    "salary",
+    "wage",
+    "payment",
+    "paid",
+    "pay",
+    "airfare",
+    "fare",
+    "disbursements",
+    "receipts",
+    "cash",
+    "revenue",
+    "expenditure",
+    "expenditures",
+    "spent",
+    "spend",
+    "dollars",
+    "euros",
+    "charge",
+    "allocate",
+    "allocated",
+    "grant",
+    "grants",
+    "worth",
+    "premium",
+    "rent",
+];
+
+/// Words before `number`, `no.` or `code` that make it an identifier.
+const IDENTIFIER_HEADS: &[&str] = &[
+    "identification",
+    "identifier",
+    "docket",
+    "case",
+    "file",
+    "registration",
+    "permit",
+    "license",
+    "licence",
+    "solicitation",
+    "contract",
+    "account",
+    "serial",
+    "reference",
+    "tracking",
+    "zip",
+    "postal",
+    "isbn",
+    "issn",
+    "policy",
+    "project",
+    "document",
+    "form",
+    "rfi",
+    "catalog",
+    "catalogue",
+    "part",
+    "model",
+    "tax",
+    "ein",
+    "tin",
+    "control",
+    "omb",
+];
+
+/// Words naming an organisation as the thing asked for.
+const ORGANISATIONS: &[&str] = &[
+    "company",
+    "agency",
+    "organisation",
+    "organization",
+    "firm",
+    "bank",
+    "department",
+    "office",
+    "entity",
+    "authority",
+    "body",
+    "court",
+    "committee",
+    "institution",
+    "provider",
+    "providers",
+    "publisher",
+    "contractor",
+    "vendor",
+    "lender",
+];
+
+/// Words naming a person as the thing asked for.
+const PEOPLE: &[&str] = &[
+    "person",
+    "officer",
+    "director",
+    "president",
+    "treasurer",
+    "secretary",
+    "contact",
+    "manager",
+    "chair",
+    "signatory",
+    "author",
+    "owner",
+    "employee",
+    "practitioner",
+];
+
+/// Units of a quantity, by family.
+const FAMILY_UNITS: &[(&str, UnitFamily)] = &[
+    ("hectare", UnitFamily::Area),
+    ("acre", UnitFamily::Area),
+    ("square", UnitFamily::Area),
+    ("area", UnitFamily::Area),
+    ("metre", UnitFamily::Length),
+    ("meter", UnitFamily::Length),
+    ("mile", UnitFamily::Length),
+    ("feet", UnitFamily::Length),
+    ("foot", UnitFamily::Length),
+    ("inch", UnitFamily::Length),
+    ("kilometre", UnitFamily::Length),
+    ("kilometer", UnitFamily::Length),
+    ("length", UnitFamily::Length),
+    ("tonne", UnitFamily::Mass),
+    ("ton", UnitFamily::Mass),
+    ("kilogram", UnitFamily::Mass),
+    ("weight", UnitFamily::Mass),
+    ("litre", UnitFamily::Volume),
+    ("liter", UnitFamily::Volume),
+    ("gallon", UnitFamily::Volume),
+    ("volume", UnitFamily::Volume),
+    ("degree", UnitFamily::Temperature),
+    ("temperature", UnitFamily::Temperature),
+];
+
+/// Units of time.
+const TIME: &[&str] = &[
+    "day", "week", "month", "year", "decade", "century", "hour", "minute", "second",
+];
+
+/// Auxiliary verbs that open a yes/no question.
+const AUXILIARIES: &[&str] = &[
+    "is", "are", "was", "were", "does", "do", "did", "can", "could", "may", "must", "shall",
+    "should", "will", "would", "has", "have", "had",
+];
+
+/// The question's words, lower case, with `'s` dropped.
+fn lower_words(question: &str) -> Vec<String> {
+    question
+        .split(|c: char| !(c.is_alphanumeric() || c == '-' || c == '.' || c == '\''))
+        .map(|w| {
+            w.trim_matches(|c: char| c == '.' || c == '\'' || c == '-')
+                .trim_end_matches("'s")
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Read `question` into its frame.
+pub fn frame(question: &str) -> Frame {
+    let w = lower_words(question);
+    let (answer_type, unit_family, unit) = answer_type(&w);
+    let entities = entities(question);
+    let periods: Vec<String> = crate::period::periods(question)
+        .into_iter()
+        .map(|p| p.text)
+        .collect();
+    let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
+    let extreme = if [
+        "minimum",
+        "min",
+        "at least",
+        "no less than",
+        "lowest",
+        "smallest",
+    ]
+    .iter()
+    .any(|p| has(p))
+    {
+        Some(Extreme::Min)
+    } else if [
+        "maximum",
+        "max",
+        "at most",
+        "up to",
+        "no more than",
+        "highest",
+        "largest",
+    ]
+    .iter()
+    .any(|p| has(p))
+    {
+        Some(Extreme::Max)
+    } else {
+        None
+    };
+    let order = if ["first", "earliest", "initial"].iter().any(|p| has(p)) {
+        Some(Order::First)
+    } else if ["latest", "most recent", "last", "current"]
+        .iter()
+        .any(|p| has(p))
+    {
+        Some(Order::Latest)
+    } else {
+        None
+    };
+    let date_role = matches!(answer_type, AnswerType::Date)
+        .then(|| date_role(&w))
+        .flatten();
+    let focus = focus(&w, &entities, &periods);
+    Frame {
+        answer_type,
+        unit_family,
+        unit,
+        focus,
+        entities,
+        periods,
+        extreme,
+        order,
+        date_role,
+    }
+}
+
+/// The answer type (with a unit family and unit) of a question's lower-case words.
+fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>) {
+    let s = format!(" {} ", w.join(" "));
+    let has = |p: &str| s.contains(&format!(" {p} "));
+    let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
+    let time_unit = w
+        .iter()
+        .map(|x| x.trim_end_matches('s'))
+        .find(|x| TIME.contains(x))
+        .map(str::to_string);
+    let first = w.first().map_or("", String::as_str);
+    if AUXILIARIES.contains(&first) {
+        return (AnswerType::YesNo, None, None);
+    }
+    if any(&["telephone", "phone", "fax"]) {
+        return (AnswerType::Phone, None, None);
+    }
+    if any(&["email", "e-mail"]) {
+        return (AnswerType::Email, None, None);
+    }
+    if any(&["percentage", "percent"]) || has("what share") || has("what proportion") {
+        return (AnswerType::Percentage, None, Some("percent".into()));
+    }
+    if has("how long")
+        || has("what length of time")
+        || (has("how many") && time_unit.is_some())
+        || any(&["duration"])
+    {
+        return (
+            AnswerType::Duration,
+            None,
+            time_unit.filter(|_| !has("how long")),
+        );
+    }
+    if has("how many") || has("how much") || has("what quantity") {
+        if let Some((_, f)) = FAMILY_UNITS.iter().find(|(u, _)| {
+            w.iter()
+                .any(|x| x.trim_end_matches('s') == *u || x.starts_with(u))
+        }) {
+            return (AnswerType::Quantity, Some(*f), None);
+        }
+        if has("how much") || any(MONEY) {
+            return (AnswerType::Money, None, None);
+        }
+        return (AnswerType::Quantity, Some(UnitFamily::Count), None);
+    }
+    if (first == "what" || first == "which")
+        && any(MONEY)
+        && !any(&["type", "kind", "types", "kinds"])
+    {
+        return (AnswerType::Money, None, None);
+    }
+    if has("what date")
+        || has("which date")
+        || first == "when"
+        || has("what year")
+        || has("which year")
+        || has("what month")
+        || has("what day")
+    {
+        return (AnswerType::Date, None, None);
+    }
+    if has("what period") || has("which period") || has("what time period") {
+        return (AnswerType::Period, None, None);
+    }
+    if identifier(w) {
+        return (AnswerType::Identifier, None, None);
+    }
+    if first == "who"
+        || first == "whom"
+        || first == "whose"
+        || has("what name")
+        || has("whose name")
+        || (matches!(first, "which" | "what")
+            && w.get(1).is_some_and(|x| PEOPLE.contains(&x.as_str())))
+    {
+        return (AnswerType::Person, None, None);
+    }
+    if matches!(first, "which" | "what")
+        && w.get(1)
+            .is_some_and(|x| ORGANISATIONS.contains(&x.as_str()))
+    {
+        return (AnswerType::Organisation, None, None);
+    }
+    if has("mean") || has("define") || has("defined") || has("definition") {
+        return (AnswerType::Definition, None, None);
+    }
+    if (first == "what" && (has("must") || has("shall") || has("required"))) || has("is required") {
+        return (AnswerType::Obligation, None, None);
+    }
+    if first == "why" || first == "how" {
+        return (AnswerType::Explanation, None, None);
+    }
+    if has("what are")
+        || has("which are")
+        || (first == "which"
+            && w.get(1)
+                .is_some_and(|x| x.ends_with('s') && !x.ends_with("ss")))
+    {
+        return (AnswerType::List, None, None);
+    }
+    (AnswerType::Text, None, None)
+}
+
+/// Whether the question asks for an identifier: `… number`, `… no.`, `… code`,
+/// `identifier`, `ISBN`, a ZIP code.
+fn identifier(w: &[String]) -> bool {
+    w.iter()
+        .any(|x| matches!(x.as_str(), "identifier" | "isbn" | "issn" | "zip"))
+        || w.windows(2).any(|p| {
+            matches!(p[1].as_str(), "number" | "no" | "code" | "id")
+                && (IDENTIFIER_HEADS.contains(&p[0].as_str()) || p[0] == "what" || p[0] == "which")
+        })
+}
+
+/// The role of the date asked for.
+fn date_role(w: &[String]) -> Option<DateRole> {
+    let any = |l: &[&str]| w.iter().any(|x| l.iter().any(|p| x.starts_with(p)));
+    if any(&["expir", "cease", "terminat", "lapse", "sunset", "repeal"])
+        || w.iter().any(|x| x == "end" || x == "ends")
+    {
+        Some(DateRole::Expiry)
+    } else if any(&["effective"]) || w.windows(2).any(|p| p[0] == "into" && p[1] == "force") {
+        Some(DateRole::Effective)
+    } else if any(&["appl"]) {
+        Some(DateRole::Application)
+    } else if any(&["sign"]) {
+        Some(DateRole::Signature)
+    } else if any(&["issu", "publish", "releas", "adopt"]) {
+        Some(DateRole::Issue)
+    } else if w.first().is_some_and(|x| x == "by")
+        || any(&["due", "deadline", "submit", "receive", "file", "filed"])
+    {
+        Some(DateRole::Deadline)
+    } else {
+        None
+    }
+}
+
+/// Named things: quoted strings, and runs of capitalised (or code-like) words that do
+/// not open the question, less the question's own scaffold.
+fn entities(question: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for q in ['\'', '"', '‘', '“'] {
+        let close = match q {
+            '‘' => '’',
+            '“' => '”',
+            c => c,
+        };
+        let mut rest = question;
+        while let Some(i) = rest.find(q) {
+            let after = &rest[i + q.len_utf8()..];
+            // An apostrophe inside a word is not a quote.
+            if q == '\''
+                && rest[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+            {
+                rest = after;
+                continue;
+            }
+            let Some(j) = after.find(close) else { break };
+            let inner = after[..j].trim();
+            if !inner.is_empty() && inner.split_whitespace().count() <= 8 {
+                out.push(inner.to_string());
+            }
+            rest = &after[j + close.len_utf8()..];
+        }
+    }
+    let mut run: Vec<&str> = Vec::new();
+    let words: Vec<&str> = question.split_whitespace().collect();
+    for (i, raw) in words.iter().enumerate() {
+        let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        let named = i > 0
+            && !w.is_empty()
+            && (w.chars().next().is_some_and(char::is_uppercase)
+                || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)))
+            && !SCAFFOLD.contains(&w.to_lowercase().as_str());
+        if named {
+            run.push(w);
+        }
+        let ends = !named || raw.ends_with([',', '?', ';', ':', ')']) || raw.ends_with("'s");
+        if ends && !run.is_empty() {
+            let e = run.join(" ");
+            if !out.iter().any(|o| o.contains(&e)) && crate::period::periods(&e).is_empty() {
+                out.push(e);
+            }
+            run.clear();
+        }
+    }
+    out
+}
+
+/// The focus: content words less scaffold, named things and periods.
+fn focus(w: &[String], entities: &[String], periods: &[String]) -> Vec<String> {
+    let named: Vec<String> = entities
+        .iter()
+        .chain(periods)
+        .flat_map(|e| lower_words(e))
+        .collect();
+    let mut out: Vec<String> = Vec::new();
+    for x in w {
+        let skip = SCAFFOLD.contains(&x.as_str())
+            || crate::text::is_stopword(x)
+            || named.contains(x)
+            || x.chars()
+                .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
+            || crate::period::periods(x).iter().any(|p| p.month.is_some())
+            || TIME.contains(&x.trim_end_matches('s'));
+        if !skip && !out.contains(x) {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ty(q: &str) -> AnswerType {
+        frame(q).answer_type
+    }
+
+    #[test]
+    fn answer_types_follow_the_wording() {
+        assert_eq!(
+            ty("What is the treasurer's telephone number?"),
+            AnswerType::Phone
+        );
+        assert_eq!(
+            ty("How long must client records be retained?"),
+            AnswerType::Duration
+        );
+        assert_eq!(
+            ty("How many days does the agency have to respond?"),
+            AnswerType::Duration
+        );
+        assert_eq!(
+            ty("How many checks were denied in Texas?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            ty("How many hectares does the project cover?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            frame("How many hectares does the project cover?").unit_family,
+            Some(UnitFamily::Area)
+        );
+        assert_eq!(
+            ty("What is the minimum fine for a prohibited practice?"),
+            AnswerType::Money
+        );
+        assert_eq!(ty("How much funding did NIST allocate?"), AnswerType::Money);
+        assert_eq!(
+            ty("What percentage of payments must payers withhold?"),
+            AnswerType::Percentage
+        );
+        assert_eq!(
+            ty("On what date does the regulation expire?"),
+            AnswerType::Date
+        );
+        assert_eq!(ty("When did the director resign?"), AnswerType::Date);
+        assert_eq!(
+            ty("What period does this report cover?"),
+            AnswerType::Period
+        );
+        assert_eq!(
+            ty("What docket number is assigned to the AD?"),
+            AnswerType::Identifier
+        );
+        assert_eq!(
+            ty("What is the committee's ZIP code?"),
+            AnswerType::Identifier
+        );
+        assert_eq!(ty("Who is the contracting officer?"), AnswerType::Person);
+        assert_eq!(
+            ty("Which agency issued the order?"),
+            AnswerType::Organisation
+        );
+        assert_eq!(
+            ty("Do these statistics represent firearms sold?"),
+            AnswerType::YesNo
+        );
+        assert_eq!(
+            ty("How does the Regulation define a confiscation order?"),
+            AnswerType::Definition
+        );
+        assert_eq!(
+            ty("Why does the guide prefer federal loans?"),
+            AnswerType::Explanation
+        );
+        assert_eq!(ty("What happens to the money obtained?"), AnswerType::Text);
+    }
+
+    #[test]
+    fn constraints_and_focus_are_read() {
+        let f = frame("On what date does the regulation expire?");
+        assert_eq!(f.date_role, Some(DateRole::Expiry));
+        assert_eq!(f.focus, ["regulation", "expire"]);
+        let f = frame("What is the minimum fine for a prohibited practice?");
+        assert_eq!(f.extreme, Some(Extreme::Min));
+        assert!(
+            f.focus.contains(&"fine".to_string()) && f.focus.contains(&"prohibited".to_string())
+        );
+        let f = frame("How many NICS background checks were denied in Texas in November 2015?");
+        assert_eq!(f.entities, ["NICS", "Texas"]);
+        assert_eq!(f.periods, ["November 2015"]);
+        assert_eq!(f.focus, ["background", "checks", "denied"]);
+        let f = frame("What is the treasurer's telephone number?");
+        assert_eq!(f.focus, ["treasurer"]);
+        let f = frame("What other name is listed under 'Other names used'?");
+        assert!(
+            f.entities.contains(&"Other names used".to_string()),
+            "{:?}",
+            f.entities
+        );
+        let f = frame("How many days after discovery must notice be given?");
+        assert_eq!(f.unit.as_deref(), Some("day"));
+    }
+}

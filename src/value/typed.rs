@@ -1,0 +1,565 @@
+//! The value of an answer type in a quote: every span of `quote` that states a value of
+//! the type a question expects (a date, a duration, money, a telephone number, …), with
+//! its normalised form and its bound. The spans are byte ranges of the quote, so a value
+//! is always verbatim; the readers below are the same for `ask` and `review`.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::{parse, Value};
+use crate::figure::{self, Bound};
+
+/// What kind of value a question expects (the closed set `question_frame` reports).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerType {
+    /// A calendar date (day, or month and year).
+    Date,
+    /// A span of time named by its ends ("01/01/2018 through 01/31/2018", "May to June").
+    Period,
+    /// A length of time ("7 years", "60 days").
+    Duration,
+    /// An amount of money.
+    Money,
+    /// A percentage.
+    Percentage,
+    /// A quantity with a unit of a [`UnitFamily`] (a count is a quantity of things).
+    Quantity,
+    /// A person's name.
+    Person,
+    /// An organisation's name.
+    Organisation,
+    /// A place.
+    Location,
+    /// A telephone or fax number.
+    Phone,
+    /// An email address.
+    Email,
+    /// An identifier (a docket, form, case or registration number, a code).
+    Identifier,
+    /// Yes or no.
+    YesNo,
+    /// A list of things.
+    List,
+    /// What a term means.
+    Definition,
+    /// What someone must, may or must not do.
+    Obligation,
+    /// Why or how something is.
+    Explanation,
+    /// Any other text.
+    Text,
+}
+
+impl AnswerType {
+    /// Whether an answer of this type is one value read from a quote (not free text).
+    pub fn is_value(self) -> bool {
+        !matches!(
+            self,
+            AnswerType::YesNo
+                | AnswerType::List
+                | AnswerType::Definition
+                | AnswerType::Obligation
+                | AnswerType::Explanation
+                | AnswerType::Text
+        )
+    }
+
+    /// How the type reads in a sentence ("a telephone number").
+    pub fn noun(self) -> &'static str {
+        match self {
+            AnswerType::Date => "a date",
+            AnswerType::Period => "a period",
+            AnswerType::Duration => "a length of time",
+            AnswerType::Money => "an amount of money",
+            AnswerType::Percentage => "a percentage",
+            AnswerType::Quantity => "a quantity",
+            AnswerType::Person => "a person's name",
+            AnswerType::Organisation => "an organisation's name",
+            AnswerType::Location => "a place",
+            AnswerType::Phone => "a telephone number",
+            AnswerType::Email => "an email address",
+            AnswerType::Identifier => "an identifier",
+            AnswerType::YesNo => "a yes or no",
+            AnswerType::List => "a list",
+            AnswerType::Definition => "a definition",
+            AnswerType::Obligation => "an obligation",
+            AnswerType::Explanation => "an explanation",
+            AnswerType::Text => "a statement",
+        }
+    }
+}
+
+/// The unit family of a quantity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UnitFamily {
+    /// Hectares, acres, square metres.
+    Area,
+    /// Metres, miles, feet.
+    Length,
+    /// Kilograms, tonnes, pounds (weight).
+    Mass,
+    /// Litres, gallons, cubic metres.
+    Volume,
+    /// Degrees.
+    Temperature,
+    /// A number of things.
+    Count,
+}
+
+/// A value found in a quote.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    /// Byte offset in the quote.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+    /// The normalised form (ISO date, number with its unit, digits of a phone number).
+    pub normalised: String,
+    /// The unit, when the value has one (`year`, `dollar`, `percent`, `ha`).
+    pub unit: Option<String>,
+    /// Whether it is stated as a floor, a ceiling or plainly.
+    pub bound: Bound,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(p).expect("static pattern")
+}
+
+static PHONE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:\+?1[\s.\-–])?(?:\(\d{3}\)\s?|\b\d{3}[\s.\-–])?\b\d{3}[.\-–]\d{4}\b"));
+static EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"));
+static IDENT: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"\b(?:[A-Za-z]{1,8}[.\-–/]?)?\d[A-Za-z0-9]*(?:[.\-–/][A-Za-z0-9]+)*\b|\b[A-Z]{2,}\.[A-Z]{2,}\b",
+    )
+});
+static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?)\b",
+    )
+});
+
+/// Every value of type `ty` (of unit family `family`, for quantities) in `quote`.
+pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Found> {
+    let mut out = match ty {
+        AnswerType::Date => dates(quote),
+        AnswerType::Period => periods(quote),
+        AnswerType::Duration => figures(quote, &TIME_UNITS),
+        AnswerType::Money => money(quote),
+        AnswerType::Percentage => figures(quote, &["percent"]),
+        AnswerType::Quantity => quantities(quote, family.unwrap_or(UnitFamily::Count)),
+        AnswerType::Phone => matches(quote, &PHONE, |m| {
+            m.chars().filter(char::is_ascii_digit).collect()
+        }),
+        AnswerType::Email => matches(quote, &EMAIL, str::to_lowercase),
+        AnswerType::Identifier => identifiers(quote),
+        AnswerType::Person | AnswerType::Organisation | AnswerType::Location => names(quote),
+        _ => Vec::new(),
+    };
+    out.sort_by_key(|f| (f.start, f.end));
+    out.dedup_by_key(|f| (f.start, f.end));
+    out
+}
+
+/// Units of time a duration is counted in.
+const TIME_UNITS: [&str; 8] = [
+    "day", "week", "month", "year", "decade", "century", "hour", "minute",
+];
+
+/// Figures of `quote` in one of `units`, when the quote's normalised form keeps its
+/// offsets (NFKC changed nothing); else none.
+fn figures(quote: &str, units: &[&str]) -> Vec<Found> {
+    if figure::normalise(quote) != quote {
+        return Vec::new();
+    }
+    figure::figures_of(quote)
+        .into_iter()
+        .filter(|f| units.contains(&f.unit.as_str()))
+        .map(|f| Found {
+            start: f.start,
+            end: unit_end(quote, f.end, &f.unit),
+            normalised: f.key(),
+            unit: Some(f.unit.clone()),
+            bound: f.bound,
+        })
+        .collect()
+}
+
+/// The end of the unit word `unit` written after a number ending at `end` (through
+/// fillers and a restating `(7)`), or `end` when the number carries its unit.
+fn unit_end(quote: &str, end: usize, unit: &str) -> usize {
+    let window = &quote[end..quote.len().min(end + 48)];
+    let lower = window.to_lowercase();
+    if lower.len() != window.len() {
+        return end;
+    }
+    let stem = unit.get(..unit.len().min(4)).unwrap_or(unit);
+    let mut at = 0;
+    for w in lower.split_inclusive(|c: char| !c.is_alphanumeric()) {
+        let word = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+        if word.starts_with(stem) {
+            return end + at + word.len();
+        }
+        at += w.len();
+    }
+    end
+}
+
+/// Every match of `pattern`, normalised by `norm`.
+fn matches(quote: &str, pattern: &Regex, norm: impl Fn(&str) -> String) -> Vec<Found> {
+    pattern
+        .find_iter(quote)
+        .map(|m| Found {
+            start: m.start(),
+            end: m.end(),
+            normalised: norm(m.as_str()),
+            unit: None,
+            bound: Bound::Exact,
+        })
+        .collect()
+}
+
+/// Full dates (ISO) and months of a year (`2023-03`); an ambiguous numeric date is kept
+/// only when both readings are one date.
+fn dates(quote: &str) -> Vec<Found> {
+    let mut out: Vec<Found> = parse::dates(quote, None)
+        .into_iter()
+        .filter_map(|c| {
+            let normalised = match c.value {
+                Ok(v @ Value::Date { .. }) => v.to_json().as_str()?.to_string(),
+                Err((super::RejectReason::IncompleteDate, _)) => {
+                    month_year(&quote[c.start..c.end])?
+                }
+                _ => return None,
+            };
+            Some(Found {
+                start: c.start,
+                end: c.end,
+                normalised,
+                unit: None,
+                bound: Bound::Exact,
+            })
+        })
+        .collect();
+    for p in crate::period::periods(quote) {
+        let (Some(year), Some(month)) = (p.year, p.month) else {
+            continue;
+        };
+        let Some(start) = quote.find(&p.text) else {
+            continue;
+        };
+        let end = start + p.text.len();
+        if !out.iter().any(|f| f.start < end && start < f.end) {
+            out.push(Found {
+                start,
+                end,
+                normalised: format!("{year:04}-{month:02}"),
+                unit: None,
+                bound: Bound::Exact,
+            });
+        }
+    }
+    out
+}
+
+/// `March 2023` → `2023-03`.
+fn month_year(raw: &str) -> Option<String> {
+    let p = crate::period::periods(raw).into_iter().next()?;
+    Some(format!("{:04}-{:02}", p.year?, p.month?))
+}
+
+/// A period: two dates joined by `to`, `through`, `until`, `-` (or `From: … To: …`),
+/// or a year, quarter or fiscal year named as one.
+fn periods(quote: &str) -> Vec<Found> {
+    let ds = dates(quote);
+    let mut out = Vec::new();
+    for w in ds.windows(2) {
+        let gap = quote[w[0].end..w[1].start].trim().to_lowercase();
+        let gap = gap.trim_start_matches(',').trim();
+        let joined = [
+            "to", "through", "thru", "until", "till", "-", "–", "and", "to:",
+        ]
+        .iter()
+        .any(|j| gap == *j || gap.ends_with(&format!(" {j}")) || gap == format!("{j}:"));
+        if joined {
+            out.push(Found {
+                start: w[0].start,
+                end: w[1].end,
+                normalised: format!("{}/{}", w[0].normalised, w[1].normalised),
+                unit: None,
+                bound: Bound::Exact,
+            });
+        }
+    }
+    out
+}
+
+/// Amounts with a currency (`$5,000`, `EUR 35 000 000`, `50 dollars`) and, without one,
+/// numbers written as money: with cents (`1,112.00`).
+fn money(quote: &str) -> Vec<Found> {
+    let mut out = figures(quote, &["dollar", "euro", "pound"]);
+    static CENTS: LazyLock<Regex> =
+        LazyLock::new(|| re(r"(?:^|[^\d.,])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})\b"));
+    for c in CENTS.captures_iter(quote) {
+        let m = c.get(1).expect("group");
+        if !out.iter().any(|f| f.start <= m.start() && m.end() <= f.end) {
+            out.push(Found {
+                start: m.start(),
+                end: m.end(),
+                normalised: format!("{} dollar", figure::canonical(m.as_str())),
+                unit: Some("dollar".into()),
+                bound: Bound::Exact,
+            });
+        }
+    }
+    out
+}
+
+/// Quantities of `family`: areas, lengths, masses, volumes and temperatures by their
+/// unit; counts are numbers that are not years, dates, money, percentages or parts of
+/// identifiers.
+fn quantities(quote: &str, family: UnitFamily) -> Vec<Found> {
+    if family == UnitFamily::Count {
+        return counts(quote);
+    }
+    QUANTITY
+        .captures_iter(quote)
+        .filter(|c| unit_family(&c[2]) == Some(family))
+        .map(|c| {
+            let m = c.get(0).expect("match");
+            Found {
+                start: m.start(),
+                end: m.end(),
+                normalised: format!("{} {}", figure::canonical(&c[1]), c[2].to_lowercase()),
+                unit: Some(c[2].to_lowercase()),
+                bound: figure::bound_of(quote, m.start(), m.end()),
+            }
+        })
+        .collect()
+}
+
+/// The family of a written unit.
+fn unit_family(unit: &str) -> Option<UnitFamily> {
+    let u = unit.to_lowercase();
+    let f = if u.starts_with("square")
+        || u.contains('2')
+        || u.contains('²')
+        || u.starts_with("ha")
+        || u.starts_with("hect")
+        || u.starts_with("acre")
+    {
+        UnitFamily::Area
+    } else if u.starts_with("cubic")
+        || u.contains('3')
+        || u.contains('³')
+        || u.starts_with("lit")
+        || u.starts_with("gallon")
+    {
+        UnitFamily::Volume
+    } else if u.starts_with("deg") || u.starts_with('°') {
+        UnitFamily::Temperature
+    } else if ["kg", "kilogram", "tonne", "ton", "lb", "pound", "gram", "g"]
+        .iter()
+        .any(|p| u == *p || u.starts_with(&format!("{p}s")) || (p.len() > 2 && u.starts_with(p)))
+    {
+        UnitFamily::Mass
+    } else {
+        UnitFamily::Length
+    };
+    Some(f)
+}
+
+/// Numbers that count things: digits (separators allowed) or number words, not a year,
+/// a date, money, a percentage or a part of an identifier or telephone number.
+fn counts(quote: &str) -> Vec<Found> {
+    if figure::normalise(quote) != quote {
+        return Vec::new();
+    }
+    let taken: Vec<(usize, usize)> = dates(quote)
+        .into_iter()
+        .chain(money(quote))
+        .chain(figures(quote, &["percent"]))
+        .chain(find(quote, AnswerType::Phone, None))
+        .map(|f| (f.start, f.end))
+        .collect();
+    figure::numbers(quote)
+        .into_iter()
+        .filter(|n| n.unit.is_none())
+        .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
+        .filter(|n| !glued(quote, n.start, n.end))
+        .filter(|n| {
+            !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
+        })
+        .map(|n| Found {
+            start: n.start,
+            end: n.end,
+            normalised: n.value.clone(),
+            unit: None,
+            bound: Bound::Exact,
+        })
+        .collect()
+}
+
+/// Whether the number at `start..end` is glued to letters or more digits (a code, a
+/// section number such as `4(b)`, `DHAW2019`).
+fn glued(quote: &str, start: usize, end: usize) -> bool {
+    let before = quote[..start].chars().next_back();
+    let after = quote[end..].chars().next();
+    before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '.' || c == '/')
+        || after.is_some_and(|c| c.is_alphabetic() || c == '(' || c == '-' || c == '/')
+}
+
+/// Identifiers: tokens with a digit (`FAA–2020–0686`, `C00029447`, `36C10B18Q2600`,
+/// `22202`) or dotted capitals (`ID.SC`), not dates, money or plain small numbers.
+fn identifiers(quote: &str) -> Vec<Found> {
+    let dates: Vec<(usize, usize)> = dates(quote).into_iter().map(|f| (f.start, f.end)).collect();
+    IDENT
+        .find_iter(quote)
+        .filter(|m| !dates.iter().any(|&(s, e)| s < m.end() && m.start() < e))
+        .filter(|m| {
+            let t = m.as_str();
+            let digits = t.chars().filter(char::is_ascii_digit).count();
+            let letters = t.chars().any(char::is_alphabetic);
+            letters || digits >= 5
+        })
+        .map(|m| Found {
+            start: m.start(),
+            end: m.end(),
+            normalised: m.as_str().replace(['–', '—'], "-"),
+            unit: None,
+            bound: Bound::Exact,
+        })
+        .collect()
+}
+
+/// Names: runs of capitalised words at word starts that are not generic role words.
+fn names(quote: &str) -> Vec<Found> {
+    let mut out: Vec<Found> = Vec::new();
+    let mut at = 0;
+    while at < quote.len() {
+        let rest = &quote[at..];
+        let starts_word = quote[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric());
+        if starts_word && rest.starts_with(|c: char| c.is_uppercase()) {
+            if let Some((s, e)) = super::names::name_at(rest) {
+                let raw = &rest[s..e];
+                if raw.split_whitespace().count() >= 2 && super::names::not_a_name(raw).is_none() {
+                    out.push(Found {
+                        start: at + s,
+                        end: at + e,
+                        normalised: super::names::normalise(raw),
+                        unit: None,
+                        bound: Bound::Exact,
+                    });
+                    at += e.max(1);
+                    continue;
+                }
+            }
+        }
+        at += rest.chars().next().map_or(1, char::len_utf8);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(q: &str, ty: AnswerType, fam: Option<UnitFamily>) -> Vec<String> {
+        find(q, ty, fam)
+            .into_iter()
+            .map(|f| q[f.start..f.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn each_type_reads_its_own_values_and_nothing_else() {
+        let q = "Call (202) 512-5017 or 867-5309 by March 1, 2024; the fee is $5,000 and 12.5% applies for 7 years to 40 hectares of 3 farms.";
+        assert_eq!(
+            raw(q, AnswerType::Phone, None),
+            ["(202) 512-5017", "867-5309"]
+        );
+        assert_eq!(raw(q, AnswerType::Date, None), ["March 1, 2024"]);
+        assert_eq!(raw(q, AnswerType::Money, None), ["$5,000"]);
+        assert_eq!(raw(q, AnswerType::Percentage, None), ["12.5%"]);
+        assert_eq!(raw(q, AnswerType::Duration, None), ["7 years"]);
+        assert_eq!(
+            raw(q, AnswerType::Quantity, Some(UnitFamily::Area)),
+            ["40 hectares"]
+        );
+        assert!(raw(q, AnswerType::Quantity, Some(UnitFamily::Length)).is_empty());
+        let counts = raw(q, AnswerType::Quantity, Some(UnitFamily::Count));
+        assert!(
+            counts.contains(&"3".to_string())
+                && !counts
+                    .iter()
+                    .any(|c| c.contains("2024") || c.contains("512")),
+            "{counts:?}"
+        );
+        assert!(raw(q, AnswerType::Email, None).is_empty());
+    }
+
+    #[test]
+    fn money_periods_identifiers_and_names() {
+        assert_eq!(
+            raw(
+                "STAFF TRANSPORTATION 1,112.00 AIRFARE",
+                AnswerType::Money,
+                None
+            ),
+            ["1,112.00"]
+        );
+        assert_eq!(
+            raw("a fine of up to EUR 35 000 000", AnswerType::Money, None),
+            ["EUR 35 000 000"]
+        );
+        assert_eq!(
+            find("a fine of up to EUR 35 000 000", AnswerType::Money, None)[0].bound,
+            Bound::Max
+        );
+        assert_eq!(
+            raw(
+                "We conducted our work from May 2023 to June 2023 in accordance",
+                AnswerType::Period,
+                None
+            ),
+            ["May 2023 to June 2023"]
+        );
+        assert_eq!(
+            raw(
+                "Docket No. FAA–2020–0686; Product Identifier 2020–NM–108–AD",
+                AnswerType::Identifier,
+                None
+            )[0],
+            "FAA–2020–0686"
+        );
+        assert_eq!(
+            raw(
+                "Supply Chain Risk Management (ID.SC)",
+                AnswerType::Identifier,
+                None
+            ),
+            ["ID.SC"]
+        );
+        assert!(raw("see page 4 of 12", AnswerType::Identifier, None).is_empty());
+        assert_eq!(
+            raw(
+                "contact: Marisol Cruz Cain, Director",
+                AnswerType::Person,
+                None
+            ),
+            ["Marisol Cruz Cain"]
+        );
+        assert_eq!(
+            raw("write to ops@example.org today", AnswerType::Email, None),
+            ["ops@example.org"]
+        );
+    }
+}
