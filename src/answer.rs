@@ -281,6 +281,24 @@ pub struct Metrics {
     pub injection: Option<crate::guard::Screen>,
 }
 
+/// The value that answers a typed question: a span inside a verified quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerValue {
+    /// The answer type the value is of.
+    #[serde(rename = "type")]
+    pub ty: crate::frame::AnswerType,
+    /// The normalised value (ISO date, `7 year`, digits of a telephone number, …).
+    pub normalised: String,
+    /// The value as the quote writes it.
+    pub raw: String,
+    /// The evidence item whose quote states it.
+    pub evidence_id: String,
+    /// Byte offset of the value in the document's stored text.
+    pub start: usize,
+    /// End byte offset (exclusive).
+    pub end: usize,
+}
+
 /// The answer (design.md §3, "Answer JSON").
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Answer {
@@ -319,6 +337,12 @@ pub struct Answer {
     /// evidence cannot decide) and a cited line per choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<crate::research::choice::Selection>,
+    /// What the question asks for, read before research (see [`crate::frame`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question_frame: Option<crate::frame::Frame>,
+    /// The value that answers a typed question, inside the quote of the first cited item.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_value: Option<AnswerValue>,
     /// Timings and counters.
     pub metrics: Metrics,
 }

@@ -123,6 +123,14 @@ pub struct Frame {
     /// What the date asked for marks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date_role: Option<DateRole>,
+    /// Figures and codes the question quotes (`$365,000`, `DHAW20190045`), lower case:
+    /// an item that states one is about the question.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub figures: Vec<String>,
+    /// Every word of the question, lower case (what a passage's qualifiers are read
+    /// against).
+    #[serde(skip)]
+    pub qualifiers: Vec<String>,
 }
 
 /// Words that ask rather than name what is asked about.
@@ -279,6 +287,18 @@ const SCAFFOLD: &[&str] = &[
     "other",
     "than",
     "not",
+    "assigned",
+    "carry",
+    "carries",
+    "cover",
+    "covers",
+    "covered",
+    "used",
+    "appear",
+    "appears",
+    "mentioned",
+    "count",
+    "counts",
 ];
 
 /// Words that make a question ask for money.
@@ -460,21 +480,13 @@ pub fn frame(question: &str) -> Frame {
         .map(|p| p.text)
         .collect();
     let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
-    let extreme = if [
-        "minimum",
-        "min",
-        "at least",
-        "no less than",
-        "lowest",
-        "smallest",
-    ]
-    .iter()
-    .any(|p| has(p))
+    let extreme = if ["minimum", "at least", "no less than", "lowest", "smallest"]
+        .iter()
+        .any(|p| has(p))
     {
         Some(Extreme::Min)
     } else if [
         "maximum",
-        "max",
         "at most",
         "up to",
         "no more than",
@@ -501,8 +513,19 @@ pub fn frame(question: &str) -> Frame {
     let date_role = matches!(answer_type, AnswerType::Date)
         .then(|| date_role(&w))
         .flatten();
-    let focus = focus(&w, &entities, &periods);
+    let focus = focus(&w, &entities, &periods, answer_type);
+    let figures = question
+        .split_whitespace()
+        .map(|x| {
+            x.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|x| x.chars().any(|c| c.is_ascii_digit()) && x.len() >= 3)
+        .filter(|x| crate::period::periods(x).is_empty())
+        .collect();
     Frame {
+        figures,
+        qualifiers: w.clone(),
         answer_type,
         unit_family,
         unit,
@@ -520,11 +543,29 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     let s = format!(" {} ", w.join(" "));
     let has = |p: &str| s.contains(&format!(" {p} "));
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
-    let time_unit = w
-        .iter()
-        .map(|x| x.trim_end_matches('s'))
-        .find(|x| TIME.contains(x))
-        .map(str::to_string);
+    // The unit counted: the word after `how many` (through one filler such as
+    // `calendar`), or a time word anywhere for `how long`.
+    let counted = w
+        .windows(2)
+        .position(|p| p[0] == "how" && p[1] == "many")
+        .map(|i| {
+            w.iter()
+                .skip(i + 2)
+                .take(2)
+                .map(|x| x.trim_end_matches('s'))
+                .collect::<Vec<_>>()
+        });
+    let time_unit = match &counted {
+        Some(next) => next
+            .iter()
+            .find(|x| TIME.contains(x))
+            .map(|x| x.to_string()),
+        None => w
+            .iter()
+            .map(|x| x.trim_end_matches('s'))
+            .find(|x| TIME.contains(x))
+            .map(str::to_string),
+    };
     let first = w.first().map_or("", String::as_str);
     if AUXILIARIES.contains(&first) {
         return (AnswerType::YesNo, None, None);
@@ -556,13 +597,25 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
         }) {
             return (AnswerType::Quantity, Some(*f), None);
         }
-        if has("how much") || any(MONEY) {
+        let currency = counted
+            .as_ref()
+            .is_some_and(|c| c.iter().any(|x| ["dollar", "euro", "pound"].contains(x)));
+        if has("how much") || currency {
             return (AnswerType::Money, None, None);
         }
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
+    let money_value = [
+        "contract value",
+        "estimated value",
+        "dollar value",
+        "market value",
+        "total value",
+    ]
+    .iter()
+    .any(|p| has(p));
     if (first == "what" || first == "which")
-        && any(MONEY)
+        && (any(MONEY) || money_value)
         && !any(&["type", "kind", "types", "kinds"])
     {
         return (AnswerType::Money, None, None);
@@ -574,13 +627,18 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
         || has("which year")
         || has("what month")
         || has("what day")
+        || (matches!(first, "what" | "which" | "on" | "by") && any(&["date"]))
     {
         return (AnswerType::Date, None, None);
     }
     if has("what period") || has("which period") || has("what time period") {
         return (AnswerType::Period, None, None);
     }
-    if identifier(w) {
+    if identifier(w)
+        && !(first == "which"
+            && w.get(1)
+                .is_some_and(|x| !IDENTIFIER_HEADS.contains(&x.as_str())))
+    {
         return (AnswerType::Identifier, None, None);
     }
     if first == "who"
@@ -710,7 +768,16 @@ fn entities(question: &str) -> Vec<String> {
 }
 
 /// The focus: content words less scaffold, named things and periods.
-fn focus(w: &[String], entities: &[String], periods: &[String]) -> Vec<String> {
+fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -> Vec<String> {
+    let own: &[&str] = match t {
+        AnswerType::Money => &["paid", "pay", "spent", "cost", "costs", "charged", "worth"],
+        AnswerType::Date | AnswerType::Period => {
+            &["posted", "dated", "occur", "happen", "take", "place"]
+        }
+        AnswerType::Quantity => &["count", "counts", "grand", "figures"],
+        AnswerType::Person | AnswerType::Organisation => &["named"],
+        _ => &[],
+    };
     let named: Vec<String> = entities
         .iter()
         .chain(periods)
@@ -719,6 +786,7 @@ fn focus(w: &[String], entities: &[String], periods: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for x in w {
         let skip = SCAFFOLD.contains(&x.as_str())
+            || own.contains(&x.as_str())
             || crate::text::is_stopword(x)
             || named.contains(x)
             || x.chars()

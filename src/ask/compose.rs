@@ -29,15 +29,27 @@ pub(super) struct Composed {
     pub dropped: Vec<(String, String)>,
 }
 
-/// Compose `numbered`'s verified items for a question of `class`, drop what the gate
-/// rejects, and renumber `numbered` in citation order.
-pub(super) fn compose(numbered: &mut Numbered, class: Class, opts: &AskOptions) -> Composed {
+/// Compose `numbered`'s verified items (only those in `keep`, in its order, when given)
+/// for a question of `class`, drop what the gate rejects, and renumber `numbered` in
+/// citation order.
+pub(super) fn compose(
+    numbered: &mut Numbered,
+    class: Class,
+    keep: Option<&[String]>,
+    opts: &AskOptions,
+) -> Composed {
     let per_doc = if class == Class::MultiHop {
         MULTI_HOP_STATEMENTS_PER_DOCUMENT
     } else {
         usize::MAX
     };
     let mut items = numbered.items();
+    if let Some(keep) = keep {
+        items = keep
+            .iter()
+            .filter_map(|id| items.iter().find(|i| i.id == *id).cloned())
+            .collect();
+    }
     let mut first = compose_diverse(&items, opts.max_statements, per_doc);
     let mut dropped: Vec<(String, String)> = Vec::new();
     for _ in 0..GATE_ROUNDS {

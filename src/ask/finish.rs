@@ -84,6 +84,12 @@ pub(super) struct Done {
     pub gate: GateResult,
     pub timings: Timings,
     pub started: Instant,
+    /// The question's frame.
+    pub frame: crate::frame::Frame,
+    /// Why nothing answers the frame (see `decide`).
+    pub unmet: Vec<String>,
+    /// The item stating the answer's value (document, start) and the value.
+    pub lead: Option<(String, usize, crate::value::typed::Found)>,
 }
 
 /// Assemble the run.
@@ -96,6 +102,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         gate,
         mut timings,
         started,
+        frame,
+        unmet: unmet_frame,
+        lead,
     } = d;
     let mut answer = empty_answer(&question.stem, Status::NoAuthoritativeEvidence);
     answer.question = question.asked.clone();
@@ -112,6 +121,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() {
         answered(&mut answer, c, &numbered, &found.retrievals);
+        answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {
         answer.missing_evidence = missing(
@@ -120,6 +130,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             &numbered,
             opts.relevance.min_relevance,
         );
+        answer.missing_evidence.extend(unmet_frame);
         if !unmet.is_empty() {
             answer.missing_evidence.push(format!(
                 "verified evidence for the period the question names: no cited passage mentions {}",
@@ -127,6 +138,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             ));
         }
     }
+    answer.question_frame = Some(frame);
     answer.metrics = Metrics {
         timings_ms: timings.into_map(),
         generator_calls,
@@ -146,6 +158,28 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         crate::memory::remember(engine.store(), key, &answer)?;
     }
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
+}
+
+/// The answer's value: `lead`'s value, placed in the document, under the id the
+/// answer cites its item by.
+fn answer_value(
+    answer: &Answer,
+    ty: crate::frame::AnswerType,
+    lead: Option<(String, usize, crate::value::typed::Found)>,
+) -> Option<crate::answer::AnswerValue> {
+    let (doc, start, v) = lead?;
+    let e = answer
+        .evidence
+        .iter()
+        .find(|e| e.doc_id == doc && e.start == start)?;
+    Some(crate::answer::AnswerValue {
+        ty,
+        normalised: v.normalised.clone(),
+        raw: e.quote.get(v.start..v.end)?.to_string(),
+        evidence_id: e.id.clone(),
+        start: e.start + v.start,
+        end: e.start + v.end,
+    })
 }
 
 /// Words that make a question ask for a figure.

@@ -19,6 +19,7 @@ use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
 pub mod compose;
+pub mod decide;
 pub mod finish;
 pub mod research;
 pub mod screen;
@@ -117,7 +118,24 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let mut found = research::research(engine, &question.stem, opts, &mut timings)?;
     let t = Instant::now();
     let mut numbered = select::number(std::mem::take(&mut found.verdicts));
-    let composed = compose::compose(&mut numbered, found.classification.class, opts);
+    let frame = crate::frame::frame(&question.stem);
+    let decision = decide::decide(engine, &frame, &numbered);
+    let lead = decision.value.as_ref().and_then(|(id, v)| {
+        numbered
+            .get(id)
+            .map(|x| (x.candidate.doc_id.clone(), x.candidate.start, v.clone()))
+    });
+    let keep = if decision.unmet.is_empty() {
+        decision.keep.clone()
+    } else {
+        Some(Vec::new())
+    };
+    let composed = compose::compose(
+        &mut numbered,
+        found.classification.class,
+        keep.as_deref(),
+        opts,
+    );
     timings.set("compose", t);
     let t = Instant::now();
     let gate = compose::gate(&composed.composition, &numbered, opts);
@@ -132,6 +150,9 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             gate,
             timings,
             started,
+            frame,
+            unmet: decision.unmet,
+            lead,
         },
         opts,
     )

@@ -129,6 +129,8 @@ pub(super) fn empty_answer(question: &str, status: Status) -> Answer {
         steps: Vec::new(),
         research: None,
         choice: None,
+        question_frame: None,
+        answer_value: None,
         phrasing: None,
         metrics: Default::default(),
     }

@@ -158,7 +158,7 @@ pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Foun
         }),
         AnswerType::Email => matches(quote, &EMAIL, str::to_lowercase),
         AnswerType::Identifier => identifiers(quote),
-        AnswerType::Person | AnswerType::Organisation | AnswerType::Location => names(quote),
+        AnswerType::Person | AnswerType::Organisation | AnswerType::Location => names(quote, ty),
         _ => Vec::new(),
     };
     out.sort_by_key(|f| (f.start, f.end));
@@ -234,6 +234,9 @@ fn dates(quote: &str) -> Vec<Found> {
                 Ok(v @ Value::Date { .. }) => v.to_json().as_str()?.to_string(),
                 Err((super::RejectReason::IncompleteDate, _)) => {
                     month_year(&quote[c.start..c.end])?
+                }
+                Err((super::RejectReason::AmbiguousDate, _)) => {
+                    format!("ambiguous: {}", &quote[c.start..c.end])
                 }
                 _ => return None,
             };
@@ -391,7 +394,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .into_iter()
         .filter(|n| n.unit.is_none())
         .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
-        .filter(|n| !glued(quote, n.start, n.end))
+        .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
         .filter(|n| {
             !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
         })
@@ -410,8 +413,23 @@ fn counts(quote: &str) -> Vec<Found> {
 fn glued(quote: &str, start: usize, end: usize) -> bool {
     let before = quote[..start].chars().next_back();
     let after = quote[end..].chars().next();
-    before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '.' || c == '/')
-        || after.is_some_and(|c| c.is_alphabetic() || c == '(' || c == '-' || c == '/')
+    let joins = |c: char| matches!(c, '-' | '–' | '—' | '/' | '.');
+    before.is_some_and(|c| c.is_alphanumeric() || joins(c))
+        || after.is_some_and(|c| c.is_alphabetic() || c == '(' || (joins(c) && c != '.'))
+}
+
+/// Whether the number at `start..end` is part of a name (`Boeing 737 MAX`, `Flight
+/// 302)`): a capitalised word right before it and a capitalised word or `)` right after.
+fn in_name(quote: &str, start: usize, end: usize) -> bool {
+    let before = quote[..start].trim_end();
+    let prev = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    let after = quote[end..].trim_start();
+    let next = after.split(char::is_whitespace).next().unwrap_or("");
+    let caps = next.len() >= 2 && next.chars().all(|c| c.is_ascii_uppercase());
+    caps || (before.len() < start
+        && prev.chars().next().is_some_and(char::is_uppercase)
+        && prev.chars().all(char::is_alphabetic)
+        && (next.starts_with(')') || next.chars().next().is_some_and(char::is_uppercase)))
 }
 
 /// Identifiers: tokens with a digit (`FAA–2020–0686`, `C00029447`, `36C10B18Q2600`,
@@ -421,6 +439,10 @@ fn identifiers(quote: &str) -> Vec<Found> {
     IDENT
         .find_iter(quote)
         .filter(|m| !dates.iter().any(|&(s, e)| s < m.end() && m.start() < e))
+        .filter(|m| {
+            !quote[..m.start()].ends_with(':')
+                && !quote[..m.start()].ends_with(|c: char| c.is_ascii_digit())
+        })
         .filter(|m| {
             let t = m.as_str();
             let digits = t.chars().filter(char::is_ascii_digit).count();
@@ -437,8 +459,57 @@ fn identifiers(quote: &str) -> Vec<Found> {
         .collect()
 }
 
+/// Titles and roles that end a run of capitalised words that is an office, not a name.
+const ROLES: &[&str] = &[
+    "director",
+    "officer",
+    "manager",
+    "president",
+    "secretary",
+    "treasurer",
+    "chair",
+    "chairman",
+    "minister",
+    "commissioner",
+    "administrator",
+    "specialist",
+    "counsel",
+    "form",
+    "act",
+    "section",
+    "part",
+    "article",
+    "regulation",
+    "table",
+    "figure",
+    "office",
+    "executive",
+    "department",
+    "agency",
+    "committee",
+    "board",
+    "council",
+];
+
+/// Two words or more, letters only (initials and hyphens allowed), not ending in a role.
+fn person_like(raw: &str) -> bool {
+    let words: Vec<&str> = raw.split_whitespace().collect();
+    words.len() >= 2
+        && words.iter().all(|w| {
+            w.chars()
+                .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\'' | '’' | ','))
+        })
+        && !words.iter().any(|w| {
+            ROLES.contains(
+                &w.trim_matches(|c: char| !c.is_alphabetic())
+                    .to_lowercase()
+                    .as_str(),
+            )
+        })
+}
+
 /// Names: runs of capitalised words at word starts that are not generic role words.
-fn names(quote: &str) -> Vec<Found> {
+fn names(quote: &str, ty: AnswerType) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
     let mut at = 0;
     while at < quote.len() {
@@ -450,7 +521,11 @@ fn names(quote: &str) -> Vec<Found> {
         if starts_word && rest.starts_with(|c: char| c.is_uppercase()) {
             if let Some((s, e)) = super::names::name_at(rest) {
                 let raw = &rest[s..e];
-                if raw.split_whitespace().count() >= 2 && super::names::not_a_name(raw).is_none() {
+                let shape = ty != AnswerType::Person || person_like(raw);
+                if shape
+                    && raw.split_whitespace().count() >= 2
+                    && super::names::not_a_name(raw).is_none()
+                {
                     out.push(Found {
                         start: at + s,
                         end: at + e,

@@ -1,0 +1,441 @@
+//! Stage 3b, decide: which verified items answer the question's frame.
+//!
+//! An item *covers* the question when every named thing of the frame is in its quote,
+//! label or section (or, for a thing of several words, half of its words there and all of
+//! them in the document — a document's title counts), every period of the frame is met
+//! the way the period check reads it, and at least one focus word (or named thing) is in
+//! its quote, label or section while every focus word occurs somewhere in its document. A
+//! value from a document that never mentions what is asked is never its answer.
+//!
+//! For a typed question (a date, an amount, a telephone number, …) the answer is a value
+//! of the expected type inside the quote of a covering item, of the asked bound (a
+//! ceiling never answers a minimum), in the asked unit (days are not years) and, for a
+//! date of a role (expiry, application, deadline …), next to a word of that role. The
+//! first such item, by relevance, leads the answer and its value is `answer_value`; other
+//! covering items may follow. With none, the question is not answered and the reason
+//! says what is missing. For a free-text question, items that cover at least half of the
+//! focus in their own words are kept; the others only share topic words and are dropped.
+
+use std::collections::{HashMap, HashSet};
+
+use super::select::Numbered;
+use crate::engine::Engine;
+use crate::evidence::verify::Verdict;
+use crate::figure::Bound;
+use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
+use crate::value::typed::{self, Found};
+
+/// Supporting items kept after the item that states the value, at most.
+pub const MAX_SUPPORT: usize = 3;
+
+/// What the frame makes of the verified items.
+#[derive(Debug, Default)]
+pub(super) struct Decision {
+    /// The item stating the answer's value (its id before renumbering) and the value.
+    pub value: Option<(String, Found)>,
+    /// The items the answer may cite, in the order they should lead; `None`: all.
+    pub keep: Option<Vec<String>>,
+    /// Why nothing answers the frame (empty when something does).
+    pub unmet: Vec<String>,
+}
+
+/// The words of `text`, lower case, as stems.
+fn stems(text: &str) -> HashSet<String> {
+    crate::text::words(&text.to_lowercase())
+        .iter()
+        .map(|w| crate::text::stem(w))
+        .collect()
+}
+
+/// Whether `word` is among `have`, read loosely (the stem, or a shared first five letters
+/// of words of six letters or more).
+fn has_word(have: &HashSet<String>, word: &str) -> bool {
+    let s = crate::text::stem(&word.to_lowercase());
+    have.contains(&s)
+        || (s.len() >= 6 && {
+            let p = &s[..s.char_indices().nth(5).map_or(s.len(), |(i, _)| i)];
+            have.iter().any(|h| h.starts_with(p))
+        })
+}
+
+/// The words an item says itself (quote, label, section) and its document's words.
+struct Context {
+    own: HashSet<String>,
+    /// The item's own text as written, lower case.
+    raw: String,
+    /// Whether the item is a table row or a form value (see [`tabular`]).
+    tabular: bool,
+    title: HashSet<String>,
+    document: std::rc::Rc<HashSet<String>>,
+}
+
+/// Whether the item with context `cx` covers the frame's named things and focus; the
+/// first unmet requirement otherwise.
+fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
+    for e in &f.entities {
+        let ws: Vec<String> = crate::text::words(&e.to_lowercase());
+        let here = ws
+            .iter()
+            .filter(|w| has_word(&cx.own, w) || has_word(&cx.title, w))
+            .count();
+        let doc = ws
+            .iter()
+            .all(|w| has_word(&cx.document, w) || has_word(&cx.title, w));
+        // A table row or a form value names its column or caption elsewhere in its
+        // document (see `tabular`); prose names what it is about itself.
+        let ok = if cx.tabular {
+            doc
+        } else if ws.len() <= 1 {
+            here == ws.len()
+        } else {
+            doc && here * 2 >= ws.len()
+        };
+        if !ok {
+            return Err(format!("\"{e}\""));
+        }
+    }
+    let own = f.focus.iter().filter(|w| has_word(&cx.own, w)).count();
+    // A focus word the document never uses is missing — unless the item is prose whose
+    // own words cover half the focus (the question then only words it differently).
+    if cx.tabular || own * 2 < f.focus.len().max(1) {
+        if let Some(w) = f
+            .focus
+            .iter()
+            .find(|w| !has_word(&cx.document, w) && !has_word(&cx.title, w))
+        {
+            return Err(format!("\"{w}\""));
+        }
+    }
+    let entity_here = f.entities.iter().any(|e| {
+        crate::text::words(&e.to_lowercase())
+            .iter()
+            .any(|w| has_word(&cx.own, w))
+    });
+    let figure_here = f.figures.iter().any(|x| cx.raw.contains(x.as_str()));
+    let anchored =
+        own > 0 || entity_here || figure_here || (f.focus.is_empty() && f.entities.is_empty());
+    let enough = !half_focus || f.focus.is_empty() || own * 2 >= f.focus.len();
+    if anchored && enough {
+        Ok(())
+    } else {
+        Err(f.focus.join(" "))
+    }
+}
+
+/// The value types a question of type `t` accepts.
+fn accepted(t: AnswerType) -> &'static [AnswerType] {
+    match t {
+        AnswerType::Period => &[AnswerType::Period, AnswerType::Date],
+        AnswerType::Person => &[AnswerType::Person],
+        AnswerType::Organisation => &[AnswerType::Organisation, AnswerType::Person],
+        AnswerType::Date => &[AnswerType::Date],
+        AnswerType::Duration => &[AnswerType::Duration],
+        AnswerType::Money => &[AnswerType::Money],
+        AnswerType::Percentage => &[AnswerType::Percentage],
+        AnswerType::Quantity => &[AnswerType::Quantity],
+        AnswerType::Location => &[AnswerType::Location, AnswerType::Organisation],
+        AnswerType::Phone => &[AnswerType::Phone],
+        AnswerType::Email => &[AnswerType::Email],
+        AnswerType::Identifier => &[AnswerType::Identifier],
+        _ => &[],
+    }
+}
+
+/// The values in `quote` that answer frame `f`: of an accepted type, bound, unit and
+/// date role.
+fn values(f: &Frame, quote: &str) -> Vec<Found> {
+    let family = f.unit_family.or(Some(UnitFamily::Count));
+    accepted(f.answer_type)
+        .iter()
+        .flat_map(|t| typed::find(quote, *t, family))
+        .filter(|v| match f.extreme {
+            Some(Extreme::Min) => v.bound != Bound::Max,
+            Some(Extreme::Max) => v.bound != Bound::Min,
+            None => true,
+        })
+        .filter(|v| match (&f.unit, &v.unit) {
+            (Some(u), Some(vu)) if f.answer_type == AnswerType::Duration => vu == u,
+            _ => true,
+        })
+        .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| {
+            f.date_role.is_none_or(|r| {
+                let clause = clause_around(quote, v.start, v.end).to_lowercase();
+                r.cues().iter().any(|c| clause.contains(c))
+            })
+        })
+        .collect()
+}
+
+/// Words that make a value another one's than the question's (a previous notice, a
+/// neighbouring project), unless the question uses them too.
+const OTHER_ONE: &[&str] = &[
+    "previous",
+    "previously",
+    "prior",
+    "former",
+    "earlier",
+    "preceding",
+    "neighbouring",
+    "neighboring",
+    "superseded",
+    "old",
+];
+
+/// Whether `clause` marks its value as another one's than frame `f` asks about.
+fn other_one(f: &Frame, clause: &str) -> bool {
+    let words = crate::text::words(&clause.to_lowercase());
+    words.iter().any(|w| {
+        OTHER_ONE.contains(&w.as_str()) && !f.focus.contains(w) && !f.qualifiers.contains(w)
+    })
+}
+
+/// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
+/// the next after.
+fn clause_around(quote: &str, start: usize, end: usize) -> &str {
+    let from = quote[..start].rfind([';', '.']).map_or(0, |i| i + 1);
+    let to = quote[end..].find([';']).map_or(quote.len(), |i| end + i);
+    &quote[from..to]
+}
+
+/// Whether candidate `c` is a table row or a form value: labelled by the layout, three
+/// numbers or more making a third of its words, or six words or fewer.
+fn tabular(c: &crate::evidence::extract::Candidate) -> bool {
+    let words = crate::text::word_count(&c.quote);
+    let numbers = crate::figure::numbers(&c.quote).len();
+    c.label.is_some() || (numbers >= 3 && numbers * 3 >= words) || words <= 6
+}
+
+/// Bytes of document text before a quote that count as its own context (the sentence or
+/// caption before it, a form's prompt above a value).
+const BEFORE_BYTES: usize = 240;
+
+/// The stored text of document `doc`, read once per decision.
+fn document_text(
+    engine: &Engine,
+    texts: &mut HashMap<String, std::rc::Rc<String>>,
+    doc: &str,
+) -> std::rc::Rc<String> {
+    texts
+        .entry(doc.to_string())
+        .or_insert_with(|| {
+            let t = engine
+                .store()
+                .document_text(doc)
+                .ok()
+                .flatten()
+                .unwrap_or_default();
+            std::rc::Rc::new(t)
+        })
+        .clone()
+}
+
+/// Up to [`BEFORE_BYTES`] of the document's text before candidate `c`, on its page.
+fn text_before(
+    engine: &Engine,
+    texts: &mut HashMap<String, std::rc::Rc<String>>,
+    c: &crate::evidence::extract::Candidate,
+) -> String {
+    let text = document_text(engine, texts, &c.doc_id);
+    let end = c.start.min(text.len());
+    let mut from = end.saturating_sub(BEFORE_BYTES);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let piece = text.get(from..end).unwrap_or("");
+    // Not across a page break (a form feed) or a blank line.
+    let cut = piece.rfind(['\u{c}']).map_or(0, |i| i + 1);
+    piece[cut..].to_string()
+}
+
+/// Whether candidate `c` meets the frame's periods (in its quote, label or section; or in
+/// its title when those name no other year).
+fn meets_periods(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
+    let wanted: Vec<crate::period::Period> = f
+        .periods
+        .iter()
+        .flat_map(|p| crate::period::periods(p))
+        .collect();
+    let own: Vec<_> = [Some(&c.quote), c.section.as_ref(), c.label.as_ref()]
+        .into_iter()
+        .flatten()
+        .flat_map(|t| crate::period::periods(t))
+        .collect();
+    let title = crate::period::periods(&c.title);
+    wanted.iter().all(|w| {
+        own.iter().any(|p| w.met_by(p))
+            || (title.iter().any(|p| w.met_by(p)) && !own.iter().any(|p| w.other_year(p)))
+    })
+}
+
+/// Decide what answers `f` among `n`'s verified items.
+pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
+    let mut docs: HashMap<String, std::rc::Rc<HashSet<String>>> = HashMap::new();
+    let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
+    let mut covering: Vec<(&String, &Verdict)> = Vec::new();
+    let mut misses: Vec<String> = Vec::new();
+    let typed = f.answer_type.is_value();
+    for (id, v) in n.verified() {
+        let c = &v.candidate;
+        let document = docs
+            .entry(c.doc_id.clone())
+            .or_insert_with(|| {
+                std::rc::Rc::new(stems(&document_text(engine, &mut texts, &c.doc_id)))
+            })
+            .clone();
+        let before = text_before(engine, &mut texts, c);
+        let own_text = [
+            Some(before.as_str()),
+            Some(c.quote.as_str()),
+            c.section.as_deref(),
+            c.label.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+        let cx = Context {
+            own: stems(&own_text),
+            raw: own_text.to_lowercase(),
+            tabular: tabular(c),
+            title: stems(&c.title),
+            document,
+        };
+        match covers(f, &cx, !typed) {
+            Ok(()) if meets_periods(f, c) => covering.push((id, v)),
+            Ok(()) => misses.push(format!("the period {}", f.periods.join(", "))),
+            Err(m) => misses.push(m),
+        }
+    }
+    if !typed {
+        if covering.is_empty() && n.verified().next().is_some() {
+            return Decision {
+                unmet: vec![format!(
+                    "no verified passage addresses the question itself (what it asks about: {})",
+                    nothing_said(f, &misses)
+                )],
+                ..Decision::default()
+            };
+        }
+        let keep = covering.iter().map(|(id, _)| (*id).clone()).collect();
+        return Decision {
+            keep: Some(keep),
+            ..Decision::default()
+        };
+    }
+    let stated = covering.iter().find_map(|(id, v)| {
+        let vs = values(f, &v.candidate.quote);
+        vs.first().map(|x| ((*id).clone(), x.clone(), vs.len()))
+    });
+    let Some((lead, value, several)) = stated else {
+        if n.verified().next().is_none() {
+            return Decision::default();
+        }
+        return Decision {
+            unmet: vec![format!(
+                "no verified passage states {} for {}",
+                f.answer_type.noun(),
+                nothing_said(f, &misses)
+            )],
+            ..Decision::default()
+        };
+    };
+    let mut keep = vec![lead.clone()];
+    keep.extend(
+        covering
+            .iter()
+            .map(|(id, _)| (*id).clone())
+            .filter(|id| *id != lead)
+            .take(MAX_SUPPORT),
+    );
+    // A row of several values of the type, with nothing yet to tell which cell is asked
+    // for, is cited whole and no single value is claimed.
+    let value = (several == 1 || !tabular_row(n, &lead)).then_some((lead, value));
+    Decision {
+        value,
+        keep: Some(keep),
+        unmet: Vec::new(),
+    }
+}
+
+/// Whether item `id` is a table row (three numbers or more).
+fn tabular_row(n: &Numbered, id: &str) -> bool {
+    n.get(id)
+        .is_some_and(|v| crate::figure::numbers(&v.candidate.quote).len() >= 3)
+}
+
+/// What the question asks about, for a message: its focus and named things, and what
+/// the passages lacked most often.
+fn nothing_said(f: &Frame, misses: &[String]) -> String {
+    let mut about: Vec<String> = f.focus.clone();
+    about.extend(f.entities.iter().map(|e| format!("\"{e}\"")));
+    about.extend(f.periods.iter().cloned());
+    let mut text = if about.is_empty() {
+        "the question".to_string()
+    } else {
+        about.join(" ")
+    };
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for m in misses {
+        *counts.entry(m.as_str()).or_default() += 1;
+    }
+    if let Some((m, _)) = counts
+        .into_iter()
+        .max_by_key(|(m, k)| (*k, std::cmp::Reverse(*m)))
+    {
+        if m.starts_with('"') || m.starts_with("the period") {
+            text.push_str(&format!("; the passages found do not mention {m}"));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::frame;
+
+    fn raw(q: &str, quote: &str) -> Vec<String> {
+        values(&frame(q), quote)
+            .into_iter()
+            .map(|v| quote[v.start..v.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_ceiling_never_answers_a_minimum_and_days_are_not_years() {
+        let q = "a fine of up to EUR 35 000 000 or 7 % of turnover";
+        assert!(raw("What is the minimum fine for a prohibited practice?", q).is_empty());
+        assert_eq!(raw("What is the maximum fine?", q), ["EUR 35 000 000"]);
+        let q = "A toll-free number must remain active for 90 days.";
+        assert!(raw("How many years must the number remain active?", q).is_empty());
+        assert_eq!(
+            raw("How many days must the number remain active?", q),
+            ["90 days"]
+        );
+    }
+
+    #[test]
+    fn a_date_of_one_role_is_not_a_date_of_another() {
+        let q = "This Regulation shall apply from 19 December 2020.";
+        assert!(raw("On what date does the regulation expire?", q).is_empty());
+        assert_eq!(
+            raw("From what date does the regulation apply?", q),
+            ["19 December 2020"]
+        );
+    }
+
+    #[test]
+    fn coverage_needs_named_things_in_the_item_and_focus_in_the_document() {
+        let f = frame("How many checks were denied in Texas?");
+        let cx = |own: &str, doc: &str| Context {
+            own: stems(own),
+            title: stems("Firearm checks by state"),
+            document: std::rc::Rc::new(stems(doc)),
+        };
+        let row = "Texas 21,550 56,941 146,982";
+        assert!(covers(&f, &cx(row, "Texas 21,550 checks permit handgun"), false).is_err());
+        assert!(covers(&f, &cx(row, "Texas 21,550 checks denied"), false).is_ok());
+        assert!(covers(&f, &cx("Alaska 209 3,062", "Alaska checks denied"), false).is_err());
+    }
+}
