@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::docx;
 use super::layout::Layout;
+use super::mdinline;
 use super::pdflayout;
 use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
 use super::textlayout;
@@ -511,7 +512,14 @@ fn load_kind(
                     path: path.to_path_buf(),
                 });
             }
-            let title = if kind == SourceKind::Markdown {
+            let markdown = kind == SourceKind::Markdown;
+            // Links and character references are stored rendered (see `mdinline`).
+            let rendered = match markdown.then(|| mdinline::render(&text)) {
+                Some(std::borrow::Cow::Owned(s)) => Some(s),
+                _ => None,
+            };
+            let text = rendered.unwrap_or(text);
+            let title = if markdown {
                 markdown_title(&text)
             } else {
                 None
@@ -2061,6 +2069,21 @@ mod tests {
         assert_eq!(load_one(&path).title, "Real Title");
         let path = write(dir.path(), "plain.md", b"no heading here\n#hashtag\n");
         assert_eq!(load_one(&path).title, "plain");
+    }
+
+    #[test]
+    fn markdown_links_and_references_are_stored_rendered_text_files_verbatim() {
+        let dir = tempfile::tempdir().unwrap();
+        let md = b"# The [Act](https://x.org/act)\n\nSee paragraph &#40;c)(1) of [this section](s.md).\n";
+        let doc = load_one(&write(dir.path(), "act.md", md));
+        assert_eq!(
+            doc.text,
+            "# The Act\n\nSee paragraph (c)(1) of this section.\n"
+        );
+        assert_eq!(doc.title, "The Act");
+        let txt = b"See paragraph &#40;c)(1) of [this](s.md).\n";
+        let doc = load_one(&write(dir.path(), "act.txt", txt));
+        assert_eq!(doc.text.as_bytes(), txt);
     }
 
     #[test]
