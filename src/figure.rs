@@ -6,6 +6,9 @@
 //!   million`), or a run of number words (`seventy`, `twenty-five`, `one hundred and
 //!   ten`). Digits glued to letters (`FY2023`, `E2`, `10m2`) are not numbers. Text is
 //!   read after NFKC normalisation, so full-width digits (`２０２３`) are digits.
+//!   Superscripts and subscripts as HTML is stored (`10^25`, `CO_2`) never fuse: `10^n`
+//!   is read as a power of ten (n ≤ 30), any other power, exponent or index is no number;
+//!   a footnote marker glued after a sentence-final period (`President.2 The`) is none.
 //! * A **figure** is a number with its unit (`30 days` → `30 day`, `12.5%` → `12.5
 //!   percent`, `$5,000` → `5000 dollar`, `seven (7) years` → `7 year`), and its
 //!   [`Bound`]: `not less than`, `at least`, `minimum` make a minimum; `up to`, `not more
@@ -307,6 +310,39 @@ fn word_number(t: &[Tok], i: usize) -> Option<(usize, u64)> {
     any.then_some((end, total.saturating_add(current)))
 }
 
+/// Whether the digits at token `i` are a superscript or subscript as the HTML renderer
+/// writes them (`10^25`, `CO_2`): an exponent or index, not a number of their own.
+fn scripted(t: &[Tok], i: usize) -> bool {
+    i > 0 && matches!(t[i - 1].text.as_str(), "^" | "_") && touch(&t[i - 1], &t[i])
+}
+
+/// Words a period shortens before a reference number (`No.2`, `Art.5`, `Sec.3`).
+pub const NUMBERING_ABBREVIATIONS: &[&str] = &[
+    "no", "nos", "art", "arts", "sec", "sect", "secs", "para", "paras", "fig", "figs", "vol",
+    "reg", "regs", "sch", "pt", "ch", "cl", "op", "pp", "rev", "ver", "tab", "app", "ann",
+];
+
+/// Whether the digits at token `i` are a footnote marker glued after a sentence-final
+/// period, as PDF text has them (`… the President.2 The bill …`): at most three digits
+/// after `word.` (a word of three letters or more, no numbering abbreviation), then the
+/// end of the text or a space and a capital.
+fn footnote_marker(t: &[Tok], i: usize, text: &str) -> bool {
+    if i < 2 || t[i].text.len() > 3 {
+        return false;
+    }
+    let (word, dot) = (&t[i - 2], &t[i - 1]);
+    let wordy = word.text.chars().count() >= 3
+        && word.text.chars().all(char::is_alphabetic)
+        && !NUMBERING_ABBREVIATIONS.contains(&word.text.as_str());
+    if dot.text != "." || !touch(word, dot) || !touch(dot, &t[i]) || !wordy {
+        return false;
+    }
+    let rest = &text[t[i].end..];
+    let next = rest.trim_start();
+    rest.is_empty()
+        || (next.len() < rest.len() && next.chars().next().is_some_and(char::is_uppercase))
+}
+
 /// The numbers of `text` (already normalised: see [`normalise`]).
 pub fn numbers(text: &str) -> Vec<Number> {
     let t = tokens(text);
@@ -329,15 +365,29 @@ fn number_at(t: &[Tok], i: usize, text: &str) -> Option<(Number, usize)> {
     let glued_before =
         i > 0 && touch(&t[i - 1], tok) && t[i - 1].text.chars().all(char::is_alphanumeric);
     let (mut end, value, words) = if digits(tok) {
-        if glued_before {
+        if glued_before || scripted(t, i) || footnote_marker(t, i, text) {
             return None;
         }
-        let (end, value) = digit_number(t, i, text);
-        // Digits glued to letters (`10m2`, `2023q1`) are an identifier, not a number.
+        let (mut end, mut value) = digit_number(t, i, text);
+        // Digits glued to letters (`10m2`, `2023q1`) or a subscript (`10_2`) are an
+        // identifier, not a number.
         if t.get(end).is_some_and(|n| {
-            touch(&t[end - 1], n) && n.text.chars().next().is_some_and(char::is_alphabetic)
+            touch(&t[end - 1], n)
+                && (n.text == "_" || n.text.chars().next().is_some_and(char::is_alphabetic))
         }) {
             return None;
+        }
+        if t.get(end)
+            .is_some_and(|n| n.text == "^" && touch(&t[end - 1], n))
+        {
+            // `10^25` is 10 to the 25th; any other power is no value we read.
+            let exp = t
+                .get(end + 1)
+                .filter(|e| digits(e) && touch(&t[end], e))
+                .and_then(|e| e.text.parse::<u32>().ok())
+                .filter(|e| *e <= 30 && value == "10")?;
+            value = scaled("1", exp);
+            end += 2;
         }
         (end, value, false)
     } else {
@@ -402,6 +452,7 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
         "minimum",
         "min",
         "no earlier than",
+        "not earlier than",
     ];
     const MAX: &[&str] = &[
         "not more than",
@@ -414,6 +465,7 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
         "max",
         "within",
         "no later than",
+        "not later than",
         "less than",
         "fewer than",
     ];
@@ -545,7 +597,8 @@ fn cuts(text: &str, at: usize) -> bool {
     if matches!(b, ',' | '.') && numeric(a) && b2.is_some_and(numeric) {
         return true;
     }
-    false
+    // `10|^25`, `10^|25`, `CO|_2`
+    matches!(a, '^' | '_') && b.is_alphanumeric() || matches!(b, '^' | '_') && a.is_alphanumeric()
 }
 
 /// Whether the end of a piece at byte `end` drops what makes its last number what it
@@ -599,6 +652,39 @@ mod tests {
     }
 
     #[test]
+    fn scripts_and_footnote_markers_never_fuse_into_a_number() {
+        let v = |s: &str| number_values(s, true).into_iter().collect::<Vec<_>>();
+        assert_eq!(
+            v("trained with 10^25 operations"),
+            vec!["10000000000000000000000000"]
+        );
+        assert_eq!(v("a 2^10 table"), Vec::<String>::new());
+        assert_eq!(v("10^99 steps"), Vec::<String>::new());
+        assert_eq!(v("CO_2 and 10_2"), Vec::<String>::new());
+        assert_eq!(k_of("10^3 years"), vec!["1000 year"]);
+        assert!(!v("10^25 operations").contains(&"1025".to_string()));
+        assert!(!v("10^25 operations").contains(&"25".to_string()));
+        assert_eq!(
+            v("signed by the President.2 The bill"),
+            Vec::<String>::new()
+        );
+        assert_eq!(v("signed by the President.2"), Vec::<String>::new());
+        assert_eq!(v("see No.2 The list"), vec!["2"]);
+        assert_eq!(v("rate of 5.2 The next"), vec!["5.2"]);
+        assert_eq!(v("the Act.2 (b) applies"), vec!["2"]);
+        assert!(!verbatim_part("about 10^25 operations", "about 10"));
+        assert!(!verbatim_part("about 10^25 operations", "25 operations"));
+        assert!(verbatim_part(
+            "about 10^25 operations",
+            "about 10^25 operations"
+        ));
+    }
+
+    fn k_of(s: &str) -> Vec<String> {
+        figure_keys(s)
+    }
+
+    #[test]
     fn figures_carry_units_and_bounds() {
         let k = |s: &str| figure_keys(s);
         assert_eq!(k("a minimum fine of $5,000."), vec!["5000 dollar"]);
@@ -617,6 +703,10 @@ mod tests {
         assert_eq!(b("within 60 days of discovery"), Bound::Max);
         assert_eq!(b("for 10 years"), Bound::Exact);
         assert_eq!(b("for 10 years or more"), Bound::Min);
+        assert_eq!(b("not later than 10 days"), Bound::Max);
+        assert_eq!(b("not earlier than 10 days"), Bound::Min);
+        assert_eq!(b("not more than 7 years"), Bound::Max);
+        assert_eq!(b("no fewer than 7 sessions"), Bound::Min);
     }
 
     #[test]

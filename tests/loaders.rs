@@ -437,3 +437,75 @@ fn devices_fifos_and_proc_links_are_failures_under_their_own_paths_and_never_rea
     assert_eq!(failed.len(), 6, "{r}");
     assert_eq!(r["added"], 1, "{r}");
 }
+
+/// The stored text of the only document of `idx`.
+fn stored_text(idx: &Path, name: &str) -> String {
+    let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
+    conn.query_row(
+        "SELECT text FROM documents WHERE path LIKE ?1",
+        [format!("%{name}")],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+/// `attest ask` (JSON) and `attest search` output for `q`, as text.
+fn ask_and_search(idx: &Path, q: &str) -> String {
+    let ask = attest(idx)
+        .args(["ask", q, "--no-memory", "--json"])
+        .output()
+        .unwrap();
+    let search = attest(idx).args(["search", q, "--json"]).output().unwrap();
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&ask.stdout),
+        String::from_utf8_lossy(&search.stdout)
+    )
+}
+
+#[test]
+fn superscripts_footnote_markers_links_and_entities_never_reach_answers_raw() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let html = "<html><body><h1>Compute thresholds</h1>\
+        <p>General-purpose models trained with more than 10<sup>25</sup> floating point \
+        operations are presumed to carry systemic risk.</p>\
+        <p>The regulation was signed by the President<sup>2</sup> in the spring.</p></body></html>";
+    std::fs::write(docs.join("compute.html"), html).unwrap();
+    let md = "# Accounting of disclosures\n\nThe covered entity may extend the time required by \
+        paragraph &#40;c)(1) of this section once, as the [HHS guidance](https://www.hhs.gov/x_(1)) \
+        explains, by no more than 30 days.\n";
+    std::fs::write(docs.join("accounting.md"), md).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_with(&idx, &docs, &[]);
+    assert_eq!(code, 0, "{r}");
+
+    let html_text = stored_text(&idx, "compute.html");
+    assert!(html_text.contains("10^25 floating point"), "{html_text}");
+    assert!(
+        html_text.contains("President^2 in the spring"),
+        "{html_text}"
+    );
+    assert!(!html_text.contains("1025") && !html_text.contains("President2"));
+    let shown = ask_and_search(
+        &idx,
+        "How many floating point operations make a model carry systemic risk?",
+    );
+    assert!(shown.contains("10^25"), "{shown}");
+    assert!(!shown.contains("1025"), "{shown}");
+
+    let md_text = stored_text(&idx, "accounting.md");
+    assert!(
+        md_text.contains("paragraph (c)(1) of this section once, as the HHS guidance explains"),
+        "{md_text}"
+    );
+    let shown = ask_and_search(
+        &idx,
+        "How long may the covered entity extend the time required for the accounting?",
+    );
+    assert!(shown.contains("paragraph (c)(1)"), "{shown}");
+    for raw in ["](", "&#40;", "https://www.hhs.gov"] {
+        assert!(!shown.contains(raw), "{raw} shown: {shown}");
+    }
+}

@@ -253,3 +253,32 @@ fn the_server_rejects_a_quote_cut_inside_a_number() {
     }
     s.stop();
 }
+
+#[test]
+fn validate_reads_legal_bounds_as_bounds_and_still_catches_flips() {
+    let (_tmp, idx) = super::cli::sample_index();
+    let evidence = r#"[
+ {"id": "E1", "quote": "The county shall notify the client not later than 10 days after the breach."},
+ {"id": "E2", "quote": "The county shall not disclose client records to an employer."},
+ {"id": "E3", "quote": "Client records shall be retained for not less than seven (7) years."}
+]"#;
+    let (r, _) = validate_strict(
+        &idx,
+        "The county shall notify the client within 10 days after the breach [E1].",
+        evidence,
+    );
+    for kind in ["polarity_mismatch", "figure_not_in_evidence"] {
+        assert!(!kinds(&r).contains(&kind.to_string()), "{r}");
+    }
+    for text in [
+        "The county shall disclose client records to an employer [E2].",
+        "Client records shall be retained for not more than 7 years [E3].",
+    ] {
+        let (r, code) = validate_strict(&idx, text, evidence);
+        assert_eq!(code, 1, "{text} passed: {r}");
+        assert!(
+            kinds(&r).contains(&"polarity_mismatch".to_string()),
+            "{text}: {r}"
+        );
+    }
+}

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::docx;
 use super::layout::Layout;
+use super::mdinline;
 use super::pdflayout;
 use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
 use super::textlayout;
@@ -511,7 +512,14 @@ fn load_kind(
                     path: path.to_path_buf(),
                 });
             }
-            let title = if kind == SourceKind::Markdown {
+            let markdown = kind == SourceKind::Markdown;
+            // Links and character references are stored rendered (see `mdinline`).
+            let rendered = match markdown.then(|| mdinline::render(&text)) {
+                Some(std::borrow::Cow::Owned(s)) => Some(s),
+                _ => None,
+            };
+            let text = rendered.unwrap_or(text);
+            let title = if markdown {
                 markdown_title(&text)
             } else {
                 None
@@ -963,6 +971,8 @@ struct HtmlText {
     heading: Option<(u8, String)>,
     /// Headings read, in order (level, collapsed text).
     headings: Vec<(u8, String)>,
+    /// The mark owed before the first text of an open `sup` (`^`) or `sub` (`_`).
+    script: Option<char>,
 }
 
 impl HtmlText {
@@ -976,6 +986,7 @@ impl HtmlText {
             list_depth: 0,
             heading: None,
             headings: Vec::new(),
+            script: None,
         }
     }
 
@@ -1024,20 +1035,21 @@ impl HtmlText {
         if s.is_empty() {
             return;
         }
-        if let Some((_, h)) = &mut self.heading {
-            h.push_str(s);
-        }
         if self.pre_depth > 0 {
             self.flush();
+            let mark = self.script_mark(s);
             self.out.push_str(s);
+            self.heading_text(s, mark);
             return;
         }
         if s.starts_with(char::is_whitespace) && self.sep == Sep::None {
             self.sep = Sep::Space;
         }
+        let mut mark = None;
         let mut words = s.split_whitespace().peekable();
         while let Some(word) = words.next() {
             self.flush();
+            mark = mark.or(self.script_mark(word));
             self.out.push_str(word);
             if words.peek().is_some() {
                 self.sep = Sep::Space;
@@ -1046,10 +1058,42 @@ impl HtmlText {
         if s.ends_with(char::is_whitespace) && self.sep == Sep::None {
             self.sep = Sep::Space;
         }
+        self.heading_text(s, mark);
+    }
+
+    /// Add `s` to the heading being read, with the script mark written before it.
+    fn heading_text(&mut self, s: &str, mark: Option<char>) {
+        if let Some((_, h)) = &mut self.heading {
+            let body = s.trim_start();
+            h.push_str(&s[..s.len() - body.len()]);
+            h.extend(mark);
+            h.push_str(body);
+        }
+    }
+
+    /// Write the `^` / `_` owed by an open `sup` / `sub` before its first text `s`,
+    /// so that `10<sup>25</sup>` reads `10^25`, never `1025`. An ordinal suffix after a
+    /// digit (`5<sup>th</sup>`) is written plain.
+    fn script_mark(&mut self, s: &str) -> Option<char> {
+        if s.trim().is_empty() {
+            return None;
+        }
+        let mark = self.script.take()?;
+        let ordinal = matches!(s, "st" | "nd" | "rd" | "th")
+            && self.out.ends_with(|c: char| c.is_ascii_digit());
+        if ordinal {
+            return None;
+        }
+        self.out.push(mark);
+        Some(mark)
     }
 
     fn open(&mut self, name: &str) {
         match name {
+            "sup" | "sub" => {
+                self.script = Some(if name == "sup" { '^' } else { '_' });
+                return;
+            }
             "br" => {
                 if self.pre_depth > 0 {
                     self.out.push('\n');
@@ -1096,6 +1140,7 @@ impl HtmlText {
             "ul" | "ol" => self.list_depth = self.list_depth.saturating_sub(1),
             // An item without text leaves no dangling marker.
             "li" => self.prefix = None,
+            "sup" | "sub" => self.script = None,
             _ => {}
         }
         self.block(html_block_breaks(name, self.list_depth));
@@ -2027,6 +2072,21 @@ mod tests {
     }
 
     #[test]
+    fn markdown_links_and_references_are_stored_rendered_text_files_verbatim() {
+        let dir = tempfile::tempdir().unwrap();
+        let md = b"# The [Act](https://x.org/act)\n\nSee paragraph &#40;c)(1) of [this section](s.md).\n";
+        let doc = load_one(&write(dir.path(), "act.md", md));
+        assert_eq!(
+            doc.text,
+            "# The Act\n\nSee paragraph (c)(1) of this section.\n"
+        );
+        assert_eq!(doc.title, "The Act");
+        let txt = b"See paragraph &#40;c)(1) of [this](s.md).\n";
+        let doc = load_one(&write(dir.path(), "act.txt", txt));
+        assert_eq!(doc.text.as_bytes(), txt);
+    }
+
+    #[test]
     fn text_file_loads_verbatim_with_stem_title() {
         let dir = tempfile::tempdir().unwrap();
         let bytes = b"  leading spaces\nand trailing newline\n\n";
@@ -2062,6 +2122,24 @@ mod tests {
             a | b\nc | d\n\n\
             code  keeps\n  spacing";
         assert_eq!(doc.text, expected);
+    }
+
+    #[test]
+    fn html_superscripts_and_subscripts_never_fuse_with_the_text_before() {
+        let dir = tempfile::tempdir().unwrap();
+        let html = "<html><body><h2>E = mc<sup>2</sup></h2>\
+            <p>Models trained with 10<sup>25</sup> operations.</p>\
+            <p>The President<sup><a href=\"#fn2\">2</a></sup> signed on the 5<sup>th</sup>.</p>\
+            <p>Emissions of CO<sub>2</sub> fell.</p><p>x<sup> </sup>y</p></body></html>";
+        let path = write(dir.path(), "page.html", html.as_bytes());
+        let doc = load_one(&path);
+        let expected = "E = mc^2\n\n\
+            Models trained with 10^25 operations.\n\n\
+            The President^2 signed on the 5th.\n\n\
+            Emissions of CO_2 fell.\n\nx y";
+        assert_eq!(doc.text, expected);
+        assert!(!doc.text.contains("1025"));
+        assert_eq!(doc.layout.headings.len(), 1, "{:?}", doc.layout.headings);
     }
 
     #[test]

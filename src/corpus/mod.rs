@@ -2,12 +2,15 @@
 //! into sentences ([`segment`]) and chunks ([`chunk`]) as byte spans.
 //!
 //! Spans are the truth: every sentence and chunk is a `[start, end)` byte range of the
-//! stored text, and for Markdown and plain text the stored text is the file's text.
+//! stored text. For plain text the stored text is the file's text; for Markdown too, but
+//! for inline links and images (stored as their text) and character references (decoded),
+//! see [`mdinline`].
 
 pub mod chunk;
 pub mod docx;
 pub mod layout;
 pub mod load;
+pub mod mdinline;
 pub mod pdflayout;
 pub mod pdftext;
 pub mod segment;

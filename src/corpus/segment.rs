@@ -552,6 +552,39 @@ fn skip_ws(text: &str, mut i: usize, limit: usize) -> usize {
     i
 }
 
+/// Bytes of a footnote marker right after a sentence's terminator at `k` (the terminator
+/// run starts at `dot`), which belongs to the sentence it ends: `^2` as HTML superscripts
+/// are stored, or up to three digits after `word.` in PDF text (`President.2 The`: a
+/// lower-case letter before the period, a space and a capital after the digits).
+fn footnote_mark_len(text: &str, dot: usize, k: usize, end: usize) -> usize {
+    let rest = &text[k..end];
+    let caret = rest.starts_with('^');
+    let body = &rest[usize::from(caret)..];
+    let n = body.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 || n > 3 {
+        return 0;
+    }
+    let after = &body[n..];
+    let spaced = after.starts_with(char::is_whitespace);
+    if caret {
+        return if spaced || after.is_empty() { n + 1 } else { 0 };
+    }
+    let word: String = text[..dot]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphabetic())
+        .collect();
+    let capital = after.trim_start().starts_with(char::is_uppercase);
+    let lower_end = word.chars().next().is_some_and(char::is_lowercase);
+    let word: String = word.chars().rev().collect::<String>().to_lowercase();
+    let numbering = crate::figure::NUMBERING_ABBREVIATIONS.contains(&word.as_str());
+    if spaced && capital && lower_end && !numbering && word.chars().count() >= 3 {
+        n
+    } else {
+        0
+    }
+}
+
 fn split_block(text: &str, block: Block, out: &mut Vec<Span>) {
     let end = block.end;
     let mut sent_start = block.start;
@@ -584,6 +617,7 @@ fn split_block(text: &str, block: Block, out: &mut Vec<Span>) {
                 break;
             }
         }
+        k += footnote_mark_len(text, run_start, k, end);
         if k >= end {
             break;
         }
@@ -935,6 +969,23 @@ mod tests {
             "Version 1.2.3 is out. Yes.",
             &["Version 1.2.3 is out.", "Yes."],
         );
+    }
+
+    #[test]
+    fn footnote_markers_stay_with_the_sentence_they_end() {
+        check(
+            "It was signed by the President.2 The bill then passed.",
+            &["It was signed by the President.2", "The bill then passed."],
+        );
+        check(
+            "It was signed by the President.^2 The bill then passed.",
+            &["It was signed by the President.^2", "The bill then passed."],
+        );
+        check(
+            "Growth was 5.2 The rest was flat.",
+            &["Growth was 5.2 The rest was flat."],
+        );
+        check("See para.2 Then stop.", &["See para.2 Then stop."]);
     }
 
     #[test]

@@ -9,12 +9,17 @@
 //!   numbers: `31/12/2030` states 31, 12 and 2030).
 //! * **Polarity.** The sentence and the cited sentence that shares most of its content
 //!   words must agree on negation (`not`, `no`, `never`, `cannot`, `-n't`, `nor`,
-//!   `neither`, `none`, `nothing`, `without`, `except`).
+//!   `neither`, `none`, `nothing`, `without`, `except`). A bound is no negation: `not later
+//!   than 10 days` states what `within 10 days` states, `not less than seven (7) years`
+//!   what `at least 7 years` states ([`BOUND_PHRASES`] are read past).
+//! * **Bounds.** A figure stated as a floor where every cited text stating it has it as a
+//!   ceiling, or the reverse (`not more than 7 years` against `not less than 7 years`),
+//!   contradicts.
 
 use std::collections::HashSet;
 
 use crate::corpus::segment::sentences;
-use crate::figure::number_values;
+use crate::figure::{figures_of, number_values, Bound, Figure};
 use crate::text::content_words;
 use crate::text::figures;
 use crate::text::words;
@@ -23,6 +28,30 @@ use crate::text::words;
 const NEGATIONS: &[&str] = &[
     "not", "no", "never", "cannot", "nor", "neither", "none", "nothing", "nobody", "without",
     "except",
+];
+
+/// Phrases that bound a figure rather than negate a statement (lower case, by words).
+pub const BOUND_PHRASES: &[&[&str]] = &[
+    &["not", "later", "than"],
+    &["no", "later", "than"],
+    &["not", "earlier", "than"],
+    &["no", "earlier", "than"],
+    &["not", "sooner", "than"],
+    &["no", "sooner", "than"],
+    &["not", "less", "than"],
+    &["no", "less", "than"],
+    &["not", "more", "than"],
+    &["no", "more", "than"],
+    &["not", "fewer", "than"],
+    &["no", "fewer", "than"],
+    &["not", "greater", "than"],
+    &["no", "greater", "than"],
+    &["not", "longer", "than"],
+    &["no", "longer", "than"],
+    &["not", "shorter", "than"],
+    &["no", "shorter", "than"],
+    &["not", "to", "exceed"],
+    &["not", "exceeding"],
 ];
 
 /// How a claim contradicts what it cites.
@@ -45,14 +74,59 @@ impl Contradiction {
     }
 }
 
-/// Whether `text` carries a negation.
+/// Whether `text` carries a negation; the `not` / `no` of a bound ([`BOUND_PHRASES`])
+/// is none.
 pub fn negated(text: &str) -> bool {
     let lower = text.to_lowercase();
-    lower.contains("n't")
-        || lower.contains("n\u{2019}t")
-        || words(&lower)
+    if lower.contains("n't") || lower.contains("n\u{2019}t") {
+        return true;
+    }
+    let ws = words(&lower);
+    let mut i = 0;
+    while i < ws.len() {
+        let bound = BOUND_PHRASES.iter().find(|p| {
+            ws.get(i..i + p.len())
+                .is_some_and(|w| w.iter().zip(p.iter()).all(|(a, b)| a == b))
+        });
+        if let Some(p) = bound {
+            i += p.len();
+            continue;
+        }
+        if NEGATIONS.contains(&ws[i].as_str()) {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// A figure `claim` states as a floor where every cited text that states it has it as a
+/// ceiling, or the reverse: its key and the two bounds.
+pub fn flipped_bound(claim: &str, sources: &[&str]) -> Option<(String, Bound, Bound)> {
+    let cited: Vec<Figure> = sources.iter().flat_map(|s| figures_of(s)).collect();
+    figures_of(claim).into_iter().find_map(|f| {
+        let opposite = match f.bound {
+            Bound::Min => Bound::Max,
+            Bound::Max => Bound::Min,
+            Bound::Exact => return None,
+        };
+        let same: Vec<Bound> = cited
             .iter()
-            .any(|w| NEGATIONS.contains(&w.as_str()))
+            .filter(|c| c.key() == f.key())
+            .map(|c| c.bound)
+            .collect();
+        let flipped = same.contains(&opposite) && !same.contains(&f.bound);
+        flipped.then(|| (f.key(), f.bound, opposite))
+    })
+}
+
+/// `at least` / `at most` / `exactly`, as a bound is explained.
+fn bound_word(b: Bound) -> &'static str {
+    match b {
+        Bound::Min => "a floor (at least)",
+        Bound::Max => "a ceiling (at most)",
+        Bound::Exact => "exact",
+    }
 }
 
 /// The first figure of `claim` that no text of `sources` states, if any: figures with
@@ -209,6 +283,16 @@ pub fn contradiction(claim: &str, sources: &[&str]) -> Option<(Contradiction, St
             format!("the sentence {c} what it states, but the cited text closest to it {s}"),
         ));
     }
+    if let Some((f, mine, theirs)) = flipped_bound(claim, sources) {
+        return Some((
+            Contradiction::PolarityMismatch,
+            format!(
+                "states \"{f}\" as {}, but the cited text states it as {}",
+                bound_word(mine),
+                bound_word(theirs)
+            ),
+        ));
+    }
     None
 }
 
@@ -271,6 +355,47 @@ mod tests {
         ));
         assert!(negated("No county may disclose records."));
         assert!(!negated("Notice is given to the county."));
+    }
+
+    #[test]
+    fn bounds_are_not_negations_but_a_flipped_bound_contradicts() {
+        let src = "The notice shall be given not later than 10 days after the breach.";
+        assert!(!negated(src));
+        assert_eq!(
+            contradiction(
+                "The notice shall be given within 10 days after the breach",
+                &[src]
+            ),
+            None
+        );
+        let keep = "Records shall be kept for not less than seven (7) years.";
+        for ok in [
+            "Records shall be kept for at least 7 years",
+            "Records shall be kept for no fewer than 7 years",
+        ] {
+            assert_eq!(contradiction(ok, &[keep]), None, "{ok}");
+        }
+        let flip = contradiction("Records shall be kept for not more than 7 years", &[keep]);
+        assert_eq!(flip.map(|c| c.0), Some(Contradiction::PolarityMismatch));
+        assert_eq!(
+            flipped_bound("kept for at most 7 years", &[keep]),
+            Some(("7 year".into(), Bound::Max, Bound::Min))
+        );
+        assert_eq!(flipped_bound("kept for 7 years", &[keep]), None);
+        let secret = "The county shall not disclose client records to any employer.";
+        assert_eq!(
+            contradiction(
+                "The county shall disclose client records to any employer",
+                &[secret]
+            )
+            .map(|c| c.0),
+            Some(Contradiction::PolarityMismatch)
+        );
+        assert!(negated("Records are not kept, no later than ever."));
+        assert!(negated("It shall not, no later than 5 days, be sent."));
+        assert!(!negated(
+            "Fees not to exceed $50 and not exceeding 5 visits."
+        ));
     }
 
     #[test]

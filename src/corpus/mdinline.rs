@@ -1,0 +1,263 @@
+//! Markdown inline syntax that would otherwise reach a quote raw: inline links and images
+//! are stored as their text (`[the Act](https://…)` → `the Act`, `![a map](m.png)` →
+//! `a map`) and character references are decoded (`&#40;` → `(`, `&amp;` → `&`). All else
+//! stays byte for byte; code spans and fenced code blocks are left as written, and a link
+//! never spans a line, so line numbers still map onto the file. Linear in the text.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Deepest link nesting rendered (`[![alt](img)](url)` is 2); deeper text stays raw.
+const MAX_DEPTH: usize = 8;
+
+/// Named character references decoded (the common ones; others stay as written).
+const NAMED: &[(&str, char)] = &[
+    ("amp", '&'),
+    ("lt", '<'),
+    ("gt", '>'),
+    ("quot", '"'),
+    ("apos", '\''),
+    ("nbsp", '\u{a0}'),
+    ("ndash", '–'),
+    ("mdash", '—'),
+    ("sect", '§'),
+    ("para", '¶'),
+    ("copy", '©'),
+    ("reg", '®'),
+    ("trade", '™'),
+    ("hellip", '…'),
+    ("lsquo", '‘'),
+    ("rsquo", '’'),
+    ("ldquo", '“'),
+    ("rdquo", '”'),
+    ("deg", '°'),
+    ("plusmn", '±'),
+    ("times", '×'),
+    ("middot", '·'),
+    ("euro", '€'),
+    ("pound", '£'),
+];
+
+/// `text` with inline links and images rendered as their text and character references
+/// decoded, outside code; borrowed when there is nothing to render.
+pub fn render(text: &str) -> Cow<'_, str> {
+    if !text.contains(['[', '&']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut fence: Option<(char, usize)> = None;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start_matches(' ');
+        let indent = line.len() - trimmed.len();
+        let fence_char = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
+        if let Some(c) = fence_char.filter(|_| indent <= 3) {
+            let run = trimmed.chars().take_while(|x| *x == c).count();
+            if run >= 3 {
+                match fence {
+                    None => fence = Some((c, run)),
+                    Some((open, len)) if open == c && run >= len => fence = None,
+                    Some(_) => {}
+                }
+                out.push_str(line);
+                continue;
+            }
+        }
+        if fence.is_some() {
+            out.push_str(line);
+        } else {
+            let l = Line::new(line);
+            l.render(0, line.len(), 0, &mut out);
+        }
+    }
+    if out == text {
+        Cow::Borrowed(text)
+    } else {
+        Cow::Owned(out)
+    }
+}
+
+/// One line with its code spans and matching brackets and parentheses.
+struct Line<'a> {
+    s: &'a str,
+    /// Code span start → end (exclusive).
+    code: HashMap<usize, usize>,
+    /// `[` → its matching `]`; `(` → its matching `)`.
+    close: HashMap<usize, usize>,
+}
+
+impl<'a> Line<'a> {
+    fn new(s: &'a str) -> Self {
+        let b = s.as_bytes();
+        let code = code_spans(b);
+        let mut close = HashMap::new();
+        let (mut squares, mut rounds) = (Vec::new(), Vec::new());
+        let mut i = 0;
+        while i < b.len() {
+            if let Some(&e) = code.get(&i) {
+                i = e;
+                continue;
+            }
+            match b[i] {
+                b'\\' => i += 1,
+                b'[' => squares.push(i),
+                b'(' => rounds.push(i),
+                b']' => {
+                    if let Some(o) = squares.pop() {
+                        close.insert(o, i);
+                    }
+                }
+                b')' => {
+                    if let Some(o) = rounds.pop() {
+                        close.insert(o, i);
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        Line { s, code, close }
+    }
+
+    /// Render `s[lo..hi]` into `out`.
+    fn render(&self, lo: usize, hi: usize, depth: usize, out: &mut String) {
+        let b = self.s.as_bytes();
+        let mut i = lo;
+        while i < hi {
+            if let Some(&e) = self.code.get(&i) {
+                let e = e.min(hi);
+                out.push_str(&self.s[i..e]);
+                i = e;
+                continue;
+            }
+            let image = b[i] == b'!' && b.get(i + 1) == Some(&b'[');
+            let open = if image { i + 1 } else { i };
+            if b[open] == b'[' && depth < MAX_DEPTH {
+                if let Some((text_end, end)) = self.link(open, hi) {
+                    self.render(open + 1, text_end, depth + 1, out);
+                    i = end;
+                    continue;
+                }
+            }
+            if b[i] == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii_punctuation) {
+                out.push_str(&self.s[i..i + 2]);
+                i += 2;
+                continue;
+            }
+            if b[i] == b'&' {
+                if let Some((c, len)) = reference(&self.s[i..hi]) {
+                    out.push(c);
+                    i += len;
+                    continue;
+                }
+            }
+            let c = self.s[i..].chars().next().expect("char boundary");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+
+    /// An inline link whose `[` is at `open`, ending by `hi`: the end of its text (its
+    /// `]`) and the byte after its `)`.
+    fn link(&self, open: usize, hi: usize) -> Option<(usize, usize)> {
+        let text_end = *self.close.get(&open)?;
+        let paren = text_end + 1;
+        if self.s.as_bytes().get(paren) != Some(&b'(') {
+            return None;
+        }
+        let paren_end = *self.close.get(&paren)?;
+        let dest = self.s[paren + 1..paren_end].trim();
+        (paren_end < hi && !dest.is_empty()).then_some((text_end, paren_end + 1))
+    }
+}
+
+/// Code spans of a line: a backtick run to the next run of the same length.
+fn code_spans(b: &[u8]) -> HashMap<usize, usize> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'`' {
+            let n = b[i..].iter().take_while(|c| **c == b'`').count();
+            runs.push((i, n));
+            i += n;
+        } else {
+            i += 1;
+        }
+    }
+    // For each run, the next run of its length (scanned from the end: linear).
+    let mut next_of_len: HashMap<usize, usize> = HashMap::new();
+    let mut next = vec![None; runs.len()];
+    for (k, (_, n)) in runs.iter().enumerate().rev() {
+        next[k] = next_of_len.get(n).copied();
+        next_of_len.insert(*n, k);
+    }
+    let mut spans = HashMap::new();
+    let mut k = 0;
+    while k < runs.len() {
+        match next[k] {
+            Some(m) => {
+                let (start, _) = runs[k];
+                let (end, n) = runs[m];
+                spans.insert(start, end + n);
+                k = m + 1;
+            }
+            None => k += 1,
+        }
+    }
+    spans
+}
+
+/// The character reference at the start of `s` (`&#40;`, `&#x28;`, `&amp;`): the
+/// character and the reference's length.
+fn reference(s: &str) -> Option<(char, usize)> {
+    let semi = s.as_bytes().iter().take(33).position(|b| *b == b';')?;
+    let body = &s[1..semi];
+    let c = if let Some(num) = body.strip_prefix('#') {
+        let (digits, radix) = match num.strip_prefix(['x', 'X']) {
+            Some(hex) if (1..=6).contains(&hex.len()) => (hex, 16),
+            None if (1..=7).contains(&num.len()) => (num, 10),
+            _ => return None,
+        };
+        if !digits.chars().all(|c| c.is_digit(radix)) {
+            return None;
+        }
+        let v = u32::from_str_radix(digits, radix).ok()?;
+        char::from_u32(v)
+            .filter(|c| *c != '\0')
+            .unwrap_or('\u{fffd}')
+    } else {
+        NAMED.iter().find(|(n, _)| *n == body)?.1
+    };
+    Some((c, semi + 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render;
+
+    #[test]
+    fn links_images_and_references_are_rendered_outside_code() {
+        let r = |s: &str| render(s).into_owned();
+        assert_eq!(
+            r("See [the Act](https://example.org/act_(2020)) now.\n"),
+            "See the Act now.\n"
+        );
+        assert_eq!(r("![a map](m.png \"Map\") here"), "a map here");
+        assert_eq!(r("[![logo](l.png)](https://x.org)"), "logo");
+        assert_eq!(
+            r("paragraph &#40;c)(1) &amp; &#x28;2) &bogus; &#0;"),
+            "paragraph (c)(1) & (2) &bogus; \u{fffd}"
+        );
+        assert_eq!(r("`[a](b) &amp;` and [x](y)"), "`[a](b) &amp;` and x");
+        assert_eq!(
+            r("```\n[a](b) &amp;\n```\n[a](b)"),
+            "```\n[a](b) &amp;\n```\na"
+        );
+        let untouched = "\\[a](b) and [c] (d) and [e]() and [f]";
+        assert_eq!(r(untouched), untouched);
+        assert_eq!(r("[a\n](b)"), "[a\n](b)");
+        let plain = "No links here.";
+        assert!(matches!(render(plain), std::borrow::Cow::Borrowed(_)));
+        let many = "[".repeat(100_000) + "x" + &"](y)".repeat(100_000);
+        assert!(render(&many).len() <= many.len());
+    }
+}
