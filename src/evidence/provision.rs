@@ -238,17 +238,28 @@ fn floor_boundary(text: &str, at: usize) -> usize {
 }
 
 /// The list items (raw spans, markers included) right after the lead-in sentence `raw`:
-/// consecutive items, blank lines allowed, up to a heading, a sentence that is not an
-/// item, or an item at the lead-in's own level (same marker kind, no deeper indent).
+/// consecutive items (with any further sentences on their lines), blank lines allowed, up
+/// to a heading, a line that is not an item, or an item at the lead-in's own level (same
+/// marker kind, no deeper indent).
 fn items_after(text: &str, raw: Span) -> Vec<Span> {
     let to = floor_boundary(text, raw.end + LIST_WINDOW_BYTES);
     let sents = window_sentences(text, raw.end, to);
     let own = marker_kind(text, raw).map(|k| (k, column(text, raw.start)));
-    let mut items = Vec::new();
+    let mut items: Vec<Span> = Vec::new();
     for (k, &s) in sents.iter().enumerate() {
         let cut_by_window = to < text.len() && k + 1 == sents.len();
-        if cut_by_window || is_heading_or_rule(s.slice(text)) || !is_item(text, s) {
+        if cut_by_window || is_heading_or_rule(s.slice(text)) {
             break;
+        }
+        if !is_item(text, s) {
+            // A further sentence on an item's line belongs to the item.
+            match items.last() {
+                Some(prev) if same_line(text, *prev, s) => {
+                    items.push(s);
+                    continue;
+                }
+                _ => break,
+            }
         }
         let level = own.is_some_and(|(kind, col)| {
             marker_kind(text, s) == Some(kind) && column(text, s.start) <= col
@@ -275,11 +286,17 @@ fn lead_in_of(text: &str, raw: Span) -> Option<Span> {
             let items = items_after(text, s);
             return items.iter().any(|i| i.start == raw.start).then_some(s);
         }
-        if !is_item(text, s) {
+        let continues_an_item = k > 0 && same_line(text, sents[k - 1], s);
+        if !is_item(text, s) && !continues_an_item {
             return None;
         }
     }
     None
+}
+
+/// Whether sentence `next` starts on the line where sentence `prev` ends.
+fn same_line(text: &str, prev: Span, next: Span) -> bool {
+    !text[prev.end..next.start].contains('\n')
 }
 
 /// Whether an item stands as a sentence of its own: upper case, a finite verb, a full stop.
@@ -355,6 +372,14 @@ mod tests {
         assert!(!may_cut(s, s.find("and the way").unwrap()));
         let s = "The county must keep the file, and the clinic must keep a copy of it.";
         assert!(may_cut(s, s.find("and the clinic").unwrap()));
+    }
+
+    #[test]
+    fn an_item_keeps_its_further_sentences() {
+        let t = "The three levels are:\n\n- Emergent: at risk. Staff must act now.\n- Routine: all other requests.\n";
+        let raw = Span::new(t.find("- Routine").unwrap(), t.len() - 1);
+        let got = in_list(t, raw).unwrap();
+        assert_eq!(got[0].0.slice(t), t.trim_end());
     }
 
     #[test]
