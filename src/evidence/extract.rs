@@ -34,7 +34,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::provision::{self, MAX_PROVISION_WORDS};
+use super::provision::{self, is_heading_or_rule, strip_marker, MAX_PROVISION_WORDS};
 use crate::corpus::layout::Layout;
 use crate::corpus::segment::{sentences, Span};
 use crate::error::Error;
@@ -671,50 +671,6 @@ fn trim_span(text: &str, span: Span) -> Span {
     Span::new(span.start + lead, span.start + lead + t.len())
 }
 
-/// Leave a list marker (`-`, `*`, `1.`, `(a)`, `2)`) and Markdown emphasis out of a
-/// sentence span.
-pub(super) fn strip_marker(text: &str, span: Span) -> Span {
-    let s = span.slice(text);
-    let mut skip = 0;
-    let t = s;
-    if let Some(rest) = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .or_else(|| t.strip_prefix("+ "))
-        .or_else(|| t.strip_prefix("• "))
-        .or_else(|| t.strip_prefix("> "))
-    {
-        skip = t.len() - rest.len();
-    } else {
-        // "1.", "1.2.", "2)", "(a)", "(iv)", "a)" followed by whitespace.
-        let first_ws = t.find(char::is_whitespace).unwrap_or(t.len());
-        let tok = &t[..first_ws];
-        let inner = tok
-            .trim_start_matches('(')
-            .trim_end_matches([')', '.'])
-            .replace('.', "");
-        let is_marker = first_ws < t.len()
-            && tok.len() <= 8
-            && (tok.ends_with('.') || tok.ends_with(')'))
-            && !inner.is_empty()
-            && (inner.chars().all(|c| c.is_ascii_digit())
-                || (inner.len() <= 4 && inner.chars().all(|c| c.is_ascii_lowercase())));
-        if is_marker {
-            skip = first_ws;
-        }
-    }
-    let rest = &s[skip..];
-    let rest_trim = rest.trim_start().trim_start_matches("**").trim_start();
-    let start = span.start + (s.len() - rest_trim.len());
-    Span::new(start.min(span.end), span.end)
-}
-
-/// Whether `s` is a Markdown heading, a table row or a rule.
-pub(super) fn is_heading_or_rule(s: &str) -> bool {
-    let t = s.trim_start();
-    t.starts_with('#') || t.starts_with('|') || t.chars().all(|c| "-*_=".contains(c))
-}
-
 /// The sentence of `text` that ends before `at`, if it is in the same paragraph (no
 /// blank line or heading between, or the blank line interrupts an unfinished sentence)
 /// and is not a heading.
@@ -760,7 +716,14 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
             continue;
         }
         if let Some(list) = provision::in_list(doc_text, sent).filter(|_| !labelled) {
-            for (span, state) in list {
+            for (span, how) in list {
+                let state = match how {
+                    provision::ListQuote::Whole => Completeness::Complete,
+                    provision::ListQuote::FromLeadIn => {
+                        Completeness::Extended("a list item; quoted with its lead-in".into())
+                    }
+                    provision::ListQuote::Incomplete(why) => Completeness::Incomplete(why),
+                };
                 let q = span.slice(doc_text);
                 if word_count(q) < MIN_WORDS {
                     continue;

@@ -1,6 +1,6 @@
 //! Whole provisions: where a quote may end without changing what it says.
 //!
-//! [`super::extract`] asks this module three things:
+//! Extraction (`evidence/extract.rs`) asks this module three things:
 //!
 //! * **May a long sentence be cut here?** ([`may_cut`]) Only where the part cut off is a
 //!   clause of its own (a subject and a finite verb: "; the notice must state …", ", and
@@ -17,7 +17,6 @@
 //! * **Does the quote end inside a bracket?** ([`close_brackets`]) It is extended to the
 //!   closing bracket, or marked incomplete.
 
-use super::extract::{is_heading_or_rule, strip_marker, Completeness};
 use crate::corpus::segment::{sentences, Span};
 use crate::text::{word_count, words};
 
@@ -299,6 +298,17 @@ fn same_line(text: &str, prev: Span, next: Span) -> bool {
     !text[prev.end..next.start].contains('\n')
 }
 
+/// How a quote of a list stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListQuote {
+    /// The lead-in and all its items.
+    Whole,
+    /// The lead-in and the items up to this one.
+    FromLeadIn,
+    /// An item too far from its lead-in to be quoted with it (the reason says why).
+    Incomplete(String),
+}
+
 /// Whether an item stands as a sentence of its own: upper case, a finite verb, a full stop.
 fn item_is_a_sentence(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
@@ -311,7 +321,7 @@ fn item_is_a_sentence(s: &str) -> bool {
 /// [`MAX_PROVISION_WORDS`] words; otherwise an item is quoted from the lead-in to the item,
 /// or, when that is too long too, alone if it is a sentence of its own (`None`) and else
 /// marked incomplete; the lead-in alone gives nothing.
-pub fn in_list(text: &str, raw: Span) -> Option<Vec<(Span, Completeness)>> {
+pub fn in_list(text: &str, raw: Span) -> Option<Vec<(Span, ListQuote)>> {
     let stripped = strip_marker(text, raw);
     let (lead, item) = if is_lead_in(stripped.slice(text)) {
         (raw, None)
@@ -325,27 +335,68 @@ pub fn in_list(text: &str, raw: Span) -> Option<Vec<(Span, Completeness)>> {
     let start = strip_marker(text, lead).start;
     let whole = Span::new(start, last.end);
     if word_count(whole.slice(text)) <= MAX_PROVISION_WORDS {
-        return Some(vec![(whole, Completeness::Complete)]);
+        return Some(vec![(whole, ListQuote::Whole)]);
     }
     let Some(item) = item else {
         return Some(Vec::new());
     };
     let span = Span::new(start, item.end);
     if word_count(span.slice(text)) <= MAX_PROVISION_WORDS {
-        return Some(vec![(
-            span,
-            Completeness::Extended("a list item; quoted with its lead-in".into()),
-        )]);
+        return Some(vec![(span, ListQuote::FromLeadIn)]);
     }
     if item_is_a_sentence(strip_marker(text, item).slice(text)) {
         return None;
     }
     Some(vec![(
         strip_marker(text, item),
-        Completeness::Incomplete(format!(
+        ListQuote::Incomplete(format!(
             "a list item whose lead-in is over {MAX_PROVISION_WORDS} words before it"
         )),
     )])
+}
+
+/// Leave a list marker (`-`, `*`, `1.`, `(a)`, `2)`) and Markdown emphasis out of a
+/// sentence span.
+pub fn strip_marker(text: &str, span: Span) -> Span {
+    let s = span.slice(text);
+    let mut skip = 0;
+    let t = s;
+    if let Some(rest) = t
+        .strip_prefix("- ")
+        .or_else(|| t.strip_prefix("* "))
+        .or_else(|| t.strip_prefix("+ "))
+        .or_else(|| t.strip_prefix("• "))
+        .or_else(|| t.strip_prefix("> "))
+    {
+        skip = t.len() - rest.len();
+    } else {
+        // "1.", "1.2.", "2)", "(a)", "(iv)", "a)" followed by whitespace.
+        let first_ws = t.find(char::is_whitespace).unwrap_or(t.len());
+        let tok = &t[..first_ws];
+        let inner = tok
+            .trim_start_matches('(')
+            .trim_end_matches([')', '.'])
+            .replace('.', "");
+        let is_marker = first_ws < t.len()
+            && tok.len() <= 8
+            && (tok.ends_with('.') || tok.ends_with(')'))
+            && !inner.is_empty()
+            && (inner.chars().all(|c| c.is_ascii_digit())
+                || (inner.len() <= 4 && inner.chars().all(|c| c.is_ascii_lowercase())));
+        if is_marker {
+            skip = first_ws;
+        }
+    }
+    let rest = &s[skip..];
+    let rest_trim = rest.trim_start().trim_start_matches("**").trim_start();
+    let start = span.start + (s.len() - rest_trim.len());
+    Span::new(start.min(span.end), span.end)
+}
+
+/// Whether `s` is a Markdown heading, a table row or a rule.
+pub fn is_heading_or_rule(s: &str) -> bool {
+    let t = s.trim_start();
+    t.starts_with('#') || t.starts_with('|') || t.chars().all(|c| "-*_=".contains(c))
 }
 
 #[cfg(test)]
