@@ -9,6 +9,7 @@ mod generate;
 mod loaders;
 mod mcp;
 mod output;
+mod provisions;
 mod review;
 mod serve;
 mod snapshot;

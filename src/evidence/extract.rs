@@ -4,19 +4,28 @@
 //! chunk, or a clause of a long sentence. Rules, in order:
 //!
 //! * Headings, table rules and fragments under [`MIN_WORDS`] words state nothing and are
-//!   skipped; a leading list marker (`-`, `1.`, `(a)`) is left out of the span.
-//! * A sentence over [`MAX_WORDS`] words is cut at clause boundaries (`;`, then `:`, then
-//!   `, and` / `, but` / `, or` / `, which` / `, unless` / `, except`), each piece at least
-//!   [`MIN_PIECE_WORDS`] words, recursively, cutting nearest the middle (any comma is the last
-//!   resort). A piece that begins
+//!   skipped (a short heading line such as "Article 99" is never a value unless the layout
+//!   labels it); a leading list marker (`-`, `1.`, `(a)`) is left out of the span.
+//! * A lead-in ending in `:` and the list items after it are one provision
+//!   ([`provision::in_list`]): quoted whole, or each item with the lead-in, as one
+//!   contiguous span. A `:` line with no items after it is a prompt (an instruction).
+//! * A sentence over [`MAX_WORDS`] words is cut at clause boundaries (`;`, then
+//!   `, and` / `, but` / `, or` / `, which` / `, unless` / `, except`, any comma last), each
+//!   piece at least [`MIN_PIECE_WORDS`] words, recursively, cutting nearest the middle, but
+//!   only where [`provision::may_cut`] allows: the part cut off is a clause of its own,
+//!   outside brackets, not the rest of an enumeration, and the sentence does not open with
+//!   a condition. Otherwise it is quoted whole. A piece that begins
 //!   mid-clause (a lower-case verb or modal with no subject, a conjunction or relative
 //!   pronoun) is extended back to the start of its sentence, so it says who does what.
 //! * A quote that opens with an unresolved reference (`This`, `These`, `Such`, `It`, `They`,
-//!   `Said`, …), or in lower case (a list item completing a stem such as "Each clinic
-//!   must:"), is extended to include the sentence before it in the same document; when
-//!   there is none (start of the document, or a heading before it) it is marked
-//!   incomplete.
+//!   `Said`, …), or in lower case, is extended to include the sentence before it in the
+//!   same document; when there is none (start of the document, or a heading before it) it
+//!   is marked incomplete. "This Regulation", "this section" (the document or part the
+//!   quote stands in, [`OWN_DOCUMENT`]) and an impersonal "It is unlawful to …" are not
+//!   such references.
 //! * A quote that only points elsewhere ("See § 5899(b).") is marked incomplete.
+//! * A quote that ends inside an open bracket is extended to the closing bracket, or marked
+//!   incomplete; one over [`MAX_PROVISION_WORDS`] words is marked incomplete.
 //!
 //! Kind: `requirement` when the quote states an obligation or prohibition (must, shall,
 //! required, prohibited, mandated, may not, …), else `statement`.
@@ -25,6 +34,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::provision::{self, is_heading_or_rule, strip_marker, MAX_PROVISION_WORDS};
 use crate::corpus::layout::Layout;
 use crate::corpus::segment::{sentences, Span};
 use crate::error::Error;
@@ -285,12 +295,15 @@ fn is_line_number(token: &str) -> bool {
 
 /// Whether a fragment too short to be a statement is a value a form or table states: the
 /// layout labels it, or it has a figure and answers the instruction or prompt right
-/// before it (`Indicate the start date.` / `15/03/2021.`). Captions, instructions and
-/// fragments without two letters or digits (`1 $`, `▼ ▼`) are not values.
+/// before it (`Indicate the start date.` / `15/03/2021.`). Captions, instructions,
+/// headings the layout does not label (`Article 99`) and fragments without two letters or
+/// digits (`1 $`, `▼ ▼`) are not values.
 fn is_value(fragment: &str, labelled: bool, prompted: bool) -> bool {
     let first = fragment.split_whitespace().next().unwrap_or("");
-    let caption = ["table", "figure", "fig.", "chart", "exhibit", "page"]
-        .contains(&first.to_lowercase().as_str());
+    let first = first.to_lowercase();
+    let caption = ["table", "figure", "fig.", "chart", "exhibit", "page"].contains(&first.as_str());
+    // "Article 99", "Section 4", "§ 12": a heading, unless the layout labels it a value.
+    let heading = !labelled && HEADING_WORDS.contains(&first.as_str());
     let mut tokens = fragment.split_whitespace().peekable();
     if tokens.peek().is_some_and(|t| is_line_number(t)) {
         tokens.next();
@@ -301,8 +314,28 @@ fn is_value(fragment: &str, labelled: bool, prompted: bool) -> bool {
     substance >= 2
         && (labelled || (prompted && fragment.chars().any(|c| c.is_ascii_digit())))
         && !caption
+        && !heading
         && !is_instruction(fragment)
 }
+
+/// First words of a short heading line ("Article 99", "Part III", "§ 12").
+const HEADING_WORDS: &[&str] = &[
+    "article",
+    "art.",
+    "section",
+    "sec.",
+    "part",
+    "chapter",
+    "title",
+    "annex",
+    "appendix",
+    "schedule",
+    "§",
+    "§§",
+    "rule",
+    "regulation",
+    "recital",
+];
 
 /// Openings that refer back to something the quote does not contain.
 const BACK_REFERENCES: &[&str] = &[
@@ -336,14 +369,115 @@ fn first_word(s: &str) -> String {
     words(s).into_iter().next().unwrap_or_default()
 }
 
-/// Whether `quote` opens with a reference to text before it.
+/// Nouns after "This"/"These" that name the document or the part of it the quote stands
+/// in ("This Regulation", "this Part", "These Rules"): resolved by where the quote is,
+/// so not a reference to an earlier sentence.
+const OWN_DOCUMENT: &[&str] = &[
+    "regulation",
+    "regulations",
+    "directive",
+    "decision",
+    "act",
+    "code",
+    "law",
+    "ordinance",
+    "statute",
+    "treaty",
+    "convention",
+    "protocol",
+    "agreement",
+    "contract",
+    "policy",
+    "bulletin",
+    "manual",
+    "handbook",
+    "guide",
+    "guidance",
+    "document",
+    "report",
+    "standard",
+    "rule",
+    "rules",
+    "order",
+    "part",
+    "title",
+    "chapter",
+    "subchapter",
+    "division",
+    "article",
+    "section",
+    "subsection",
+    "paragraph",
+    "subparagraph",
+    "subdivision",
+    "clause",
+    "annex",
+    "appendix",
+    "schedule",
+];
+
+/// Whether words `w` open with an impersonal "It" ("It is unlawful to …", "It shall be
+/// the duty of … to …"): "It" + a form of "be" + an adjective of
+/// [`IMPERSONAL_ADJECTIVES`] + "to"/"that"/"for"/"whether", or + "the policy/duty/…".
+fn impersonal_it(w: &[String]) -> bool {
+    let w: Vec<&str> = w
+        .iter()
+        .map(String::as_str)
+        .filter(|x| !matches!(*x, "not" | "hereby" | "also"))
+        .take(6)
+        .collect();
+    let rest = match w.as_slice() {
+        ["it", "is" | "was", rest @ ..] => rest,
+        ["it", "shall" | "will" | "may" | "must" | "would" | "should", "be", rest @ ..] => rest,
+        _ => return false,
+    };
+    match rest {
+        [adj, "to" | "that" | "for" | "whether", ..] => IMPERSONAL_ADJECTIVES.contains(adj),
+        ["the", noun, ..] => {
+            ["policy", "duty", "responsibility", "intent", "purpose"].contains(noun)
+        }
+        _ => false,
+    }
+}
+
+/// Adjectives of an impersonal "It is … to/that" ("It is unlawful to …").
+const IMPERSONAL_ADJECTIVES: &[&str] = &[
+    "unlawful",
+    "illegal",
+    "lawful",
+    "prohibited",
+    "forbidden",
+    "permitted",
+    "necessary",
+    "important",
+    "essential",
+    "possible",
+    "impossible",
+    "required",
+    "mandatory",
+    "recommended",
+    "advisable",
+    "sufficient",
+    "appropriate",
+];
+
+/// Whether `quote` opens with a reference to text before it. "This Regulation", "this
+/// section" and an impersonal "It is … to" refer to where the quote stands, not back.
 pub fn opens_with_back_reference(quote: &str) -> bool {
-    let first = first_word(quote);
-    if BACK_REFERENCES.contains(&first.as_str()) {
+    let all = words(quote);
+    let first = all.first().map_or("", String::as_str);
+    let second = all.get(1).map_or("", String::as_str);
+    if matches!(first, "this" | "these") && OWN_DOCUMENT.contains(&second) {
+        return false;
+    }
+    if first == "it" && impersonal_it(&all) {
+        return false;
+    }
+    if BACK_REFERENCES.contains(&first) {
         return true;
     }
     // "The above", "The same", "The foregoing", "The former/latter".
-    let w: Vec<String> = words(quote).into_iter().take(2).collect();
+    let w: Vec<String> = all.into_iter().take(2).collect();
     w.len() == 2
         && w[0] == "the"
         && matches!(
@@ -493,16 +627,20 @@ fn clause_cuts(text: &str) -> Vec<(usize, u8)> {
 }
 
 /// Cut `span` of `text` into clause pieces of at most [`MAX_WORDS`] words where a clause
-/// boundary allows (each piece at least [`MIN_PIECE_WORDS`] words).
+/// boundary allows (each piece at least [`MIN_PIECE_WORDS`] words) and
+/// [`provision::may_cut`] agrees; a sentence with no such boundary stays whole.
 fn cut(text: &str, span: Span, out: &mut Vec<Span>) {
     let s = span.slice(text);
     let total = word_count(s);
-    if total <= MAX_WORDS {
+    if total <= MAX_WORDS || provision::opens_with_condition(s) {
         out.push(span);
         return;
     }
     let mut best: Option<(u8, usize, usize)> = None; // (priority, distance from middle, at)
     for (at, prio) in clause_cuts(s) {
+        if !provision::may_cut(s, at) {
+            continue; // the rest does not stand alone, or the cut would change the meaning
+        }
         let left = word_count(&s[..at]);
         let right = total - left;
         if left < MIN_PIECE_WORDS || right < MIN_PIECE_WORDS {
@@ -533,49 +671,6 @@ fn trim_span(text: &str, span: Span) -> Span {
     Span::new(span.start + lead, span.start + lead + t.len())
 }
 
-/// Leave a list marker (`-`, `*`, `1.`, `(a)`, `2)`) and Markdown emphasis out of a
-/// sentence span.
-fn strip_marker(text: &str, span: Span) -> Span {
-    let s = span.slice(text);
-    let mut skip = 0;
-    let t = s;
-    if let Some(rest) = t
-        .strip_prefix("- ")
-        .or_else(|| t.strip_prefix("* "))
-        .or_else(|| t.strip_prefix("+ "))
-        .or_else(|| t.strip_prefix("• "))
-        .or_else(|| t.strip_prefix("> "))
-    {
-        skip = t.len() - rest.len();
-    } else {
-        // "1.", "1.2.", "2)", "(a)", "(iv)", "a)" followed by whitespace.
-        let first_ws = t.find(char::is_whitespace).unwrap_or(t.len());
-        let tok = &t[..first_ws];
-        let inner = tok
-            .trim_start_matches('(')
-            .trim_end_matches([')', '.'])
-            .replace('.', "");
-        let is_marker = first_ws < t.len()
-            && tok.len() <= 8
-            && (tok.ends_with('.') || tok.ends_with(')'))
-            && !inner.is_empty()
-            && (inner.chars().all(|c| c.is_ascii_digit())
-                || (inner.len() <= 4 && inner.chars().all(|c| c.is_ascii_lowercase())));
-        if is_marker {
-            skip = first_ws;
-        }
-    }
-    let rest = &s[skip..];
-    let rest_trim = rest.trim_start().trim_start_matches("**").trim_start();
-    let start = span.start + (s.len() - rest_trim.len());
-    Span::new(start.min(span.end), span.end)
-}
-
-fn is_heading_or_rule(s: &str) -> bool {
-    let t = s.trim_start();
-    t.starts_with('#') || t.starts_with('|') || t.chars().all(|c| "-*_=".contains(c))
-}
-
 /// The sentence of `text` that ends before `at`, if it is in the same paragraph (no
 /// blank line or heading between, or the blank line interrupts an unfinished sentence)
 /// and is not a heading.
@@ -601,7 +696,9 @@ fn previous_sentence(text: &str, at: usize) -> Option<Span> {
 }
 
 /// Candidate spans of one chunk: sentence or clause spans with their completeness,
-/// before the document-level fields are attached.
+/// before the document-level fields are attached. A lead-in and its list items are one
+/// provision ([`provision::in_list`]); every span is then held to
+/// [`provision::close_brackets`] and [`MAX_PROVISION_WORDS`], and given once.
 pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span, Completeness)> {
     let mut out = Vec::new();
     let chunk_text = chunk.slice(doc_text);
@@ -616,6 +713,29 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         if (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
             || layout.is_heading(sent.start, sent.end)
         {
+            continue;
+        }
+        if let Some(list) = provision::in_list(doc_text, sent).filter(|_| !labelled) {
+            for (span, how) in list {
+                let state = match how {
+                    provision::ListQuote::Whole => Completeness::Complete,
+                    provision::ListQuote::FromLeadIn => {
+                        Completeness::Extended("a list item; quoted with its lead-in".into())
+                    }
+                    provision::ListQuote::Incomplete(why) => Completeness::Incomplete(why),
+                };
+                let q = span.slice(doc_text);
+                if word_count(q) < MIN_WORDS {
+                    continue;
+                }
+                let lower = q.chars().next().is_some_and(char::is_lowercase);
+                let resolved = !matches!(state, Completeness::Incomplete(_));
+                out.push(if resolved && (opens_with_back_reference(q) || lower) {
+                    resolve_reference(doc_text, span, span.start)
+                } else {
+                    (span, state)
+                });
+            }
             continue;
         }
         let raw_start = sent.start;
@@ -636,7 +756,34 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
             }
         }
     }
-    out
+    let mut seen = std::collections::HashSet::new();
+    out.into_iter()
+        .map(|(span, state)| whole_provision(doc_text, span, state))
+        .filter(|(span, _)| seen.insert(*span))
+        .collect()
+}
+
+/// `span` held to the provision rules that do not depend on how it was cut: a quote that
+/// leaves a bracket open is extended to the closing bracket (or marked incomplete), and
+/// one over [`MAX_PROVISION_WORDS`] words is marked incomplete.
+fn whole_provision(doc_text: &str, span: Span, state: Completeness) -> (Span, Completeness) {
+    let Some(closed) = provision::close_brackets(doc_text, span) else {
+        return (
+            span,
+            Completeness::Incomplete("ends inside a bracket that does not close".into()),
+        );
+    };
+    let state = match state {
+        Completeness::Incomplete(why) => Completeness::Incomplete(why),
+        _ if word_count(closed.slice(doc_text)) > MAX_PROVISION_WORDS => {
+            Completeness::Incomplete(format!(
+                "over {MAX_PROVISION_WORDS} words with no clause boundary where the rest stands alone"
+            ))
+        }
+        state if closed == span => state,
+        _ => Completeness::Extended("quoted to the bracket it opens".into()),
+    };
+    (closed, state)
 }
 
 /// Piece `i` of sentence `sent` (which starts at `raw_start` before its list marker) as a
@@ -673,32 +820,7 @@ fn repair_piece(
         } else {
             span.start
         };
-        match previous_sentence(doc_text, before) {
-            Some(prev) => {
-                let prev = strip_marker(doc_text, prev);
-                span = Span::new(prev.start, span.end);
-                let head = prev.slice(doc_text);
-                state = if opens_with_back_reference(head)
-                    || head.chars().next().is_some_and(char::is_lowercase)
-                {
-                    Completeness::Incomplete(format!(
-                        "opens with {:?}, and the sentence before it depends on another in turn",
-                        first_word(q)
-                    ))
-                } else {
-                    Completeness::Extended(format!(
-                        "opens with {:?}; the sentence it depends on is included",
-                        first_word(q)
-                    ))
-                };
-            }
-            None => {
-                state = Completeness::Incomplete(format!(
-                "opens with {:?} but no earlier sentence in its paragraph says what it refers to",
-                first_word(q)
-            ))
-            }
-        }
+        (span, state) = resolve_reference(doc_text, span, before);
     }
     let q = span.slice(doc_text);
     if state == Completeness::Complete && is_dangling_reference(q) {
@@ -707,6 +829,34 @@ fn repair_piece(
         );
     }
     (span, state)
+}
+
+/// `span`, which opens with a back-reference (or in lower case), with what its opening
+/// refers to: the sentence ending before byte `before`, or marked incomplete when there is
+/// none.
+fn resolve_reference(doc_text: &str, span: Span, before: usize) -> (Span, Completeness) {
+    let opening = first_word(span.slice(doc_text));
+    let Some(prev) = previous_sentence(doc_text, before) else {
+        return (
+            span,
+            Completeness::Incomplete(format!(
+                "opens with {opening:?} but no earlier sentence in its paragraph says what it refers to"
+            )),
+        );
+    };
+    let prev = strip_marker(doc_text, prev);
+    let head = prev.slice(doc_text);
+    let state =
+        if opens_with_back_reference(head) || head.chars().next().is_some_and(char::is_lowercase) {
+            Completeness::Incomplete(format!(
+                "opens with {opening:?}, and the sentence before it depends on another in turn"
+            ))
+        } else {
+            Completeness::Extended(format!(
+                "opens with {opening:?}; the sentence it depends on is included"
+            ))
+        };
+    (Span::new(prev.start, span.end), state)
 }
 
 /// A document as extraction reads it: text, content hash, layout, line index.
@@ -931,10 +1081,141 @@ mod tests {
                     program keeps a register of every client seen in the past year, and must \
                     send a complete copy of that register to the Department of Behavioural \
                     Health every quarter together with the signed quarterly attestation form.";
+        // The second clause has no subject of its own: the sentence stays whole.
         let q = quotes(long);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert_eq!(q[0], (long.to_string(), Completeness::Complete));
+    }
+
+    /// Every quote of `text` that contains `key` also contains each of `whole`.
+    fn assert_whole(text: &str, key: &str, whole: &[&str]) {
+        let q = quotes(text);
+        assert!(q.iter().any(|(s, _)| s.contains(key)), "{key}: {q:?}");
+        for (s, _) in q.iter().filter(|(s, _)| s.contains(key)) {
+            for w in whole {
+                assert!(s.contains(w), "{s:?} lacks {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn alternatives_exceptions_and_enumerations_are_never_cut_off() {
+        let fine = "Non-compliance with the prohibition of the practices referred to in Article 5 \
+                    shall be subject to administrative fines of up to EUR 35 000 000 or, if the \
+                    offender is an undertaking, up to 7 % of its total worldwide annual turnover \
+                    for the preceding financial year, whichever is higher.";
+        assert!(word_count(fine) > MAX_WORDS);
+        assert_whole(fine, "EUR 35 000 000", &["7 %", "whichever is higher"]);
+        let unless = "The Department must return the deposit to the tenant within thirty days \
+                      after the tenancy ends and the keys have been handed back to the landlord, \
+                      unless the landlord has filed a written claim for damage to the premises \
+                      with the rent tribunal before that date.";
+        assert_whole(unless, "return the deposit", &["unless the landlord"]);
+        let items = "The written notice sent to the client by the county office must state the \
+                     name of the client, the address of the client, the reason for the decision, \
+                     the date on which the decision takes effect, and the way in which an appeal \
+                     may be lodged with the hearing office.";
+        assert_whole(items, "must state", &["the way in which an appeal"]);
+    }
+
+    #[test]
+    fn a_leading_condition_stays_with_its_main_clause() {
+        let rule = "If the owner of the lost property does not claim it within six months after \
+                    the notice of the find has been published by the municipal office, the person \
+                    who found the lost property acquires ownership of the same together with any \
+                    proceeds of its sale.";
+        assert!(word_count(rule) > MAX_WORDS);
+        assert_whole(rule, "acquires ownership", &["If the owner"]);
+        let list = "If the applicant does not answer within thirty days:\n\n\
+                    (a) the application lapses; and\n(b) the fee is forfeited.\n";
+        let q = quotes(list);
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert!(q[0].0.starts_with("If the applicant") && q[0].0.ends_with("forfeited."));
+    }
+
+    #[test]
+    fn a_lead_in_and_its_items_are_one_provision() {
+        let text = "## Notices\n\nThe notice shall include:\n\n- the name of the client;\n\
+                    - the reason for the decision; and\n- the date by which an appeal must be \
+                    filed.\n\nOther text follows here.";
+        let q = quotes(text);
+        let whole = &text[text.find("The notice").unwrap()..text.find("\n\nOther").unwrap()];
+        assert_eq!(q[0], (whole.to_string(), Completeness::Complete), "{q:?}");
         assert_eq!(q.len(), 2, "{q:?}");
-        assert!(q[1].0.starts_with("Each clinic"));
-        assert!(matches!(q[1].1, Completeness::Extended(_)));
+        assert_eq!(kind_of(whole), Kind::Requirement);
+        // A prompt with no items after it is still an instruction.
+        let form = "Enter your full name:\n\nThe office opens at nine every morning.";
+        assert_eq!(quotes(form)[0].0, "Enter your full name:");
+        assert!(is_instruction("Enter your full name:"));
+        // A long list: each item is quoted from the lead-in.
+        let item = "a description of the measures taken to keep the personal data of every \
+                    client safe from loss, theft and unauthorised disclosure by staff";
+        let mut long = "Each annual report submitted by the provider shall contain:\n".to_string();
+        for i in 1..=8 {
+            long.push_str(&format!(
+                "({}) {item} {i};\n",
+                char::from(b'a' + i as u8 - 1)
+            ));
+        }
+        let q = quotes(&long);
+        assert_eq!(q.len(), 8, "{q:?}");
+        for (s, state) in &q[..4] {
+            assert!(s.starts_with("Each annual report"), "{s}");
+            assert!(matches!(state, Completeness::Extended(_)), "{state:?}");
+        }
+        assert!(q[1].0.ends_with("by staff 2;"));
+        assert!(matches!(q[7].1, Completeness::Incomplete(_)), "{:?}", q[7]);
+    }
+
+    #[test]
+    fn references_to_the_document_itself_are_not_back_references() {
+        for s in [
+            "This Regulation shall apply from 2 August 2026.",
+            "This Part applies to every county clinic.",
+            "These Rules take effect on 1 January 2025.",
+            "It is unlawful to sell tobacco to a minor.",
+        ] {
+            assert!(!opens_with_back_reference(s), "{s}");
+            let text = format!("## Article 113\n\n{s}");
+            assert_eq!(quotes(&text), vec![(s.to_string(), Completeness::Complete)]);
+        }
+        for s in [
+            "These records must be kept for seven years.",
+            "It is used to treat the symptoms.",
+            "Such a fine may not exceed EUR 500.",
+            "This requirement follows section 5897.",
+        ] {
+            assert!(opens_with_back_reference(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn no_quote_ends_inside_an_open_bracket_or_beyond_the_hard_bound() {
+        let text = "Applicants should describe every contribution they will make to the project \
+                    over its lifetime (e.g., resources, investments, staff time, equipment, land, \
+                    vehicles, software, training, office space, travel, transport, catering, \
+                    security, insurance, cleaning, printing, postage and utilities) and should \
+                    estimate the value of each.";
+        assert!(word_count(text) > MAX_WORDS);
+        for (s, _) in quotes(text) {
+            assert_eq!(s.matches('(').count(), s.matches(')').count(), "{s}");
+        }
+        let t = "Costs of the project (e.g., resources, investments";
+        let q = quotes(t);
+        assert!(matches!(q[0].1, Completeness::Incomplete(_)), "{q:?}");
+        let huge = vec!["word"; MAX_PROVISION_WORDS + 5].join(" ") + ".";
+        assert!(matches!(quotes(&huge)[0].1, Completeness::Incomplete(_)));
+    }
+
+    #[test]
+    fn heading_lines_are_not_values() {
+        assert!(!is_value("Article 99", false, true));
+        assert!(!is_value("Section 12", false, true));
+        assert!(is_value("Article 99", true, false), "a labelled value");
+        let text = "The following provisions apply:\n\nArticle 99\n\nPenalties";
+        assert!(quotes(text)
+            .iter()
+            .all(|(s, _)| s != "Article 99" && s != "Penalties"));
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod compose;
 pub mod extract;
 pub mod gate;
 pub mod phrase;
+pub mod provision;
 pub mod support;
 pub mod verify;
 
