@@ -576,8 +576,27 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     if any(&["email", "e-mail"]) {
         return (AnswerType::Email, None, None);
     }
-    if any(&["percentage", "percent"]) || has("what share") || has("what proportion") {
+    if any(&["percentage", "percent"])
+        || has("what share")
+        || has("what proportion")
+        || has("interest rate")
+    {
         return (AnswerType::Percentage, None, Some("percent".into()));
+    }
+    if let Some(f) = family_asked(w) {
+        return (AnswerType::Quantity, Some(f), None);
+    }
+    let number_of = w
+        .windows(3)
+        .find(|p| p[0] == "number" && p[1] == "of")
+        .map(|p| p[2].trim_end_matches('s').to_string());
+    if let Some(n) = &number_of {
+        if TIME.contains(&n.as_str()) {
+            return (AnswerType::Duration, None, Some(n.clone()));
+        }
+        if matches!(first, "what" | "which") {
+            return (AnswerType::Quantity, Some(UnitFamily::Count), None);
+        }
     }
     if has("how long")
         || has("what length of time")
@@ -606,6 +625,10 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     let money_value = [
+        "maximum amount",
+        "minimum amount",
+        "total amount",
+        "amount of money",
         "contract value",
         "estimated value",
         "dollar value",
@@ -660,7 +683,10 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     if has("mean") || has("define") || has("defined") || has("definition") {
         return (AnswerType::Definition, None, None);
     }
-    if (first == "what" && (has("must") || has("shall") || has("required"))) || has("is required") {
+    if (first == "what" && w.get(1).is_some_and(|x| x == "must" || x == "shall"))
+        || has("is required")
+        || has("are required")
+    {
         return (AnswerType::Obligation, None, None);
     }
     if first == "why" || first == "how" {
@@ -675,6 +701,24 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
         return (AnswerType::List, None, None);
     }
     (AnswerType::Text, None, None)
+}
+
+/// The unit family of a measure the question names near its start (`temperature`,
+/// `area`, `weight`, `volume`, `distance`).
+fn family_asked(w: &[String]) -> Option<UnitFamily> {
+    let first = w.first()?.as_str();
+    if !matches!(first, "what" | "which") {
+        return None;
+    }
+    let named = |x: &str| match x {
+        "temperature" => Some(UnitFamily::Temperature),
+        "area" | "acreage" => Some(UnitFamily::Area),
+        "weight" | "mass" => Some(UnitFamily::Mass),
+        "volume" => Some(UnitFamily::Volume),
+        "distance" | "height" | "depth" | "width" => Some(UnitFamily::Length),
+        _ => None,
+    };
+    w.iter().take(7).find_map(|x| named(x))
 }
 
 /// Whether the question asks for an identifier: `… number`, `… no.`, `… code`,

@@ -1,5 +1,6 @@
 //! Integration tests: one binary, one module per area (ripgrep style).
 
+mod answers;
 mod ask;
 mod cli;
 mod common;

@@ -205,14 +205,16 @@ mod tests {
                 prop_assert_eq!(a.confidence, Confidence::Insufficient);
             }
         }
-        // Ids are E1..En, each once, over evidence, rejected and the audit's candidates.
-        let mut all: Vec<usize> = run
+        // Ids are E1..En, each once, over evidence, rejected and the audit's candidates
+        // (a candidate collapsed into an item carries that item's id).
+        let own: Vec<&crate::answer::Candidate> = run
             .candidates
             .iter()
-            .map(|c| c.id[1..].parse().unwrap())
+            .filter(|c| c.same_quote_as.is_none())
             .collect();
+        let mut all: Vec<usize> = own.iter().map(|c| c.id[1..].parse().unwrap()).collect();
         all.sort_unstable();
-        prop_assert_eq!(all, (1..=run.candidates.len()).collect::<Vec<_>>());
+        prop_assert_eq!(all, (1..=own.len()).collect::<Vec<_>>());
         Ok(())
     }
 

@@ -33,6 +33,8 @@ pub(super) fn number(verdicts: Vec<Verdict>) -> Numbered {
             .then(va.candidate.start.cmp(&vb.candidate.start))
     });
     let (order, members) = collapse_identical(&verdicts, order);
+    let mut contained: HashMap<usize, Vec<usize>> = HashMap::new();
+    let order = collapse_contained(&verdicts, order, &mut contained);
     let mut n = Numbered {
         ided: Vec::with_capacity(order.len()),
         locations: HashMap::new(),
@@ -48,6 +50,13 @@ pub(super) fn number(verdicts: Vec<Verdict>) -> Numbered {
                 .or_default()
                 .push(Location::of(&v.candidate));
             n.collapsed.push((id.clone(), v));
+        }
+        // A quote inside this item's quote: the item holds it (not a location: a
+        // location holds the item's whole quote).
+        for &m in contained.get(&i).into_iter().flatten() {
+            if let Some(v) = slots[m].take() {
+                n.collapsed.push((id.clone(), v));
+            }
         }
         n.ided.push((id, slots[i].take().expect("each once")));
     }
@@ -79,6 +88,46 @@ fn collapse_identical(
         }
     }
     (kept, members)
+}
+
+/// Collapse verified verdicts whose span lies inside another verified verdict's span of
+/// the same document (a sentence, and the same sentence with one more) into the largest
+/// such one, whose quote holds them: one item; the audit trail keeps each as collapsed
+/// into it. Returns the kept indexes in order; `contained` gets, per kept index, the
+/// indexes it holds.
+fn collapse_contained(
+    verdicts: &[Verdict],
+    order: Vec<usize>,
+    contained: &mut HashMap<usize, Vec<usize>>,
+) -> Vec<usize> {
+    let inside = |i: usize, j: usize| {
+        let (a, b) = (&verdicts[i].candidate, &verdicts[j].candidate);
+        i != j
+            && verdicts[i].rejected.is_none()
+            && verdicts[j].rejected.is_none()
+            && a.doc_id == b.doc_id
+            && b.start <= a.start
+            && a.end <= b.end
+            && (b.end - b.start) > (a.end - a.start)
+    };
+    let mut kept = Vec::with_capacity(order.len());
+    for &i in &order {
+        // The largest container among the kept-or-later items.
+        let host = order
+            .iter()
+            .copied()
+            .filter(|&j| inside(i, j))
+            .max_by_key(|&j| verdicts[j].candidate.end - verdicts[j].candidate.start);
+        match host {
+            Some(j) => {
+                let mut moved = contained.remove(&i).unwrap_or_default();
+                moved.push(i);
+                contained.entry(j).or_default().extend(moved);
+            }
+            None => kept.push(i),
+        }
+    }
+    kept
 }
 
 impl Numbered {

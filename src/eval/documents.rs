@@ -7,7 +7,8 @@
 //! second, and the share of ingest time spent extracting and chunking vs embedding), then
 //! every question is asked against the whole corpus. Per kind: the share of answerable
 //! questions whose answer cites a quote containing the value, the share where that quote
-//! is in the question's document on the stated page, the share of unanswerable questions
+//! is in the question's document on the stated page (a document without pages — HTML,
+//! Markdown, text — is page 1), the share of unanswerable questions
 //! that abstain (a file that cannot be read at all counts as abstaining: its error is
 //! the answer), and the number of cited instructions (must be 0). Every cited quote is
 //! re-checked at its span.
@@ -282,14 +283,15 @@ fn ask_one(
             .file_name()
             .is_some_and(|n| n == q.doc.as_str());
         if in_doc {
-            out.cited_pages.extend(e.page);
+            out.cited_pages.push(e.page.unwrap_or(1));
         }
         if q.answer
             .as_deref()
             .is_some_and(|v| contains_value(&e.quote, v))
         {
             out.value_cited = true;
-            out.on_page |= in_doc && e.page.is_some() && e.page == q.page;
+            // A document without pages (HTML, Markdown, text) is one page.
+            out.on_page |= in_doc && e.page.or(Some(1)) == q.page;
         }
     }
     Ok(out)

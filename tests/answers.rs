@@ -1,0 +1,147 @@
+//! Answers, not passages, through the real binary (issue 23): a typed question is
+//! answered by a value of its type inside a quote about what it asks, or not at all —
+//! never a telephone number from another document, a ceiling for a minimum, an
+//! application date for an expiry, or a row of a table without the asked column — and a
+//! quote contained in another from the same place is one item.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::ask::ask_json;
+use super::cli::{ingest_json, sample_index};
+
+/// The test corpus, in our own wording: one document per near miss.
+const DOCS: [(&str, &str); 4] = [
+    (
+        "campaign.md",
+        "# Campaign finance report\n\nThe treasurer of the committee is Edward Kelly, who \
+         signed the report on 16 February 2018.\n\nThe committee's office is at 12 Main \
+         Street, Springfield.\n",
+    ),
+    (
+        "release.md",
+        "# Medical release\n\nThe applicant's telephone number is (212) 867-5309 and the \
+         applicant lives in Arlington.\n",
+    ),
+    (
+        "penalties.md",
+        "# Penalties\n\nInfringements of Article 5 shall be subject to administrative fines \
+         of up to EUR 15 000 000.\n\n# Final provisions\n\nThis Regulation shall apply from \
+         19 December 2020.\n",
+    ),
+    (
+        "arrests.md",
+        "# Arrests by sex, 2009\n\n| Offense | Total | Male | Female |\n|---|---|---|---|\n\
+         | Robbery | 102.1 | 90.0 | 12.1 |\n| Burglary | 240.9 | 205.0 | 35.9 |\n",
+    ),
+];
+
+/// The corpus written under `dir` and ingested into `dir/idx`.
+fn index(dir: &Path) -> PathBuf {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for (name, text) in DOCS {
+        std::fs::write(docs.join(name), text).unwrap();
+    }
+    let idx = dir.join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    idx
+}
+
+fn ask(idx: &Path, q: &str) -> Value {
+    ask_json(idx, q, &["--no-memory"]).0
+}
+
+/// The answer abstained, and says what it missed.
+fn assert_abstains(a: &Value, missing: &str) {
+    assert_eq!(a["status"], "no_authoritative_evidence", "{a:#}");
+    assert!(a["answer_value"].is_null(), "{a:#}");
+    let said = a["missing_evidence"].to_string();
+    assert!(said.contains(missing), "{missing:?} not in {said}");
+}
+
+/// The answer's value has this type and raw text, lies at its span in the cited item,
+/// and the first sentence is that item's.
+fn assert_value(a: &Value, ty: &str, raw: &str) {
+    assert_eq!(a["status"], "answered", "{a:#}");
+    let v = &a["answer_value"];
+    assert_eq!(v["type"], ty, "{a:#}");
+    assert_eq!(v["raw"], raw, "{a:#}");
+    let id = v["evidence_id"].as_str().unwrap();
+    let e = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == id)
+        .expect("the value's item is cited");
+    let (vs, es) = (v["start"].as_u64().unwrap(), e["start"].as_u64().unwrap());
+    let quote = e["quote"].as_str().unwrap();
+    let at = (vs - es) as usize;
+    assert_eq!(&quote[at..at + raw.len()], raw);
+    let first = a["sentences"][0]["citations"].to_string();
+    assert!(
+        first.contains(id),
+        "the first sentence cites {first}, not {id}"
+    );
+}
+
+#[test]
+fn typed_questions_get_their_value_or_abstain_on_near_misses() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = index(tmp.path());
+    // A telephone number of someone else in another document is not the treasurer's.
+    let a = ask(&idx, "What is the treasurer's telephone number?");
+    assert_eq!(a["question_frame"]["answer_type"], "phone", "{a:#}");
+    assert_abstains(&a, "telephone number");
+    assert_value(
+        &ask(&idx, "What is the applicant's telephone number?"),
+        "phone",
+        "(212) 867-5309",
+    );
+    // A ceiling is not a minimum.
+    let a = ask(&idx, "What is the minimum fine for an infringement?");
+    assert_eq!(a["question_frame"]["extreme"], "min", "{a:#}");
+    assert_abstains(&a, "amount of money");
+    assert_value(
+        &ask(&idx, "What is the maximum fine for an infringement?"),
+        "money",
+        "EUR 15 000 000",
+    );
+    // An application date is not an expiry date.
+    let a = ask(&idx, "On what date does the regulation expire?");
+    assert_eq!(a["question_frame"]["date_role"], "expiry", "{a:#}");
+    assert_abstains(&a, "expire");
+    let a = ask(&idx, "From what date does the regulation apply?");
+    assert_value(&a, "date", "19 December 2020");
+    assert_eq!(a["answer_value"]["normalised"], "2020-12-19");
+    // A column the table does not have.
+    let a = ask(
+        &idx,
+        "How many robbery arrests of Hispanic persons were reported?",
+    );
+    assert_abstains(&a, "Hispanic");
+}
+
+#[test]
+fn a_quote_inside_another_from_the_same_place_is_one_item() {
+    let (_tmp, idx) = sample_index();
+    for q in [
+        "How long must client records be retained?",
+        "What must a youth assessment include?",
+        "How are grievances filed?",
+    ] {
+        let a = ask(&idx, q);
+        let items = a["evidence"].as_array().cloned().unwrap_or_default();
+        for x in &items {
+            for y in &items {
+                let inside = x["id"] != y["id"]
+                    && x["doc_id"] == y["doc_id"]
+                    && y["start"].as_u64() <= x["start"].as_u64()
+                    && x["end"].as_u64() <= y["end"].as_u64();
+                assert!(!inside, "{q}: {} lies inside {}", x["id"], y["id"]);
+            }
+        }
+    }
+}
