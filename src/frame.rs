@@ -583,6 +583,20 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     {
         return (AnswerType::Percentage, None, Some("percent".into()));
     }
+    measured_type(w, first, &counted, time_unit)
+}
+
+/// The type of a question that asks for a measure (a quantity, a duration, money), and
+/// else [`named_type`].
+fn measured_type(
+    w: &[String],
+    first: &str,
+    counted: &Option<Vec<&str>>,
+    time_unit: Option<String>,
+) -> (AnswerType, Option<UnitFamily>, Option<String>) {
+    let s = format!(" {} ", w.join(" "));
+    let has = |p: &str| s.contains(&format!(" {p} "));
+    let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
     if let Some(f) = family_asked(w) {
         return (AnswerType::Quantity, Some(f), None);
     }
@@ -643,6 +657,14 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     {
         return (AnswerType::Money, None, None);
     }
+    named_type(w, first)
+}
+
+/// The type of a question that asks for a date, a name, an identifier or text.
+fn named_type(w: &[String], first: &str) -> (AnswerType, Option<UnitFamily>, Option<String>) {
+    let s = format!(" {} ", w.join(" "));
+    let has = |p: &str| s.contains(&format!(" {p} "));
+    let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
     if has("what date")
         || has("which date")
         || first == "when"
@@ -759,6 +781,7 @@ fn date_role(w: &[String]) -> Option<DateRole> {
 /// Named things: quoted strings, and runs of capitalised (or code-like) words that do
 /// not open the question, less the question's own scaffold.
 fn entities(question: &str) -> Vec<String> {
+    let periods = crate::period::periods(question);
     let mut out: Vec<String> = Vec::new();
     for q in ['\'', '"', '‘', '“'] {
         let close = match q {
@@ -802,7 +825,15 @@ fn entities(question: &str) -> Vec<String> {
         let ends = !named || raw.ends_with([',', '?', ';', ':', ')']) || raw.ends_with("'s");
         if ends && !run.is_empty() {
             let e = run.join(" ");
-            if !out.iter().any(|o| o.contains(&e)) && crate::period::periods(&e).is_empty() {
+            // A run inside a period the question names ("Oct." of "Oct. 2022") is the
+            // period, not a named thing.
+            let in_period = run
+                .iter()
+                .all(|r| periods.iter().any(|p| p.text.contains(r)));
+            if !out.iter().any(|o| o.contains(&e))
+                && crate::period::periods(&e).is_empty()
+                && !in_period
+            {
                 out.push(e);
             }
             run.clear();
@@ -836,7 +867,10 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
             || x.chars()
                 .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
             || crate::period::periods(x).iter().any(|p| p.month.is_some())
-            || TIME.contains(&x.trim_end_matches('s'));
+            || TIME.contains(&x.trim_end_matches('s'))
+            || FAMILY_UNITS
+                .iter()
+                .any(|(u, _)| x.trim_end_matches('s') == *u);
         if !skip && !out.contains(x) {
             out.push(x.clone());
         }
@@ -946,6 +980,8 @@ mod tests {
             "{:?}",
             f.entities
         );
+        let f = frame("How many clients did the program serve in Oct. 2022?");
+        assert!(f.entities.is_empty(), "{:?}", f.entities);
         let f = frame("How many days after discovery must notice be given?");
         assert_eq!(f.unit.as_deref(), Some("day"));
     }

@@ -44,14 +44,23 @@ pub(super) fn compose(
         usize::MAX
     };
     let mut items = numbered.items();
+    let mut dropped: Vec<(String, String)> = Vec::new();
     if let Some(keep) = keep {
+        dropped = items
+            .iter()
+            .filter(|i| !keep.contains(&i.id))
+            .map(|i| {
+                let why = "not about what the question asks, or beyond the value's support \
+                           (see question_frame)";
+                (i.id.clone(), why.to_string())
+            })
+            .collect();
         items = keep
             .iter()
             .filter_map(|id| items.iter().find(|i| i.id == *id).cloned())
             .collect();
     }
     let mut first = compose_diverse(&items, opts.max_statements, per_doc);
-    let mut dropped: Vec<(String, String)> = Vec::new();
     for _ in 0..GATE_ROUNDS {
         let drop = failing_items(&first, &items, opts);
         if drop.is_empty() {

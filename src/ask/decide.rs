@@ -146,8 +146,14 @@ fn accepted(t: AnswerType) -> &'static [AnswerType] {
 /// date role.
 fn values(f: &Frame, quote: &str) -> Vec<Found> {
     let family = f.unit_family.or(Some(UnitFamily::Count));
+    // "When must …?" is answered by a time limit ("within 24 hours") as well as a date.
+    let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
+        Some("when") => &[AnswerType::Duration],
+        _ => &[],
+    };
     accepted(f.answer_type)
         .iter()
+        .chain(when)
         .flat_map(|t| typed::find(quote, *t, family))
         .filter(|v| match f.extreme {
             Some(Extreme::Min) => v.bound != Bound::Max,
@@ -173,14 +179,10 @@ fn values(f: &Frame, quote: &str) -> Vec<Found> {
 const OTHER_ONE: &[&str] = &[
     "previous",
     "previously",
-    "prior",
     "former",
-    "earlier",
-    "preceding",
     "neighbouring",
     "neighboring",
     "superseded",
-    "old",
 ];
 
 /// Whether `clause` marks its value as another one's than frame `f` asks about.
@@ -249,33 +251,26 @@ fn text_before(
     piece[cut..].to_string()
 }
 
-/// Whether candidate `c` meets the frame's periods (in its quote, label or section; or in
-/// its title when those name no other year).
+/// Whether candidate `c` meets the frame's periods (see `finish::ItemPeriods`).
 fn meets_periods(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
-    let wanted: Vec<crate::period::Period> = f
-        .periods
+    let item = super::finish::ItemPeriods::of(c);
+    f.periods
         .iter()
         .flat_map(|p| crate::period::periods(p))
-        .collect();
-    let own: Vec<_> = [Some(&c.quote), c.section.as_ref(), c.label.as_ref()]
-        .into_iter()
-        .flatten()
-        .flat_map(|t| crate::period::periods(t))
-        .collect();
-    let title = crate::period::periods(&c.title);
-    wanted.iter().all(|w| {
-        own.iter().any(|p| w.met_by(p))
-            || (title.iter().any(|p| w.met_by(p)) && !own.iter().any(|p| w.other_year(p)))
-    })
+        .all(|w| item.meet(&w))
 }
 
-/// Decide what answers `f` among `n`'s verified items.
-pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
+/// The verified items of `n` that cover frame `f`, in id order, and for each other item
+/// what it lacked.
+fn covering<'a>(
+    engine: &Engine,
+    f: &Frame,
+    n: &'a Numbered,
+) -> (Vec<(&'a String, &'a Verdict)>, Vec<String>) {
     let mut docs: HashMap<String, std::rc::Rc<HashSet<String>>> = HashMap::new();
     let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
-    let mut covering: Vec<(&String, &Verdict)> = Vec::new();
+    let mut covering = Vec::new();
     let mut misses: Vec<String> = Vec::new();
-    let typed = f.answer_type.is_value();
     for (id, v) in n.verified() {
         let c = &v.candidate;
         let document = docs
@@ -302,21 +297,33 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
             title: stems(&c.title),
             document,
         };
-        match covers(f, &cx, !typed) {
+        match covers(f, &cx, !f.answer_type.is_value()) {
             Ok(()) if meets_periods(f, c) => covering.push((id, v)),
             Ok(()) => misses.push(format!("the period {}", f.periods.join(", "))),
             Err(m) => misses.push(m),
         }
     }
-    if !typed {
-        if covering.is_empty() && n.verified().next().is_some() {
-            return Decision {
-                unmet: vec![format!(
-                    "no verified passage addresses the question itself (what it asks about: {})",
-                    nothing_said(f, &misses)
-                )],
-                ..Decision::default()
-            };
+    (covering, misses)
+}
+
+/// A decision that nothing answers, saying `why`.
+fn unmet(why: String) -> Decision {
+    Decision {
+        unmet: vec![why],
+        ..Decision::default()
+    }
+}
+
+/// Decide what answers `f` among `n`'s verified items.
+pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
+    let (covering, misses) = covering(engine, f, n);
+    let anything = n.verified().next().is_some();
+    if !f.answer_type.is_value() {
+        if covering.is_empty() && anything {
+            return unmet(format!(
+                "no verified passage addresses the question itself (what it asks about: {})",
+                nothing_said(f, &misses)
+            ));
         }
         let keep = covering.iter().map(|(id, _)| (*id).clone()).collect();
         return Decision {
@@ -329,17 +336,14 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
         vs.first().map(|x| ((*id).clone(), x.clone(), vs.len()))
     });
     let Some((lead, value, several)) = stated else {
-        if n.verified().next().is_none() {
+        if !anything {
             return Decision::default();
         }
-        return Decision {
-            unmet: vec![format!(
-                "no verified passage states {} for {}",
-                f.answer_type.noun(),
-                nothing_said(f, &misses)
-            )],
-            ..Decision::default()
-        };
+        return unmet(format!(
+            "no verified passage states {} for {}",
+            f.answer_type.noun(),
+            nothing_said(f, &misses)
+        ));
     };
     let mut keep = vec![lead.clone()];
     keep.extend(

@@ -221,27 +221,44 @@ fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> 
     let items: Vec<_> = cited
         .iter()
         .filter_map(|id| n.get(id))
-        .map(|v| {
-            let c = &v.candidate;
-            let heads = [&c.section, &c.label].into_iter().flatten();
-            let own: Vec<_> = std::iter::once(&c.quote)
-                .chain(heads)
-                .flat_map(|t| crate::period::periods(t))
-                .collect();
-            (own, crate::period::periods(&c.title))
-        })
+        .map(|v| ItemPeriods::of(&v.candidate))
         .collect();
     let mut unmet: Vec<String> = Vec::new();
     for w in &wanted {
-        let met = items.iter().any(|(own, title)| {
-            own.iter().any(|p| w.met_by(p))
-                || (title.iter().any(|p| w.met_by(p)) && !own.iter().any(|p| w.other_year(p)))
-        });
+        let met = items.iter().any(|p| p.meet(w));
         if !met && !unmet.contains(&w.text) {
             unmet.push(w.text.clone());
         }
     }
     unmet
+}
+
+/// The periods an item names: in its quote, section or label (its own), and in its
+/// document's title.
+pub(super) struct ItemPeriods {
+    own: Vec<crate::period::Period>,
+    title: Vec<crate::period::Period>,
+}
+
+impl ItemPeriods {
+    /// The periods of candidate `c`.
+    pub(super) fn of(c: &crate::evidence::extract::Candidate) -> Self {
+        let heads = [&c.section, &c.label].into_iter().flatten();
+        ItemPeriods {
+            own: std::iter::once(&c.quote)
+                .chain(heads)
+                .flat_map(|t| crate::period::periods(t))
+                .collect(),
+            title: crate::period::periods(&c.title),
+        }
+    }
+
+    /// Whether the item meets period `w`: its own text names it, or its title does and
+    /// its own text names no other year.
+    pub(super) fn meet(&self, w: &crate::period::Period) -> bool {
+        self.own.iter().any(|p| w.met_by(p))
+            || (self.title.iter().any(|p| w.met_by(p)) && !self.own.iter().any(|p| w.other_year(p)))
+    }
 }
 
 /// The rejected candidates as the answer lists them.

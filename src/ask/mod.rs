@@ -119,7 +119,13 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let t = Instant::now();
     let mut numbered = select::number(std::mem::take(&mut found.verdicts));
     let frame = crate::frame::frame(&question.stem);
-    let decision = decide::decide(engine, &frame, &numbered);
+    // A multi-hop answer spans documents through bridges; each step's items are about
+    // its own sub-question, so the frame decides only one-step questions.
+    let decision = if found.classification.class == crate::research::Class::MultiHop {
+        decide::Decision::default()
+    } else {
+        decide::decide(engine, &frame, &numbered)
+    };
     let lead = decision.value.as_ref().and_then(|(id, v)| {
         numbered
             .get(id)

@@ -114,12 +114,24 @@ pub fn stands_alone(right: &str) -> bool {
             .any(|x| FINITE.contains(&x.as_str()))
 }
 
+/// What character `c` (after `prev`) does to the bracket depth: `(` and `[` open, `)` and
+/// `]` close; a `[` or `]` right after ESC is a terminal control sequence, not a bracket.
+fn bracket_step(prev: Option<char>, c: char) -> i64 {
+    match c {
+        '[' | ']' if prev == Some('\u{1b}') => 0,
+        '(' | '[' => 1,
+        ')' | ']' => -1,
+        _ => 0,
+    }
+}
+
 /// Open brackets (`(`, `[`) minus closed ones in `s`.
 fn bracket_depth(s: &str) -> i64 {
-    s.chars().fold(0, |d, c| match c {
-        '(' | '[' => d + 1,
-        ')' | ']' => d - 1,
-        _ => d,
+    let mut prev = None;
+    s.chars().fold(0, |d, c| {
+        let d = d + bracket_step(prev, c);
+        prev = Some(c);
+        d
     })
 }
 
@@ -162,12 +174,10 @@ pub fn close_brackets(text: &str, span: Span) -> Option<Span> {
         .find("\n\n")
         .unwrap_or(rest.len())
         .min(LIST_WINDOW_BYTES);
+    let mut prev = span.slice(text).chars().next_back();
     for (i, c) in rest.char_indices().take_while(|(i, _)| *i < limit) {
-        depth += match c {
-            '(' | '[' => 1,
-            ')' | ']' => -1,
-            _ => 0,
-        };
+        depth += bracket_step(prev, c);
+        prev = Some(c);
         if depth == 0 {
             let mut end = span.end + i + 1;
             if text[end..].starts_with('.') {

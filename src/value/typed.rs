@@ -140,7 +140,7 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?)\b",
+        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?)\b",
     )
 });
 
@@ -579,6 +579,20 @@ mod tests {
             "{counts:?}"
         );
         assert!(raw(q, AnswerType::Email, None).is_empty());
+    }
+
+    #[test]
+    fn money_in_a_whole_provision() {
+        let q = "Non-compliance with the prohibition shall be subject to administrative fines of up to EUR 35 000 000 or, if the offender is an undertaking, up to 7 % of its total worldwide annual turnover, whichever is higher.";
+        assert_eq!(raw(q, AnswerType::Money, None), ["EUR 35 000 000"]);
+        assert_eq!(
+            raw(
+                "Parcel | 212 | ha",
+                AnswerType::Quantity,
+                Some(UnitFamily::Area)
+            ),
+            ["212 | ha"]
+        );
     }
 
     #[test]
