@@ -65,6 +65,8 @@ struct Context {
     raw: String,
     /// Whether the item is a table row or a form value (see [`tabular`]).
     tabular: bool,
+    /// For a multi-hop question, the words every verified item says itself.
+    chain: Option<std::rc::Rc<HashSet<String>>>,
     title: HashSet<String>,
     document: std::rc::Rc<HashSet<String>>,
 }
@@ -83,8 +85,13 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
             .all(|w| has_word(&cx.document, w) || has_word(&cx.title, w));
         // A table row or a form value names its column or caption elsewhere in its
         // document (see `tabular`); prose names what it is about itself.
-        let ok = if cx.tabular {
-            doc
+        // Through a bridge (a multi-hop question), another verified item may name it.
+        let chained = cx
+            .chain
+            .as_ref()
+            .is_some_and(|c| ws.iter().all(|w| has_word(c, w)));
+        let ok = if cx.tabular || chained {
+            doc || chained
         } else if ws.len() <= 1 {
             here == ws.len()
         } else {
@@ -266,12 +273,18 @@ fn covering<'a>(
     engine: &Engine,
     f: &Frame,
     n: &'a Numbered,
+    multi_hop: bool,
 ) -> (Vec<(&'a String, &'a Verdict)>, Vec<String>) {
     let mut docs: HashMap<String, std::rc::Rc<HashSet<String>>> = HashMap::new();
     let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
+    let owns: Vec<String> = n
+        .verified()
+        .map(|(_, v)| own_text(engine, &mut texts, &v.candidate))
+        .collect();
+    let chain = multi_hop.then(|| std::rc::Rc::new(stems(&owns.join(" "))));
     let mut covering = Vec::new();
     let mut misses: Vec<String> = Vec::new();
-    for (id, v) in n.verified() {
+    for ((id, v), own) in n.verified().zip(&owns) {
         let c = &v.candidate;
         let document = docs
             .entry(c.doc_id.clone())
@@ -279,21 +292,11 @@ fn covering<'a>(
                 std::rc::Rc::new(stems(&document_text(engine, &mut texts, &c.doc_id)))
             })
             .clone();
-        let before = text_before(engine, &mut texts, c);
-        let own_text = [
-            Some(before.as_str()),
-            Some(c.quote.as_str()),
-            c.section.as_deref(),
-            c.label.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ");
         let cx = Context {
-            own: stems(&own_text),
-            raw: own_text.to_lowercase(),
+            own: stems(own),
+            raw: own.to_lowercase(),
             tabular: tabular(c),
+            chain: chain.clone(),
             title: stems(&c.title),
             document,
         };
@@ -306,6 +309,25 @@ fn covering<'a>(
     (covering, misses)
 }
 
+/// What candidate `c` says itself: the text just before it, its quote, section and label.
+fn own_text(
+    engine: &Engine,
+    texts: &mut HashMap<String, std::rc::Rc<String>>,
+    c: &crate::evidence::extract::Candidate,
+) -> String {
+    let before = text_before(engine, texts, c);
+    [
+        Some(before.as_str()),
+        Some(c.quote.as_str()),
+        c.section.as_deref(),
+        c.label.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
 /// A decision that nothing answers, saying `why`.
 fn unmet(why: String) -> Decision {
     Decision {
@@ -315,8 +337,8 @@ fn unmet(why: String) -> Decision {
 }
 
 /// Decide what answers `f` among `n`'s verified items.
-pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered) -> Decision {
-    let (covering, misses) = covering(engine, f, n);
+pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
+    let (covering, misses) = covering(engine, f, n, multi_hop);
     let anything = n.verified().next().is_some();
     if !f.answer_type.is_value() {
         if covering.is_empty() && anything {
@@ -437,6 +459,7 @@ mod tests {
             own: stems(own),
             raw: own.to_lowercase(),
             tabular: true,
+            chain: None,
             title: stems("Firearm checks by state"),
             document: std::rc::Rc::new(stems(doc)),
         };

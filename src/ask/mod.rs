@@ -119,12 +119,14 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let t = Instant::now();
     let mut numbered = select::number(std::mem::take(&mut found.verdicts));
     let frame = crate::frame::frame(&question.stem);
-    // A multi-hop answer spans documents through bridges; each step's items are about
-    // its own sub-question, so the frame decides only one-step questions.
-    let decision = if found.classification.class == crate::research::Class::MultiHop {
+    // A multi-hop answer spans documents through bridges: a free-text one is left to
+    // the research loop's steps, and a typed one may find the named things in any of its
+    // verified items.
+    let multi_hop = found.classification.class == crate::research::Class::MultiHop;
+    let decision = if multi_hop && !frame.answer_type.is_value() {
         decide::Decision::default()
     } else {
-        decide::decide(engine, &frame, &numbered)
+        decide::decide(engine, &frame, &numbered, multi_hop)
     };
     let lead = decision.value.as_ref().and_then(|(id, v)| {
         numbered
