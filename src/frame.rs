@@ -131,6 +131,11 @@ pub struct Frame {
     /// against).
     #[serde(skip)]
     pub qualifiers: Vec<String>,
+    /// The word naming what is asked for ("tuition" in "what was the average tuition at
+    /// public colleges"): the last focus word before the first preposition or verb,
+    /// participles aside.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<String>,
 }
 
 /// Words that ask rather than name what is asked about.
@@ -338,6 +343,7 @@ const MONEY: &[&str] = &[
     "worth",
     "premium",
     "rent",
+    "tuition",
 ];
 
 /// Words before `number`, `no.` or `code` that make it an identifier.
@@ -457,6 +463,46 @@ const AUXILIARIES: &[&str] = &[
     "should", "will", "would", "has", "have", "had",
 ];
 
+/// Words that open a framing phrase before the question proper ("In the Estimated Costs
+/// table, what …", "According to the disclaimer, do …").
+const FRAMING: &[&str] = &[
+    "in",
+    "on",
+    "under",
+    "according",
+    "for",
+    "from",
+    "at",
+    "per",
+    "within",
+    "as",
+    "based",
+];
+
+/// Words that ask: a wh-word or an auxiliary opening a yes/no question.
+fn asks(x: &str) -> bool {
+    matches!(
+        x,
+        "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how" | "why"
+    ) || AUXILIARIES.contains(&x)
+}
+
+/// The question proper: after a leading framing phrase that ends in a comma ("In the
+/// Head of Household table on page 4, what is …" reads from "what"; "For an OTP device
+/// whose nonce …, how often …" from "how"), else the whole question.
+fn asking_text(question: &str) -> &str {
+    let opens = lower_words(question)
+        .first()
+        .is_some_and(|x| FRAMING.contains(&x.as_str()));
+    if !opens {
+        return question;
+    }
+    match question.split_once(',') {
+        Some((_, rest)) if lower_words(rest).first().is_some_and(|x| asks(x)) => rest,
+        _ => question,
+    }
+}
+
 /// The question's words, lower case, with `'s` dropped.
 fn lower_words(question: &str) -> Vec<String> {
     question
@@ -473,16 +519,24 @@ fn lower_words(question: &str) -> Vec<String> {
 /// Read `question` into its frame.
 pub fn frame(question: &str) -> Frame {
     let w = lower_words(question);
-    let (answer_type, unit_family, unit) = answer_type(&w);
+    let (answer_type, unit_family, unit) = answer_type(&lower_words(asking_text(question)));
     let entities = entities(question);
     let periods: Vec<String> = crate::period::periods(question)
         .into_iter()
         .map(|p| p.text)
         .collect();
     let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
+    // A superlative that describes a thing ("the highest paying job") is no bound on
+    // the value asked for.
+    let bound = |p: &str| {
+        has(p)
+            && !w
+                .windows(2)
+                .any(|x| x[0] == p && x[1].ends_with("ing") && x[1].len() > 5)
+    };
     let extreme = if ["minimum", "at least", "no less than", "lowest", "smallest"]
         .iter()
-        .any(|p| has(p))
+        .any(|p| bound(p))
     {
         Some(Extreme::Min)
     } else if [
@@ -494,7 +548,7 @@ pub fn frame(question: &str) -> Frame {
         "largest",
     ]
     .iter()
-    .any(|p| has(p))
+    .any(|p| bound(p))
     {
         Some(Extreme::Max)
     } else {
@@ -523,7 +577,9 @@ pub fn frame(question: &str) -> Frame {
         .filter(|x| x.chars().any(|c| c.is_ascii_digit()) && x.len() >= 3)
         .filter(|x| crate::period::periods(x).is_empty())
         .collect();
+    let head = head(&lower_words(asking_text(question)), &focus);
     Frame {
+        head,
         figures,
         qualifiers: w.clone(),
         answer_type,
@@ -586,6 +642,20 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     measured_type(w, first, &counted, time_unit)
 }
 
+/// Whether the question asks for the number of one thing ("the number of the previous
+/// RFI", "the solicitation number of this RFI"): an identifier, not a count of things.
+fn number_of_one(w: &[String]) -> bool {
+    let plural = |x: &String| {
+        x.ends_with('s') && !["ss", "us", "is"].iter().any(|e| x.ends_with(e)) && x.len() > 3
+    };
+    w.windows(5).any(|p| {
+        p[0] == "number"
+            && p[1] == "of"
+            && matches!(p[2].as_str(), "the" | "this" | "that" | "its")
+            && ![&p[3], &p[4]].iter().any(|x| plural(x))
+    })
+}
+
 /// The type of a question that asks for a measure (a quantity, a duration, money), and
 /// else [`named_type`].
 fn measured_type(
@@ -604,6 +674,9 @@ fn measured_type(
         .windows(3)
         .find(|p| p[0] == "number" && p[1] == "of")
         .map(|p| p[2].trim_end_matches('s').to_string());
+    if number_of_one(w) && first != "how" {
+        return (AnswerType::Identifier, None, None);
+    }
     if let Some(n) = &number_of {
         if TIME.contains(&n.as_str()) {
             return (AnswerType::Duration, None, Some(n.clone()));
@@ -613,6 +686,7 @@ fn measured_type(
         }
     }
     if has("how long")
+        || has("how often")
         || has("what length of time")
         || (has("how many") && time_unit.is_some())
         || any(&["duration"])
@@ -639,6 +713,8 @@ fn measured_type(
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     let money_value = [
+        "what amount",
+        "which amount",
         "maximum amount",
         "minimum amount",
         "total amount",
@@ -738,8 +814,20 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
         "weight" | "mass" => Some(UnitFamily::Mass),
         "volume" => Some(UnitFamily::Volume),
         "distance" | "height" | "depth" | "width" => Some(UnitFamily::Length),
+        "megabytes" | "gigabytes" | "kilobytes" | "bytes" => Some(UnitFamily::Data),
         _ => None,
     };
+    // "the maximum submission size", "the file size limit": a size in bytes.
+    let data = w.windows(2).any(|p| {
+        p[1] == "size"
+            && matches!(
+                p[0].as_str(),
+                "file" | "submission" | "attachment" | "upload" | "document" | "email" | "message"
+            )
+    });
+    if data {
+        return Some(UnitFamily::Data);
+    }
     w.iter().take(7).find_map(|x| named(x))
 }
 
@@ -843,6 +931,33 @@ fn entities(question: &str) -> Vec<String> {
 }
 
 /// The focus: content words less scaffold, named things and periods.
+/// Words that end the phrase naming what is asked for.
+const PHRASE_ENDS: &[&str] = &[
+    "at", "for", "of", "in", "on", "by", "to", "from", "with", "when", "that", "which", "under",
+    "per", "during", "should", "must", "may", "can", "is", "was", "are", "were", "does", "did",
+    "do", "has", "have", "will", "shall", "would", "could", "if",
+];
+
+/// The head of the phrase asked for: the last focus word (not a participle) before the
+/// first phrase end that follows one (see [`Frame::head`]).
+fn head(w: &[String], focus: &[String]) -> Option<String> {
+    // "How long are client records kept?": after an auxiliary, the last word is the
+    // verb, not what is asked for.
+    let inverted = w.iter().take(3).any(|x| AUXILIARIES.contains(&x.as_str()));
+    let mut last: Option<&String> = None;
+    for (i, x) in w.iter().enumerate() {
+        if PHRASE_ENDS.contains(&x.as_str()) && last.is_some() {
+            break;
+        }
+        let verb = inverted && i + 1 == w.len();
+        let participle = verb || (x.len() > 4 && (x.ends_with("ed") || x.ends_with("ing")));
+        if focus.contains(x) && !participle {
+            last = Some(x);
+        }
+    }
+    last.cloned()
+}
+
 fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -> Vec<String> {
     let own: &[&str] = match t {
         AnswerType::Money => &["paid", "pay", "spent", "cost", "costs", "charged", "worth"],
@@ -884,6 +999,74 @@ mod tests {
 
     fn ty(q: &str) -> AnswerType {
         frame(q).answer_type
+    }
+
+    #[test]
+    fn a_framing_phrase_an_amount_and_a_number_of_one_thing_are_read() {
+        assert_eq!(
+            ty("In the Estimated Costs table, what is the cost on U.S. operators for the test?"),
+            AnswerType::Money
+        );
+        assert_eq!(
+            ty("According to the disclaimer, do these statistics represent sales?"),
+            AnswerType::YesNo
+        );
+        assert_eq!(
+            ty("On line 2 of the worksheet, what amount is entered?"),
+            AnswerType::Money
+        );
+        assert_eq!(
+            ty("What was the number of the previous Lighthouse RFI archived on FBO?"),
+            AnswerType::Identifier
+        );
+        assert_eq!(
+            ty("What is the solicitation number of this (second) RFI?"),
+            AnswerType::Identifier
+        );
+        assert_eq!(
+            ty("For an OTP device whose nonce is based on a clock, how often must it change?"),
+            AnswerType::Duration
+        );
+        assert_eq!(
+            ty("What is the number of the employees on site?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            frame("If the highest paying job pays weekly, how many pay periods are entered?")
+                .extreme,
+            None
+        );
+        let f = frame("What is the maximum submission size?");
+        assert_eq!(
+            (f.answer_type, f.unit_family, f.extreme),
+            (
+                AnswerType::Quantity,
+                Some(UnitFamily::Data),
+                Some(Extreme::Max)
+            )
+        );
+        assert_eq!(
+            frame("What is the highest fine?").extreme,
+            Some(Extreme::Max)
+        );
+    }
+
+    #[test]
+    fn the_head_names_what_is_asked_for() {
+        let h = |q: &str| frame(q).head;
+        assert_eq!(
+            h("What was the national average tuition at four-year public colleges?").as_deref(),
+            Some("tuition")
+        );
+        assert_eq!(
+            h("How many checks were denied in Texas?").as_deref(),
+            Some("checks")
+        );
+        assert_eq!(h("What telephone number is entered?"), None);
+        assert_eq!(
+            h("How long are client records kept?").as_deref(),
+            Some("records")
+        );
     }
 
     #[test]

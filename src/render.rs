@@ -316,6 +316,16 @@ pub fn documents_eval(r: &crate::eval::documents::DocumentsReport) -> String {
         let _ = writeln!(s, "failed file: {}: {}", clean(path), clean(reason));
     }
     let _ = writeln!(s, "cited quotes not verbatim: {}", r.not_verbatim);
+    let _ = writeln!(
+        s,
+        "confidence, answers right per level: {}",
+        crate::eval::metrics::reliability_line(&r.reliability)
+    );
+    let _ = writeln!(
+        s,
+        "concision: median {:.0} cited item(s) per answer; typed answers whose first sentence holds the value {:.3}",
+        r.median_items, r.value_first
+    );
     s
 }
 
@@ -832,6 +842,11 @@ pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
             m.generator_calls, m.phrased, m.phrase_fallbacks
         );
     }
+    let _ = writeln!(
+        s,
+        "confidence, answers right per level: {}",
+        crate::eval::metrics::reliability_line(&r.reliability)
+    );
     let _ = writeln!(
         s,
         "latency: p50 {:.1} ms  p95 {:.1} ms  mean {:.1} ms",

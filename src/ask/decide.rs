@@ -25,6 +25,10 @@ use crate::figure::Bound;
 use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
 use crate::value::typed::{self, Found};
 
+/// Focus words from which a question is long: half of them in a passage's document
+/// suffice, and its head need not be in the passage itself.
+const LONG_FOCUS: usize = 4;
+
 /// Supporting items kept after the item that states the value, at most.
 pub const MAX_SUPPORT: usize = 3;
 
@@ -50,6 +54,13 @@ fn stems(text: &str) -> HashSet<String> {
 /// Whether `word` is among `have`, read loosely (the stem, or a shared first five letters
 /// of words of six letters or more).
 fn has_word(have: &HashSet<String>, word: &str) -> bool {
+    // "four-year": each part, as the text's words are split at hyphens.
+    if word.contains('-') {
+        let parts: Vec<&str> = word.split('-').filter(|p| !p.is_empty()).collect();
+        if parts.len() > 1 {
+            return parts.iter().all(|p| has_word(have, p));
+        }
+    }
     let s = crate::text::stem(&word.to_lowercase());
     have.contains(&s)
         || (s.len() >= 6 && {
@@ -61,6 +72,9 @@ fn has_word(have: &HashSet<String>, word: &str) -> bool {
 /// The words an item says itself (quote, label, section) and its document's words.
 struct Context {
     own: HashSet<String>,
+    /// The words of the quote, label, section and title: what the item says about
+    /// itself, without the text before it.
+    said: HashSet<String>,
     /// The item's own text as written, lower case.
     raw: String,
     /// Whether the item is a table row or a form value (see [`tabular`]).
@@ -101,14 +115,31 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
             return Err(format!("\"{e}\""));
         }
     }
+    if let Some(m) = contrasted(f, cx) {
+        return Err(m);
+    }
+    // A value question's head ("tuition") is named by the item itself, not only by the
+    // text before it (the row above, another sentence).
+    // A long question (a chain of clauses) names its answer's passage by some of its
+    // words only: half of its focus must be in the document, the rest may be scaffold.
+    let long = f.focus.len() >= LONG_FOCUS && !cx.tabular;
+    if let Some(h) = f.head.as_deref().filter(|_| f.answer_type.is_value()) {
+        if !has_word(&cx.said, h) && cx.chain.is_none() && !long {
+            return Err(format!("\"{h}\""));
+        }
+    }
     let own = f.focus.iter().filter(|w| has_word(&cx.own, w)).count();
     // A focus word the document never uses is missing — unless the item is prose whose
     // own words cover half the focus (the question then only words it differently).
     if cx.tabular || own * 2 < f.focus.len().max(1) {
-        if let Some(w) = f
+        let absent: Vec<&String> = f
             .focus
             .iter()
-            .find(|w| !has_word(&cx.document, w) && !has_word(&cx.title, w))
+            .filter(|w| !has_word(&cx.document, w) && !has_word(&cx.title, w))
+            .collect();
+        if let Some(w) = absent
+            .first()
+            .filter(|_| !long || absent.len() * 2 > f.focus.len())
         {
             return Err(format!("\"{w}\""));
         }
@@ -130,23 +161,54 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     }
 }
 
-/// The value types a question of type `t` accepts.
-fn accepted(t: AnswerType) -> &'static [AnswerType] {
-    match t {
-        AnswerType::Period => &[AnswerType::Period, AnswerType::Date],
-        AnswerType::Person => &[AnswerType::Person],
-        AnswerType::Organisation => &[AnswerType::Organisation, AnswerType::Person],
-        AnswerType::Date => &[AnswerType::Date],
-        AnswerType::Duration => &[AnswerType::Duration],
-        AnswerType::Money => &[AnswerType::Money],
-        AnswerType::Percentage => &[AnswerType::Percentage],
-        AnswerType::Quantity => &[AnswerType::Quantity],
-        AnswerType::Location => &[AnswerType::Location, AnswerType::Organisation],
-        AnswerType::Phone => &[AnswerType::Phone],
-        AnswerType::Email => &[AnswerType::Email],
-        AnswerType::Identifier => &[AnswerType::Identifier],
-        _ => &[],
-    }
+/// Pairs of words that tell one thing from its sibling: a passage about public colleges
+/// does not answer a question about private ones.
+const CONTRASTS: &[(&str, &str)] = &[
+    ("public", "private"),
+    ("federal", "state"),
+    ("domestic", "foreign"),
+    ("import", "export"),
+    ("imports", "exports"),
+    ("male", "female"),
+    ("men", "women"),
+    ("urban", "rural"),
+    ("residential", "commercial"),
+    ("minimum", "maximum"),
+    ("annual", "monthly"),
+    ("daily", "weekly"),
+    ("new", "used"),
+    ("initial", "renewal"),
+    ("primary", "secondary"),
+    ("undergraduate", "graduate"),
+    ("subsidized", "unsubsidized"),
+    ("inbound", "outbound"),
+    ("gross", "net"),
+];
+
+/// The miss when the item's own text names the sibling of a word the question asks
+/// about and not the word itself ("private" asked, "public" stated).
+fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
+    let asked: HashSet<String> = f
+        .focus
+        .iter()
+        .cloned()
+        .chain(
+            f.entities
+                .iter()
+                .flat_map(|e| crate::text::words(&e.to_lowercase())),
+        )
+        .collect();
+    let own: HashSet<String> = crate::text::words(&cx.raw).into_iter().collect();
+    CONTRASTS
+        .iter()
+        .flat_map(|&(a, b)| [(a, b), (b, a)])
+        .find(|(w, other)| {
+            asked.contains(*w)
+                && !asked.contains(*other)
+                && !own.contains(*w)
+                && own.contains(*other)
+        })
+        .map(|(w, other)| format!("\"{w}\" (the passage is about {other})"))
 }
 
 /// The values in `quote` that answer frame `f`: of an accepted type, bound, unit and
@@ -158,7 +220,8 @@ fn values(f: &Frame, quote: &str) -> Vec<Found> {
         Some("when") => &[AnswerType::Duration],
         _ => &[],
     };
-    accepted(f.answer_type)
+    f.answer_type
+        .accepts()
         .iter()
         .chain(when)
         .flat_map(|t| typed::find(quote, *t, family))
@@ -292,7 +355,18 @@ fn covering<'a>(
                 std::rc::Rc::new(stems(&document_text(engine, &mut texts, &c.doc_id)))
             })
             .clone();
+        let said = [
+            Some(c.quote.as_str()),
+            c.section.as_deref(),
+            c.label.as_deref(),
+            Some(c.title.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
         let cx = Context {
+            said: stems(&said),
             own: stems(own),
             raw: own.to_lowercase(),
             tabular: tabular(c),
@@ -456,6 +530,7 @@ mod tests {
     fn coverage_needs_named_things_in_the_item_and_focus_in_the_document() {
         let f = frame("How many checks were denied in Texas?");
         let cx = |own: &str, doc: &str| Context {
+            said: stems(&format!("{own} Firearm checks by state")),
             own: stems(own),
             raw: own.to_lowercase(),
             tabular: true,
@@ -467,5 +542,13 @@ mod tests {
         assert!(covers(&f, &cx(row, "Texas 21,550 checks permit handgun"), false).is_err());
         assert!(covers(&f, &cx(row, "Texas 21,550 checks denied"), false).is_ok());
         assert!(covers(&f, &cx("Alaska 209 3,062", "Alaska checks denied"), false).is_err());
+        let f = frame("What was the average cost for textbooks at private colleges?");
+        let text = "the average cost for textbooks at public colleges was $1,122";
+        let doc = format!("{text} private loans");
+        assert!(covers(&f, &cx(text, &doc), false)
+            .unwrap_err()
+            .contains("public"));
+        let f = frame("What was the average cost for textbooks at public colleges?");
+        assert!(covers(&f, &cx(text, &doc), false).is_ok());
     }
 }

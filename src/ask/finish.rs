@@ -2,12 +2,17 @@
 //! was answered, the optional phrasing by a generator, the choice selection, metrics, the
 //! QA memory write, and the audit trail.
 //!
-//! Confidence counts distinct statements, not quote instances: identical quotes are one
-//! item (their other places are its `locations`) and near-duplicates one statement.
-//! `high` with 5 or more distinct statements from two documents or more, `medium` with
-//! 2–4 (or 5 or more from one document), `low` with 1, `insufficient` with none; then
-//! lowered one level (never below `low`) when the retrieval confidence (mean cosine
-//! between the question and the retrieved chunks) is under [`WEAK_RETRIEVAL`].
+//! Confidence says how the answer met the question's frame (see [`Assurance`]), not how
+//! many quotes agree: `high` only when a value of a precise type (a date, a period, a
+//! duration, a percentage, a telephone number, an email address) was read from a cited
+//! quote that covers what the question names; `medium` for another value so read, or a
+//! free-text answer of two distinct statements or more; `low` for one statement, or a
+//! typed question answered without a value (its frame not met: never `high`);
+//! `insufficient` with none. Then lowered one level (never below `low`) when the
+//! retrieval confidence (mean cosine between the question and the retrieved chunks) is
+//! under [`WEAK_RETRIEVAL`]. Distinct statements, not quote instances: identical quotes
+//! are one item and near-duplicates one statement. The levels were set from the
+//! reliability tables of `attest eval documents` and `attest eval answers` (README).
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -26,30 +31,51 @@ use crate::error::Error;
 use crate::evidence::gate::GateResult;
 use crate::evidence::verify::{question_terms, Reason, Verdict};
 
-/// Distinct statements from which confidence is `high` (design.md §3).
-pub const HIGH_STATEMENTS: usize = 5;
-/// Documents those statements must come from for `high`.
-pub const HIGH_DOCUMENTS: usize = 2;
 /// Retrieval confidence under which the answer's confidence is lowered one level.
 pub const WEAK_RETRIEVAL: f64 = 0.35;
 /// Question terms listed as absent from the retrieved passages, at most (enough to see
 /// what is missing without repeating a long question).
 const MAX_ABSENT_TERMS: usize = 12;
 
-/// Confidence from the distinct statements verified, the documents stating them and the
-/// retrieval confidence. Five or more statements are `high` only when they come from two
-/// documents or more (else `medium`): one document repeating itself is one voice.
-pub fn confidence(statements: usize, documents: usize, retrieval_confidence: f64) -> Confidence {
-    let level = match statements {
-        0 => Confidence::Insufficient,
-        1 => Confidence::Low,
-        n if n < HIGH_STATEMENTS => Confidence::Medium,
-        _ if documents < HIGH_DOCUMENTS => Confidence::Medium,
-        _ => Confidence::High,
+/// How an answer met the question's frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Met {
+    /// A value of this type was read from a cited quote covering the question.
+    Value(crate::frame::AnswerType),
+    /// The question asks for a value and none was claimed.
+    NoValue,
+    /// A free-text question: the cited quotes cover its focus, or it was not decided.
+    Text,
+}
+
+/// What an answer's confidence is read from.
+#[derive(Debug, Clone, Copy)]
+pub struct Assurance {
+    /// Distinct statements cited.
+    pub statements: usize,
+    /// Mean cosine between the question and the retrieved chunks.
+    pub retrieval_confidence: f64,
+    /// How the frame was met.
+    pub met: Met,
+}
+
+/// Confidence from the statements cited, the frame's outcome and the retrieval (see the
+/// module doc).
+pub fn confidence(a: Assurance) -> Confidence {
+    use crate::frame::AnswerType as T;
+    let level = match (a.statements, a.met) {
+        (0, _) => Confidence::Insufficient,
+        (
+            _,
+            Met::Value(T::Date | T::Period | T::Duration | T::Percentage | T::Phone | T::Email),
+        ) => Confidence::High,
+        (_, Met::Value(_)) => Confidence::Medium,
+        (_, Met::NoValue) | (1, Met::Text) => Confidence::Low,
+        (_, Met::Text) => Confidence::Medium,
     };
     match level {
-        Confidence::High if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Medium,
-        Confidence::Medium if retrieval_confidence < WEAK_RETRIEVAL => Confidence::Low,
+        Confidence::High if a.retrieval_confidence < WEAK_RETRIEVAL => Confidence::Medium,
+        Confidence::Medium if a.retrieval_confidence < WEAK_RETRIEVAL => Confidence::Low,
         l => l,
     }
 }
@@ -120,8 +146,18 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let mut generator_calls = 0;
     let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() {
-        answered(&mut answer, c, &numbered, &found.retrievals);
+        answered(&mut answer, c, &numbered);
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
+        let met = match &answer.answer_value {
+            Some(v) => Met::Value(v.ty),
+            None if frame.answer_type.is_value() => Met::NoValue,
+            None => Met::Text,
+        };
+        answer.confidence = confidence(Assurance {
+            statements: answer_statements(&answer),
+            retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
+            met,
+        });
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {
         answer.missing_evidence = missing(
@@ -284,12 +320,7 @@ const SCORE_SCALE: f64 = 1e4;
 
 /// Fill an answered `answer` from composition `c`: text, sentences, conflicts, evidence
 /// items and confidence.
-fn answered(
-    answer: &mut Answer,
-    c: &crate::evidence::compose::Composition,
-    n: &Numbered,
-    retrievals: &[crate::retrieve::multi::Retrieval],
-) {
+fn answered(answer: &mut Answer, c: &crate::evidence::compose::Composition, n: &Numbered) {
     answer.status = Status::Answered;
     answer.answer = c.answer.clone();
     answer.sentences = c.sentences.clone();
@@ -299,28 +330,12 @@ fn answered(
         .iter()
         .filter_map(|id| n.get(id).map(|v| evidence_item(id, v, n)))
         .collect();
-    let quotes: Vec<&str> = n
-        .verified()
-        .map(|(_, v)| v.candidate.quote.as_str())
-        .collect();
-    let documents: HashSet<&str> = n
-        .verified()
-        .flat_map(|(id, v)| {
-            let more = n
-                .locations
-                .get(id)
-                .into_iter()
-                .flatten()
-                .map(|l| l.doc_id.as_str());
-            std::iter::once(v.candidate.doc_id.as_str()).chain(more)
-        })
-        .collect();
-    let retrieval_confidence = retrievals.first().map_or(0.0, |r| r.confidence);
-    answer.confidence = confidence(
-        distinct_statements(&quotes),
-        documents.len(),
-        retrieval_confidence,
-    );
+}
+
+/// Distinct statements among the answer's cited quotes.
+fn answer_statements(answer: &Answer) -> usize {
+    let quotes: Vec<&str> = answer.evidence.iter().map(|e| e.quote.as_str()).collect();
+    distinct_statements(&quotes)
 }
 
 /// The evidence item of verdict `v` with id `id`.

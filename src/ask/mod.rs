@@ -329,15 +329,25 @@ mod tests {
     }
 
     #[test]
-    fn confidence_levels_follow_counts_and_weak_retrieval_lowers_them() {
-        assert_eq!(confidence(0, 0, 0.9), Confidence::Insufficient);
-        assert_eq!(confidence(1, 1, 0.9), Confidence::Low);
-        assert_eq!(confidence(3, 2, 0.9), Confidence::Medium);
-        assert_eq!(confidence(5, 2, 0.9), Confidence::High);
-        assert_eq!(confidence(5, 1, 0.9), Confidence::Medium);
-        assert_eq!(confidence(5, 2, 0.1), Confidence::Medium);
-        assert_eq!(confidence(2, 1, 0.1), Confidence::Low);
-        assert_eq!(confidence(1, 1, 0.1), Confidence::Low);
+    fn confidence_follows_the_frame_and_weak_retrieval_lowers_it() {
+        use crate::frame::AnswerType as T;
+        use finish::{Assurance, Met};
+        let c = |statements, retrieval_confidence, met| {
+            confidence(Assurance {
+                statements,
+                retrieval_confidence,
+                met,
+            })
+        };
+        assert_eq!(c(0, 0.9, Met::Value(T::Date)), Confidence::Insufficient);
+        assert_eq!(c(1, 0.9, Met::Value(T::Date)), Confidence::High);
+        assert_eq!(c(1, 0.1, Met::Value(T::Date)), Confidence::Medium);
+        assert_eq!(c(3, 0.9, Met::Value(T::Money)), Confidence::Medium);
+        // A typed question answered without its value never gets `high`.
+        assert_eq!(c(5, 0.9, Met::NoValue), Confidence::Low);
+        assert_eq!(c(5, 0.9, Met::Text), Confidence::Medium);
+        assert_eq!(c(1, 0.9, Met::Text), Confidence::Low);
+        assert_eq!(c(2, 0.1, Met::Text), Confidence::Low);
         let same = "Client records must be retained for seven years after the last service.";
         assert_eq!(
             distinct_statements(&[

@@ -42,6 +42,8 @@ pub struct QuestionResult {
     pub cited_docs: Vec<String>,
     /// Whether a cited document is judged relevant (answerable runs).
     pub cites_relevant: Option<bool>,
+    /// The answer's confidence.
+    pub confidence: crate::answer::Confidence,
     /// Milliseconds.
     pub ms: f64,
     /// Types of the gate's error violations (an answer withheld by the gate).
@@ -153,6 +155,10 @@ pub struct AnswersReport {
     pub metrics: AnswerMetrics,
     /// Answered share by cosine weight and relevance threshold.
     pub relevance_sweep: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Per confidence level, the answers given and the share right: citing a judged-
+    /// relevant document (answerable runs); any answer is wrong when the corpus cannot
+    /// answer the questions.
+    pub reliability: BTreeMap<String, super::metrics::LevelFigures>,
     /// Per-question outcomes (with `--per-question`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub per_question: Vec<QuestionResult>,
@@ -217,6 +223,12 @@ pub fn run(mut cfg: Config, run: &AnswersRun) -> Result<AnswersReport, Error> {
         questions: results.len(),
         metrics,
         relevance_sweep: relevance_sweep(&results, &opts.relevance),
+        reliability: super::metrics::reliability(
+            results
+                .iter()
+                .filter(|r| r.status == Status::Answered)
+                .map(|r| (r.confidence, r.cites_relevant == Some(true))),
+        ),
         per_question: if run.per_question {
             results
         } else {
@@ -402,6 +414,7 @@ fn question_result(
         status: a.status,
         cited_docs,
         cites_relevant,
+        confidence: a.confidence,
         ms,
         signals: sweep_signals(run),
     }

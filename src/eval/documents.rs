@@ -90,6 +90,17 @@ pub struct DocOutcome {
     pub on_page: bool,
     /// Pages of the cited quotes in the question's document.
     pub cited_pages: Vec<usize>,
+    /// The answer's confidence.
+    pub confidence: crate::answer::Confidence,
+    /// Cited items.
+    pub items: usize,
+    /// Whether the question's frame asks for a value (a date, an amount …).
+    pub typed: bool,
+    /// Whether the answer names its value and its first sentence holds it.
+    pub value_first: bool,
+    /// Whether the outcome is right: an answerable question answered with a quote
+    /// holding the value, an unanswerable one not answered.
+    pub right: bool,
 }
 
 /// The report.
@@ -122,6 +133,13 @@ pub struct DocumentsReport {
     pub not_verbatim: usize,
     /// One row per question.
     pub outcomes: Vec<DocOutcome>,
+    /// Per confidence level, the answers given and the share right (see [`DocOutcome`]).
+    pub reliability: BTreeMap<String, super::metrics::LevelFigures>,
+    /// Median number of cited items per answered question.
+    pub median_items: f64,
+    /// Of the answered questions whose frame asks for a value, the share whose answer
+    /// names the value (`answer_value`) and whose first sentence holds it.
+    pub value_first: f64,
 }
 
 /// Read `questions.jsonl`, naming the line of a bad row.
@@ -196,6 +214,9 @@ pub fn run(
         embed_share: share(r.embed_ms, r.total_ms),
         not_verbatim: 0,
         outcomes: Vec::new(),
+        reliability: BTreeMap::new(),
+        median_items: 0.0,
+        value_first: 0.0,
     };
     for q in &questions {
         let mut opts = opts.clone();
@@ -215,7 +236,29 @@ pub fn run(
     }
     finish(&mut report.all);
     report.kinds.values_mut().for_each(finish);
+    summarise(&mut report);
     Ok(report)
+}
+
+/// The reliability table and the concision figures over the outcomes.
+fn summarise(report: &mut DocumentsReport) {
+    report.reliability =
+        super::metrics::reliability(report.outcomes.iter().map(|o| (o.confidence, o.right)));
+    let mut items: Vec<f64> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.status == Status::Answered.as_str())
+        .map(|o| o.items as f64)
+        .collect();
+    items.sort_by(f64::total_cmp);
+    report.median_items = super::percentile(&items, 50.0);
+    let typed: Vec<&DocOutcome> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.typed && o.status == Status::Answered.as_str())
+        .collect();
+    report.value_first =
+        typed.iter().filter(|o| o.value_first).count() as f64 / typed.len().max(1) as f64;
 }
 
 fn share(part: u64, whole: u64) -> f64 {
@@ -256,6 +299,11 @@ fn ask_one(
         value_cited: false,
         on_page: false,
         cited_pages: Vec::new(),
+        confidence: crate::answer::Confidence::Insufficient,
+        items: 0,
+        typed: false,
+        value_first: false,
+        right: !q.answerable,
     };
     if file_failed {
         return Ok(out);
@@ -263,6 +311,17 @@ fn ask_one(
     let run = ask(engine, &q.question, opts)?;
     let a = &run.answer;
     out.status = a.status.as_str().to_string();
+    out.confidence = a.confidence;
+    out.items = a.evidence.len();
+    out.typed = a
+        .question_frame
+        .as_ref()
+        .is_some_and(|f| f.answer_type.is_value());
+    out.value_first = a.answer_value.as_ref().is_some_and(|v| {
+        a.sentences
+            .first()
+            .is_some_and(|s| s.text.contains(v.raw.as_str()))
+    });
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
         if !quotes
@@ -294,6 +353,12 @@ fn ask_one(
             out.on_page |= in_doc && e.page.or(Some(1)) == q.page;
         }
     }
+    let answered = a.status == Status::Answered;
+    out.right = if q.answerable {
+        answered && out.value_cited
+    } else {
+        !answered
+    };
     Ok(out)
 }
 
@@ -352,6 +417,9 @@ mod tests {
             embed_share: 0.0,
             not_verbatim: 0,
             outcomes: Vec::new(),
+            reliability: BTreeMap::new(),
+            median_items: 0.0,
+            value_first: 0.0,
         };
         let q = |answerable: bool| DocQuestion {
             id: "q".into(),
@@ -369,6 +437,11 @@ mod tests {
             value_cited: cited,
             on_page: cited,
             cited_pages: vec![],
+            confidence: crate::answer::Confidence::Low,
+            items: 1,
+            typed: false,
+            value_first: false,
+            right: cited,
         };
         tally(&mut report, &q(true), &o("answered", true));
         tally(&mut report, &q(false), &o("answered", false));

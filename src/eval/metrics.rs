@@ -108,3 +108,70 @@ mod tests {
         assert!(all_found_at_k(&r, &q, 4));
     }
 }
+
+/// Answers given at one confidence level and how many of them were right.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+pub struct LevelFigures {
+    /// Answers given at this level.
+    pub answered: usize,
+    /// Of those, answers judged right.
+    pub right: usize,
+    /// `right / answered` (0 when none).
+    pub share: f64,
+}
+
+/// A reliability table: per confidence level (`high`, `medium`, `low`), the answers
+/// given and the share judged right. Abstentions (`insufficient`) are not answers and
+/// are left out.
+pub fn reliability(
+    outcomes: impl IntoIterator<Item = (crate::answer::Confidence, bool)>,
+) -> std::collections::BTreeMap<String, LevelFigures> {
+    use crate::answer::Confidence;
+    let mut table = std::collections::BTreeMap::new();
+    for (level, right) in outcomes {
+        if level == Confidence::Insufficient {
+            continue;
+        }
+        let f: &mut LevelFigures = table.entry(level.as_str().to_string()).or_default();
+        f.answered += 1;
+        f.right += usize::from(right);
+    }
+    for f in table.values_mut() {
+        f.share = f.right as f64 / f.answered.max(1) as f64;
+    }
+    table
+}
+
+/// The reliability table on one line: `high 12/13 (0.923)  medium …`.
+pub fn reliability_line(table: &std::collections::BTreeMap<String, LevelFigures>) -> String {
+    ["high", "medium", "low"]
+        .iter()
+        .filter_map(|l| {
+            table
+                .get(*l)
+                .map(|f| format!("{l} {}/{} ({:.3})", f.right, f.answered, f.share))
+        })
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+#[cfg(test)]
+mod reliability_tests {
+    use super::*;
+    use crate::answer::Confidence;
+
+    #[test]
+    fn reliability_counts_answers_per_level_and_leaves_out_abstentions() {
+        let t = reliability([
+            (Confidence::High, true),
+            (Confidence::High, false),
+            (Confidence::Low, true),
+            (Confidence::Insufficient, false),
+        ]);
+        assert_eq!(t["high"].answered, 2);
+        assert_eq!(t["high"].share, 0.5);
+        assert_eq!(t["low"].right, 1);
+        assert!(!t.contains_key("insufficient"));
+        assert_eq!(reliability_line(&t), "high 1/2 (0.500)  low 1/1 (1.000)");
+    }
+}

@@ -171,6 +171,42 @@ fn names_identifier(ids: &[String], text: &str) -> bool {
             .any(|t| ids.contains(&t))
 }
 
+/// Whether `text` states a value of the precise type frame `f` asks for (a date, an
+/// amount, a size — not a bare count or a name, which most text holds) and uses one of
+/// the words naming what is asked about: such a quote answers the question in other
+/// words than the question's.
+pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
+    use crate::frame::{AnswerType as T, UnitFamily};
+    let precise = match f.answer_type {
+        T::Date | T::Period | T::Duration | T::Money | T::Percentage | T::Phone | T::Email => true,
+        T::Quantity => f.unit_family.is_some_and(|u| u != UnitFamily::Count),
+        _ => false,
+    };
+    if !precise {
+        return false;
+    }
+    let stem = |w: &str| crate::text::stem(&w.to_lowercase());
+    let have: std::collections::HashSet<String> = crate::text::words(&text.to_lowercase())
+        .iter()
+        .map(|w| stem(w))
+        .collect();
+    let asked: Vec<String> = f
+        .focus
+        .iter()
+        .cloned()
+        .chain(
+            f.entities
+                .iter()
+                .flat_map(|e| crate::text::words(&e.to_lowercase())),
+        )
+        .collect();
+    asked.iter().any(|w| have.contains(&stem(w)))
+        && f.answer_type
+            .accepts()
+            .iter()
+            .any(|t| !crate::value::typed::find(text, *t, f.unit_family).is_empty())
+}
+
 fn sigmoid(x: f32) -> f64 {
     1.0 / (1.0 + (-(x as f64)).exp())
 }
@@ -187,12 +223,13 @@ pub fn verify(
 ) -> Result<Vec<Verdict>, Error> {
     let terms = question_terms(question);
     let ids = identifiers(question);
+    let frame = crate::frame::frame(question);
     let coverage: Vec<f64> = candidates
         .iter()
         .map(|c| {
             let context = c.context_text();
-            if names_identifier(&ids, &context) {
-                1.0 // the quote states the very identifier the question asks about
+            if names_identifier(&ids, &context) || states_asked_value(&frame, &context) {
+                1.0 // the quote states the very identifier or kind of value asked for
             } else {
                 term_coverage(&terms, &context)
             }

@@ -54,6 +54,26 @@ pub enum AnswerType {
 }
 
 impl AnswerType {
+    /// The value types that answer a question of this type (an organisation may be
+    /// named by a person's name, a period by a date).
+    pub fn accepts(self) -> &'static [AnswerType] {
+        match self {
+            AnswerType::Period => &[AnswerType::Period, AnswerType::Date],
+            AnswerType::Person => &[AnswerType::Person],
+            AnswerType::Organisation => &[AnswerType::Organisation, AnswerType::Person],
+            AnswerType::Date => &[AnswerType::Date],
+            AnswerType::Duration => &[AnswerType::Duration],
+            AnswerType::Money => &[AnswerType::Money],
+            AnswerType::Percentage => &[AnswerType::Percentage],
+            AnswerType::Quantity => &[AnswerType::Quantity],
+            AnswerType::Location => &[AnswerType::Location, AnswerType::Organisation],
+            AnswerType::Phone => &[AnswerType::Phone],
+            AnswerType::Email => &[AnswerType::Email],
+            AnswerType::Identifier => &[AnswerType::Identifier],
+            _ => &[],
+        }
+    }
+
     /// Whether an answer of this type is one value read from a quote (not free text).
     pub fn is_value(self) -> bool {
         !matches!(
@@ -106,6 +126,8 @@ pub enum UnitFamily {
     Volume,
     /// Degrees.
     Temperature,
+    /// Kilobytes, megabytes, gigabytes (a file or submission size).
+    Data,
     /// A number of things.
     Count,
 }
@@ -140,7 +162,7 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?)\b",
+        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?|[KMGT]B|bytes?|(?:kilo|mega|giga|tera)bytes?)\b",
     )
 });
 
@@ -366,6 +388,8 @@ fn unit_family(unit: &str) -> Option<UnitFamily> {
         UnitFamily::Volume
     } else if u.starts_with("deg") || u.starts_with('°') {
         UnitFamily::Temperature
+    } else if u.ends_with("byte") || u.ends_with("bytes") || (u.len() == 2 && u.ends_with('b')) {
+        UnitFamily::Data
     } else if ["kg", "kilogram", "tonne", "ton", "lb", "pound", "gram", "g"]
         .iter()
         .any(|p| u == *p || u.starts_with(&format!("{p}s")) || (p.len() > 2 && u.starts_with(p)))
