@@ -12,7 +12,7 @@ use super::ask::ask_json;
 use super::cli::{ingest_json, sample_index};
 
 /// The test corpus, in our own wording: one document per near miss.
-const DOCS: [(&str, &str); 4] = [
+const DOCS: [(&str, &str); 5] = [
     (
         "campaign.md",
         "# Campaign finance report\n\nThe treasurer of the committee is Edward Kelly, who \
@@ -34,6 +34,12 @@ const DOCS: [(&str, &str); 4] = [
         "arrests.md",
         "# Arrests by sex, 2009\n\n| Offense | Total | Male | Female |\n|---|---|---|---|\n\
          | Robbery | 102.1 | 90.0 | 12.1 |\n| Burglary | 240.9 | 205.0 | 35.9 |\n",
+    ),
+    (
+        "costs.md",
+        "# College costs\n\nTuition varies from school to school and is listed by each \
+         college.\n\nThe national average cost for textbooks at public colleges in 2009 \
+         was $1,122.\n\nPrivate loans are offered by banks.\n",
     ),
 ];
 
@@ -143,5 +149,42 @@ fn a_quote_inside_another_from_the_same_place_is_one_item() {
                 assert!(!inside, "{q}: {} lies inside {}", x["id"], y["id"]);
             }
         }
+    }
+}
+
+#[test]
+fn a_sibling_word_or_a_head_named_only_nearby_is_no_answer_and_confidence_follows_the_frame() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = index(tmp.path());
+    // The document speaks of public colleges; private ones are a near miss.
+    let a = ask(
+        &idx,
+        "What was the national average cost for textbooks at private colleges in 2009?",
+    );
+    assert_abstains(&a, "private");
+    // Tuition is named by the sentence before, not by the one stating $1,122.
+    let a = ask(
+        &idx,
+        "What was the national average tuition at public colleges in 2009?",
+    );
+    assert_eq!(a["question_frame"]["head"], "tuition", "{a:#}");
+    assert_abstains(&a, "tuition");
+    let a = ask(
+        &idx,
+        "What was the national average cost for textbooks at public colleges in 2009?",
+    );
+    assert_value(&a, "money", "$1,122");
+    // An amount is a value but not a precise one: never `high`.
+    assert_ne!(a["confidence"], "high", "{a:#}");
+    // A date read from a quote about what is asked is `high` (unless retrieval is weak).
+    let a = ask(&idx, "From what date does the regulation apply?");
+    assert!(
+        ["high", "medium"].contains(&a["confidence"].as_str().unwrap()),
+        "{a:#}"
+    );
+    // A table row cited without its value (the frame not met) is never `high`.
+    let a = ask(&idx, "How many robbery arrests were reported?");
+    if a["status"] == "answered" && a["answer_value"].is_null() {
+        assert_eq!(a["confidence"], "low", "{a:#}");
     }
 }

@@ -26,7 +26,7 @@ use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
 use crate::value::typed::{self, Found};
 
 /// Focus words from which a question is long: half of them in a passage's document
-/// suffice, and its head need not be in the passage itself.
+/// suffice.
 const LONG_FOCUS: usize = 4;
 
 /// Supporting items kept after the item that states the value, at most.
@@ -120,17 +120,17 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     }
     // A value question's head ("tuition") is named by the item itself, not only by the
     // text before it (the row above, another sentence).
-    // A long question (a chain of clauses) names its answer's passage by some of its
-    // words only: half of its focus must be in the document, the rest may be scaffold.
-    let long = f.focus.len() >= LONG_FOCUS && !cx.tabular;
     if let Some(h) = f.head.as_deref().filter(|_| f.answer_type.is_value()) {
-        if !has_word(&cx.said, h) && cx.chain.is_none() && !long {
+        if !has_word(&cx.said, h) && cx.chain.is_none() {
             return Err(format!("\"{h}\""));
         }
     }
     let own = f.focus.iter().filter(|w| has_word(&cx.own, w)).count();
     // A focus word the document never uses is missing — unless the item is prose whose
     // own words cover half the focus (the question then only words it differently).
+    // A long question (a chain of clauses) names its answer's passage by some of its
+    // words only: half of its focus must be in the document, the rest may be scaffold.
+    let long = f.focus.len() >= LONG_FOCUS && !cx.tabular;
     if cx.tabular || own * 2 < f.focus.len().max(1) {
         let absent: Vec<&String> = f
             .focus
