@@ -136,6 +136,10 @@ pub struct Frame {
     /// participles aside.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub head: Option<String>,
+    /// The named things are compared or offered as alternatives ("Are A and B both …",
+    /// "Who died first, A or B?"): a passage names one of them, not all.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub either: bool,
 }
 
 /// Words that ask rather than name what is asked about.
@@ -497,8 +501,15 @@ fn asking_text(question: &str) -> &str {
     if !opens {
         return question;
     }
+    // "…, for how long must …": a preposition may lead the asking words.
+    let asking = |rest: &str| {
+        let w = lower_words(rest);
+        w.first().is_some_and(|x| asks(x))
+            || (w.first().is_some_and(|x| FRAMING.contains(&x.as_str()))
+                && w.get(1).is_some_and(|x| asks(x)))
+    };
     match question.split_once(',') {
-        Some((_, rest)) if lower_words(rest).first().is_some_and(|x| asks(x)) => rest,
+        Some((_, rest)) if asking(rest) => rest,
         _ => question,
     }
 }
@@ -516,15 +527,8 @@ fn lower_words(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// Read `question` into its frame.
-pub fn frame(question: &str) -> Frame {
-    let w = lower_words(question);
-    let (answer_type, unit_family, unit) = answer_type(&lower_words(asking_text(question)));
-    let entities = entities(question);
-    let periods: Vec<String> = crate::period::periods(question)
-        .into_iter()
-        .map(|p| p.text)
-        .collect();
+/// The bound asked for: a minimum or a maximum (see [`Extreme`]).
+fn extreme(w: &[String]) -> Option<Extreme> {
     let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
     // A superlative that describes a thing ("the highest paying job") is no bound on
     // the value asked for.
@@ -534,7 +538,7 @@ pub fn frame(question: &str) -> Frame {
                 .windows(2)
                 .any(|x| x[0] == p && x[1].ends_with("ing") && x[1].len() > 5)
     };
-    let extreme = if ["minimum", "at least", "no less than", "lowest", "smallest"]
+    if ["minimum", "at least", "no less than", "lowest", "smallest"]
         .iter()
         .any(|p| bound(p))
     {
@@ -553,7 +557,20 @@ pub fn frame(question: &str) -> Frame {
         Some(Extreme::Max)
     } else {
         None
-    };
+    }
+}
+
+/// Read `question` into its frame.
+pub fn frame(question: &str) -> Frame {
+    let w = lower_words(question);
+    let (answer_type, unit_family, unit) = answer_type(&lower_words(asking_text(question)));
+    let entities = entities(question);
+    let periods: Vec<String> = crate::period::periods(question)
+        .into_iter()
+        .map(|p| p.text)
+        .collect();
+    let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
+    let extreme = extreme(&w);
     let order = if ["first", "earliest", "initial"].iter().any(|p| has(p)) {
         Some(Order::First)
     } else if ["latest", "most recent", "last", "current"]
@@ -578,7 +595,15 @@ pub fn frame(question: &str) -> Frame {
         .filter(|x| crate::period::periods(x).is_empty())
         .collect();
     let head = head(&lower_words(asking_text(question)), &focus);
+    let either = either(question, &entities);
+    // "Who died first, A or B?": the answer is one of the named things, not a name to
+    // read from a passage.
+    let answer_type = match answer_type {
+        AnswerType::Person | AnswerType::Organisation if either => AnswerType::Text,
+        t => t,
+    };
     Frame {
+        either,
         head,
         figures,
         qualifiers: w.clone(),
@@ -642,6 +667,55 @@ fn answer_type(w: &[String]) -> (AnswerType, Option<UnitFamily>, Option<String>)
     measured_type(w, first, &counted, time_unit)
 }
 
+/// Words that make "how long is …" ask for a time: something lasts, holds or is kept.
+const STATES: &[&str] = &[
+    "take",
+    "takes",
+    "took",
+    "last",
+    "lasts",
+    "lasted",
+    "period",
+    "term",
+    "valid",
+    "effective",
+    "open",
+    "active",
+    "available",
+    "retained",
+    "kept",
+    "stored",
+    "suspended",
+    "closed",
+    "eligible",
+    "binding",
+    "enforced",
+    "good",
+    "delay",
+    "wait",
+    "stay",
+    "notice",
+    "review",
+    "process",
+    "processing",
+    "training",
+    "course",
+    "program",
+    "programme",
+];
+
+/// Whether "how long" asks for a length ("How long is the bridge?"): after a form of
+/// "to be", with no time word or word of lasting (see [`STATES`]) in view.
+fn how_long_a_thing(w: &[String]) -> bool {
+    let s = format!(" {} ", w.join(" "));
+    ["is", "are", "was", "were"]
+        .iter()
+        .any(|v| s.contains(&format!(" how long {v} ")))
+        && !w
+            .iter()
+            .any(|x| TIME.contains(&x.trim_end_matches('s')) || STATES.contains(&x.as_str()))
+}
+
 /// Whether the question asks for the number of one thing ("the number of the previous
 /// RFI", "the solicitation number of this RFI"): an identifier, not a count of things.
 fn number_of_one(w: &[String]) -> bool {
@@ -684,6 +758,9 @@ fn measured_type(
         if matches!(first, "what" | "which") {
             return (AnswerType::Quantity, Some(UnitFamily::Count), None);
         }
+    }
+    if how_long_a_thing(w) {
+        return (AnswerType::Quantity, Some(UnitFamily::Length), None);
     }
     if has("how long")
         || has("how often")
@@ -931,6 +1008,27 @@ fn entities(question: &str) -> Vec<String> {
 }
 
 /// The focus: content words less scaffold, named things and periods.
+/// Whether two named things of `question` stand side by side, joined by `and`, `or`,
+/// `vs` or a comma (see [`Frame::either`]).
+fn either(question: &str, entities: &[String]) -> bool {
+    entities.windows(2).any(|p| {
+        let (Some(a), Some(b)) = (question.find(p[0].as_str()), question.rfind(p[1].as_str()))
+        else {
+            return false;
+        };
+        let Some(between) = question.get(a + p[0].len()..b) else {
+            return false;
+        };
+        let joint = between
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        matches!(
+            joint.as_str(),
+            "and" | "or" | "vs" | "versus" | "and the" | "or the" | ""
+        ) && between.len() < 12
+    })
+}
+
 /// Words that end the phrase naming what is asked for.
 const PHRASE_ENDS: &[&str] = &[
     "at", "for", "of", "in", "on", "by", "to", "from", "with", "when", "that", "which", "under",
@@ -1048,6 +1146,34 @@ mod tests {
         assert_eq!(
             frame("What is the highest fine?").extreme,
             Some(Extreme::Max)
+        );
+    }
+
+    #[test]
+    fn named_things_side_by_side_are_alternatives() {
+        let f = frame("Who died first, Bryce Courtenay or Juan Carlos Onetti?");
+        assert!(f.either);
+        assert_eq!(f.answer_type, AnswerType::Text);
+        assert!(frame("Are Ferocactus and Silene both types of plant?").either);
+        assert!(!frame("Did Edward Kelly sign the report of the Springfield office?").either);
+        let f = frame("How long is the bridge that connects Copenhagen and Malmo?");
+        assert_eq!(
+            (f.answer_type, f.unit_family),
+            (AnswerType::Quantity, Some(UnitFamily::Length))
+        );
+        assert_eq!(
+            ty("How long is the retention period in years?"),
+            AnswerType::Duration
+        );
+        assert_eq!(
+            frame("Under the county code, for how long must a client record be retained?")
+                .head
+                .as_deref(),
+            Some("record")
+        );
+        assert_eq!(
+            ty("How long is this medical release authorization valid?"),
+            AnswerType::Duration
         );
     }
 

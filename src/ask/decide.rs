@@ -81,13 +81,19 @@ struct Context {
     tabular: bool,
     /// For a multi-hop question, the words every verified item says itself.
     chain: Option<std::rc::Rc<HashSet<String>>>,
+    /// The words of the verified items of other documents that name this item's
+    /// document by its title, or whose title this item names (a bridge: "based in
+    /// Southaven" → the Southaven article).
+    bridge: HashSet<String>,
     title: HashSet<String>,
     document: std::rc::Rc<HashSet<String>>,
 }
 
-/// Whether the item with context `cx` covers the frame's named things and focus; the
-/// first unmet requirement otherwise.
-fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
+/// The first named thing of `f` that the item with context `cx` does not name, when that
+/// makes it miss (with `either`, naming one of them suffices).
+fn unnamed(f: &Frame, cx: &Context) -> Option<String> {
+    // The first named thing the item does not name; with `either`, one named suffices.
+    let mut unnamed: Option<String> = None;
     for e in &f.entities {
         let ws: Vec<String> = crate::text::words(&e.to_lowercase());
         let here = ws
@@ -103,7 +109,8 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
         let chained = cx
             .chain
             .as_ref()
-            .is_some_and(|c| ws.iter().all(|w| has_word(c, w)));
+            .is_some_and(|c| ws.iter().all(|w| has_word(c, w)))
+            || (!cx.bridge.is_empty() && ws.iter().all(|w| has_word(&cx.bridge, w)));
         let ok = if cx.tabular || chained {
             doc || chained
         } else if ws.len() <= 1 {
@@ -111,9 +118,25 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
         } else {
             doc && here * 2 >= ws.len()
         };
-        if !ok {
-            return Err(format!("\"{e}\""));
+        if ok && f.either {
+            unnamed = None;
+            break;
         }
+        if !ok && unnamed.is_none() {
+            unnamed = Some(format!("\"{e}\""));
+        }
+        if !ok && !f.either {
+            break;
+        }
+    }
+    unnamed
+}
+
+/// Whether the item with context `cx` covers the frame's named things and focus; the
+/// first unmet requirement otherwise.
+fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
+    if let Some(m) = unnamed(f, cx) {
+        return Err(m);
     }
     if let Some(m) = contrasted(f, cx) {
         return Err(m);
@@ -371,6 +394,7 @@ fn covering<'a>(
             raw: own.to_lowercase(),
             tabular: tabular(c),
             chain: chain.clone(),
+            bridge: bridge(n, &owns, c),
             title: stems(&c.title),
             document,
         };
@@ -381,6 +405,44 @@ fn covering<'a>(
         }
     }
     (covering, misses)
+}
+
+/// The words of the verified items (own texts `owns`, in `n.verified()` order) from other
+/// documents that are linked to candidate `c`: one names the other's document title.
+fn bridge(
+    n: &Numbered,
+    owns: &[String],
+    c: &crate::evidence::extract::Candidate,
+) -> HashSet<String> {
+    let own_c = owns
+        .iter()
+        .zip(n.verified())
+        .find(|(_, (_, v))| std::ptr::eq(&v.candidate, c))
+        .map(|(o, _)| o.to_lowercase())
+        .unwrap_or_default();
+    let mut out = HashSet::new();
+    for (own, (_, v)) in owns.iter().zip(n.verified()) {
+        let other = &v.candidate;
+        if other.doc_id == c.doc_id {
+            continue;
+        }
+        let own = own.to_lowercase();
+        if names_title(&own, &c.title) || names_title(&own_c, &other.title) {
+            out.extend(stems(&own));
+        }
+    }
+    out
+}
+
+/// Whether `text` (lower case) names `title`: all its words of four letters or more, of
+/// which there is at least one.
+fn names_title(text: &str, title: &str) -> bool {
+    let words: Vec<String> = crate::text::words(&title.to_lowercase())
+        .into_iter()
+        .filter(|w| w.chars().count() >= 4 && !crate::text::is_stopword(w))
+        .collect();
+    let have: HashSet<String> = crate::text::words(text).into_iter().collect();
+    !words.is_empty() && words.iter().all(|w| have.contains(w))
 }
 
 /// What candidate `c` says itself: the text just before it, its quote, section and label.
@@ -535,6 +597,7 @@ mod tests {
             raw: own.to_lowercase(),
             tabular: true,
             chain: None,
+            bridge: HashSet::new(),
             title: stems("Firearm checks by state"),
             document: std::rc::Rc::new(stems(doc)),
         };
