@@ -483,6 +483,19 @@ const FRAMING: &[&str] = &[
     "based",
 ];
 
+/// Whether `text` states something rather than asks: no question mark, and no asking
+/// word or request ("name", "list", "give", "describe" …) opens it.
+pub fn is_statement(text: &str) -> bool {
+    let w = lower_words(asking_text(text));
+    let request = w.first().is_some_and(|x| {
+        matches!(
+            x.as_str(),
+            "name" | "list" | "give" | "describe" | "explain" | "state" | "identify" | "tell"
+        )
+    });
+    !text.trim_end().ends_with('?') && !w.first().is_some_and(|x| asks(x)) && !request
+}
+
 /// Words that ask: a wh-word or an auxiliary opening a yes/no question.
 fn asks(x: &str) -> bool {
     matches!(
@@ -1147,6 +1160,16 @@ mod tests {
             frame("What is the highest fine?").extreme,
             Some(Extreme::Max)
         );
+    }
+
+    #[test]
+    fn statements_are_told_from_questions() {
+        assert!(is_statement(
+            "0-dimensional biomaterials show inductive properties."
+        ));
+        assert!(!is_statement("What do biomaterials show"));
+        assert!(!is_statement("Name three best sellers from Arthur Hailey."));
+        assert!(!is_statement("Do biomaterials show inductive properties."));
     }
 
     #[test]

@@ -188,3 +188,60 @@ fn a_sibling_word_or_a_head_named_only_nearby_is_no_answer_and_confidence_follow
         assert_eq!(a["confidence"], "low", "{a:#}");
     }
 }
+
+#[test]
+fn named_things_side_by_side_need_one_each_and_a_bridge_carries_the_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let files = [
+        (
+            "ferocactus.md",
+            "# Ferocactus\n\nFerocactus is a genus of large barrel-shaped cactus plants, \
+             mostly with large spines and small flowers.\n",
+        ),
+        (
+            "silene.md",
+            "# Silene\n\nSilene is a genus of flowering plants in the family \
+             Caryophyllaceae.\n",
+        ),
+        (
+            "hustle.md",
+            "# Memphis Hustle\n\nThe Memphis Hustle are a basketball team based in \
+             Southaven, Mississippi.\n",
+        ),
+        (
+            "southaven.md",
+            "# Southaven\n\nSouthaven is a city in DeSoto County, Mississippi. The \
+             population was 48,982 at the 2010 census.\n",
+        ),
+    ];
+    for (name, text) in files {
+        std::fs::write(docs.join(name), text).unwrap();
+    }
+    let idx = tmp.path().join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    // Each passage names one of the two plants: together they answer.
+    let a = ask(&idx, "Are Ferocactus and Silene both types of plant?");
+    assert_eq!(a["question_frame"]["either"], true, "{a:#}");
+    assert_eq!(a["status"], "answered", "{a:#}");
+    let sources: Vec<String> = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"].as_str().unwrap().to_string())
+        .collect();
+    assert!(
+        sources.iter().any(|s| s.ends_with("ferocactus.md"))
+            && sources.iter().any(|s| s.ends_with("silene.md")),
+        "{sources:?}"
+    );
+    // The Southaven passage never names the team; the team's passage names Southaven.
+    let a = ask(
+        &idx,
+        "What was the 2010 population of the city where the Memphis Hustle are based?",
+    );
+    assert_eq!(a["status"], "answered", "{a:#}");
+    assert!(a["answer"].as_str().unwrap().contains("48,982"), "{a:#}");
+}

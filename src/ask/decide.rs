@@ -388,15 +388,27 @@ fn covering<'a>(
         .flatten()
         .collect::<Vec<_>>()
         .join(" ");
+        // A passage of another document that names this one's title speaks for it too
+        // (the bridge of a two-step question): its words count as the item's own.
+        let bridge = bridge(n, &owns, c);
+        let with_bridge = |mut set: HashSet<String>| {
+            set.extend(bridge.iter().cloned());
+            set
+        };
+        let document = if bridge.is_empty() {
+            document
+        } else {
+            std::rc::Rc::new(with_bridge((*document).clone()))
+        };
         let cx = Context {
-            said: stems(&said),
-            own: stems(own),
+            said: with_bridge(stems(&said)),
+            own: with_bridge(stems(own)),
             raw: own.to_lowercase(),
             tabular: tabular(c),
             chain: chain.clone(),
-            bridge: bridge(n, &owns, c),
             title: stems(&c.title),
             document,
+            bridge,
         };
         match covers(f, &cx, !f.answer_type.is_value()) {
             Ok(()) if meets_periods(f, c) => covering.push((id, v)),
@@ -437,6 +449,8 @@ fn bridge(
 /// Whether `text` (lower case) names `title`: all its words of four letters or more, of
 /// which there is at least one.
 fn names_title(text: &str, title: &str) -> bool {
+    // "Drifting (motorsport)": the words before a parenthetical qualifier.
+    let title = title.split('(').next().unwrap_or(title);
     let words: Vec<String> = crate::text::words(&title.to_lowercase())
         .into_iter()
         .filter(|w| w.chars().count() >= 4 && !crate::text::is_stopword(w))

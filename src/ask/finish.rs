@@ -5,7 +5,9 @@
 //! Confidence says how the answer met the question's frame (see [`Assurance`]), not how
 //! many quotes agree: `high` only when a value of a precise type (a date, a period, a
 //! duration, a percentage, a telephone number, an email address) was read from a cited
-//! quote that covers what the question names; `medium` for another value so read, or a
+//! quote that covers what the question names, for a question read as one step (a value
+//! at the end of a multi-hop chain may come from the wrong link); `medium` for another
+//! value so read, or a
 //! free-text answer of two distinct statements or more; `low` for one statement, or a
 //! typed question answered without a value (its frame not met: never `high`);
 //! `insufficient` with none. Then lowered one level (never below `low`) when the
@@ -57,6 +59,9 @@ pub struct Assurance {
     pub retrieval_confidence: f64,
     /// How the frame was met.
     pub met: Met,
+    /// Whether the question was read as one step (not multi-hop): a value read at the
+    /// end of a chain may come from the wrong link, so it is never `high`.
+    pub one_step: bool,
 }
 
 /// Confidence from the statements cited, the frame's outcome and the retrieval (see the
@@ -68,7 +73,7 @@ pub fn confidence(a: Assurance) -> Confidence {
         (
             _,
             Met::Value(T::Date | T::Period | T::Duration | T::Percentage | T::Phone | T::Email),
-        ) => Confidence::High,
+        ) if a.one_step => Confidence::High,
         (_, Met::Value(_)) => Confidence::Medium,
         (_, Met::NoValue) | (1, Met::Text) => Confidence::Low,
         (_, Met::Text) => Confidence::Medium,
@@ -132,6 +137,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         unmet: unmet_frame,
         lead,
     } = d;
+    let one_step = found.classification.class != crate::research::Class::MultiHop;
     let mut answer = empty_answer(&question.stem, Status::NoAuthoritativeEvidence);
     answer.question = question.asked.clone();
     answer.rejected = rejected_items(&numbered);
@@ -157,6 +163,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             statements: answer_statements(&answer),
             retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
             met,
+            one_step,
         });
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {

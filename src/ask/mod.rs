@@ -123,7 +123,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     // the research loop's steps, and a typed one may find the named things in any of its
     // verified items.
     let multi_hop = found.classification.class == crate::research::Class::MultiHop;
-    let decision = if multi_hop && !frame.answer_type.is_value() {
+    // A statement to check ("0-dimensional biomaterials show inductive properties") asks
+    // for the evidence about it, not for an answer to a frame.
+    let statement = !frame.answer_type.is_value() && crate::frame::is_statement(&question.stem);
+    let decision = if (multi_hop || statement) && !frame.answer_type.is_value() {
         decide::Decision::default()
     } else {
         decide::decide(engine, &frame, &numbered, multi_hop)
@@ -337,8 +340,16 @@ mod tests {
                 statements,
                 retrieval_confidence,
                 met,
+                one_step: true,
             })
         };
+        let chained = Assurance {
+            statements: 2,
+            retrieval_confidence: 0.9,
+            met: Met::Value(T::Date),
+            one_step: false,
+        };
+        assert_eq!(confidence(chained), Confidence::Medium);
         assert_eq!(c(0, 0.9, Met::Value(T::Date)), Confidence::Insufficient);
         assert_eq!(c(1, 0.9, Met::Value(T::Date)), Confidence::High);
         assert_eq!(c(1, 0.1, Met::Value(T::Date)), Confidence::Medium);
