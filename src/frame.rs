@@ -573,6 +573,21 @@ fn extreme(w: &[String]) -> Option<Extreme> {
     }
 }
 
+impl Frame {
+    /// The words the question asks about: its focus and the words of its named things.
+    pub fn asked_words(&self) -> Vec<String> {
+        self.focus
+            .iter()
+            .cloned()
+            .chain(
+                self.entities
+                    .iter()
+                    .flat_map(|e| crate::text::words(&e.to_lowercase())),
+            )
+            .collect()
+    }
+}
+
 /// Read `question` into its frame.
 pub fn frame(question: &str) -> Frame {
     let w = lower_words(question);

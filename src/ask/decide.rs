@@ -211,16 +211,7 @@ const CONTRASTS: &[(&str, &str)] = &[
 /// The miss when the item's own text names the sibling of a word the question asks
 /// about and not the word itself ("private" asked, "public" stated).
 fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
-    let asked: HashSet<String> = f
-        .focus
-        .iter()
-        .cloned()
-        .chain(
-            f.entities
-                .iter()
-                .flat_map(|e| crate::text::words(&e.to_lowercase())),
-        )
-        .collect();
+    let asked: HashSet<String> = f.asked_words().into_iter().collect();
     let own: HashSet<String> = crate::text::words(&cx.raw).into_iter().collect();
     CONTRASTS
         .iter()

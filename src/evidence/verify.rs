@@ -190,17 +190,7 @@ pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
         .iter()
         .map(|w| stem(w))
         .collect();
-    let asked: Vec<String> = f
-        .focus
-        .iter()
-        .cloned()
-        .chain(
-            f.entities
-                .iter()
-                .flat_map(|e| crate::text::words(&e.to_lowercase())),
-        )
-        .collect();
-    asked.iter().any(|w| have.contains(&stem(w)))
+    f.asked_words().iter().any(|w| have.contains(&stem(w)))
         && f.answer_type
             .accepts()
             .iter()
