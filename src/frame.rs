@@ -140,6 +140,11 @@ pub struct Frame {
     /// "Who died first, A or B?"): a passage names one of them, not all.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub either: bool,
+    /// The question describes what it asks about through something else (a relative
+    /// clause, "who … and …", or five focus words or more): part of the description may
+    /// be stated by another passage that links to the answer's (a bridge).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub composite: bool,
 }
 
 /// Words that ask rather than name what is asked about.
@@ -630,8 +635,10 @@ pub fn frame(question: &str) -> Frame {
         AnswerType::Person | AnswerType::Organisation if either => AnswerType::Text,
         t => t,
     };
+    let composite = composite(&w, &focus);
     Frame {
         either,
+        composite,
         head,
         figures,
         qualifiers: w.clone(),
@@ -645,6 +652,15 @@ pub fn frame(question: &str) -> Frame {
         order,
         date_role,
     }
+}
+
+/// Words that open a clause describing a thing ("the film that …", "the actor who …").
+const RELATIVES: &[&str] = &["that", "who", "which", "whose", "whom", "where"];
+
+/// Whether a question (lower-case words `w`, focus `focus`) describes what it asks about
+/// through something else: a relative word after its opening words, or a long focus.
+fn composite(w: &[String], focus: &[String]) -> bool {
+    focus.len() >= 5 || w.iter().skip(2).any(|x| RELATIVES.contains(&x.as_str()))
 }
 
 /// The answer type (with a unit family and unit) of a question's lower-case words.
@@ -771,6 +787,10 @@ fn measured_type(
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
     if let Some(f) = family_asked(w) {
         return (AnswerType::Quantity, Some(f), None);
+    }
+    // "a population of what", "what is the population of": a count of people.
+    if any(&["population"]) && (matches!(first, "what" | "which") || has("of what")) {
+        return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     let number_of = w
         .windows(3)
@@ -933,8 +953,18 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
     if data {
         return Some(UnitFamily::Data);
     }
-    w.iter().take(7).find_map(|x| named(x))
+    // The measure names what is asked for, before any place or time it is asked about
+    // ("what football club plays in the area between …" asks for a club).
+    w.iter()
+        .take(7)
+        .take_while(|x| !PLACE_WORDS.contains(&x.as_str()))
+        .find_map(|x| named(x))
 }
+
+/// Prepositions that open where or when something is, after what is asked for.
+const PLACE_WORDS: &[&str] = &[
+    "in", "at", "on", "between", "from", "near", "within", "inside",
+];
 
 /// Whether the question asks for an identifier: `… number`, `… no.`, `… code`,
 /// `identifier`, `ISBN`, a ZIP code.
@@ -1185,6 +1215,25 @@ mod tests {
         assert!(!is_statement("What do biomaterials show"));
         assert!(!is_statement("Name three best sellers from Arthur Hailey."));
         assert!(!is_statement("Do biomaterials show inductive properties."));
+    }
+
+    #[test]
+    fn composite_questions_and_measures_before_a_place() {
+        assert!(frame("Who was known by his stage name Aladin and helped organizations improve their performance as a consultant?").composite);
+        assert!(
+            frame("What government position was held by the woman who portrayed Corliss Archer?")
+                .composite
+        );
+        assert!(!frame("What is the treasurer's telephone number?").composite);
+        assert!(!frame("Who is the treasurer?").composite);
+        let f = frame("What football club plays in the area between the old toll gates?");
+        assert_ne!(f.answer_type, AnswerType::Quantity);
+        let f = frame("What is the total area of the project in hectares?");
+        assert_eq!(f.unit_family, Some(UnitFamily::Area));
+        let f = frame(
+            "The Memphis Hustle are based in a suburb of a city with a population of what in 2010?",
+        );
+        assert_eq!(f.unit_family, Some(UnitFamily::Count));
     }
 
     #[test]

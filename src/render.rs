@@ -825,6 +825,12 @@ pub fn answers_eval(r: &crate::eval::answers::AnswersReport) -> String {
             m.mean_cited_items
         );
     }
+    if let (Some(r), Some(w)) = (m.states_answer_rate, m.answered_without_answer_rate) {
+        let _ = writeln!(
+            s,
+            "a cited quote states the gold answer {r:.3}  answered without stating it {w:.3} (of answered)"
+        );
+    }
     let _ = writeln!(
         s,
         "invariants: {} quotes checked, verbatim {:.3}; unknown citations {}; uncited sentences {}; unsupported sentences {}; gate failures {}",

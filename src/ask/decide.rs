@@ -154,7 +154,10 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     // A long question (a chain of clauses) names its answer's passage by some of its
     // words only: half of its focus must be in the document, the rest may be scaffold.
     let long = f.focus.len() >= LONG_FOCUS && !cx.tabular;
-    if cx.tabular || own * 2 < f.focus.len().max(1) {
+    // A composite question about named things, whose prose item names them all itself:
+    // the rest of the description may be stated by passages about the other things.
+    let named = f.composite && !cx.tabular && names_all(f, cx);
+    if !named && (cx.tabular || own * 2 < f.focus.len().max(1)) {
         let absent: Vec<&String> = f
             .focus
             .iter()
@@ -176,12 +179,25 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     let anchored =
         own > 0 || entity_here || figure_here || (f.focus.is_empty() && f.entities.is_empty());
     // A table row names its columns elsewhere: the focus in its document suffices.
-    let enough = !half_focus || cx.tabular || f.focus.is_empty() || own * 2 >= f.focus.len();
+    let enough =
+        !half_focus || cx.tabular || named || f.focus.is_empty() || own * 2 >= f.focus.len();
     if anchored && enough {
         Ok(())
     } else {
         Err(f.focus.join(" "))
     }
+}
+
+/// Whether the item names every named thing and figure of `f` in its own words (and `f`
+/// has at least one).
+fn names_all(f: &Frame, cx: &Context) -> bool {
+    let entities = f.entities.iter().all(|e| {
+        crate::text::words(&e.to_lowercase())
+            .iter()
+            .all(|w| has_word(&cx.own, w))
+    });
+    let figures = f.figures.iter().all(|x| cx.raw.contains(x.as_str()));
+    entities && figures && !(f.entities.is_empty() && f.figures.is_empty())
 }
 
 /// Pairs of words that tell one thing from its sibling: a passage about public colleges
@@ -508,13 +524,15 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             nothing_said(f, &misses)
         ));
     };
+    // A multi-hop answer keeps its whole chain: each link is how the value was reached.
+    let support = if multi_hop { usize::MAX } else { MAX_SUPPORT };
     let mut keep = vec![lead.clone()];
     keep.extend(
         covering
             .iter()
             .map(|(id, _)| (*id).clone())
             .filter(|id| *id != lead)
-            .take(MAX_SUPPORT),
+            .take(support),
     );
     // A row of several values of the type, with nothing yet to tell which cell is asked
     // for, is cited whole and no single value is claimed.

@@ -122,7 +122,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     // A multi-hop answer spans documents through bridges: a free-text one is left to
     // the research loop's steps, and a typed one may find the named things in any of its
     // verified items.
-    let multi_hop = found.classification.class == crate::research::Class::MultiHop;
+    // The question's class, read even when the loop is off (one retrieval step may
+    // still find both ends of a bridge).
+    let multi_hop =
+        crate::research::classify(&question.stem).class == crate::research::Class::MultiHop;
     // A statement to check ("0-dimensional biomaterials show inductive properties") asks
     // for the evidence about it, not for an answer to a frame.
     let statement = !frame.answer_type.is_value() && crate::frame::is_statement(&question.stem);

@@ -42,6 +42,10 @@ pub struct QuestionResult {
     pub cited_docs: Vec<String>,
     /// Whether a cited document is judged relevant (answerable runs).
     pub cites_relevant: Option<bool>,
+    /// Whether a cited quote states a gold answer (datasets with answers; answered
+    /// questions only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states_answer: Option<bool>,
     /// The answer's confidence.
     pub confidence: crate::answer::Confidence,
     /// Milliseconds.
@@ -96,6 +100,13 @@ pub struct AnswerMetrics {
     /// Share of cited items from judged-relevant documents (answerable runs).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cited_item_precision: Option<f64>,
+    /// Share of questions whose cited quotes state a gold answer (datasets with answers,
+    /// such as HotpotQA): answered and right, where `answered_rate` counts any answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states_answer_rate: Option<f64>,
+    /// Share of answered questions whose cited quotes state no gold answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_without_answer_rate: Option<f64>,
     /// Mean cited items per answered question.
     pub mean_cited_items: f64,
     /// Cited quotes checked against the store.
@@ -414,10 +425,31 @@ fn question_result(
         status: a.status,
         cited_docs,
         cites_relevant,
+        states_answer: (a.status == Status::Answered && !q.answers.is_empty())
+            .then(|| states_answer(a, &q.answers)),
         confidence: a.confidence,
         ms,
         signals: sweep_signals(run),
     }
+}
+
+/// Whether a cited quote of `a` states one of the gold `answers` (compared as lower-case
+/// words, so punctuation and spacing do not matter).
+fn states_answer(a: &crate::answer::Answer, answers: &[String]) -> bool {
+    let quotes: Vec<String> = a
+        .evidence
+        .iter()
+        .map(|e| {
+            format!(
+                " {} ",
+                crate::text::words(&e.quote.to_lowercase()).join(" ")
+            )
+        })
+        .collect();
+    answers.iter().any(|g| {
+        let g = crate::text::words(&g.to_lowercase()).join(" ");
+        !g.is_empty() && quotes.iter().any(|q| q.contains(&format!(" {g} ")))
+    })
 }
 
 /// (cosine, coverage, chunk cosine) of the complete, verbatim candidates the model scored
@@ -494,6 +526,15 @@ fn summarise(
         m.cites_relevant_doc_rate_answered = Some(per_answered(hits));
         m.cited_item_precision =
             Some(tally.relevant_items as f64 / tally.cited_items.max(1) as f64);
+    }
+    let golds = results.iter().filter(|r| r.states_answer.is_some()).count();
+    if golds > 0 {
+        let stated = results
+            .iter()
+            .filter(|r| r.states_answer == Some(true))
+            .count();
+        m.states_answer_rate = Some(stated as f64 / n);
+        m.answered_without_answer_rate = Some(per_answered(golds - stated));
     }
     m.mean_cited_items = per_answered(m.quotes_checked);
     m.verbatim_rate = if m.quotes_checked == 0 {

@@ -150,6 +150,8 @@ pub struct Query {
     pub id: String,
     /// Query text.
     pub text: String,
+    /// Gold answer strings (`metadata.answers` in BEIR files), when the dataset has them.
+    pub answers: Vec<String>,
 }
 
 /// Read queries: BEIR `queries.jsonl` (`_id`, `text`) or plain text, one query per line.
@@ -167,8 +169,16 @@ pub fn read_queries(path: &Path) -> Result<Vec<Query>, Error> {
                 .map_err(|e| Error::Usage(format!("{}: line {}: {e}", path.display(), i + 1)))?;
             let id = v["_id"].as_str().map(str::to_string);
             let q = v["text"].as_str().map(str::to_string);
+            let answers = v["metadata"]["answers"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default();
             match (id, q) {
-                (Some(id), Some(text)) => out.push(Query { id, text }),
+                (Some(id), Some(text)) => out.push(Query { id, text, answers }),
                 _ => {
                     return Err(Error::Usage(format!(
                         "{}: line {}: expected string fields _id and text",
@@ -181,6 +191,7 @@ pub fn read_queries(path: &Path) -> Result<Vec<Query>, Error> {
             out.push(Query {
                 id: (i + 1).to_string(),
                 text: line.to_string(),
+                answers: Vec::new(),
             });
         }
     }

@@ -175,6 +175,9 @@ pub fn name_at(s: &str) -> Option<(usize, usize)> {
         if i > first && s[ws[i - 1].0..at].contains('\n') {
             break; // a name never runs across lines
         }
+        if i > first && w.starts_with(['(', '[']) {
+            break; // "Eenasul Fateh (Bengali: …)": an aside follows the name
+        }
         let b = bare(w);
         if capitalised(w) {
             last = Some(i);
@@ -334,6 +337,10 @@ mod tests {
             Some("Ilse Korhaven")
         );
         assert_eq!(n("COVENANTS\n   The Lessor").as_deref(), Some("COVENANTS"));
+        assert_eq!(
+            n("Eenasul Fateh (Bengali: x; born 1959), also known").as_deref(),
+            Some("Eenasul Fateh")
+        );
     }
 
     #[test]
