@@ -297,6 +297,10 @@ pub struct AnswerValue {
     pub start: usize,
     /// End byte offset (exclusive).
     pub end: usize,
+    /// For a value read from one cell of a table row: `row × column` (the row's stub and
+    /// the cell's column header).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cell: Option<String>,
 }
 
 /// The answer (design.md §3, "Answer JSON").

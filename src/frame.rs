@@ -858,6 +858,10 @@ fn measured_type(
     {
         return (AnswerType::Money, None, None);
     }
+    // "What was the Permit count for Kentucky?": a count asked by name.
+    if matches!(first, "what" | "which") && any(&["count", "tally", "headcount"]) {
+        return (AnswerType::Quantity, Some(UnitFamily::Count), None);
+    }
     named_type(w, first)
 }
 
@@ -1233,6 +1237,8 @@ mod tests {
         let f = frame(
             "The Memphis Hustle are based in a suburb of a city with a population of what in 2010?",
         );
+        assert_eq!(f.unit_family, Some(UnitFamily::Count));
+        let f = frame("What was the Permit count for Kentucky?");
         assert_eq!(f.unit_family, Some(UnitFamily::Count));
     }
 

@@ -326,6 +326,11 @@ pub fn documents_eval(r: &crate::eval::documents::DocumentsReport) -> String {
         "concision: median {:.0} cited item(s) per answer; typed answers whose first sentence holds the value {:.3}",
         r.median_items, r.value_first
     );
+    let _ = writeln!(
+        s,
+        "values named: the expected value itself {:.3} of answerable; another value {} time(s)",
+        r.value_named_right, r.value_named_wrong
+    );
     s
 }
 

@@ -41,6 +41,8 @@ pub(super) struct Decision {
     pub keep: Option<Vec<String>>,
     /// Why nothing answers the frame (empty when something does).
     pub unmet: Vec<String>,
+    /// For a value read from one cell of a table row: `row × column`.
+    pub cell: Option<String>,
 }
 
 /// The words of `text`, lower case, as stems.
@@ -524,24 +526,47 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             nothing_said(f, &misses)
         ));
     };
-    // A multi-hop answer keeps its whole chain: each link is how the value was reached.
-    let support = if multi_hop { usize::MAX } else { MAX_SUPPORT };
-    let mut keep = vec![lead.clone()];
-    keep.extend(
-        covering
-            .iter()
-            .map(|(id, _)| (*id).clone())
-            .filter(|id| *id != lead)
-            .take(support),
-    );
-    // A row of several values of the type, with nothing yet to tell which cell is asked
-    // for, is cited whole and no single value is claimed.
-    let value = (several == 1 || !tabular_row(n, &lead)).then_some((lead, value));
+    let keep = support(&covering, &lead, multi_hop);
+    // A row of several values of the type answers with the cell whose column the
+    // question names; with no such column it is cited whole and no value is claimed.
+    if several > 1 && tabular_row(n, &lead) {
+        let pick = n
+            .get(&lead)
+            .and_then(|v| super::cell::pick(engine, f, &v.candidate, |t| values(f, t)));
+        return Decision {
+            cell: pick.as_ref().map(|p| p.label.clone()),
+            value: pick.map(|p| (lead, p.value)),
+            keep: Some(keep),
+            unmet: Vec::new(),
+        };
+    }
     Decision {
-        value,
+        value: Some((lead, value)),
         keep: Some(keep),
         unmet: Vec::new(),
+        cell: None,
     }
+}
+
+/// The items an answer led by `lead` keeps: `lead`, then up to [`MAX_SUPPORT`] other
+/// covering items; a multi-hop answer also keeps the first item of every other document
+/// (each link of the chain is how the value was reached).
+fn support(covering: &[(&String, &Verdict)], lead: &String, multi_hop: bool) -> Vec<String> {
+    let doc = |id: &String| {
+        covering
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, v)| v.candidate.doc_id.clone())
+    };
+    let mut docs: HashSet<Option<String>> = HashSet::from([doc(lead)]);
+    let mut keep = vec![lead.clone()];
+    for (id, v) in covering.iter().filter(|(id, _)| *id != lead) {
+        let new_doc = docs.insert(Some(v.candidate.doc_id.clone()));
+        if keep.len() <= MAX_SUPPORT || (multi_hop && new_doc) {
+            keep.push((*id).clone());
+        }
+    }
+    keep
 }
 
 /// Whether item `id` is a table row (three numbers or more).

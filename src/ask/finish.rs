@@ -120,7 +120,7 @@ pub(super) struct Done {
     /// Why nothing answers the frame (see `decide`).
     pub unmet: Vec<String>,
     /// The item stating the answer's value (document, start) and the value.
-    pub lead: Option<(String, usize, crate::value::typed::Found)>,
+    pub lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
 }
 
 /// Assemble the run.
@@ -208,9 +208,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
 fn answer_value(
     answer: &Answer,
     ty: crate::frame::AnswerType,
-    lead: Option<(String, usize, crate::value::typed::Found)>,
+    lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
 ) -> Option<crate::answer::AnswerValue> {
-    let (doc, start, v) = lead?;
+    let (doc, start, v, cell) = lead?;
     let e = answer
         .evidence
         .iter()
@@ -222,6 +222,7 @@ fn answer_value(
         evidence_id: e.id.clone(),
         start: e.start + v.start,
         end: e.start + v.end,
+        cell,
     })
 }
 

@@ -19,6 +19,7 @@ use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
 pub mod compose;
+pub mod cell;
 pub mod decide;
 pub mod finish;
 pub mod research;
@@ -135,9 +136,10 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         decide::decide(engine, &frame, &numbered, multi_hop)
     };
     let lead = decision.value.as_ref().and_then(|(id, v)| {
-        numbered
-            .get(id)
-            .map(|x| (x.candidate.doc_id.clone(), x.candidate.start, v.clone()))
+        numbered.get(id).map(|x| {
+            let at = (x.candidate.doc_id.clone(), x.candidate.start);
+            (at.0, at.1, v.clone(), decision.cell.clone())
+        })
     });
     let keep = if decision.unmet.is_empty() {
         decision.keep.clone()

@@ -18,7 +18,7 @@ use std::io::{Cursor, Read};
 use quick_xml::events::{BytesRef, BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use super::layout::{Heading, LabelKind, Labelled, Layout};
+use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Names the method and version that produced the text; bump when the output changes.
 const EXTRACTOR: &str = "attest-docx 1 (quick-xml 0.42)";
@@ -535,6 +535,30 @@ impl Row {
     }
 }
 
+/// The cells of a row written as `line` at byte `start`, under `columns`; none when the
+/// row's cells do not line up with the columns one to one.
+fn row_cells(line: &str, start: usize, columns: &[String]) -> Vec<Cell> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    for piece in line.split(" | ") {
+        let lead = piece.len() - piece.trim_start().len();
+        spans.push((at + lead, at + lead + piece.trim().len()));
+        at += piece.len() + 3;
+    }
+    if spans.len() != columns.len() {
+        return Vec::new();
+    }
+    spans
+        .into_iter()
+        .zip(columns)
+        .map(|((a, b), column)| Cell {
+            start: start + a,
+            end: start + b,
+            column: column.clone(),
+        })
+        .collect()
+}
+
 /// A table nested in a cell (or a paragraph) as flat text: rows joined by a space.
 fn flatten_table(rows: Vec<Row>) -> Marked {
     let mut out = Marked::default();
@@ -820,11 +844,22 @@ impl Doc {
     fn table(&mut self, rows: Vec<Row>, caption: Option<&str>) -> Result<(), DocxError> {
         let marked = rows.iter().any(|r| r.header);
         let mut header: Vec<&str> = Vec::new();
+        // Each column's header cells, top to bottom (multi-level headers).
+        let mut columns: Vec<Vec<&str>> = Vec::new();
         for (i, row) in rows.iter().enumerate() {
             if row.header || (!marked && i == 0) {
                 header.extend(row.cells.iter().map(|c| c.text.as_str()));
+                for (k, c) in row.cells.iter().enumerate() {
+                    if columns.len() <= k {
+                        columns.resize(k + 1, Vec::new());
+                    }
+                    if !c.text.trim().is_empty() {
+                        columns[k].push(c.text.trim());
+                    }
+                }
             }
         }
+        let columns: Vec<String> = columns.iter().map(|c| c.join(" ")).collect();
         header.retain(|h| !h.is_empty());
         let mut label = header.join(" | ");
         if let Some(caption) = caption {
@@ -857,11 +892,13 @@ impl Doc {
             if !is_header && !label.is_empty() {
                 self.label_bytes += label.len() as u64;
                 self.check_size()?;
+                let cells = row_cells(&self.out.text[start..end], start, &columns);
                 self.labels.push(Labelled {
                     start,
                     end,
                     kind: LabelKind::Row,
                     label: label.clone(),
+                    cells,
                 });
             }
         }
@@ -1096,6 +1133,12 @@ mod tests {
             ]
         );
         assert!(doc.layout.labels.iter().all(|l| l.kind == LabelKind::Row));
+        let cells: Vec<(&str, &str)> = doc.layout.labels[1]
+            .cells
+            .iter()
+            .map(|c| (span(&doc, c.start, c.end), c.column.as_str()))
+            .collect();
+        assert_eq!(cells, [("Pears", "Item"), ("", "Cost")]);
         let at = doc.text.find("Apples").unwrap();
         assert_eq!(doc.layout.label_for(at, at + 6).unwrap().label, labels[0].1);
     }

@@ -42,6 +42,30 @@ pub struct Labelled {
     pub kind: LabelKind,
     /// The headers, caption or prompt, whitespace-normalised.
     pub label: String,
+    /// A table row's cells in reading order, each under its column header (empty for
+    /// form values, and for rows whose columns could not be told apart).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<Cell>,
+}
+
+/// One cell of a labelled table row: its span and the header(s) of its column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cell {
+    /// First byte of the cell's text.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// The column's header lines, top to bottom, joined by a space (multi-level headers
+    /// included); empty when the column has none.
+    pub column: String,
+}
+
+impl Labelled {
+    /// The row's stub: the text of its first cell (what names the row), when it has
+    /// cells.
+    pub fn stub<'a>(&self, text: &'a str) -> Option<&'a str> {
+        self.cells.first().and_then(|c| text.get(c.start..c.end))
+    }
 }
 
 /// The layout of one document's stored text.
@@ -179,6 +203,15 @@ impl Layout {
             if start > end || !ok(start) || !ok(end) {
                 return Err(LayoutMismatch(format!(
                     "{what} [{start}, {end}) is not a span of the text"
+                )));
+            }
+        }
+        for l in &self.labels {
+            let outside = l.cells.iter().any(|c| c.start > c.end || c.start < l.start || c.end > l.end || !ok(c.start) || !ok(c.end));
+            if outside || l.cells.windows(2).any(|w| w[0].end > w[1].start) {
+                return Err(LayoutMismatch(format!(
+                    "a cell of the row [{}, {}) is outside it or out of order",
+                    l.start, l.end
                 )));
             }
         }

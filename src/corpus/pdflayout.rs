@@ -3,10 +3,10 @@
 //! prose lines joined into paragraphs, table rows and form values kept on their own lines —
 //! and the [`Layout`] (pages, headings, labelled rows and values) that describes it.
 
-use super::layout::{Heading, LabelKind, Labelled, Layout};
+use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -374,6 +374,8 @@ struct Table {
     /// One past its last line.
     end: usize,
     label: String,
+    /// The words of its header lines, each with its character columns `[from, to)`.
+    headers: Vec<CellAt>,
 }
 
 /// Line kinds plus the tables they belong to.
@@ -528,6 +530,7 @@ fn table_label(
             first_data,
             end: 0,
             label: p.label.clone(),
+            headers: p.headers.clone(),
         };
     }
     let mut parts: Vec<String> = Vec::new();
@@ -539,12 +542,80 @@ fn table_label(
         }
     }
     let header = first.max(first_data.saturating_sub(3))..first_data.min(lines.len());
-    parts.extend(header.map(|k| lines[k].text()));
+    parts.extend(header.clone().map(|k| lines[k].text()));
     Table {
         first_data,
         end: 0,
         label: collapse(&parts.join(" ")),
+        headers: header.flat_map(|k| line_words(&lines[k])).collect(),
     }
+}
+
+/// The words of a line, each with its character columns `[from, to)`.
+fn line_words(seg: &Seg) -> Vec<CellAt> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    let c = &seg.chars;
+    while i < c.len() {
+        if c[i] == ' ' {
+            i += 1;
+            continue;
+        }
+        let from = i;
+        while i < c.len() && c[i] != ' ' {
+            i += 1;
+        }
+        let word: String = c[from..i].iter().collect();
+        out.push((seg.col + from, seg.col + i, word));
+    }
+    out
+}
+
+/// Farthest a header word may stand from a cell (in characters) and still head it.
+const HEADER_REACH: usize = 6;
+
+/// The cells of a data row stored as `text` (the line's `cells`, with their character
+/// columns) with their byte spans in `text`, each under the header words nearest to
+/// it: a header word heads the cell it overlaps, or the nearest one within
+/// [`HEADER_REACH`] characters.
+fn row_cells(text: &str, cells: &[(usize, String)], headers: &[CellAt]) -> Vec<CellAt> {
+    let mut spans = Vec::with_capacity(cells.len());
+    let mut at = 0;
+    for (_, t) in cells {
+        let Some(i) = text[at..].find(t.as_str()) else {
+            return Vec::new();
+        };
+        spans.push((at + i, at + i + t.len()));
+        at += i + t.len();
+    }
+    let ranges: Vec<(usize, usize)> = cells
+        .iter()
+        .map(|(col, t)| (*col, col + t.chars().count()))
+        .collect();
+    let mut columns: Vec<Vec<&str>> = vec![Vec::new(); cells.len()];
+    for (from, to, word) in headers {
+        let gap = |&(a, b): &(usize, usize)| {
+            if *to <= a {
+                a - to
+            } else if b <= *from {
+                from - b
+            } else {
+                0
+            }
+        };
+        // Overlapping several cells, the word heads the one it overlaps most.
+        let overlap = |&(a, b): &(usize, usize)| b.min(*to).saturating_sub(a.max(*from));
+        let nearest = (0..ranges.len())
+            .min_by_key(|&k| (gap(&ranges[k]), std::cmp::Reverse(overlap(&ranges[k])), k));
+        if let Some(k) = nearest.filter(|&k| gap(&ranges[k]) <= HEADER_REACH) {
+            columns[k].push(word);
+        }
+    }
+    spans
+        .into_iter()
+        .zip(columns)
+        .map(|((s, e), words)| (s, e, words.join(" ")))
+        .collect()
 }
 
 /// Kind of a line that is neither a table row nor a form line.
@@ -641,8 +712,14 @@ fn numbered_level(words: &[&str]) -> Option<u8> {
     ok.then(|| u8::try_from(comps.len()).unwrap_or(u8::MAX))
 }
 
+/// A cell of an output line: its byte span in the line and its column header.
+type CellAt = (usize, usize, String);
+
+/// What labels an output line: the kind, the label and (table rows) the cells.
+type Tag = (LabelKind, String, Vec<CellAt>);
+
 /// One output line and its label.
-type OutLine = (String, Option<(LabelKind, String)>);
+type OutLine = (String, Option<Tag>);
 
 /// A paragraph, heading, table or form: lines joined by `\n`, blocks by `\n\n`.
 #[derive(Debug, Default)]
@@ -652,7 +729,7 @@ struct Block {
 }
 
 impl Block {
-    fn line(text: String, label: Option<(LabelKind, String)>) -> Block {
+    fn line(text: String, label: Option<Tag>) -> Block {
         Block {
             lines: vec![(text, label)],
             heading: None,
@@ -766,7 +843,7 @@ fn build_blocks(lines: &[Seg], k: &Kinds) -> Vec<Block> {
             Kind::Colon => {
                 let text = lines[i].text();
                 let label = colon_label(&text).unwrap_or_default().to_string();
-                blocks.push(Block::line(text, Some((LabelKind::Value, label))));
+                blocks.push(Block::line(text, Some((LabelKind::Value, label, Vec::new()))));
             }
             Kind::FormLabel => {
                 let has_values = k.kinds.get(i + 1) == Some(&Kind::FormValue);
@@ -808,7 +885,7 @@ fn form_block(k: &Kinds, i: usize, has_values: bool) -> Block {
                 .map(|l| l.1.clone());
             block
                 .lines
-                .push((value.clone(), label.map(|l| (LabelKind::Value, l))));
+                .push((value.clone(), label.map(|l| (LabelKind::Value, l, Vec::new()))));
         }
     }
     block
@@ -827,7 +904,10 @@ fn table_block(lines: &[Seg], k: &Kinds, start: usize, end: usize, t: usize) -> 
             }
             _ => {
                 let data = j >= table.first_data && !table.label.is_empty();
-                let label = data.then(|| (LabelKind::Row, table.label.clone()));
+                let label = data.then(|| {
+                    let cells = row_cells(&text, &k.cells[j], &table.headers);
+                    (LabelKind::Row, table.label.clone(), cells)
+                });
                 block.lines.push((text, label));
             }
         }
@@ -880,12 +960,21 @@ impl Output {
                     title,
                 });
             }
-            if let Some((kind, label)) = label {
+            if let Some((kind, label, cells)) = label {
+                let cells = cells
+                    .into_iter()
+                    .map(|(s, e, column)| Cell {
+                        start: start + s,
+                        end: start + e,
+                        column,
+                    })
+                    .collect();
                 self.layout.labels.push(Labelled {
                     start,
                     end,
                     kind,
                     label,
+                    cells,
                 });
             }
         }

@@ -8,7 +8,7 @@
 //! table whose first line is the header; every other row is labelled with the header
 //! (prefixed by a `Table …` caption on the line before the block).
 
-use super::layout::{Heading, LabelKind, Labelled, Layout};
+use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Most words in a heading line.
 const MAX_HEADING_WORDS: usize = 12;
@@ -151,6 +151,25 @@ fn cells(line: &str) -> String {
     t.split('|').map(str::trim).collect::<Vec<_>>().join(" | ")
 }
 
+/// The byte spans of a `|` row's cells (trimmed, relative to `line`; an empty cell is an
+/// empty span where its text would be).
+fn pipe_cells(line: &str) -> Vec<(usize, usize)> {
+    let body_start = line.len() - line.trim_start().len();
+    let body = line.trim();
+    let inner = body.strip_prefix('|').unwrap_or(body);
+    let from = body_start + (body.len() - inner.len());
+    let inner = inner.strip_suffix('|').unwrap_or(inner);
+    let mut out = Vec::new();
+    let mut at = from;
+    for piece in inner.split('|') {
+        let lead = piece.len() - piece.trim_start().len();
+        let t = piece.trim();
+        out.push((at + lead, at + lead + t.len()));
+        at += piece.len() + 1;
+    }
+    out
+}
+
 /// Labelled rows of every table block (at least a header and one row).
 fn table_rows(text: &str, spans: &[(usize, usize)]) -> Vec<Labelled> {
     let mut out = Vec::new();
@@ -185,11 +204,31 @@ fn table_rows(text: &str, spans: &[(usize, usize)]) -> Vec<Labelled> {
                 continue;
             }
             let lead = line.len() - line.trim_start().len();
+            let headers: Vec<&str> = pipe_cells(&text[hs..he])
+                .into_iter()
+                .map(|(a, b)| &text[hs + a..hs + b])
+                .collect();
+            let spans = pipe_cells(line);
+            // A row with more cells than headers cannot say which column each is under.
+            let cells = if spans.len() == headers.len() {
+                spans
+                    .iter()
+                    .zip(&headers)
+                    .map(|(&(a, b), h)| Cell {
+                        start: s + a,
+                        end: s + b,
+                        column: collapse(h),
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
             out.push(Labelled {
                 start: s + lead,
                 end: s + line.trim_end().len(),
                 kind: LabelKind::Row,
                 label: label.clone(),
+                cells,
             });
         }
     }
@@ -236,6 +275,16 @@ mod tests {
             "| Total Project Area | 1,200 | ha |"
         );
         assert_eq!(row.label, "Table 2 Areas: Item | Value | Unit");
+        let cells: Vec<(&str, &str)> = row
+            .cells
+            .iter()
+            .map(|c| (&text[c.start..c.end], c.column.as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [("Total Project Area", "Item"), ("1,200", "Value"), ("ha", "Unit")]
+        );
+        assert_eq!(row.stub(text), Some("Total Project Area"));
         assert!(layout.check(text).is_ok());
     }
 

@@ -98,6 +98,11 @@ pub struct DocOutcome {
     pub typed: bool,
     /// Whether the answer names its value and its first sentence holds it.
     pub value_first: bool,
+    /// The value the answer names (`answer_value`), judged against the expected one:
+    /// `Some(true)` it is the expected value, `Some(false)` another (for an
+    /// unanswerable question, any named value), `None` no value named.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_named: Option<bool>,
     /// Whether the outcome is right: an answerable question answered with a quote
     /// holding the value, an unanswerable one not answered.
     pub right: bool,
@@ -140,6 +145,12 @@ pub struct DocumentsReport {
     /// Of the answered questions whose frame asks for a value, the share whose answer
     /// names the value (`answer_value`) and whose first sentence holds it.
     pub value_first: f64,
+    /// Share of answerable questions whose answer names the expected value itself
+    /// (`answer_value`), not only a quote holding it.
+    pub value_named_right: f64,
+    /// Answers that name a value other than the expected one (any named value for an
+    /// unanswerable question): wrong values claimed.
+    pub value_named_wrong: usize,
 }
 
 /// Read `questions.jsonl`, naming the line of a bad row.
@@ -217,6 +228,8 @@ pub fn run(
         reliability: BTreeMap::new(),
         median_items: 0.0,
         value_first: 0.0,
+        value_named_right: 0.0,
+        value_named_wrong: 0,
     };
     for q in &questions {
         let mut opts = opts.clone();
@@ -259,6 +272,15 @@ fn summarise(report: &mut DocumentsReport) {
         .collect();
     report.value_first =
         typed.iter().filter(|o| o.value_first).count() as f64 / typed.len().max(1) as f64;
+    let named = |right: bool| {
+        report
+            .outcomes
+            .iter()
+            .filter(|o| o.value_named == Some(right))
+            .count()
+    };
+    report.value_named_right = named(true) as f64 / report.all.answerable.max(1) as f64;
+    report.value_named_wrong = named(false);
 }
 
 fn share(part: u64, whole: u64) -> f64 {
@@ -303,6 +325,7 @@ fn ask_one(
         items: 0,
         typed: false,
         value_first: false,
+        value_named: None,
         right: !q.answerable,
     };
     if file_failed {
@@ -321,6 +344,11 @@ fn ask_one(
         a.sentences
             .first()
             .is_some_and(|s| s.text.contains(v.raw.as_str()))
+    });
+    out.value_named = a.answer_value.as_ref().map(|v| {
+        q.answer
+            .as_deref()
+            .is_some_and(|g| contains_value(g, &v.raw) || contains_value(&v.raw, g))
     });
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
@@ -420,6 +448,8 @@ mod tests {
             reliability: BTreeMap::new(),
             median_items: 0.0,
             value_first: 0.0,
+            value_named_right: 0.0,
+            value_named_wrong: 0,
         };
         let q = |answerable: bool| DocQuestion {
             id: "q".into(),
@@ -441,6 +471,7 @@ mod tests {
             items: 1,
             typed: false,
             value_first: false,
+            value_named: None,
             right: cited,
         };
         tally(&mut report, &q(true), &o("answered", true));

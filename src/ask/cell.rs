@@ -1,0 +1,95 @@
+//! Tables cell by cell: which cell of a cited table row a question asks for.
+//!
+//! A row of several values answers one of them only when the question names that
+//! value's column: the cell whose column header shares the most words or figures with
+//! the question, among the cells holding a value of the asked type. Cells that state a
+//! figure of the question name the row (a stub such as `$365,000 - 524,999`), not the
+//! answer. No unique best column: no value is claimed and the row is cited whole.
+
+use crate::engine::Engine;
+use crate::evidence::extract::Candidate;
+use crate::frame::Frame;
+use crate::value::typed::Found;
+use std::collections::HashSet;
+
+/// The cell a question asks for: its value (offsets in the item's quote) and the label
+/// `row × column`.
+#[derive(Debug, Clone)]
+pub(super) struct Pick {
+    /// The value, with offsets in the quote.
+    pub value: Found,
+    /// `row × column`: the row's stub and the cell's column header.
+    pub label: String,
+}
+
+/// The cell of candidate `c` (a table row) that frame `f` asks for, read with
+/// `values` (the frame's value reader), when exactly one column is named best.
+pub(super) fn pick(
+    engine: &Engine,
+    f: &Frame,
+    c: &Candidate,
+    values: impl Fn(&str) -> Vec<Found>,
+) -> Option<Pick> {
+    let text = engine.store().document_text(&c.doc_id).ok()??;
+    let layout = engine.store().document_layout(&c.doc_id, &text).ok()?;
+    let row = layout.label_for(c.start, c.end)?;
+    let asked: HashSet<String> = f
+        .qualifiers
+        .iter()
+        .filter(|w| !crate::text::is_stopword(w))
+        .map(|w| crate::text::stem(w))
+        .collect();
+    let stub = row.stub(&text).unwrap_or_default().trim();
+    let mut scored: Vec<((usize, std::cmp::Reverse<usize>), Pick)> = Vec::new();
+    for cell in &row.cells {
+        if cell.start < c.start || cell.end > c.start + c.quote.len() {
+            continue;
+        }
+        let Some(body) = text.get(cell.start..cell.end) else {
+            continue;
+        };
+        let lower = body.to_lowercase();
+        if f.figures.iter().any(|x| lower.contains(x.as_str())) {
+            continue;
+        }
+        let Some(v) = values(body).into_iter().next() else {
+            continue;
+        };
+        let at = cell.start - c.start;
+        scored.push((
+            column_score(&cell.column, &asked, &f.figures),
+            Pick {
+                value: Found {
+                    start: at + v.start,
+                    end: at + v.end,
+                    ..v
+                },
+                label: format!("{stub} × {}", cell.column),
+            },
+        ));
+    }
+    let top = scored.iter().map(|(s, _)| *s).max().filter(|s| s.0 > 0)?;
+    let mut best = scored.into_iter().filter(|(s, _)| *s == top);
+    let first = best.next()?;
+    // Several columns equally named: "the first Handgun column" picks the first.
+    let first_asked = f.order == Some(crate::frame::Order::First);
+    (first_asked || best.next().is_none()).then_some(first.1)
+}
+
+/// How well a column header matches the question: shared words (stems) plus twice each
+/// figure of the question it states, then fewer header words the question lacks.
+fn column_score(
+    column: &str,
+    asked: &HashSet<String>,
+    figures: &[String],
+) -> (usize, std::cmp::Reverse<usize>) {
+    let lower = column.to_lowercase();
+    let words: HashSet<String> = crate::text::words(&lower)
+        .iter()
+        .filter(|w| !crate::text::is_stopword(w))
+        .map(|w| crate::text::stem(w))
+        .collect();
+    let shared = words.intersection(asked).count();
+    let stated = figures.iter().filter(|x| lower.contains(x.as_str())).count();
+    (shared + 2 * stated, std::cmp::Reverse(words.len() - shared))
+}
