@@ -374,8 +374,9 @@ struct Table {
     /// One past its last line.
     end: usize,
     label: String,
-    /// The words of its header lines, each with its character columns `[from, to)`.
-    headers: Vec<CellAt>,
+    /// Its header lines, top to bottom: each line's words and its phrases (runs of words
+    /// split at wide gaps), each with its character columns `[from, to)`.
+    headers: Vec<HeaderLine>,
 }
 
 /// Line kinds plus the tables they belong to.
@@ -513,10 +514,13 @@ fn table_label(
     rows: &[usize],
     prev: Option<&Table>,
 ) -> Table {
+    // A data row holds digits in half its cells or more ("Under 18" heads a column).
     let digit = |k: usize| {
-        cells[k]
+        let with = cells[k]
             .iter()
-            .any(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+            .count();
+        with > 0 && 2 * with >= cells[k].len()
     };
     let first = rows[0];
     let data = rows.iter().copied().find(|&k| digit(k));
@@ -547,7 +551,15 @@ fn table_label(
         first_data,
         end: 0,
         label: collapse(&parts.join(" ")),
-        headers: header.flat_map(|k| line_words(&lines[k])).collect(),
+        headers: header
+            .map(|k| HeaderLine {
+                words: line_words(&lines[k]),
+                phrases: cells[k]
+                    .iter()
+                    .map(|(c, t)| (*c, c + t.chars().count(), t.clone()))
+                    .collect(),
+            })
+            .collect(),
     }
 }
 
@@ -574,11 +586,34 @@ fn line_words(seg: &Seg) -> Vec<CellAt> {
 /// Farthest a header word may stand from a cell (in characters) and still head it.
 const HEADER_REACH: usize = 6;
 
+/// Farthest a group header ("Female" over "Total" and "Under 18") may stand from a cell.
+const GROUP_REACH: usize = 12;
+
+/// One header line of a table.
+#[derive(Clone, Debug)]
+struct HeaderLine {
+    words: Vec<CellAt>,
+    phrases: Vec<CellAt>,
+}
+
+/// The gap in characters between the ranges `[a, b)` and `[from, to)` (0 when they
+/// overlap).
+fn gap((a, b): (usize, usize), (from, to): (usize, usize)) -> usize {
+    if to <= a {
+        a - to
+    } else if b <= from {
+        from - b
+    } else {
+        0
+    }
+}
+
 /// The cells of a data row stored as `text` (the line's `cells`, with their character
-/// columns) with their byte spans in `text`, each under the header words nearest to
-/// it: a header word heads the cell it overlaps, or the nearest one within
-/// [`HEADER_REACH`] characters.
-fn row_cells(text: &str, cells: &[(usize, String)], headers: &[CellAt]) -> Vec<CellAt> {
+/// columns) with their byte spans in `text` and their column headers, read line by line
+/// from `headers`: a sparse line (half as many phrases as cells or fewer) holds group
+/// headers, each heading the cells nearest to it within [`GROUP_REACH`]; on other lines
+/// each word heads the cell it overlaps most, or the nearest within [`HEADER_REACH`].
+fn row_cells(text: &str, cells: &[(usize, String)], headers: &[HeaderLine]) -> Vec<CellAt> {
     let mut spans = Vec::with_capacity(cells.len());
     let mut at = 0;
     for (_, t) in cells {
@@ -593,22 +628,31 @@ fn row_cells(text: &str, cells: &[(usize, String)], headers: &[CellAt]) -> Vec<C
         .map(|(col, t)| (*col, col + t.chars().count()))
         .collect();
     let mut columns: Vec<Vec<&str>> = vec![Vec::new(); cells.len()];
-    for (from, to, word) in headers {
-        let gap = |&(a, b): &(usize, usize)| {
-            if *to <= a {
-                a - to
-            } else if b <= *from {
-                from - b
-            } else {
-                0
+    for line in headers {
+        if line.phrases.len() * 2 <= cells.len() {
+            // The stub (the first cell) names the row and has no group.
+            for (k, r) in ranges.iter().enumerate().skip(1) {
+                let near = line
+                    .phrases
+                    .iter()
+                    .map(|(f, t, p)| (gap(*r, (*f, *t)), p))
+                    .min_by_key(|(g, _)| *g)
+                    .filter(|(g, _)| *g <= GROUP_REACH);
+                if let Some((_, p)) = near {
+                    columns[k].push(p);
+                }
             }
-        };
-        // Overlapping several cells, the word heads the one it overlaps most.
-        let overlap = |&(a, b): &(usize, usize)| b.min(*to).saturating_sub(a.max(*from));
-        let nearest = (0..ranges.len())
-            .min_by_key(|&k| (gap(&ranges[k]), std::cmp::Reverse(overlap(&ranges[k])), k));
-        if let Some(k) = nearest.filter(|&k| gap(&ranges[k]) <= HEADER_REACH) {
-            columns[k].push(word);
+            continue;
+        }
+        for (from, to, word) in &line.words {
+            let w = (*from, *to);
+            // Overlapping several cells, the word heads the one it overlaps most.
+            let overlap = |&(a, b): &(usize, usize)| b.min(*to).saturating_sub(a.max(*from));
+            let nearest = (0..ranges.len())
+                .min_by_key(|&k| (gap(ranges[k], w), std::cmp::Reverse(overlap(&ranges[k])), k));
+            if let Some(k) = nearest.filter(|&k| gap(ranges[k], w) <= HEADER_REACH) {
+                columns[k].push(word);
+            }
         }
     }
     spans
@@ -1084,6 +1128,45 @@ mod tests {
             l.label,
             "ESTIMATED COSTS Action Labor cost Parts cost Total"
         );
+        let cells: Vec<(&str, &str)> = l
+            .cells
+            .iter()
+            .map(|c| (&text[c.start..c.end], c.column.as_str()))
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                ("Test B", "Action"),
+                ("10 hours", "Labor cost"),
+                ("$50", "Parts cost"),
+                ("$900", "Total")
+            ]
+        );
+        assert!(layout.check(&text).is_ok());
+    }
+
+    #[test]
+    fn two_level_headers_head_each_cell_and_words_go_to_the_nearest_cell() {
+        let page = [
+            "                  Male               Female",
+            "Offense     Total   Under 18   Total   Under 18",
+            "Robbery     95.1    20.3       11.2    2.5",
+            "Burglary    190.0   40.1       30.5    6.0",
+        ]
+        .join("\n");
+        let page = page.as_str();
+        let (text, layout) = run(&[page]);
+        let l = label_of(&text, &layout, "Robbery 95.1").unwrap();
+        let column = |v: &str| {
+            l.cells
+                .iter()
+                .find(|c| &text[c.start..c.end] == v)
+                .map(|c| c.column.clone())
+        };
+        assert_eq!(column("2.5").as_deref(), Some("Female Under 18"));
+        assert_eq!(column("95.1").as_deref(), Some("Male Total"));
+        assert_eq!(column("Robbery").as_deref(), Some("Offense"));
+        assert_eq!(l.stub(&text), Some("Robbery"));
     }
 
     #[test]
