@@ -453,6 +453,9 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
         "min",
         "no earlier than",
         "not earlier than",
+        "more than",
+        "greater than",
+        "in excess of",
     ];
     const MAX: &[&str] = &[
         "not more than",
@@ -469,9 +472,11 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
         "less than",
         "fewer than",
     ];
+    // The phrase ending last wins; of two ending together the longer ("not more than"
+    // over "more than").
     let ends = |list: &[&str]| {
         list.iter()
-            .filter_map(|p| tail.rfind(p).map(|i| i + p.len()))
+            .filter_map(|p| tail.rfind(p).map(|i| (i + p.len(), p.len())))
             .max()
     };
     let (min, max) = (ends(MIN), ends(MAX));
@@ -706,6 +711,8 @@ mod tests {
         assert_eq!(b("not later than 10 days"), Bound::Max);
         assert_eq!(b("not earlier than 10 days"), Bound::Min);
         assert_eq!(b("not more than 7 years"), Bound::Max);
+        assert_eq!(b("more than $150 billion"), Bound::Min);
+        assert_eq!(b("no more than $150 billion"), Bound::Max);
         assert_eq!(b("no fewer than 7 sessions"), Bound::Min);
     }
 

@@ -859,7 +859,8 @@ fn measured_type(
         return (AnswerType::Money, None, None);
     }
     // "What was the Permit count for Kentucky?": a count asked by name.
-    if matches!(first, "what" | "which") && any(&["count", "tally", "headcount"]) {
+    let measured = ["count", "tally", "headcount", "capacity", "consumption"];
+    if matches!(first, "what" | "which") && any(&measured) {
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     named_type(w, first)

@@ -42,6 +42,19 @@ pub fn stem(w: &str) -> String {
     w.to_string()
 }
 
+/// The forms of `w` a word may be matched by: its stem and, for a plural in `-es`, the
+/// stem of its singular (`females` → `femal` and `female`).
+pub fn stem_forms(w: &str) -> Vec<String> {
+    let mut out = vec![stem(w)];
+    if let Some(one) = w.strip_suffix('s') {
+        let s = stem(one);
+        if s != out[0] {
+            out.push(s);
+        }
+    }
+    out
+}
+
 /// Content words of `text`: no stop words, normalised.
 pub fn content_words(text: &str) -> Vec<String> {
     words(text)

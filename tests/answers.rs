@@ -245,3 +245,24 @@ fn named_things_side_by_side_need_one_each_and_a_bridge_carries_the_other() {
     assert_eq!(a["status"], "answered", "{a:#}");
     assert!(a["answer"].as_str().unwrap().contains("48,982"), "{a:#}");
 }
+
+#[test]
+fn a_table_question_naming_a_column_is_answered_by_that_cell() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = index(tmp.path());
+    let a = ask(&idx, "How many robbery arrests of females were reported?");
+    assert_value(&a, "quantity", "12.1");
+    assert_eq!(a["answer_value"]["cell"], "Robbery × Female", "{a:#}");
+    let a = ask(&idx, "What is the Male count for burglary arrests?");
+    assert_value(&a, "quantity", "205.0");
+    assert_eq!(a["answer_value"]["cell"], "Burglary × Male", "{a:#}");
+    // No column named: the row is cited whole and no single value is claimed.
+    let a = ask(&idx, "How many robbery arrests are listed?");
+    assert_eq!(a["status"], "answered", "{a:#}");
+    assert!(a["answer_value"].is_null(), "{a:#}");
+    let cited = a["evidence"].to_string();
+    assert!(
+        cited.contains("| Robbery | 102.1 | 90.0 | 12.1 |"),
+        "{cited}"
+    );
+}

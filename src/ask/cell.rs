@@ -37,9 +37,26 @@ pub(super) fn pick(
         .qualifiers
         .iter()
         .filter(|w| !crate::text::is_stopword(w))
-        .map(|w| crate::text::stem(w))
+        .flat_map(|w| crate::text::stem_forms(w))
         .collect();
     let stub = row.stub(&text).unwrap_or_default().trim();
+    // The row is the one asked about: its cells without a value (its stub) name a word
+    // or a figure of the question.
+    let naming: String = row
+        .cells
+        .iter()
+        .filter_map(|x| text.get(x.start..x.end))
+        .filter(|t| values(t).is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    let named = crate::text::words(&naming)
+        .iter()
+        .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
+        || f.figures.iter().any(|x| naming.contains(x.as_str()));
+    if !named {
+        return None;
+    }
     let mut scored: Vec<((usize, std::cmp::Reverse<usize>), Pick)> = Vec::new();
     for cell in &row.cells {
         if cell.start < c.start || cell.end > c.start + c.quote.len() {
@@ -84,12 +101,17 @@ fn column_score(
     figures: &[String],
 ) -> (usize, std::cmp::Reverse<usize>) {
     let lower = column.to_lowercase();
-    let words: HashSet<String> = crate::text::words(&lower)
-        .iter()
+    let words: Vec<String> = crate::text::words(&lower)
+        .into_iter()
         .filter(|w| !crate::text::is_stopword(w))
-        .map(|w| crate::text::stem(w))
         .collect();
-    let shared = words.intersection(asked).count();
-    let stated = figures.iter().filter(|x| lower.contains(x.as_str())).count();
+    let shared = words
+        .iter()
+        .filter(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
+        .count();
+    let stated = figures
+        .iter()
+        .filter(|x| lower.contains(x.as_str()))
+        .count();
     (shared + 2 * stated, std::cmp::Reverse(words.len() - shared))
 }

@@ -63,8 +63,12 @@ fn has_word(have: &HashSet<String>, word: &str) -> bool {
             return parts.iter().all(|p| has_word(have, p));
         }
     }
-    let s = crate::text::stem(&word.to_lowercase());
+    let lower = word.to_lowercase();
+    let s = crate::text::stem(&lower);
     have.contains(&s)
+        || crate::text::stem_forms(&lower)
+            .iter()
+            .any(|f| have.contains(f))
         || (s.len() >= 6 && {
             let p = &s[..s.char_indices().nth(5).map_or(s.len(), |(i, _)| i)];
             have.iter().any(|h| h.starts_with(p))
@@ -526,20 +530,26 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             nothing_said(f, &misses)
         ));
     };
-    let keep = support(&covering, &lead, multi_hop);
-    // A row of several values of the type answers with the cell whose column the
-    // question names; with no such column it is cited whole and no value is claimed.
+    // A row of several values of the type answers with the cell whose row and column
+    // the question names (the first covering row that has one); with none the first row
+    // is cited whole and no value is claimed.
     if several > 1 && tabular_row(n, &lead) {
-        let pick = n
-            .get(&lead)
-            .and_then(|v| super::cell::pick(engine, f, &v.candidate, |t| values(f, t)));
+        let picked = covering
+            .iter()
+            .filter(|(id, _)| tabular_row(n, id))
+            .find_map(|(id, v)| {
+                super::cell::pick(engine, f, &v.candidate, |t| values(f, t))
+                    .map(|p| ((*id).clone(), p))
+            });
+        let lead = picked.as_ref().map_or(lead, |(id, _)| id.clone());
         return Decision {
-            cell: pick.as_ref().map(|p| p.label.clone()),
-            value: pick.map(|p| (lead, p.value)),
-            keep: Some(keep),
+            keep: Some(support(&covering, &lead, multi_hop)),
+            cell: picked.as_ref().map(|(_, p)| p.label.clone()),
+            value: picked.map(|(id, p)| (id, p.value)),
             unmet: Vec::new(),
         };
     }
+    let keep = support(&covering, &lead, multi_hop);
     Decision {
         value: Some((lead, value)),
         keep: Some(keep),

@@ -18,8 +18,8 @@ use crate::error::Error;
 use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
-pub mod compose;
 pub mod cell;
+pub mod compose;
 pub mod decide;
 pub mod finish;
 pub mod research;

@@ -207,7 +207,9 @@ impl Layout {
             }
         }
         for l in &self.labels {
-            let outside = l.cells.iter().any(|c| c.start > c.end || c.start < l.start || c.end > l.end || !ok(c.start) || !ok(c.end));
+            let outside = l.cells.iter().any(|c| {
+                c.start > c.end || c.start < l.start || c.end > l.end || !ok(c.start) || !ok(c.end)
+            });
             if outside || l.cells.windows(2).any(|w| w[0].end > w[1].start) {
                 return Err(LayoutMismatch(format!(
                     "a cell of the row [{}, {}) is outside it or out of order",
@@ -265,6 +267,7 @@ mod tests {
                 end: 151,
                 kind: LabelKind::Value,
                 label: "Start date".into(),
+                cells: Vec::new(),
             }],
         };
         assert_eq!(layout.page_of(0), Some(1));
@@ -303,6 +306,7 @@ mod tests {
                 end: start + a.len(),
                 kind: LabelKind::Row,
                 label: "Header row".into(),
+                cells: Vec::new(),
             }
         };
         let layout = Layout {
@@ -345,6 +349,7 @@ mod tests {
                         end: at + lead + body.len(),
                         kind: LabelKind::Row,
                         label: "h".into(),
+                        cells: Vec::new(),
                     });
                 }
                 at += line.len() + 1;

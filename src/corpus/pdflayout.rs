@@ -887,7 +887,10 @@ fn build_blocks(lines: &[Seg], k: &Kinds) -> Vec<Block> {
             Kind::Colon => {
                 let text = lines[i].text();
                 let label = colon_label(&text).unwrap_or_default().to_string();
-                blocks.push(Block::line(text, Some((LabelKind::Value, label, Vec::new()))));
+                blocks.push(Block::line(
+                    text,
+                    Some((LabelKind::Value, label, Vec::new())),
+                ));
             }
             Kind::FormLabel => {
                 let has_values = k.kinds.get(i + 1) == Some(&Kind::FormValue);
@@ -927,9 +930,10 @@ fn form_block(k: &Kinds, i: usize, has_values: bool) -> Block {
                 .iter()
                 .min_by_key(|(c, _)| c.abs_diff(*col))
                 .map(|l| l.1.clone());
-            block
-                .lines
-                .push((value.clone(), label.map(|l| (LabelKind::Value, l, Vec::new()))));
+            block.lines.push((
+                value.clone(),
+                label.map(|l| (LabelKind::Value, l, Vec::new())),
+            ));
         }
     }
     block

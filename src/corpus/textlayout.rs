@@ -282,7 +282,11 @@ mod tests {
             .collect();
         assert_eq!(
             cells,
-            [("Total Project Area", "Item"), ("1,200", "Value"), ("ha", "Unit")]
+            [
+                ("Total Project Area", "Item"),
+                ("1,200", "Value"),
+                ("ha", "Unit")
+            ]
         );
         assert_eq!(row.stub(text), Some("Total Project Area"));
         assert!(layout.check(text).is_ok());

@@ -471,7 +471,8 @@ fn identifiers(quote: &str) -> Vec<Found> {
             let t = m.as_str();
             let digits = t.chars().filter(char::is_ascii_digit).count();
             let letters = t.chars().any(char::is_alphabetic);
-            letters || digits >= 5
+            // "3X" (a form's name) is too short to identify anything.
+            (letters && t.chars().count() >= 4) || digits >= 5
         })
         .map(|m| Found {
             start: m.start(),
@@ -485,6 +486,10 @@ fn identifiers(quote: &str) -> Vec<Found> {
 
 /// Titles and roles that end a run of capitalised words that is an office, not a name.
 const ROLES: &[&str] = &[
+    "name",
+    "signature",
+    "center",
+    "centre",
     "director",
     "officer",
     "manager",
