@@ -1042,7 +1042,26 @@ fn entities(question: &str) -> Vec<String> {
     let words: Vec<&str> = question.split_whitespace().collect();
     for (i, raw) in words.iter().enumerate() {
         let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
-        let named = i > 0
+        // The first word is capitalised anyway: it names something only when the next
+        // word is capitalised too and it neither asks nor frames ("Brown State Fishing
+        // Lake is …").
+        let next_capital = words
+            .get(1)
+            .and_then(|x| {
+                x.trim_matches(|c: char| !c.is_alphanumeric())
+                    .chars()
+                    .next()
+            })
+            .is_some_and(char::is_uppercase);
+        let lower = w.to_lowercase();
+        let opens = i == 0
+            && next_capital
+            && !raw.ends_with([',', ':'])
+            && !asks(&lower)
+            && !AUXILIARIES.contains(&lower.as_str())
+            && !FRAMING.contains(&lower.as_str())
+            && !crate::text::is_stopword(&lower);
+        let named = (i > 0 || opens)
             && !w.is_empty()
             && (w.chars().next().is_some_and(char::is_uppercase)
                 || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)))
@@ -1239,6 +1258,16 @@ mod tests {
             "The Memphis Hustle are based in a suburb of a city with a population of what in 2010?",
         );
         assert_eq!(f.unit_family, Some(UnitFamily::Count));
+        let f = frame("Brown State Fishing Lake is in a country with how many inhabitants?");
+        // "State" is scaffold, so the run breaks there; the first word still names.
+        assert_eq!(f.entities.first().map(String::as_str), Some("Brown"));
+        assert!(frame("In Table 324, how many arrests?")
+            .entities
+            .contains(&"Table 324".to_string()));
+        assert!(!frame("What Permit count is shown?")
+            .entities
+            .iter()
+            .any(|e| e.starts_with("What")));
         let f = frame("What was the Permit count for Kentucky?");
         assert_eq!(f.unit_family, Some(UnitFamily::Count));
     }

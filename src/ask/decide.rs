@@ -251,9 +251,13 @@ fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
 /// date role.
 fn values(f: &Frame, quote: &str) -> Vec<Found> {
     let family = f.unit_family.or(Some(UnitFamily::Count));
-    // "When must …?" is answered by a time limit ("within 24 hours") as well as a date.
+    // "When must …?" is answered by a time limit ("within 24 hours") as well as a date;
+    // "When was the palace founded?" by a date only.
+    let bound = ["must", "shall", "should", "due", "required"];
     let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
-        Some("when") => &[AnswerType::Duration],
+        Some("when") if f.qualifiers.iter().any(|w| bound.contains(&w.as_str())) => {
+            &[AnswerType::Duration]
+        }
         _ => &[],
     };
     f.answer_type

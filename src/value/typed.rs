@@ -412,6 +412,20 @@ fn counts(quote: &str) -> Vec<Found> {
         .chain(money(quote))
         .chain(figures(quote, &["percent"]))
         .chain(find(quote, AnswerType::Phone, None))
+        .chain(find(quote, AnswerType::Duration, None))
+        // "8 miles", "40 hectares": a measure, not a count.
+        .chain(
+            [
+                UnitFamily::Area,
+                UnitFamily::Length,
+                UnitFamily::Mass,
+                UnitFamily::Volume,
+                UnitFamily::Temperature,
+                UnitFamily::Data,
+            ]
+            .into_iter()
+            .flat_map(|fam| quantities(quote, fam)),
+        )
         .map(|f| (f.start, f.end))
         .collect();
     figure::numbers(quote)
@@ -419,6 +433,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| n.unit.is_none())
         .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
         .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
+        .filter(|n| !measured(&quote[n.end..]))
         .filter(|n| {
             !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
         })
@@ -430,6 +445,49 @@ fn counts(quote: &str) -> Vec<Found> {
             bound: Bound::Exact,
         })
         .collect()
+}
+
+/// Words that make the number before them a measure ("eight miles"), not a count.
+const MEASURE_WORDS: &[&str] = &[
+    "mile",
+    "km",
+    "kilometre",
+    "kilometer",
+    "metre",
+    "meter",
+    "foot",
+    "feet",
+    "inch",
+    "yard",
+    "hectare",
+    "ha",
+    "acre",
+    "ton",
+    "tonne",
+    "kilogram",
+    "kg",
+    "pound",
+    "lb",
+    "litre",
+    "liter",
+    "gallon",
+    "degree",
+    "percent",
+];
+
+/// Whether `after` (the text after a number) opens with a measure word.
+fn measured(after: &str) -> bool {
+    let next = after
+        .split(|c: char| !c.is_alphanumeric())
+        .find(|w| !w.is_empty())
+        .unwrap_or("")
+        .to_lowercase();
+    let one = next
+        .strip_suffix("es")
+        .filter(|w| MEASURE_WORDS.contains(w));
+    let one = one.or_else(|| next.strip_suffix('s')).unwrap_or(&next);
+    after.starts_with([' ', '\u{a0}'])
+        && (MEASURE_WORDS.contains(&one) || MEASURE_WORDS.contains(&next.as_str()))
 }
 
 /// Whether the number at `start..end` is glued to letters or more digits (a code, a
@@ -604,9 +662,15 @@ mod tests {
             counts.contains(&"3".to_string())
                 && !counts
                     .iter()
-                    .any(|c| c.contains("2024") || c.contains("512")),
+                    .any(|c| c.contains("2024") || c.contains("512") || c == "40" || c == "7"),
             "{counts:?}"
         );
+        let near = raw(
+            "It is 8 miles (13 km) east of Hiawatha and has 12 lakes.",
+            AnswerType::Quantity,
+            Some(UnitFamily::Count),
+        );
+        assert_eq!(near, ["12"]);
         assert!(raw(q, AnswerType::Email, None).is_empty());
     }
 
