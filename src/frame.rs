@@ -1261,9 +1261,10 @@ mod tests {
         let f = frame("Brown State Fishing Lake is in a country with how many inhabitants?");
         // "State" is scaffold, so the run breaks there; the first word still names.
         assert_eq!(f.entities.first().map(String::as_str), Some("Brown"));
-        assert!(frame("In Table 324, how many arrests?")
+        assert!(!frame("In Table 324, how many arrests?")
             .entities
-            .contains(&"Table 324".to_string()));
+            .iter()
+            .any(|e| e.starts_with("In")));
         assert!(!frame("What Permit count is shown?")
             .entities
             .iter()
