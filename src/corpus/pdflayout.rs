@@ -601,10 +601,8 @@ struct HeaderLine {
 fn gap((a, b): (usize, usize), (from, to): (usize, usize)) -> usize {
     if to <= a {
         a - to
-    } else if b <= from {
-        from - b
     } else {
-        0
+        from.saturating_sub(b)
     }
 }
 
