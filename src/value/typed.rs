@@ -153,6 +153,10 @@ fn re(p: &str) -> Regex {
 
 static PHONE: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?:\+?1[\s.\-–])?(?:\(\d{3}\)\s?|\b\d{3}[\s.\-–])?\b\d{3}[.\-–]\d{4}\b"));
+/// A name written as a form or a data export lists it: `Kelly,Edward,A.` (surname,
+/// given name, optional initial; no spaces).
+static LISTED_NAME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"\b[A-Z][a-zA-Z'\-]+,[A-Z][a-zA-Z'\-]+(?:,[A-Z]\.?)?"));
 static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"));
 static IDENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -180,7 +184,12 @@ pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Foun
         }),
         AnswerType::Email => matches(quote, &EMAIL, str::to_lowercase),
         AnswerType::Identifier => identifiers(quote),
-        AnswerType::Person | AnswerType::Organisation | AnswerType::Location => names(quote, ty),
+        AnswerType::Person => {
+            let mut v = names(quote, ty);
+            v.extend(listed_names(quote));
+            v
+        }
+        AnswerType::Organisation | AnswerType::Location => names(quote, ty),
         _ => Vec::new(),
     };
     out.sort_by_key(|f| (f.start, f.end));
@@ -595,6 +604,25 @@ fn person_like(raw: &str) -> bool {
         })
 }
 
+/// Names listed as `Surname,Given,I.`, normalised to `given i surname`.
+fn listed_names(quote: &str) -> Vec<Found> {
+    LISTED_NAME
+        .find_iter(quote)
+        .map(|m| {
+            let parts: Vec<&str> = m.as_str().split(',').collect();
+            let mut order: Vec<&str> = parts[1..].to_vec();
+            order.push(parts[0]);
+            Found {
+                start: m.start(),
+                end: m.end(),
+                normalised: super::names::normalise(&order.join(" ")),
+                unit: None,
+                bound: Bound::Exact,
+            }
+        })
+        .collect()
+}
+
 /// Names: runs of capitalised words at word starts that are not generic role words.
 fn names(quote: &str, ty: AnswerType) -> Vec<Found> {
     let mut out: Vec<Found> = Vec::new();
@@ -672,6 +700,9 @@ mod tests {
         );
         assert_eq!(near, ["12"]);
         assert!(raw(q, AnswerType::Email, None).is_empty());
+        let listed = find("Print Name: Kelly,Edward,A.,,", AnswerType::Person, None);
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].normalised, "edward a kelly");
     }
 
     #[test]
