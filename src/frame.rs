@@ -788,8 +788,7 @@ fn measured_type(
     if let Some(f) = family_asked(w) {
         return (AnswerType::Quantity, Some(f), None);
     }
-    // "a population of what", "what is the population of": a count of people.
-    if any(&["population"]) && (matches!(first, "what" | "which") || has("of what")) {
+    if counted_by_name(w, first) {
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     let number_of = w
@@ -837,31 +836,8 @@ fn measured_type(
         }
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
-    let money_value = [
-        "what amount",
-        "which amount",
-        "maximum amount",
-        "minimum amount",
-        "total amount",
-        "amount of money",
-        "contract value",
-        "estimated value",
-        "dollar value",
-        "market value",
-        "total value",
-    ]
-    .iter()
-    .any(|p| has(p));
-    if (first == "what" || first == "which")
-        && (any(MONEY) || money_value)
-        && !any(&["type", "kind", "types", "kinds"])
-    {
+    if asks_money(w, first) {
         return (AnswerType::Money, None, None);
-    }
-    // "What was the Permit count for Kentucky?": a count asked by name.
-    let measured = ["count", "tally", "headcount", "capacity", "consumption"];
-    if matches!(first, "what" | "which") && any(&measured) {
-        return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
     named_type(w, first)
 }
@@ -964,6 +940,42 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
         .take(7)
         .take_while(|x| !PLACE_WORDS.contains(&x.as_str()))
         .find_map(|x| named(x))
+}
+
+/// Phrases that ask for an amount of money.
+const MONEY_PHRASES: &[&str] = &[
+    "what amount",
+    "which amount",
+    "maximum amount",
+    "minimum amount",
+    "total amount",
+    "amount of money",
+    "contract value",
+    "estimated value",
+    "dollar value",
+    "market value",
+    "total value",
+];
+
+/// Whether a "what"/"which" question (lower-case words `w`, first word `first`) asks for
+/// money: a money word or phrase, and not for a type or kind of it.
+fn asks_money(w: &[String], first: &str) -> bool {
+    let s = format!(" {} ", w.join(" "));
+    let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
+    let phrase = MONEY_PHRASES.iter().any(|p| s.contains(&format!(" {p} ")));
+    matches!(first, "what" | "which")
+        && (any(MONEY) || phrase)
+        && !any(&["type", "kind", "types", "kinds"])
+}
+
+/// Whether a question (lower-case words `w`, first word `first`) asks for a count by
+/// name: "a population of what", "what was the Permit count", "what capacity".
+fn counted_by_name(w: &[String], first: &str) -> bool {
+    let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
+    let of_what = w.windows(2).any(|p| p[0] == "of" && p[1] == "what");
+    let what = matches!(first, "what" | "which");
+    (any(&["population"]) && (what || of_what))
+        || (what && any(&["count", "tally", "headcount", "capacity", "consumption"]))
 }
 
 /// Prepositions that open where or when something is, after what is asked for.

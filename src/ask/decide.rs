@@ -251,13 +251,14 @@ fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
 /// date role.
 fn values(f: &Frame, quote: &str) -> Vec<Found> {
     let family = f.unit_family.or(Some(UnitFamily::Count));
-    // "When must …?" is answered by a time limit ("within 24 hours") as well as a date;
-    // "When was the palace founded?" by a date only.
-    let bound = ["must", "shall", "should", "due", "required"];
+    // "When must …?", "When does … acquire …?" are answered by a time limit ("within six
+    // months") as well as a date; "When was the palace founded?" (past) by a date only.
+    let past = matches!(
+        f.qualifiers.get(1).map(String::as_str),
+        Some("was" | "were" | "did")
+    );
     let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
-        Some("when") if f.qualifiers.iter().any(|w| bound.contains(&w.as_str())) => {
-            &[AnswerType::Duration]
-        }
+        Some("when") if !past => &[AnswerType::Duration],
         _ => &[],
     };
     f.answer_type

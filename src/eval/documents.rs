@@ -302,6 +302,25 @@ fn count_pages(engine: &Engine) -> Result<usize, Error> {
     Ok(pages)
 }
 
+/// Judge the value the answer names: whether the question is typed, whether the first
+/// sentence holds the value, and whether it is the expected one.
+fn judge_value(out: &mut DocOutcome, a: &crate::answer::Answer, q: &DocQuestion) {
+    out.typed = a
+        .question_frame
+        .as_ref()
+        .is_some_and(|f| f.answer_type.is_value());
+    out.value_first = a.answer_value.as_ref().is_some_and(|v| {
+        a.sentences
+            .first()
+            .is_some_and(|s| s.text.contains(v.raw.as_str()))
+    });
+    out.value_named = a.answer_value.as_ref().map(|v| {
+        q.answer
+            .as_deref()
+            .is_some_and(|g| contains_value(g, &v.raw) || contains_value(&v.raw, g))
+    });
+}
+
 /// Ask one question and judge the answer.
 fn ask_one(
     engine: &Engine,
@@ -336,20 +355,7 @@ fn ask_one(
     out.status = a.status.as_str().to_string();
     out.confidence = a.confidence;
     out.items = a.evidence.len();
-    out.typed = a
-        .question_frame
-        .as_ref()
-        .is_some_and(|f| f.answer_type.is_value());
-    out.value_first = a.answer_value.as_ref().is_some_and(|v| {
-        a.sentences
-            .first()
-            .is_some_and(|s| s.text.contains(v.raw.as_str()))
-    });
-    out.value_named = a.answer_value.as_ref().map(|v| {
-        q.answer
-            .as_deref()
-            .is_some_and(|g| contains_value(g, &v.raw) || contains_value(&v.raw, g))
-    });
+    judge_value(&mut out, a, q);
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
         if !quotes
