@@ -515,7 +515,13 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
                 nothing_said(f, &misses)
             ));
         }
-        let keep = covering.iter().map(|(id, _)| (*id).clone()).collect();
+        let mut keep: Vec<String> = covering.iter().map(|(id, _)| (*id).clone()).collect();
+        // The answer's first item may have been reached through another document that
+        // names it (the son's article naming his father's): that link is kept too.
+        if let Some(first) = keep.first().cloned() {
+            let linked = links(n, &first, &keep);
+            keep.extend(linked);
+        }
         return Decision {
             keep: Some(keep),
             ..Decision::default()
@@ -554,7 +560,10 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             unmet: Vec::new(),
         };
     }
-    let keep = support(&covering, &lead, multi_hop);
+    let mut keep = support(&covering, &lead, multi_hop);
+    if multi_hop {
+        keep.extend(links(n, &lead, &keep));
+    }
     Decision {
         value: Some((lead, value)),
         keep: Some(keep),
@@ -582,6 +591,28 @@ fn support(covering: &[(&String, &Verdict)], lead: &String, multi_hop: bool) -> 
         }
     }
     keep
+}
+
+/// The verified items of other documents linked to item `lead` (one names the other's
+/// document title), the first of each document, not already in `kept`: the other link
+/// of a two-step chain ("Kasper Schmeichel is the son of Peter Schmeichel" for a value
+/// read in Peter Schmeichel's article).
+fn links(n: &Numbered, lead: &str, kept: &[String]) -> Vec<String> {
+    let Some(l) = n.get(lead).map(|v| &v.candidate) else {
+        return Vec::new();
+    };
+    let lead_text = l.quote.to_lowercase();
+    let mut docs: HashSet<&str> = HashSet::from([l.doc_id.as_str()]);
+    let mut out = Vec::new();
+    for (id, v) in n.verified() {
+        let c = &v.candidate;
+        let linked =
+            names_title(&c.quote.to_lowercase(), &l.title) || names_title(&lead_text, &c.title);
+        if linked && !kept.contains(id) && docs.insert(c.doc_id.as_str()) {
+            out.push(id.clone());
+        }
+    }
+    out
 }
 
 /// Whether item `id` is a table row (three numbers or more).

@@ -551,8 +551,22 @@ fn identifiers(quote: &str) -> Vec<Found> {
         .collect()
 }
 
-/// Titles and roles that end a run of capitalised words that is an office, not a name.
+/// Titles, roles and kinds of places or organisations: a run of capitalised words
+/// holding one is an office or an institution, not a person's name.
 const ROLES: &[&str] = &[
+    "hotel",
+    "resort",
+    "company",
+    "university",
+    "college",
+    "school",
+    "hospital",
+    "museum",
+    "church",
+    "club",
+    "stadium",
+    "airport",
+    "bank",
     "name",
     "signature",
     "center",
