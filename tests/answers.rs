@@ -244,6 +244,12 @@ fn named_things_side_by_side_need_one_each_and_a_bridge_carries_the_other() {
     );
     assert_eq!(a["status"], "answered", "{a:#}");
     assert!(a["answer"].as_str().unwrap().contains("48,982"), "{a:#}");
+    // Both links of the chain are cited: how the value was reached.
+    let cited = a["evidence"].to_string();
+    assert!(
+        cited.contains("hustle.md") && cited.contains("southaven.md"),
+        "{cited}"
+    );
 }
 
 #[test]
