@@ -272,3 +272,30 @@ fn a_table_question_naming_a_column_is_answered_by_that_cell() {
         "{cited}"
     );
 }
+
+#[test]
+fn an_html_table_row_of_two_values_answers_by_row_and_column_never_from_another_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("fees.html"),
+        "<html><head><title>Fees</title></head><body><h1>Fees by state</h1><table>\
+         <tr><th>State</th><th>Permit fee</th><th>Renewal fee</th></tr>\
+         <tr><td>Ohio</td><td>$67</td><td>$50</td></tr>\
+         <tr><td>Texas</td><td>$40</td><td>$25</td></tr></table></body></html>",
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    // The first row found (Ohio) is not the one asked about.
+    let a = ask(&idx, "What is the renewal fee in Texas?");
+    assert_value(&a, "money", "$25");
+    assert_eq!(a["answer_value"]["cell"], "Texas × Renewal fee", "{a:#}");
+    // Two columns named equally ("fee"): no single value is claimed.
+    let a = ask(&idx, "What is the fee in Ohio?");
+    assert!(a["answer_value"].is_null(), "{a:#}");
+    // A row the table does not have.
+    assert_abstains(&ask(&idx, "What is the renewal fee in Maine?"), "Maine");
+}

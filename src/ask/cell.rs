@@ -85,12 +85,29 @@ pub(super) fn pick(
             },
         ));
     }
+    // A row of one value, named by the question, answers with it whatever its column.
+    if scored.len() == 1 {
+        return scored.pop().map(|(_, p)| p);
+    }
     let top = scored.iter().map(|(s, _)| *s).max().filter(|s| s.0 > 0)?;
     let mut best = scored.into_iter().filter(|(s, _)| *s == top);
     let first = best.next()?;
     // Several columns equally named: "the first Handgun column" picks the first.
     let first_asked = f.order == Some(crate::frame::Order::First);
     (first_asked || best.next().is_none()).then_some(first.1)
+}
+
+/// Whether candidate `c` is a table row whose cells are known.
+pub(super) fn is_row(engine: &Engine, c: &Candidate) -> bool {
+    let Some(text) = engine.store().document_text(&c.doc_id).ok().flatten() else {
+        return false;
+    };
+    engine
+        .store()
+        .document_layout(&c.doc_id, &text)
+        .ok()
+        .and_then(|l| l.label_for(c.start, c.end).map(|r| !r.cells.is_empty()))
+        .unwrap_or(false)
 }
 
 /// How well a column header matches the question: shared words (stems) plus twice each

@@ -544,10 +544,14 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     // A row of several values of the type answers with the cell whose row and column
     // the question names (the first covering row that has one); with none the first row
     // is cited whole and no value is claimed.
-    if several > 1 && tabular_row(n, &lead) {
+    let row = |id: &String| {
+        n.get(id)
+            .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
+    };
+    if (several > 1 && tabular_row(n, &lead)) || row(&lead) {
         let picked = covering
             .iter()
-            .filter(|(id, _)| tabular_row(n, id))
+            .filter(|(id, _)| tabular_row(n, id) || row(id))
             .find_map(|(id, v)| {
                 super::cell::pick(engine, f, &v.candidate, |t| values(f, t))
                     .map(|p| ((*id).clone(), p))
