@@ -549,13 +549,11 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
     };
     if (several > 1 && tabular_row(n, &lead)) || row(&lead) {
-        let picked = covering
-            .iter()
-            .filter(|(id, _)| tabular_row(n, id) || row(id))
-            .find_map(|(id, v)| {
-                super::cell::pick(engine, f, &v.candidate, |t| values(f, t))
-                    .map(|p| ((*id).clone(), p))
-            });
+        // `pick` answers only for a row with known cells, so every covering item is
+        // tried once (its layout read once).
+        let picked = covering.iter().find_map(|(id, v)| {
+            super::cell::pick(engine, f, &v.candidate, |t| values(f, t)).map(|p| ((*id).clone(), p))
+        });
         let lead = picked.as_ref().map_or(lead, |(id, _)| id.clone());
         return Decision {
             keep: Some(support(&covering, &lead, multi_hop)),
