@@ -195,6 +195,8 @@ pub enum StepAction {
     NextStep,
     /// The failed step reworded.
     Retry,
+    /// A typed question nothing answered: the question again, over more chunks.
+    Widen,
 }
 
 impl StepAction {
@@ -204,6 +206,7 @@ impl StepAction {
             StepAction::First => "first",
             StepAction::NextStep => "next_step",
             StepAction::Retry => "retry",
+            StepAction::Widen => "widen",
         }
     }
 }

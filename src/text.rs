@@ -52,8 +52,53 @@ pub fn stem_forms(w: &str) -> Vec<String> {
             out.push(s);
         }
     }
+    // An irregular verb's other forms ("become" is met by "became").
+    if let Some(group) = IRREGULAR.iter().find(|g| g.contains(&w)) {
+        out.extend(group.iter().filter(|f| **f != w).map(|f| stem(f)));
+    }
     out
 }
+
+/// Irregular verbs whose forms a question and a passage may use in turn ("When did the
+/// Act become law?" / "… became public law …").
+const IRREGULAR: &[&[&str]] = &[
+    &["become", "became"],
+    &["begin", "began", "begun"],
+    &["bring", "brought"],
+    &["build", "built"],
+    &["buy", "bought"],
+    &["choose", "chose", "chosen"],
+    &["come", "came"],
+    &["draw", "drew", "drawn"],
+    &["drive", "drove", "driven"],
+    &["fall", "fell", "fallen"],
+    &["find", "found"],
+    &["fly", "flew", "flown"],
+    &["give", "gave", "given"],
+    &["go", "went", "gone"],
+    &["grow", "grew", "grown"],
+    &["hold", "held"],
+    &["know", "knew", "known"],
+    &["lead", "led"],
+    &["leave", "left"],
+    &["lose", "lost"],
+    &["make", "made"],
+    &["meet", "met"],
+    &["pay", "paid"],
+    &["rise", "rose", "risen"],
+    &["run", "ran"],
+    &["say", "said"],
+    &["sell", "sold"],
+    &["send", "sent"],
+    &["sing", "sang", "sung"],
+    &["speak", "spoke", "spoken"],
+    &["spend", "spent"],
+    &["take", "took", "taken"],
+    &["teach", "taught"],
+    &["tell", "told"],
+    &["win", "won"],
+    &["write", "wrote", "written"],
+];
 
 /// Content words of `text`: no stop words, normalised.
 pub fn content_words(text: &str) -> Vec<String> {
@@ -104,6 +149,14 @@ mod tests {
         let mut s = STOPWORDS.to_vec();
         s.sort();
         assert_eq!(s, STOPWORDS);
+    }
+
+    #[test]
+    fn irregular_verbs_are_met_by_their_other_forms() {
+        assert!(stem_forms("become").contains(&stem("became")));
+        assert!(stem_forms("written").contains(&stem("write")));
+        assert!(!stem_forms("became").contains(&stem("come")));
+        assert_eq!(stem_forms("retained"), vec![stem("retained")]);
     }
 
     #[test]

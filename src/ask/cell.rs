@@ -22,6 +22,18 @@ pub(super) struct Pick {
     pub label: String,
 }
 
+/// Why a table row gives no cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Miss {
+    /// Not a row whose cells are known.
+    NotARow,
+    /// The row (its stub, given) is not the one the question names, or names it only
+    /// together with another thing ("United States and Canada" for Canada's own).
+    Row(String),
+    /// The row (its stub, given) has no column the question names best.
+    Column(String),
+}
+
 /// The cell of candidate `c` (a table row) that frame `f` asks for, read with
 /// `values` (the frame's value reader), when exactly one column is named best.
 pub(super) fn pick(
@@ -29,10 +41,21 @@ pub(super) fn pick(
     f: &Frame,
     c: &Candidate,
     values: impl Fn(&str) -> Vec<Found>,
-) -> Option<Pick> {
-    let text = engine.store().document_text(&c.doc_id).ok()??;
-    let layout = engine.store().document_layout(&c.doc_id, &text).ok()?;
-    let row = layout.label_for(c.start, c.end)?;
+) -> Result<Pick, Miss> {
+    let text = engine
+        .store()
+        .document_text(&c.doc_id)
+        .ok()
+        .flatten()
+        .ok_or(Miss::NotARow)?;
+    let layout = engine
+        .store()
+        .document_layout(&c.doc_id, &text)
+        .map_err(|_| Miss::NotARow)?;
+    let row = layout
+        .label_for(c.start, c.end)
+        .filter(|r| !r.cells.is_empty())
+        .ok_or(Miss::NotARow)?;
     let asked: HashSet<String> = f
         .qualifiers
         .iter()
@@ -54,8 +77,8 @@ pub(super) fn pick(
         .iter()
         .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
         || f.figures.iter().any(|x| naming.contains(x.as_str()));
-    if !named {
-        return None;
+    if !named || combined(stub, f, &asked) {
+        return Err(Miss::Row(stub.to_string()));
     }
     let mut scored: Vec<((usize, std::cmp::Reverse<usize>), Pick)> = Vec::new();
     for cell in &row.cells {
@@ -85,16 +108,48 @@ pub(super) fn pick(
             },
         ));
     }
+    let no_column = || Miss::Column(stub.to_string());
     // A row of one value, named by the question, answers with it whatever its column.
     if scored.len() == 1 {
-        return scored.pop().map(|(_, p)| p);
+        return scored.pop().map(|(_, p)| p).ok_or_else(no_column);
     }
-    let top = scored.iter().map(|(s, _)| *s).max().filter(|s| s.0 > 0)?;
+    let top = scored
+        .iter()
+        .map(|(s, _)| *s)
+        .max()
+        .filter(|s| s.0 > 0)
+        .ok_or_else(no_column)?;
     let mut best = scored.into_iter().filter(|(s, _)| *s == top);
-    let first = best.next()?;
+    let first = best.next().ok_or_else(no_column)?;
     // Several columns equally named: "the first Handgun column" picks the first.
     let first_asked = f.order == Some(crate::frame::Order::First);
-    (first_asked || best.next().is_none()).then_some(first.1)
+    if first_asked || best.next().is_none() {
+        Ok(first.1)
+    } else {
+        Err(no_column())
+    }
+}
+
+/// Whether a row's `stub` names a thing the question asks about only together with
+/// another thing the question does not name: "United States and Canada" is not Canada's
+/// own row.
+fn combined(stub: &str, f: &Frame, asked: &HashSet<String>) -> bool {
+    let lower = stub.to_lowercase();
+    let parts: Vec<&str> = lower
+        .split(" and ")
+        .flat_map(|p| p.split(['&', '/']))
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    if parts.len() < 2 || f.entities.is_empty() {
+        return false;
+    }
+    let names = |p: &str| {
+        crate::text::words(p)
+            .iter()
+            .filter(|w| !crate::text::is_stopword(w))
+            .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
+    };
+    parts.iter().any(|p| names(p)) && parts.iter().any(|p| !names(p))
 }
 
 /// Whether candidate `c` is a table row whose cells are known.

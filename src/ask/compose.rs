@@ -130,7 +130,9 @@ pub(super) fn gate(c: &Composition, numbered: &Numbered, opts: &AskOptions) -> G
         let body = sentence_body(&s.text);
         let inside = s.citations.iter().any(|id| {
             numbered.get(id).is_some_and(|v| {
-                crate::figure::verbatim_part(&neutralise_markers(&v.candidate.quote), body)
+                // Whitespace apart: a sentence spaced over lines is shown on one.
+                let quote = crate::evidence::compose::flat(&neutralise_markers(&v.candidate.quote));
+                crate::figure::verbatim_part(&quote, &crate::evidence::compose::flat(body))
             })
         });
         if !inside {

@@ -371,14 +371,15 @@ fn meets_periods(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
         .all(|w| item.meet(&w))
 }
 
-/// The verified items of `n` that cover frame `f`, in id order, and for each other item
-/// what it lacked.
+/// The verified items of `n` that cover frame `f` (in id order; for a typed question,
+/// those naming more of what is asked first), for each other item what it lacked, and
+/// for each covering item how much it names (see [`naming`]).
 fn covering<'a>(
     engine: &Engine,
     f: &Frame,
     n: &'a Numbered,
     multi_hop: bool,
-) -> (Vec<(&'a String, &'a Verdict)>, Vec<String>) {
+) -> (Vec<(&'a String, &'a Verdict)>, Vec<String>, Vec<usize>) {
     let mut docs: HashMap<String, std::rc::Rc<HashSet<String>>> = HashMap::new();
     let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
     let owns: Vec<String> = n
@@ -429,12 +430,36 @@ fn covering<'a>(
             bridge,
         };
         match covers(f, &cx, !f.answer_type.is_value()) {
-            Ok(()) if meets_periods(f, c) => covering.push((id, v)),
+            Ok(()) if meets_periods(f, c) => covering.push((naming(f, &cx), id, v)),
             Ok(()) => misses.push(format!("the period {}", f.periods.join(", "))),
             Err(m) => misses.push(m),
         }
     }
-    (covering, misses)
+    // A value is read first from the items that name what is asked about themselves,
+    // not only through their document's title (a document holding two notices: the
+    // docket of the one the question names).
+    if f.answer_type.is_value() {
+        covering.sort_by_key(|(named, ..)| std::cmp::Reverse(*named));
+    }
+    let named = covering.iter().map(|(k, ..)| *k).collect();
+    let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
+    (covering, misses, named)
+}
+
+/// How many words of the frame's named things and how many of its figures the item with
+/// context `cx` names in its own text.
+fn naming(f: &Frame, cx: &Context) -> usize {
+    let words = f
+        .entities
+        .iter()
+        .flat_map(|e| crate::text::words(&e.to_lowercase()))
+        .filter(|w| !crate::text::is_stopword(w) && has_word(&cx.own, w))
+        .count();
+    words
+        + f.figures
+            .iter()
+            .filter(|x| cx.raw.contains(x.as_str()))
+            .count()
 }
 
 /// The words of the verified items (own texts `owns`, in `n.verified()` order) from other
@@ -496,6 +521,82 @@ fn own_text(
     .join(" ")
 }
 
+/// Relevance, as a share of the threshold, from which an item verification turned away
+/// may still be looked at again (see [`second_look`]).
+pub const SECOND_LOOK_SHARE: f64 = 0.75;
+
+/// The second look of a typed question nothing answered: items verification turned
+/// away as off the question only because their relevance fell short (at least
+/// [`SECOND_LOOK_SHARE`] of the threshold), whose own quote states a value of the
+/// asked type and covers the question by itself — every named thing in the quote, its
+/// label, section or title, half of the focus and the head in its own words, the
+/// periods met. A sentence that answers a question in other words than the question's
+/// ("Submissions shall be less than 5MB" for the maximum submission size) scores low
+/// against the whole question yet states exactly what is asked. Returns their ids.
+pub(super) fn second_look(
+    engine: &Engine,
+    f: &Frame,
+    n: &Numbered,
+    relevance: &crate::evidence::verify::RelevanceConfig,
+) -> Vec<String> {
+    let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
+    let mut out = Vec::new();
+    for (id, v) in &n.ided {
+        let floor = if v.relevance.cross.is_some() {
+            relevance.min_cross_relevance
+        } else {
+            relevance.min_relevance
+        } * SECOND_LOOK_SHARE;
+        let off_question = v
+            .rejected
+            .as_ref()
+            .is_some_and(|r| r.reason == crate::evidence::verify::Reason::DoesNotAddressQuestion);
+        if !off_question || v.relevance.score < floor {
+            continue;
+        }
+        let c = &v.candidate;
+        if values(f, &c.quote).is_empty() || !meets_periods(f, c) {
+            continue;
+        }
+        let own = [
+            Some(c.quote.as_str()),
+            c.section.as_deref(),
+            c.label.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+        let own_stems = stems(&own);
+        let title = stems(&c.title);
+        let focus = f.focus.iter().filter(|w| has_word(&own_stems, w)).count();
+        let head = f.head.as_deref().is_none_or(|h| has_word(&own_stems, h));
+        let named = f.entities.iter().all(|e| {
+            crate::text::words(&e.to_lowercase())
+                .iter()
+                .all(|w| has_word(&own_stems, w) || has_word(&title, w))
+        });
+        if !(head && named && focus * 2 >= f.focus.len()) {
+            continue;
+        }
+        let document = std::rc::Rc::new(stems(&document_text(engine, &mut texts, &c.doc_id)));
+        let cx = Context {
+            said: stems(&format!("{own} {}", c.title)),
+            own: own_stems,
+            raw: own.to_lowercase(),
+            tabular: tabular(c),
+            chain: None,
+            bridge: HashSet::new(),
+            title,
+            document,
+        };
+        if covers(f, &cx, true).is_ok() {
+            out.push(id.clone());
+        }
+    }
+    out
+}
+
 /// A decision that nothing answers, saying `why`.
 fn unmet(why: String) -> Decision {
     Decision {
@@ -506,7 +607,7 @@ fn unmet(why: String) -> Decision {
 
 /// Decide what answers `f` among `n`'s verified items.
 pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
-    let (covering, misses) = covering(engine, f, n, multi_hop);
+    let (covering, misses, named) = covering(engine, f, n, multi_hop);
     let anything = n.verified().next().is_some();
     if !f.answer_type.is_value() {
         if covering.is_empty() && anything {
@@ -541,6 +642,9 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             nothing_said(f, &misses)
         ));
     };
+    if let Some(why) = ambiguous(f, &covering, &named, &value) {
+        return unmet(why);
+    }
     // A row of several values of the type answers with the cell whose row and column
     // the question names (the first covering row that has one); with none the first row
     // is cited whole and no value is claimed.
@@ -551,14 +655,32 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     if (several > 1 && tabular_row(n, &lead)) || row(&lead) {
         // `pick` answers only for a row with known cells, so every covering item is
         // tried once (its layout read once).
+        let mut missed = Vec::new();
         let picked = covering.iter().find_map(|(id, v)| {
-            super::cell::pick(engine, f, &v.candidate, |t| values(f, t)).map(|p| ((*id).clone(), p))
+            match super::cell::pick(engine, f, &v.candidate, |t| values(f, t)) {
+                Ok(p) => Some(((*id).clone(), p)),
+                Err(m) => {
+                    missed.push(m);
+                    None
+                }
+            }
         });
-        let lead = picked.as_ref().map_or(lead, |(id, _)| id.clone());
+        // A table that has no cell for the question: no value, and no whole row. A passage
+        // of several values that is no table row is cited whole, no value claimed.
+        let Some((lead_cell, p)) = picked else {
+            if missed.iter().all(|m| *m == super::cell::Miss::NotARow) {
+                return Decision {
+                    keep: Some(support(&covering, &lead, multi_hop)),
+                    ..Decision::default()
+                };
+            }
+            return unmet(no_cell(f, &missed));
+        };
+        let lead = lead_cell;
         return Decision {
             keep: Some(support(&covering, &lead, multi_hop)),
-            cell: picked.as_ref().map(|(_, p)| p.label.clone()),
-            value: picked.map(|(id, p)| (id, p.value)),
+            cell: Some(p.label),
+            value: Some((lead, p.value)),
             unmet: Vec::new(),
         };
     }
@@ -572,6 +694,60 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
         unmet: Vec::new(),
         cell: None,
     }
+}
+
+/// Why no table cell answers frame `f`, from the rows' misses: a row the question names
+/// without the column it asks for, or no row it names.
+fn no_cell(f: &Frame, missed: &[super::cell::Miss]) -> String {
+    use super::cell::Miss;
+    let asked = nothing_said(f, &[]);
+    if let Some(Miss::Column(stub)) = missed.iter().find(|m| matches!(m, Miss::Column(_))) {
+        return format!(
+            "the table has no single column for what is asked ({asked}) in the row \"{stub}\""
+        );
+    }
+    let rows: Vec<&str> = missed
+        .iter()
+        .filter_map(|m| match m {
+            Miss::Row(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .take(3)
+        .collect();
+    format!(
+        "the table has no row for what is asked ({asked}); rows found: {}",
+        rows.iter()
+            .map(|r| format!("\"{r}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// For an identifier: why the covering items leave it open — another item, naming what
+/// is asked as much as the first, states a different identifier (a document holding two
+/// notices, each with its docket number, neither naming the question's subject).
+fn ambiguous(
+    f: &Frame,
+    covering: &[(&String, &Verdict)],
+    named: &[usize],
+    value: &Found,
+) -> Option<String> {
+    if f.answer_type != AnswerType::Identifier {
+        return None;
+    }
+    let best = named.first().copied()?;
+    let other = covering
+        .iter()
+        .zip(named)
+        .take_while(|(_, k)| **k == best)
+        .flat_map(|((_, v), _)| values(f, &v.candidate.quote))
+        .find(|x| x.normalised != value.normalised)?;
+    Some(format!(
+        "the passages state different identifiers ({} and {}) and none names {} itself",
+        value.normalised,
+        other.normalised,
+        nothing_said(f, &[])
+    ))
 }
 
 /// The items an answer led by `lead` keeps: `lead`, then up to [`MAX_SUPPORT`] other

@@ -60,7 +60,8 @@ pub struct Assurance {
     /// How the frame was met.
     pub met: Met,
     /// Whether the question was read as one step (not multi-hop): a value read at the
-    /// end of a chain may come from the wrong link, so it is never `high`.
+    /// end of a chain may come from the wrong link, so it is never `high` (nor is a
+    /// value the second look found: `ask::look_again`).
     pub one_step: bool,
 }
 
@@ -121,6 +122,9 @@ pub(super) struct Done {
     pub unmet: Vec<String>,
     /// The item stating the answer's value (document, start) and the value.
     pub lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
+    /// Whether the value was found by the second look (an item whose relevance fell
+    /// short of the threshold): never `high`.
+    pub second_look: bool,
 }
 
 /// Assemble the run.
@@ -136,6 +140,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         frame,
         unmet: unmet_frame,
         lead,
+        second_look,
     } = d;
     let one_step = found.classification.class != crate::research::Class::MultiHop;
     let mut answer = empty_answer(&question.stem, Status::NoAuthoritativeEvidence);
@@ -151,7 +156,23 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let c = &composed.composition;
     let mut generator_calls = 0;
     let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
-    if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() {
+    // The item that states the value must be cited: supporting items alone do not answer.
+    let lead_dropped = lead.as_ref().is_some_and(|(doc, start, ..)| {
+        !c.cited.iter().any(|id| {
+            numbered
+                .get(id)
+                .is_some_and(|v| v.candidate.doc_id == *doc && v.candidate.start == *start)
+        })
+    });
+    let mut unmet_frame = unmet_frame;
+    if lead_dropped {
+        unmet_frame.push(
+            "the passage that states the value failed the Evidence Gate (see gate), so the \
+             passages supporting it do not answer alone"
+                .into(),
+        );
+    }
+    if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(&mut answer, c, &numbered);
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         let met = match &answer.answer_value {
@@ -163,7 +184,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             statements: answer_statements(&answer),
             retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
             met,
-            one_step,
+            one_step: one_step && !second_look,
         });
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {

@@ -130,11 +130,23 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     // A statement to check ("0-dimensional biomaterials show inductive properties") asks
     // for the evidence about it, not for an answer to a frame.
     let statement = !frame.answer_type.is_value() && crate::frame::is_statement(&question.stem);
-    let decision = if (multi_hop || statement) && !frame.answer_type.is_value() {
+    let mut decision = if (multi_hop || statement) && !frame.answer_type.is_value() {
         decide::Decision::default()
     } else {
         decide::decide(engine, &frame, &numbered, multi_hop)
     };
+    if frame.answer_type.is_value() && decision.value.is_none() {
+        found = research::widen(engine, &question.stem, opts, &mut timings, found)?;
+        let mut verdicts = numbered.into_verdicts();
+        verdicts.append(&mut found.verdicts);
+        numbered = select::number(verdicts);
+        decision = decide::decide(engine, &frame, &numbered, multi_hop);
+    }
+    let mut second_look = false;
+    if frame.answer_type.is_value() && decision.value.is_none() {
+        (numbered, decision, second_look) =
+            look_again(engine, &frame, numbered, decision, multi_hop, opts);
+    }
     let lead = decision.value.as_ref().and_then(|(id, v)| {
         numbered.get(id).map(|x| {
             let at = (x.candidate.doc_id.clone(), x.candidate.start);
@@ -169,9 +181,57 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             frame,
             unmet: decision.unmet,
             lead,
+            second_look,
         },
         opts,
     )
+}
+
+/// The second look of a typed question nothing answered (see
+/// [`decide::second_look`]): the items it finds are verified and the question decided
+/// again; when that still finds no value, everything stays as it was. Returns the items,
+/// the decision and whether the second look gave the value.
+fn look_again(
+    engine: &Engine,
+    frame: &crate::frame::Frame,
+    numbered: select::Numbered,
+    decision: decide::Decision,
+    multi_hop: bool,
+    opts: &AskOptions,
+) -> (select::Numbered, decide::Decision, bool) {
+    let ids = decide::second_look(engine, frame, &numbered, &opts.relevance);
+    if ids.is_empty() {
+        return (numbered, decision, false);
+    }
+    let mut taken = Vec::new();
+    let mut verdicts = Vec::new();
+    for (id, mut v) in numbered.ided.into_iter() {
+        if ids.contains(&id) {
+            taken.push((
+                v.candidate.doc_id.clone(),
+                v.candidate.start,
+                v.rejected.take(),
+            ));
+        }
+        verdicts.push(v);
+    }
+    verdicts.extend(numbered.collapsed.into_iter().map(|(_, v)| v));
+    let again = select::number(verdicts);
+    let second = decide::decide(engine, frame, &again, multi_hop);
+    if second.value.is_some() {
+        return (again, second, true);
+    }
+    let mut verdicts = again.into_verdicts();
+    for v in verdicts.iter_mut() {
+        let c = &v.candidate;
+        if let Some((_, _, r)) = taken
+            .iter_mut()
+            .find(|(d, s, _)| *d == c.doc_id && *s == c.start)
+        {
+            v.rejected = r.take();
+        }
+    }
+    (select::number(verdicts), decision, false)
 }
 
 #[cfg(test)]

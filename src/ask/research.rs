@@ -118,6 +118,52 @@ pub(super) fn research(
     Ok(l.found)
 }
 
+/// How many times the first step's chunks a widened step retrieves.
+pub const WIDEN_FACTOR: usize = 2;
+
+/// One more step for a typed question whose value none of `found`'s verified items
+/// states: the question again, over [`WIDEN_FACTOR`] times as many chunks, none of them
+/// seen before (a value in the fourth chunk of a document whose first three were taken).
+/// Its verdicts are added to `found.verdicts`.
+pub(super) fn widen(
+    engine: &Engine,
+    question: &str,
+    opts: &AskOptions,
+    timings: &mut Timings,
+    found: Found,
+) -> Result<Found, Error> {
+    let seen = found
+        .retrievals
+        .iter()
+        .flat_map(|r| r.hits.iter().map(|h| h.chunk.chunk_id.clone()))
+        .collect();
+    let mut l = Loop {
+        engine,
+        reranker: if opts.rerank { engine.reranker() } else { None },
+        retrieve: MultiOptions {
+            k: opts.chunks * WIDEN_FACTOR,
+            rerank_depth: engine.config().rerank_depth,
+            per_document: engine.config().max_chunks_per_document * WIDEN_FACTOR,
+            scope: opts.scope.clone(),
+            ..MultiOptions::default()
+        },
+        found,
+        outcomes: Vec::new(),
+        seen,
+    };
+    let planned = Planned {
+        question: question.to_string(),
+        action: StepAction::Widen,
+        kind: StepKind::Retry,
+        reason: "no verified passage stated the value asked for: the question again, over \
+                 more chunks"
+            .into(),
+        entity: None,
+    };
+    l.step(planned, opts, timings)?;
+    Ok(l.found)
+}
+
 /// The step a move plans, or why the loop completes.
 fn planned(m: Move) -> Result<Planned, String> {
     match m {

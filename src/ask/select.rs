@@ -131,6 +131,15 @@ fn collapse_contained(
 }
 
 impl Numbered {
+    /// Every verdict, items and those collapsed into them (to number them again).
+    pub fn into_verdicts(self) -> Vec<Verdict> {
+        self.ided
+            .into_iter()
+            .chain(self.collapsed)
+            .map(|(_, v)| v)
+            .collect()
+    }
+
     /// The verified items, in id order, as the composer takes them.
     pub fn items(&self) -> Vec<Item> {
         self.verified()

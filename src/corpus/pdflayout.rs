@@ -6,7 +6,7 @@
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 2;
+pub const LAYOUT_VERSION: u32 = 3;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -514,13 +514,14 @@ fn table_label(
     rows: &[usize],
     prev: Option<&Table>,
 ) -> Table {
-    // A data row holds digits in half its cells or more ("Under 18" heads a column).
+    // A data row holds digits in half its cells or more ("Under 18" heads a column); a
+    // line of years only ("2009 2010 2009 2010e") heads columns too.
     let digit = |k: usize| {
         let with = cells[k]
             .iter()
-            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()) || is_no_value(t))
             .count();
-        with > 0 && 2 * with >= cells[k].len()
+        with > 0 && 2 * with >= cells[k].len() && !cells[k].iter().all(|(_, t)| is_year(t))
     };
     let first = rows[0];
     let data = rows.iter().copied().find(|&k| digit(k));
@@ -560,6 +561,37 @@ fn table_label(
                     .collect(),
             })
             .collect(),
+    }
+}
+
+/// Marks a statistical table writes in a cell without a value: a dash (zero), `NA`,
+/// `(X)` (not applicable), `(D)` (withheld), `(Z)` (rounds to zero), an ellipsis.
+const NO_VALUE: &[&str] = &[
+    "—", "–", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…", "...", "n/a",
+];
+
+/// Whether a cell holds only marks of missing values ("— —": two cells the layout did
+/// not tell apart).
+fn is_no_value(t: &str) -> bool {
+    let parts: Vec<&str> = t.split_whitespace().collect();
+    !parts.is_empty() && parts.iter().all(|p| NO_VALUE.contains(p))
+}
+
+/// Whether a cell is a year as a column header writes it: `2010`, `2010e` (estimated),
+/// `2009-10`, `2009–2010`.
+fn is_year(t: &str) -> bool {
+    let year = |y: &str| {
+        y.len() == 4
+            && y.bytes().all(|b| b.is_ascii_digit())
+            && (1800..2200).contains(&y.parse::<u32>().unwrap_or(0))
+    };
+    let t = t.trim();
+    let body = t.trim_end_matches(|c: char| c.is_ascii_lowercase() || c == '*');
+    match body.split_once(['-', '–', '/']) {
+        Some((a, b)) => {
+            year(a) && (year(b) || (b.len() == 2 && b.bytes().all(|c| c.is_ascii_digit())))
+        }
+        None => year(body) && t.len() - body.len() <= 1,
     }
 }
 
@@ -1169,6 +1201,32 @@ mod tests {
         assert_eq!(column("95.1").as_deref(), Some("Male Total"));
         assert_eq!(column("Robbery").as_deref(), Some("Offense"));
         assert_eq!(l.stub(&text), Some("Robbery"));
+    }
+
+    #[test]
+    fn a_line_of_years_heads_columns() {
+        let page = [
+            "World Production Capacity:",
+            "                      Fused aluminum oxide      Silicon carbide",
+            "                        2009      2010e          2009      2010e",
+            "Norway                   —         —            80,000    80,000",
+            "China                  700,000   700,000        455,000   455,000",
+        ]
+        .join("\n");
+        let (text, layout) = run(&[page.as_str()]);
+        let l = label_of(&text, &layout, "Norway").unwrap();
+        let columns: Vec<&str> = l.cells.iter().map(|c| c.column.as_str()).collect();
+        assert_eq!(
+            columns,
+            [
+                "",
+                "Fused aluminum oxide 2009",
+                "Fused aluminum oxide 2010e",
+                "Silicon carbide 2009",
+                "Silicon carbide 2010e"
+            ]
+        );
+        assert!(is_year("2009-10") && is_year("2010e") && !is_year("80,000") && !is_year("18"));
     }
 
     #[test]

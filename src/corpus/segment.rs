@@ -254,7 +254,9 @@ fn is_abbreviation(text: &str, lo: usize, dot: usize, next: usize) -> bool {
         return true;
     }
     if NUMBER_ABBREVIATIONS.contains(&tok) {
-        return text.as_bytes().get(next).is_some_and(u8::is_ascii_digit);
+        // "No. 5", "Docket No. FAA-2020-0686": a number or an identifier with digits.
+        let token = text[next..].split(char::is_whitespace).next().unwrap_or("");
+        return token.chars().take(MAX_TOKEN).any(|c| c.is_ascii_digit());
     }
     if let Some(rest) = tok.strip_prefix(['§', '¶']) {
         // "§5." / "§ 5." glued forms
@@ -488,6 +490,8 @@ pub fn sentences(text: &str) -> Vec<Span> {
 fn blocks(text: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut cur: Option<Block> = None;
+    // Whether blank lines followed the current block.
+    let mut blank = false;
     let mut line_start = 0;
     while line_start <= text.len() {
         let line_end = text[line_start..]
@@ -498,8 +502,23 @@ fn blocks(text: &str) -> Vec<Block> {
         let trimmed = line.trim();
         let start = line_start + lead;
         let end = start + trimmed.len();
-        match classify(trimmed) {
-            LineKind::Blank => out.extend(cur.take()),
+        let kind = classify(trimmed);
+        // A blank line inside a sentence (a PDF that spaced two lines of one paragraph:
+        // "if that job pays" / "weekly, enter 52") does not end it.
+        if kind == LineKind::Text && blank && cur.is_some_and(|b| continues(text, b.end, trimmed)) {
+            blank = false;
+            if let Some(b) = cur.as_mut() {
+                b.end = end;
+            }
+            line_start = line_end + 1;
+            continue;
+        }
+        if kind != LineKind::Blank && blank {
+            out.extend(cur.take());
+        }
+        blank = kind == LineKind::Blank;
+        match kind {
+            LineKind::Blank => {}
             LineKind::Single => {
                 out.extend(cur.take());
                 out.push(Block {
@@ -534,6 +553,23 @@ fn blocks(text: &str) -> Vec<Block> {
     }
     out.extend(cur);
     out
+}
+
+/// Whether a line `next` after a blank line continues the block ending at byte `end`:
+/// the block stops mid-sentence (a letter, a comma or a hyphen) and the line goes on in
+/// lower case, or a hyphenated number goes on in digits ("law 113-" / "274 on …").
+fn continues(text: &str, end: usize, next: &str) -> bool {
+    let Some(last) = text[..end].chars().next_back() else {
+        return false;
+    };
+    let Some(first) = next.chars().next() else {
+        return false;
+    };
+    (first.is_lowercase() && (last.is_alphanumeric() || matches!(last, ',' | '-' | '–')))
+        || (first.is_ascii_digit() && last == '-' && {
+            let before = text[..end - 1].chars().next_back();
+            before.is_some_and(|c| c.is_ascii_digit())
+        })
 }
 
 fn char_at(text: &str, i: usize) -> Option<char> {
@@ -1065,6 +1101,43 @@ mod tests {
     }
 
     // --- layout ----------------------------------------------------------
+
+    #[test]
+    fn a_blank_line_inside_a_sentence_does_not_end_it() {
+        check(
+            "For example, if that job pays\n\nweekly, enter 52. Next one.",
+            &[
+                "For example, if that job pays\n\nweekly, enter 52.",
+                "Next one.",
+            ],
+        );
+        check(
+            "became public law 113-\n\n274 on December 18, 2014.",
+            &["became public law 113-\n\n274 on December 18, 2014."],
+        );
+        // A finished sentence, a heading or a capital after the blank line still ends it.
+        check("Ends here.\n\nand then", &["Ends here.", "and then"]);
+        check(
+            "Scope of work\n\nThe county",
+            &["Scope of work", "The county"],
+        );
+        check("Figure 3\n\n2019 totals", &["Figure 3", "2019 totals"]);
+    }
+
+    #[test]
+    fn number_abbreviations_before_identifiers() {
+        check(
+            "Include Docket No. FAA-2020-0686 in comments. Then stop.",
+            &[
+                "Include Docket No. FAA-2020-0686 in comments.",
+                "Then stop.",
+            ],
+        );
+        check(
+            "Did he? No. He did not.",
+            &["Did he?", "No.", "He did not."],
+        );
+    }
 
     #[test]
     fn blank_lines_end_sentences() {

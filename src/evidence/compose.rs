@@ -102,7 +102,8 @@ fn without_numbers(quote: &str) -> HashSet<String> {
         .collect()
 }
 
-fn flat(s: &str) -> String {
+/// `s` with every run of whitespace as one space.
+pub(crate) fn flat(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -127,8 +128,10 @@ fn cite(items: &[Item], g: &Group) -> Vec<Sentence> {
             };
             // Text quoted from a document never carries a citation: marker-like text in
             // the quote is shown with full-width brackets.
-            let body = super::gate::neutralise_markers(body.trim_end());
-            let body = body.as_ref();
+            // On one line: a sentence a PDF spaced over a blank line is one sentence, not
+            // two paragraphs.
+            let body = flat(&super::gate::neutralise_markers(body.trim_end()));
+            let body = body.as_str();
             let words: HashSet<String> = content_words(body).into_iter().collect();
             let ids: Vec<String> = g
                 .members
