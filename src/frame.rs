@@ -1054,6 +1054,11 @@ fn entities(question: &str) -> Vec<String> {
     let words: Vec<&str> = question.split_whitespace().collect();
     for (i, raw) in words.iter().enumerate() {
         let w = raw.trim_matches(|c: char| !c.is_alphanumeric());
+        // "Norway's capacity" names Norway.
+        let w = w
+            .strip_suffix("'s")
+            .or_else(|| w.strip_suffix("’s"))
+            .unwrap_or(w);
         // The first word is capitalised anyway: it names something only when the next
         // word is capitalised too and it neither asks nor frames ("Brown State Fishing
         // Lake is …").
@@ -1415,6 +1420,8 @@ mod tests {
         );
         let f = frame("How many NICS background checks were denied in Texas in November 2015?");
         assert_eq!(f.entities, ["NICS", "Texas"]);
+        let f = frame("What was Norway's silicon carbide capacity in 2010?");
+        assert_eq!(f.entities, ["Norway"]);
         assert_eq!(f.periods, ["November 2015"]);
         assert_eq!(f.focus, ["background", "checks", "denied"]);
         let f = frame("What is the treasurer's telephone number?");

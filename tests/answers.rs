@@ -262,15 +262,108 @@ fn a_table_question_naming_a_column_is_answered_by_that_cell() {
     let a = ask(&idx, "What is the Male count for burglary arrests?");
     assert_value(&a, "quantity", "205.0");
     assert_eq!(a["answer_value"]["cell"], "Burglary × Male", "{a:#}");
-    // No column named: the row is cited whole and no single value is claimed.
+    // No column named: no value, and no whole row either; the answer says what the
+    // table lacks.
     let a = ask(&idx, "How many robbery arrests are listed?");
-    assert_eq!(a["status"], "answered", "{a:#}");
-    assert!(a["answer_value"].is_null(), "{a:#}");
-    let cited = a["evidence"].to_string();
-    assert!(
-        cited.contains("| Robbery | 102.1 | 90.0 | 12.1 |"),
-        "{cited}"
+    assert_abstains(&a, "the table has no single column");
+    assert!(a["evidence"].as_array().unwrap().is_empty(), "{a:#}");
+}
+
+#[test]
+fn a_row_that_names_a_thing_only_with_another_is_not_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("capacity.md"),
+        "# Silicon carbide production capacity, 2010\n\n| Country | Capacity 2010 |\n|---|---|\n\
+         | United States and Canada | 42,600 |\n| Norway | 80,000 |\n| China | 455,000 |\n",
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    let a = ask(
+        &idx,
+        "What was Norway's silicon carbide production capacity in 2010?",
     );
+    assert_value(&a, "quantity", "80,000");
+    // Canada is reported only together with the United States.
+    let a = ask(
+        &idx,
+        "What was Canada's own silicon carbide production capacity in 2010?",
+    );
+    assert_abstains(&a, "the table has no row");
+    assert!(
+        a["missing_evidence"]
+            .to_string()
+            .contains("United States and Canada"),
+        "{a:#}"
+    );
+}
+
+#[test]
+fn two_identifiers_for_one_question_abstain_until_a_passage_names_its_subject() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let filler = "The agency invites interested persons to participate in this rulemaking by \
+                  submitting written data, views or arguments about the proposal, and it will \
+                  consider all comments received by the closing date before acting on it.";
+    // Only the file's name says which airplanes: neither docket passage names Boeing.
+    std::fs::write(
+        docs.join("boeing-and-pilatus-notices.md"),
+        format!(
+            "{filler}\n\n\
+             You may examine the docket on the internet by searching for Docket No. \
+             FAA-2020-0686.\n\n{filler} {filler}\n\nYou may examine the docket on the internet \
+             by searching for Docket No. FAA-2020-0746.\n"
+        ),
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    let q = "What docket number is assigned to the proposed Boeing directive?";
+    let a = ask(&idx, q);
+    assert_eq!(a["question_frame"]["answer_type"], "identifier", "{a:#}");
+    assert_abstains(&a, "different identifiers");
+    // The corpus changes: a passage names the Boeing directive's docket.
+    std::fs::write(
+        docs.join("boeing.md"),
+        "# Boeing directive\n\nThe proposed Boeing directive is filed under Docket No. \
+         FAA-2020-0686.\n",
+    )
+    .unwrap();
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    assert_value(&ask(&idx, q), "identifier", "FAA-2020-0686");
+}
+
+#[test]
+fn a_sentence_that_states_the_value_in_other_words_answers_a_typed_question() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("rfi.md"),
+        "# Request for information\n\nThis request is for planning purposes only and does \
+         not constitute a solicitation. Vendors are invited to describe their platforms, \
+         their hosting and their support model. Submissions shall be less than 5MB. \
+         Responses are due by email to the contracting officer.\n",
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let (out, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{out}");
+    let a = ask(&idx, "What is the maximum submission size?");
+    assert_eq!(a["status"], "answered", "{a:#}");
+    assert_eq!(a["answer_value"]["type"], "quantity", "{a:#}");
+    assert!(
+        a["answer_value"]["raw"].as_str().unwrap().contains("5MB"),
+        "{a:#}"
+    );
+    assert_ne!(a["confidence"], "high", "{a:#}");
 }
 
 #[test]
@@ -293,9 +386,9 @@ fn an_html_table_row_of_two_values_answers_by_row_and_column_never_from_another_
     let a = ask(&idx, "What is the renewal fee in Texas?");
     assert_value(&a, "money", "$25");
     assert_eq!(a["answer_value"]["cell"], "Texas × Renewal fee", "{a:#}");
-    // Two columns named equally ("fee"): no single value is claimed.
+    // Two columns named equally ("fee"): no single value is claimed, nor the row.
     let a = ask(&idx, "What is the fee in Ohio?");
-    assert!(a["answer_value"].is_null(), "{a:#}");
+    assert_abstains(&a, "no single column");
     // A row the table does not have.
     assert_abstains(&ask(&idx, "What is the renewal fee in Maine?"), "Maine");
 }

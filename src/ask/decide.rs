@@ -597,6 +597,39 @@ pub(super) fn second_look(
     out
 }
 
+/// Words that name a measure itself: for a quantity of a unit family other than a count,
+/// the value's unit says it ("less than 5MB" is a size).
+const MEASURE_NOUNS: &[&str] = &[
+    "size",
+    "length",
+    "area",
+    "weight",
+    "mass",
+    "volume",
+    "temperature",
+    "distance",
+    "height",
+    "depth",
+    "width",
+];
+
+/// Frame `f` without the focus words that name its measure, when its answer is a
+/// quantity in a unit family other than a count (see [`MEASURE_NOUNS`]).
+fn without_measure(f: &Frame) -> Option<Frame> {
+    let measured = f.answer_type == AnswerType::Quantity
+        && f.unit_family.is_some_and(|u| u != UnitFamily::Count);
+    let named = |w: &String| MEASURE_NOUNS.contains(&w.as_str());
+    if !measured || !f.focus.iter().any(named) {
+        return None;
+    }
+    let mut g = f.clone();
+    g.focus.retain(|w| !named(w));
+    if g.head.as_ref().is_some_and(named) {
+        g.head = None;
+    }
+    Some(g)
+}
+
 /// A decision that nothing answers, saying `why`.
 fn unmet(why: String) -> Decision {
     Decision {
@@ -607,6 +640,8 @@ fn unmet(why: String) -> Decision {
 
 /// Decide what answers `f` among `n`'s verified items.
 pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
+    let measured = without_measure(f);
+    let f = measured.as_ref().unwrap_or(f);
     let (covering, misses, named) = covering(engine, f, n, multi_hop);
     let anything = n.verified().next().is_some();
     if !f.answer_type.is_value() {
