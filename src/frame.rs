@@ -60,6 +60,8 @@ pub enum DateRole {
     Issue,
     /// When something was signed.
     Signature,
+    /// When something was founded, established, built or opened.
+    Founding,
 }
 
 impl DateRole {
@@ -91,6 +93,19 @@ impl DateRole {
             ],
             DateRole::Issue => &["issue", "publish", "release", "adopt", "done at", "dated"],
             DateRole::Signature => &["sign", "done at", "dated"],
+            DateRole::Founding => &[
+                "found",
+                "establish",
+                "built",
+                "construct",
+                "creat",
+                "formed",
+                "opened",
+                "incorporat",
+                "dates back",
+                "date back",
+                "since",
+            ],
         }
     }
 }
@@ -1009,6 +1024,14 @@ fn date_role(w: &[String]) -> Option<DateRole> {
         Some(DateRole::Signature)
     } else if any(&["issu", "publish", "releas", "adopt"]) {
         Some(DateRole::Issue)
+    } else if any(&[
+        "founded",
+        "establish",
+        "built",
+        "constructed",
+        "incorporated",
+    ]) {
+        Some(DateRole::Founding)
     } else if w.first().is_some_and(|x| x == "by")
         || any(&["due", "deadline", "submit", "receive", "file", "filed"])
     {
@@ -1018,10 +1041,8 @@ fn date_role(w: &[String]) -> Option<DateRole> {
     }
 }
 
-/// Named things: quoted strings, and runs of capitalised (or code-like) words that do
-/// not open the question, less the question's own scaffold.
-fn entities(question: &str) -> Vec<String> {
-    let periods = crate::period::periods(question);
+/// The strings `question` puts in quotes (an apostrophe inside a word is not one).
+fn quoted(question: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for q in ['\'', '"', '‘', '“'] {
         let close = match q {
@@ -1050,6 +1071,14 @@ fn entities(question: &str) -> Vec<String> {
             rest = &after[j + close.len_utf8()..];
         }
     }
+    out
+}
+
+/// Named things: quoted strings, and runs of capitalised (or code-like) words that do
+/// not open the question, less the question's own scaffold.
+fn entities(question: &str) -> Vec<String> {
+    let periods = crate::period::periods(question);
+    let mut out: Vec<String> = quoted(question);
     let mut run: Vec<&str> = Vec::new();
     let words: Vec<&str> = question.split_whitespace().collect();
     for (i, raw) in words.iter().enumerate() {
@@ -1420,10 +1449,10 @@ mod tests {
         );
         let f = frame("How many NICS background checks were denied in Texas in November 2015?");
         assert_eq!(f.entities, ["NICS", "Texas"]);
-        let f = frame("What was Norway's silicon carbide capacity in 2010?");
-        assert_eq!(f.entities, ["Norway"]);
         assert_eq!(f.periods, ["November 2015"]);
         assert_eq!(f.focus, ["background", "checks", "denied"]);
+        let f = frame("What was Norway's silicon carbide capacity in 2010?");
+        assert_eq!(f.entities, ["Norway"]);
         let f = frame("What is the treasurer's telephone number?");
         assert_eq!(f.focus, ["treasurer"]);
         let f = frame("What other name is listed under 'Other names used'?");

@@ -63,52 +63,16 @@ pub(super) fn pick(
         .flat_map(|w| crate::text::stem_forms(w))
         .collect();
     let stub = row.stub(&text).unwrap_or_default().trim();
-    // The row is the one asked about: its cells without a value (its stub) name a word
-    // or a figure of the question.
-    let naming: String = row
-        .cells
-        .iter()
-        .filter_map(|x| text.get(x.start..x.end))
-        .filter(|t| values(t).is_empty())
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase();
-    let named = crate::text::words(&naming)
-        .iter()
-        .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
-        || f.figures.iter().any(|x| naming.contains(x.as_str()));
-    if !named || combined(stub, f, &asked) {
+    if !row_named(f, row, &text, &asked, &values) || combined(stub, f, &asked) {
         return Err(Miss::Row(stub.to_string()));
     }
-    let mut scored: Vec<((usize, std::cmp::Reverse<usize>), Pick)> = Vec::new();
-    for cell in &row.cells {
-        if cell.start < c.start || cell.end > c.start + c.quote.len() {
-            continue;
-        }
-        let Some(body) = text.get(cell.start..cell.end) else {
-            continue;
-        };
-        let lower = body.to_lowercase();
-        if f.figures.iter().any(|x| lower.contains(x.as_str())) {
-            continue;
-        }
-        let Some(v) = values(body).into_iter().next() else {
-            continue;
-        };
-        let at = cell.start - c.start;
-        scored.push((
-            column_score(&cell.column, &asked, &f.figures),
-            Pick {
-                value: Found {
-                    start: at + v.start,
-                    end: at + v.end,
-                    ..v
-                },
-                label: format!("{stub} × {}", cell.column),
-            },
-        ));
-    }
+    let mut scored = scored_cells(f, c, row, &text, &asked, stub, &values);
     let no_column = || Miss::Column(stub.to_string());
+    // No cell holds a value alone, but the row does across its cells ("1,250 | ha"): one
+    // such value answers, labelled by the cell it starts in.
+    if scored.is_empty() {
+        return across_cells(c, row, stub, &values).ok_or_else(no_column);
+    }
     // A row of one value, named by the question, answers with it whatever its column.
     if scored.len() == 1 {
         return scored.pop().map(|(_, p)| p).ok_or_else(no_column);
@@ -128,6 +92,94 @@ pub(super) fn pick(
     } else {
         Err(no_column())
     }
+}
+
+/// Whether `row` is the one asked about: its cells without a value (its stub) name a
+/// word (of `asked`) or a figure of the question.
+fn row_named(
+    f: &Frame,
+    row: &crate::corpus::layout::Labelled,
+    text: &str,
+    asked: &HashSet<String>,
+    values: impl Fn(&str) -> Vec<Found>,
+) -> bool {
+    let naming: String = row
+        .cells
+        .iter()
+        .filter_map(|x| text.get(x.start..x.end))
+        .filter(|t| values(t).is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase();
+    crate::text::words(&naming)
+        .iter()
+        .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
+        || f.figures.iter().any(|x| naming.contains(x.as_str()))
+}
+
+/// A cell's score (see [`column_score`]) and what it would answer.
+type Scored = ((usize, std::cmp::Reverse<usize>), Pick);
+
+/// The cells of `row` inside candidate `c` that hold a value (none stating a figure of
+/// the question: those name the row), each with its column's score.
+fn scored_cells(
+    f: &Frame,
+    c: &Candidate,
+    row: &crate::corpus::layout::Labelled,
+    text: &str,
+    asked: &HashSet<String>,
+    stub: &str,
+    values: impl Fn(&str) -> Vec<Found>,
+) -> Vec<Scored> {
+    let mut scored = Vec::new();
+    for cell in &row.cells {
+        if cell.start < c.start || cell.end > c.start + c.quote.len() {
+            continue;
+        }
+        let Some(body) = text.get(cell.start..cell.end) else {
+            continue;
+        };
+        let lower = body.to_lowercase();
+        if f.figures.iter().any(|x| lower.contains(x.as_str())) {
+            continue;
+        }
+        let Some(v) = values(body).into_iter().next() else {
+            continue;
+        };
+        let at = cell.start - c.start;
+        scored.push((
+            column_score(&cell.column, asked, &f.figures),
+            Pick {
+                value: Found {
+                    start: at + v.start,
+                    end: at + v.end,
+                    ..v
+                },
+                label: format!("{stub} × {}", cell.column),
+            },
+        ));
+    }
+    scored
+}
+
+/// The one value row `c` states across its cells (a number and its unit in two
+/// cells), labelled `stub × column` of the cell it starts in.
+fn across_cells(
+    c: &Candidate,
+    row: &crate::corpus::layout::Labelled,
+    stub: &str,
+    values: impl Fn(&str) -> Vec<Found>,
+) -> Option<Pick> {
+    let vs = values(&c.quote);
+    let [v] = vs.as_slice() else {
+        return None;
+    };
+    let at = c.start + v.start;
+    let cell = row.cells.iter().find(|x| x.start <= at && at < x.end)?;
+    Some(Pick {
+        value: v.clone(),
+        label: format!("{stub} × {}", cell.column),
+    })
 }
 
 /// Whether a row's `stub` names a thing the question asks about only together with

@@ -43,6 +43,8 @@ pub(super) struct Decision {
     pub unmet: Vec<String>,
     /// For a value read from one cell of a table row: `row × column`.
     pub cell: Option<String>,
+    /// What the answer lacks though it stands: a multi-hop chain cited without a value.
+    pub note: Vec<String>,
 }
 
 /// The words of `text`, lower case, as stems.
@@ -279,7 +281,15 @@ fn values(f: &Frame, quote: &str) -> Vec<Found> {
         .filter(|v| {
             f.date_role.is_none_or(|r| {
                 let clause = clause_around(quote, v.start, v.end).to_lowercase();
-                r.cues().iter().any(|c| clause.contains(c))
+                let words = crate::text::words(&clause);
+                r.cues().iter().any(|c| {
+                    // A cue of one word begins a word ("by" is not in "Abbey").
+                    if c.contains(' ') {
+                        clause.contains(c)
+                    } else {
+                        words.iter().any(|w| w.starts_with(c))
+                    }
+                })
             })
         })
         .collect()
@@ -671,53 +681,33 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
         if !anything {
             return Decision::default();
         }
-        return unmet(format!(
+        let why = format!(
             "no verified passage states {} for {}",
             f.answer_type.noun(),
             nothing_said(f, &misses)
-        ));
+        );
+        if let Some(keep) = chain(f, n).filter(|_| multi_hop) {
+            return Decision {
+                keep: Some(keep),
+                note: vec![format!(
+                    "the passages of the chain are cited and no value is claimed ({why})"
+                )],
+                ..Decision::default()
+            };
+        }
+        return unmet(why);
     };
     if let Some(why) = ambiguous(f, &covering, &named, &value) {
         return unmet(why);
     }
     // A row of several values of the type answers with the cell whose row and column
-    // the question names (the first covering row that has one); with none the first row
-    // is cited whole and no value is claimed.
+    // the question names (the first covering row that has one).
     let row = |id: &String| {
         n.get(id)
             .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
     };
     if (several > 1 && tabular_row(n, &lead)) || row(&lead) {
-        // `pick` answers only for a row with known cells, so every covering item is
-        // tried once (its layout read once).
-        let mut missed = Vec::new();
-        let picked = covering.iter().find_map(|(id, v)| {
-            match super::cell::pick(engine, f, &v.candidate, |t| values(f, t)) {
-                Ok(p) => Some(((*id).clone(), p)),
-                Err(m) => {
-                    missed.push(m);
-                    None
-                }
-            }
-        });
-        // A table that has no cell for the question: no value, and no whole row. A passage
-        // of several values that is no table row is cited whole, no value claimed.
-        let Some((lead_cell, p)) = picked else {
-            if missed.iter().all(|m| *m == super::cell::Miss::NotARow) {
-                return Decision {
-                    keep: Some(support(&covering, &lead, multi_hop)),
-                    ..Decision::default()
-                };
-            }
-            return unmet(no_cell(f, &missed));
-        };
-        let lead = lead_cell;
-        return Decision {
-            keep: Some(support(&covering, &lead, multi_hop)),
-            cell: Some(p.label),
-            value: Some((lead, p.value)),
-            unmet: Vec::new(),
-        };
+        return by_cell(engine, f, &covering, &lead, multi_hop);
     }
     let mut keep = support(&covering, &lead, multi_hop);
     if multi_hop {
@@ -726,8 +716,85 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     Decision {
         value: Some((lead, value)),
         keep: Some(keep),
-        unmet: Vec::new(),
-        cell: None,
+        ..Decision::default()
+    }
+}
+
+/// Documents a chain cites at most.
+const MAX_CHAIN_DOCUMENTS: usize = MAX_SUPPORT + 1;
+
+/// For a multi-hop question whose value no passage states in a form read as one: the
+/// first verified item of each document (up to [`MAX_CHAIN_DOCUMENTS`]), when the items
+/// come from two documents or more and together name every named thing of `f`.
+fn chain(f: &Frame, n: &Numbered) -> Option<Vec<String>> {
+    let mut docs: HashSet<&str> = HashSet::new();
+    let mut keep = Vec::new();
+    let mut said = String::new();
+    for (id, v) in n.verified() {
+        let c = &v.candidate;
+        for t in [
+            Some(&c.quote),
+            c.section.as_ref(),
+            c.label.as_ref(),
+            Some(&c.title),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            said.push(' ');
+            said.push_str(t);
+        }
+        if docs.len() < MAX_CHAIN_DOCUMENTS && docs.insert(c.doc_id.as_str()) {
+            keep.push(id.clone());
+        }
+    }
+    let said = stems(&said);
+    let named = f.entities.iter().all(|e| {
+        crate::text::words(&e.to_lowercase())
+            .iter()
+            .filter(|w| !crate::text::is_stopword(w))
+            .all(|w| has_word(&said, w))
+    });
+    (docs.len() >= 2 && named && !f.entities.is_empty()).then_some(keep)
+}
+
+/// The decision for a lead that is a table row (or a passage of several values): the
+/// cell of the first covering row the question names by row and column. A table with no
+/// cell for the question gives no value and no whole row; a passage of several values
+/// that is no table row is cited whole, no value claimed.
+fn by_cell(
+    engine: &Engine,
+    f: &Frame,
+    covering: &[(&String, &Verdict)],
+    lead: &String,
+    multi_hop: bool,
+) -> Decision {
+    // `pick` answers only for a row with known cells, so every covering item is tried
+    // once (its layout read once).
+    let mut missed = Vec::new();
+    let picked = covering.iter().find_map(|(id, v)| {
+        match super::cell::pick(engine, f, &v.candidate, |t| values(f, t)) {
+            Ok(p) => Some(((*id).clone(), p)),
+            Err(m) => {
+                missed.push(m);
+                None
+            }
+        }
+    });
+    let Some((lead, p)) = picked else {
+        if missed.iter().all(|m| *m == super::cell::Miss::NotARow) {
+            return Decision {
+                keep: Some(support(covering, lead, multi_hop)),
+                ..Decision::default()
+            };
+        }
+        return unmet(no_cell(f, &missed));
+    };
+    Decision {
+        keep: Some(support(covering, &lead, multi_hop)),
+        cell: Some(p.label),
+        value: Some((lead, p.value)),
+        ..Decision::default()
     }
 }
 
@@ -886,12 +953,33 @@ mod tests {
     }
 
     #[test]
+    fn a_founding_date_is_next_to_a_founding_word_and_may_be_a_century() {
+        let q = "When was the palace founded?";
+        assert_eq!(
+            raw(
+                q,
+                "The founding of the palace dates back to the late 12th Century."
+            ),
+            ["late 12th Century"]
+        );
+        assert!(raw(q, "On January 24, 2017 the owner suffered a stroke.").is_empty());
+    }
+
+    #[test]
     fn a_date_of_one_role_is_not_a_date_of_another() {
         let q = "This Regulation shall apply from 19 December 2020.";
         assert!(raw("On what date does the regulation expire?", q).is_empty());
         assert_eq!(
             raw("From what date does the regulation apply?", q),
             ["19 December 2020"]
+        );
+        // "by" is a deadline's word, not two letters inside another word.
+        let q = "The bulletin of the Abbey, dated June 12, 2020, lists them.";
+        assert!(raw("By what date must comments be received?", q).is_empty());
+        let q = "Comments must be received by September 21, 2020.";
+        assert_eq!(
+            raw("By what date must comments be received?", q),
+            ["September 21, 2020"]
         );
     }
 

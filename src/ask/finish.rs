@@ -122,6 +122,8 @@ pub(super) struct Done {
     pub unmet: Vec<String>,
     /// The item stating the answer's value (document, start) and the value.
     pub lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
+    /// What the answer lacks though it stands (see `decide`).
+    pub note: Vec<String>,
     /// Whether the value was found by the second look (an item whose relevance fell
     /// short of the threshold): never `high`.
     pub second_look: bool,
@@ -139,6 +141,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         started,
         frame,
         unmet: unmet_frame,
+        note,
         lead,
         second_look,
     } = d;
@@ -156,15 +159,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let c = &composed.composition;
     let mut generator_calls = 0;
     let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
-    // The item that states the value must be cited: supporting items alone do not answer.
-    let lead_dropped = lead.as_ref().is_some_and(|(doc, start, ..)| {
-        !c.cited.iter().any(|id| {
-            numbered
-                .get(id)
-                .is_some_and(|v| v.candidate.doc_id == *doc && v.candidate.start == *start)
-        })
-    });
     let mut unmet_frame = unmet_frame;
+    let lead_dropped = lead_dropped(lead.as_ref(), &c.cited, &numbered);
     if lead_dropped {
         unmet_frame.push(
             "the passage that states the value failed the Evidence Gate (see gate), so the \
@@ -174,6 +170,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(&mut answer, c, &numbered);
+        answer.missing_evidence = note;
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         let met = match &answer.answer_value {
             Some(v) => Met::Value(v.ty),
@@ -203,18 +200,13 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         }
     }
     answer.question_frame = Some(frame);
-    answer.metrics = Metrics {
-        timings_ms: timings.into_map(),
+    answer.metrics = metrics(
+        timings,
+        started,
         generator_calls,
-        memory_hit: false,
-        candidates: found.candidates,
-        verified: numbered.verified().count(),
-        injection: None,
-    };
-    answer
-        .metrics
-        .timings_ms
-        .insert("total".to_string(), super::ms(started));
+        found.candidates,
+        &numbered,
+    );
     if !question.choices.is_empty() {
         answer.choice = Some(select_choice(&question, &answer));
     }
@@ -222,6 +214,27 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         crate::memory::remember(engine.store(), key, &answer)?;
     }
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
+}
+
+/// The run's metrics: timings (with the total since `started`), generator calls,
+/// candidates and verified items.
+fn metrics(
+    timings: super::Timings,
+    started: std::time::Instant,
+    generator_calls: usize,
+    candidates: usize,
+    numbered: &Numbered,
+) -> Metrics {
+    let mut m = Metrics {
+        timings_ms: timings.into_map(),
+        generator_calls,
+        memory_hit: false,
+        candidates,
+        verified: numbered.verified().count(),
+        injection: None,
+    };
+    m.timings_ms.insert("total".to_string(), super::ms(started));
+    m
 }
 
 /// The answer's value: `lead`'s value, placed in the document, under the id the
@@ -324,6 +337,21 @@ impl ItemPeriods {
         self.own.iter().any(|p| w.met_by(p))
             || (self.title.iter().any(|p| w.met_by(p)) && !self.own.iter().any(|p| w.other_year(p)))
     }
+}
+
+/// Whether the item that states the value (`lead`: document, start) is missing from the
+/// cited items: supporting items alone do not answer.
+fn lead_dropped(
+    lead: Option<&(String, usize, crate::value::typed::Found, Option<String>)>,
+    cited: &[String],
+    n: &Numbered,
+) -> bool {
+    lead.is_some_and(|(doc, start, ..)| {
+        !cited.iter().any(|id| {
+            n.get(id)
+                .is_some_and(|v| v.candidate.doc_id == *doc && v.candidate.start == *start)
+        })
+    })
 }
 
 /// The rejected candidates as the answer lists them.

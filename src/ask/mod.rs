@@ -180,6 +180,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             started,
             frame,
             unmet: decision.unmet,
+            note: decision.note,
             lead,
             second_look,
         },

@@ -6,7 +6,7 @@
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 3;
+pub const LAYOUT_VERSION: u32 = 4;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -114,9 +114,39 @@ fn page_lines(page: &str) -> Vec<Seg> {
                     }
                 })
                 .collect();
+            let mut chars = chars;
+            blank_leaders(&mut chars);
             Seg::new(0, &chars)
         })
         .collect()
+}
+
+/// Dots of a leader in a run of at least this many.
+const LEADER_DOTS: usize = 4;
+
+/// Turn dot leaders (`Robbery. . . . . . 102.1`, `Contents ........ 5`: four dots or
+/// more, each next to the last or one space apart) into spaces, so the columns they lead
+/// to stay apart and the stored text holds no dots that say nothing.
+fn blank_leaders(chars: &mut [char]) {
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i] != '.' {
+            i += 1;
+            continue;
+        }
+        let (mut p, mut dots) = (i, 0);
+        while p < chars.len() && chars[p] == '.' {
+            dots += 1;
+            p += 1;
+            if p + 1 < chars.len() && chars[p] == ' ' && chars[p + 1] == '.' {
+                p += 1;
+            }
+        }
+        if dots >= LEADER_DOTS {
+            chars[i..p].iter_mut().for_each(|c| *c = ' ');
+        }
+        i = p.max(i + 1);
+    }
 }
 
 /// Indexes of the first and last [`BAND`] non-blank lines of a page.
@@ -1201,6 +1231,19 @@ mod tests {
         assert_eq!(column("95.1").as_deref(), Some("Male Total"));
         assert_eq!(column("Robbery").as_deref(), Some("Offense"));
         assert_eq!(l.stub(&text), Some("Robbery"));
+    }
+
+    #[test]
+    fn dot_leaders_become_space_and_ellipses_stay() {
+        let mut c: Vec<char> = "Robbery. . . . . . 102.1 etc... 5".chars().collect();
+        blank_leaders(&mut c);
+        assert_eq!(
+            collapse(&c.iter().collect::<String>()),
+            "Robbery 102.1 etc... 5"
+        );
+        let mut c: Vec<char> = "Contents........5".chars().collect();
+        blank_leaders(&mut c);
+        assert_eq!(collapse(&c.iter().collect::<String>()), "Contents 5");
     }
 
     #[test]

@@ -157,6 +157,9 @@ static PHONE: LazyLock<Regex> =
 /// given name, optional initial; no spaces).
 static LISTED_NAME: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b[A-Z][a-zA-Z'\-]+,[A-Z][a-zA-Z'\-]+(?:,[A-Z]\.?)?"));
+static CENTURY: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)\b(?:(early|mid|late)[\s-]+)?(\d{1,2})(?:st|nd|rd|th)[\s-]+century\b")
+});
 static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}\b"));
 static IDENT: LazyLock<Regex> = LazyLock::new(|| {
@@ -280,6 +283,21 @@ fn dates(quote: &str) -> Vec<Found> {
             })
         })
         .collect();
+    // "the late 12th Century": a date of a century, `late C12`.
+    for c in CENTURY.captures_iter(quote) {
+        let (m, n) = (c.get(0).expect("match"), &c[2]);
+        if out.iter().any(|f| f.start < m.end() && m.start() < f.end) {
+            continue;
+        }
+        let part = c.get(1).map(|p| format!("{} ", p.as_str().to_lowercase()));
+        out.push(Found {
+            start: m.start(),
+            end: m.end(),
+            normalised: format!("{}C{n}", part.unwrap_or_default()),
+            unit: None,
+            bound: Bound::Exact,
+        });
+    }
     for p in crate::period::periods(quote) {
         let (Some(year), Some(month)) = (p.year, p.month) else {
             continue;
