@@ -697,7 +697,11 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
         }
         return unmet(why);
     };
-    if let Some(why) = ambiguous(f, &covering, &named, &value) {
+    let elsewhere = || {
+        n.get(&lead)
+            .and_then(|v| labelled_elsewhere(engine, f, &v.candidate, &value))
+    };
+    if let Some(why) = ambiguous(f, &covering, &named, &value).or_else(elsewhere) {
         return unmet(why);
     }
     // A row of several values of the type answers with the cell whose row and column
@@ -848,6 +852,56 @@ fn ambiguous(
         "the passages state different identifiers ({} and {}) and none names {} itself",
         value.normalised,
         other.normalised,
+        nothing_said(f, &[])
+    ))
+}
+
+/// Bytes after a label read for the identifier it introduces.
+const LABEL_REACH: usize = 48;
+
+/// For an identifier read in candidate `c` after a label ("Docket No."): why it is open
+/// when the same document gives that label another identifier elsewhere and the quote
+/// itself does not name every named thing of `f` (a file of two notices, the other
+/// notice's docket retrieved alone).
+fn labelled_elsewhere(
+    engine: &Engine,
+    f: &Frame,
+    c: &crate::evidence::extract::Candidate,
+    value: &Found,
+) -> Option<String> {
+    if f.answer_type != AnswerType::Identifier || f.entities.is_empty() {
+        return None;
+    }
+    let quote = stems(&c.quote);
+    let named = f.entities.iter().all(|e| {
+        crate::text::words(&e.to_lowercase())
+            .iter()
+            .all(|w| has_word(&quote, w))
+    });
+    if named {
+        return None;
+    }
+    // The label: the last two words before the value.
+    let before = c.quote.get(..value.start)?.trim_end();
+    let words: Vec<&str> = before.split_whitespace().collect();
+    let label = words.get(words.len().checked_sub(2)?..)?.join(" ");
+    if label.chars().filter(|ch| ch.is_alphabetic()).count() < 3 {
+        return None;
+    }
+    let text = engine.store().document_text(&c.doc_id).ok()??;
+    let other = text.match_indices(&label).find_map(|(i, _)| {
+        let from = i + label.len();
+        let mut to = (from + LABEL_REACH).min(text.len());
+        while !text.is_char_boundary(to) {
+            to -= 1;
+        }
+        let v = values(f, text.get(from..to)?).into_iter().next()?;
+        (v.normalised != value.normalised).then_some(v.normalised)
+    })?;
+    Some(format!(
+        "the document gives \"{label}\" two identifiers ({} and {other}) and the passage \
+         found does not name {} itself",
+        value.normalised,
         nothing_said(f, &[])
     ))
 }

@@ -162,11 +162,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let mut unmet_frame = unmet_frame;
     let lead_dropped = lead_dropped(lead.as_ref(), &c.cited, &numbered);
     if lead_dropped {
-        unmet_frame.push(
-            "the passage that states the value failed the Evidence Gate (see gate), so the \
-             passages supporting it do not answer alone"
-                .into(),
-        );
+        unmet_frame.push(LEAD_DROPPED.into());
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(&mut answer, c, &numbered);
@@ -185,19 +181,15 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         });
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {
-        answer.missing_evidence = missing(
+        let mut why = missing(
             &answer,
             &found.retrievals,
             &numbered,
             opts.relevance.min_relevance,
         );
-        answer.missing_evidence.extend(unmet_frame);
-        if !unmet.is_empty() {
-            answer.missing_evidence.push(format!(
-                "verified evidence for the period the question names: no cited passage mentions {}",
-                unmet.join(", ")
-            ));
-        }
+        why.extend(unmet_frame);
+        why.extend(unmet_period_note(&unmet));
+        answer.missing_evidence = why;
     }
     answer.question_frame = Some(frame);
     answer.metrics = metrics(
@@ -337,6 +329,20 @@ impl ItemPeriods {
         self.own.iter().any(|p| w.met_by(p))
             || (self.title.iter().any(|p| w.met_by(p)) && !self.own.iter().any(|p| w.other_year(p)))
     }
+}
+
+/// What the answer says when the passage stating the value did not survive the gate.
+const LEAD_DROPPED: &str = "the passage that states the value failed the Evidence Gate (see \
+                            gate), so the passages supporting it do not answer alone";
+
+/// What the answer says when no cited passage mentions a period the question names.
+fn unmet_period_note(unmet: &[String]) -> Option<String> {
+    (!unmet.is_empty()).then(|| {
+        format!(
+            "verified evidence for the period the question names: no cited passage mentions {}",
+            unmet.join(", ")
+        )
+    })
 }
 
 /// Whether the item that states the value (`lead`: document, start) is missing from the

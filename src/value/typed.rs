@@ -355,6 +355,12 @@ fn periods(quote: &str) -> Vec<Found> {
 /// numbers written as money: with cents (`1,112.00`).
 fn money(quote: &str) -> Vec<Found> {
     let mut out = figures(quote, &["dollar", "euro", "pound"]);
+    // "4 $" on a form is line 4 and an empty amount field, not four dollars.
+    out.retain(|f| {
+        let raw = &quote[f.start..f.end];
+        let line_number = raw.len() <= 2 && raw.bytes().all(|b| b.is_ascii_digit());
+        !(line_number && quote[f.end..].trim_start().starts_with('$'))
+    });
     static CENTS: LazyLock<Regex> =
         LazyLock::new(|| re(r"(?:^|[^\d.,])((?:\d{1,3}(?:,\d{3})+|\d+)\.\d{2})\b"));
     for c in CENTS.captures_iter(quote) {
@@ -699,6 +705,15 @@ mod tests {
             .into_iter()
             .map(|f| q[f.start..f.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_form_line_number_before_an_empty_dollar_field_is_no_amount() {
+        assert!(find("505 for more information 4 $", AnswerType::Money, None).is_empty());
+        assert_eq!(
+            find("Enter $22,500 on line 2", AnswerType::Money, None).len(),
+            1
+        );
     }
 
     #[test]
