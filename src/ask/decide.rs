@@ -519,8 +519,12 @@ fn own_text(
     c: &crate::evidence::extract::Candidate,
 ) -> String {
     let before = text_before(engine, texts, c);
+    format!("{before} {}", item_words(c))
+}
+
+/// What candidate `c` states itself: its quote, section and label, joined.
+fn item_words(c: &crate::evidence::extract::Candidate) -> String {
     [
-        Some(before.as_str()),
         Some(c.quote.as_str()),
         c.section.as_deref(),
         c.label.as_deref(),
@@ -568,15 +572,7 @@ pub(super) fn second_look(
         if values(f, &c.quote).is_empty() || !meets_periods(f, c) {
             continue;
         }
-        let own = [
-            Some(c.quote.as_str()),
-            c.section.as_deref(),
-            c.label.as_deref(),
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ");
+        let own = item_words(c);
         let own_stems = stems(&own);
         let title = stems(&c.title);
         let focus = f.focus.iter().filter(|w| has_word(&own_stems, w)).count();
