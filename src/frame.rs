@@ -854,7 +854,27 @@ fn measured_type(
     if asks_money(w, first) {
         return (AnswerType::Money, None, None);
     }
+    if limit_asked(w, first) {
+        return match time_unit {
+            Some(u) => (AnswerType::Duration, None, Some(u)),
+            None => (AnswerType::Quantity, Some(UnitFamily::Count), None),
+        };
+    }
     named_type(w, first)
+}
+
+/// Words that name a limit: what is asked for is a number.
+const LIMITS: &[&str] = &["limit", "limits", "maximum", "minimum", "cap", "ceiling"];
+
+/// Whether a "what"/"which" question asks for a limit by name ("What page limit is
+/// requested?", "What is the minimum length of a password?"): a limit word among its
+/// first five words, and no kind or type of it asked for.
+fn limit_asked(w: &[String], first: &str) -> bool {
+    matches!(first, "what" | "which")
+        && w.iter().take(5).any(|x| LIMITS.contains(&x.as_str()))
+        && !w
+            .iter()
+            .any(|x| matches!(x.as_str(), "type" | "kind" | "types" | "kinds"))
 }
 
 /// The type of a question that asks for a date, a name, an identifier or text.
@@ -1362,6 +1382,30 @@ mod tests {
         assert_eq!(
             h("How long are client records kept?").as_deref(),
             Some("records")
+        );
+    }
+
+    #[test]
+    fn a_limit_asked_by_name_is_a_number() {
+        assert_eq!(
+            ty("What page limit is requested for responses?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            ty("What is the minimum length of a password?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            ty("What is the maximum number of days of suspension?"),
+            AnswerType::Duration
+        );
+        assert_eq!(
+            ty("What is the minimum fine for a breach?"),
+            AnswerType::Money
+        );
+        assert_ne!(
+            ty("What type of limit applies to grants?"),
+            AnswerType::Quantity
         );
     }
 

@@ -42,6 +42,58 @@ pub fn stem(w: &str) -> String {
     w.to_string()
 }
 
+/// Abbreviations written with a full stop on forms and in reports, and the word each
+/// stands for ("Rev. March 2024" is a revision date; "Docket No." a number).
+const ABBREVIATIONS: &[(&str, &str)] = &[
+    ("rev", "revision"),
+    ("no", "number"),
+    ("nos", "numbers"),
+    ("dept", "department"),
+    ("govt", "government"),
+    ("corp", "corporation"),
+    ("inc", "incorporated"),
+    ("co", "company"),
+    ("amt", "amount"),
+    ("qty", "quantity"),
+    ("tel", "telephone"),
+    ("ph", "phone"),
+    ("yr", "year"),
+    ("yrs", "years"),
+    ("approx", "approximately"),
+    ("est", "estimated"),
+    ("max", "maximum"),
+    ("min", "minimum"),
+    ("ref", "reference"),
+    ("reg", "regulation"),
+    ("sec", "section"),
+    ("art", "article"),
+    ("para", "paragraph"),
+    ("vol", "volume"),
+    ("ed", "edition"),
+    ("pub", "public"),
+    ("ave", "avenue"),
+    ("st", "street"),
+];
+
+/// The words abbreviations in `text` stand for: each word of [`ABBREVIATIONS`] written
+/// with a full stop right after it ("Rev." → `revision`), lower case.
+pub fn expanded_abbreviations(text: &str) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    for (i, _) in text.match_indices('.') {
+        let before = &text[..i];
+        let start = before
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !c.is_alphabetic())
+            .map_or(0, |(j, c)| j + c.len_utf8());
+        let word = before[start..].to_lowercase();
+        if let Some((_, full)) = ABBREVIATIONS.iter().find(|(a, _)| *a == word) {
+            out.push(*full);
+        }
+    }
+    out
+}
+
 /// The forms of `w` a word may be matched by: its stem and, for a plural in `-es`, the
 /// stem of its singular (`females` → `femal` and `female`).
 pub fn stem_forms(w: &str) -> Vec<String> {
@@ -143,6 +195,16 @@ pub const MONTHS: [&str; 12] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn abbreviations_with_a_full_stop_are_expanded() {
+        assert_eq!(
+            expanded_abbreviations("Form W-9 (Rev. March 2024), Docket No. FAA-2020-0686"),
+            ["revision", "number"]
+        );
+        // Without the stop, "no" is a word of its own; "Prev." is no abbreviation here.
+        assert!(expanded_abbreviations("There is no fee. Prev. page").is_empty());
+    }
 
     #[test]
     fn stopword_list_is_sorted_for_binary_search() {

@@ -49,10 +49,17 @@ pub(super) struct Decision {
 
 /// The words of `text`, lower case, as stems.
 fn stems(text: &str) -> HashSet<String> {
-    crate::text::words(&text.to_lowercase())
+    let mut out: HashSet<String> = crate::text::words(&text.to_lowercase())
         .iter()
         .map(|w| crate::text::stem(w))
-        .collect()
+        .collect();
+    // "Rev. March 2024" names a revision.
+    out.extend(
+        crate::text::expanded_abbreviations(text)
+            .into_iter()
+            .map(crate::text::stem),
+    );
+    out
 }
 
 /// Whether `word` is among `have`, read loosely (the stem, or a shared first five letters
@@ -669,46 +676,44 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             ..Decision::default()
         };
     }
-    let stated = covering.iter().find_map(|(id, v)| {
-        let vs = values(f, &v.candidate.quote);
-        vs.first().map(|x| ((*id).clone(), x.clone(), vs.len()))
-    });
-    let Some((lead, value, several)) = stated else {
-        if !anything {
-            return Decision::default();
-        }
-        let why = format!(
-            "no verified passage states {} for {}",
-            f.answer_type.noun(),
-            nothing_said(f, &misses)
-        );
-        if let Some(keep) = chain(f, n).filter(|_| multi_hop) {
-            return Decision {
-                keep: Some(keep),
-                note: vec![format!(
-                    "the passages of the chain are cited and no value is claimed ({why})"
-                )],
-                ..Decision::default()
-            };
-        }
-        return unmet(why);
+    let stated: Vec<(&String, Found, usize)> = covering
+        .iter()
+        .filter_map(|(id, v)| {
+            let vs = values(f, &v.candidate.quote);
+            vs.first().map(|x| (*id, x.clone(), vs.len()))
+        })
+        .collect();
+    let Some((lead, value, several)) = stated.first().cloned() else {
+        return no_value(f, n, &misses, anything, multi_hop);
     };
-    let elsewhere = || {
-        n.get(&lead)
-            .and_then(|v| labelled_elsewhere(engine, f, &v.candidate, &value))
+    let elsewhere = |lead: &String, value: &Found| {
+        n.get(lead)
+            .and_then(|v| labelled_elsewhere(engine, f, &v.candidate, value))
     };
-    if let Some(why) = ambiguous(f, &covering, &named, &value).or_else(elsewhere) {
+    if let Some(why) = ambiguous(f, &covering, &named, &value).or_else(|| elsewhere(lead, &value)) {
         return unmet(why);
     }
     // A row of several values of the type answers with the cell whose row and column
     // the question names (the first covering row that has one).
-    let row = |id: &String| {
-        n.get(id)
-            .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
+    let row = |id: &String, several: usize| {
+        (several > 1 && tabular_row(n, id))
+            || n.get(id)
+                .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
     };
-    if (several > 1 && tabular_row(n, &lead)) || row(&lead) {
-        return by_cell(engine, f, &covering, &lead, multi_hop);
-    }
+    let (lead, value) = if row(lead, several) {
+        let by_cell = by_cell(engine, f, &covering, lead, multi_hop);
+        // No cell answers: a covering passage that is no row and states the value
+        // answers instead (the sentence of a summary box beside a figure's table).
+        let prose = stated.iter().find(|(id, _, k)| !row(id, *k));
+        match prose {
+            Some((id, v, _)) if by_cell.value.is_none() && elsewhere(id, v).is_none() => {
+                ((*id).clone(), v.clone())
+            }
+            _ => return by_cell,
+        }
+    } else {
+        (lead.clone(), value)
+    };
     let mut keep = support(&covering, &lead, multi_hop);
     if multi_hop {
         keep.extend(links(n, &lead, &keep));
@@ -718,6 +723,36 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
         keep: Some(keep),
         ..Decision::default()
     }
+}
+
+/// The decision when no covering item states a value of the asked type: nothing (no
+/// verified item at all), the passages of a multi-hop chain cited with no value claimed,
+/// or what is missing.
+fn no_value(
+    f: &Frame,
+    n: &Numbered,
+    misses: &[String],
+    anything: bool,
+    multi_hop: bool,
+) -> Decision {
+    if !anything {
+        return Decision::default();
+    }
+    let why = format!(
+        "no verified passage states {} for {}",
+        f.answer_type.noun(),
+        nothing_said(f, misses)
+    );
+    if let Some(keep) = chain(f, n).filter(|_| multi_hop) {
+        return Decision {
+            keep: Some(keep),
+            note: vec![format!(
+                "the passages of the chain are cited and no value is claimed ({why})"
+            )],
+            ..Decision::default()
+        };
+    }
+    unmet(why)
 }
 
 /// Documents a chain cites at most.

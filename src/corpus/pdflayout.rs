@@ -6,7 +6,7 @@
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 4;
+pub const LAYOUT_VERSION: u32 = 5;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -492,7 +492,7 @@ fn mark_tables(lines: &[Seg], cells: &[Vec<(usize, String)>], kinds: &mut [Kind]
                 .iter()
                 .any(|a| b.iter().any(|b| aligned(*a, *b)))
         });
-        if !wide && !lined_up {
+        if (!wide && !lined_up) || heads_data_below(cells, kinds, i, end) {
             i += 1;
             continue;
         }
@@ -504,15 +504,51 @@ fn mark_tables(lines: &[Seg], cells: &[Vec<(usize, String)>], kinds: &mut [Kind]
                 Kind::Row(t)
             };
         }
-        let prev = tables
-            .last()
-            .filter(|p| kinds[p.end..i].iter().all(|k| *k == Kind::Blank));
-        let mut table = table_label(lines, cells, kinds, &rows, prev);
+        // The table above continues here after blank lines, or after a line that broke
+        // it (a folio printed inside it) when this block's columns are its columns.
+        let prev = tables.last().filter(|p| {
+            kinds[p.end..i].iter().all(|k| *k == Kind::Blank) || same_columns(cells, p, i)
+        });
+        let above = headers_above(lines, cells, kinds, &rows);
+        let mut table = table_label(lines, cells, kinds, &rows, prev, &above);
+        for k in above {
+            kinds[k] = Kind::Row(t);
+        }
         table.end = end;
         tables.push(table);
         i = end;
     }
     tables
+}
+
+/// Whether the block of lines `i..end` holds no digit and data rows follow within
+/// [`HEADER_LINES_ABOVE`] lines: it is the header of the table below (read by
+/// [`headers_above`]), not a table of its own.
+fn heads_data_below(cells: &[Vec<(usize, String)>], kinds: &[Kind], i: usize, end: usize) -> bool {
+    let digit = |k: usize| {
+        cells[k]
+            .iter()
+            .any(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+    };
+    if (i..end).any(digit) {
+        return false;
+    }
+    (end..cells.len().min(end + HEADER_LINES_ABOVE))
+        .filter(|&k| kinds[k] == Kind::Prose && cells[k].len() >= 2)
+        .any(|k| cells[k].iter().any(|(_, t)| is_amount(t)))
+}
+
+/// Whether line `i` has the columns of table `p`'s first data row: as many cells, each
+/// starting where the row's does.
+fn same_columns(cells: &[Vec<(usize, String)>], p: &Table, i: usize) -> bool {
+    let Some(row) = cells.get(p.first_data) else {
+        return false;
+    };
+    row.len() == cells[i].len()
+        && row
+            .iter()
+            .zip(&cells[i])
+            .all(|((a, _), (b, _))| aligned(*a, *b))
 }
 
 /// End of the table block starting at line `i`, and its continuation lines.
@@ -543,23 +579,11 @@ fn table_label(
     kinds: &[Kind],
     rows: &[usize],
     prev: Option<&Table>,
+    above: &[usize],
 ) -> Table {
-    // A data row holds digits in half its cells or more ("Under 18" heads a column); a
-    // line of years only ("2009 2010 2009 2010e") heads columns too.
-    let digit = |k: usize| {
-        let with = cells[k]
-            .iter()
-            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()) || is_no_value(t))
-            .count();
-        with > 0 && 2 * with >= cells[k].len() && !cells[k].iter().all(|(_, t)| is_year(t))
-    };
     let first = rows[0];
-    let data = rows.iter().copied().find(|&k| digit(k));
-    let first_data = match data {
-        Some(d) => d,
-        None => rows.get(1).copied().unwrap_or(usize::MAX),
-    };
-    let inherited = prev.filter(|p| first_data == first && !p.label.is_empty());
+    let first_data = first_data(cells, rows);
+    let inherited = prev.filter(|p| first_data == first && !p.label.is_empty() && above.is_empty());
     if let Some(p) = inherited {
         return Table {
             first_data,
@@ -569,20 +593,26 @@ fn table_label(
         };
     }
     let mut parts: Vec<String> = Vec::new();
-    let above = (0..first).rev().find(|&k| kinds[k] != Kind::Blank);
-    if let Some(k) = above.filter(|&k| matches!(kinds[k], Kind::Prose | Kind::Heading(_))) {
+    let top = above.first().copied().unwrap_or(first);
+    let caption = (0..top).rev().find(|&k| kinds[k] != Kind::Blank);
+    if let Some(k) = caption.filter(|&k| matches!(kinds[k], Kind::Prose | Kind::Heading(_))) {
         let t = lines[k].text();
         if t.split(' ').count() <= 12 && !t.ends_with(['.', ',', ';']) {
             parts.push(t);
         }
     }
-    let header = first.max(first_data.saturating_sub(3))..first_data.min(lines.len());
-    parts.extend(header.clone().map(|k| lines[k].text()));
+    let header: Vec<usize> = above
+        .iter()
+        .copied()
+        .chain(first.max(first_data.saturating_sub(3))..first_data.min(lines.len()))
+        .collect();
+    parts.extend(header.iter().map(|&k| lines[k].text()));
     Table {
         first_data,
         end: 0,
         label: collapse(&parts.join(" ")),
         headers: header
+            .into_iter()
             .map(|k| HeaderLine {
                 words: line_words(&lines[k]),
                 phrases: cells[k]
@@ -591,6 +621,100 @@ fn table_label(
                     .collect(),
             })
             .collect(),
+    }
+}
+
+/// The first data row among a table block's `rows`: a row with digits in half its cells
+/// or more ("Under 18" heads a column, a line of years only heads columns too), or any
+/// amount ("37,499.96"); with none, the second row.
+fn first_data(cells: &[Vec<(usize, String)>], rows: &[usize]) -> usize {
+    let digit = |k: usize| {
+        let with = cells[k]
+            .iter()
+            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()) || is_no_value(t))
+            .count();
+        let years = cells[k].iter().all(|(_, t)| is_year(t));
+        (with > 0 && 2 * with >= cells[k].len() && !years)
+            || cells[k].iter().any(|(_, t)| is_amount(t))
+    };
+    match rows.iter().copied().find(|&k| digit(k)) {
+        Some(d) => d,
+        None => rows.get(1).copied().unwrap_or(usize::MAX),
+    }
+}
+
+/// Whether a cell is an amount no header writes: digits grouped by thousands
+/// (`37,499.96`, `$1,250`) or with decimals (`920.68`), optionally signed or bracketed.
+fn is_amount(t: &str) -> bool {
+    let body = t
+        .trim()
+        .trim_start_matches(['$', '€', '£', '(', '-', '+', '−'])
+        .trim_end_matches([')', '%']);
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    let (whole, decimals) = match body.split_once('.') {
+        Some((w, d)) => (w, Some(d)),
+        None => (body, None),
+    };
+    let groups: Vec<&str> = whole.split(',').collect();
+    let grouped = groups.len() >= 2
+        && (1..=3).contains(&groups[0].len())
+        && digits(groups[0])
+        && groups[1..].iter().all(|g| g.len() == 3 && digits(g));
+    let plain = groups.len() == 1 && digits(whole);
+    match decimals {
+        Some(d) => digits(d) && (grouped || plain),
+        None => grouped,
+    }
+}
+
+/// Most header lines read above a table that has none of its own.
+const HEADER_LINES_ABOVE: usize = 6;
+
+/// The header lines above a table block whose first row is data (`rows`): the lines
+/// right above it, across at most two blank lines, that hold no amount, end no sentence
+/// and are column headers (cells of four words or fewer), when one of them has two cells
+/// or more ("DOCUMENT NO.  DATE  PAYEE NAME …" over "POSTED", "START  END"). Top to
+/// bottom; empty when there are none.
+fn headers_above(
+    lines: &[Seg],
+    cells: &[Vec<(usize, String)>],
+    kinds: &[Kind],
+    rows: &[usize],
+) -> Vec<usize> {
+    let first = rows[0];
+    if first_data(cells, rows) != first {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let (mut k, mut blanks) = (first, 0);
+    while k > 0 && out.len() < HEADER_LINES_ABOVE {
+        k -= 1;
+        match kinds[k] {
+            Kind::Blank => {
+                blanks += 1;
+                if blanks > 2 {
+                    break;
+                }
+                continue;
+            }
+            Kind::Row(_) | Kind::RowCont(_) => break,
+            _ => blanks = 0,
+        }
+        let header = !cells[k].is_empty()
+            && cells[k]
+                .iter()
+                .all(|(_, t)| !is_amount(t) && t.split(' ').count() <= 4)
+            && !lines[k].text().ends_with(['.', ';', ',', ':']);
+        if !header {
+            break;
+        }
+        out.push(k);
+    }
+    out.reverse();
+    if out.iter().any(|&k| cells[k].len() >= 2) {
+        out
+    } else {
+        Vec::new()
     }
 }
 
@@ -670,9 +794,10 @@ fn gap((a, b): (usize, usize), (from, to): (usize, usize)) -> usize {
 
 /// The cells of a data row stored as `text` (the line's `cells`, with their character
 /// columns) with their byte spans in `text` and their column headers, read line by line
-/// from `headers`: a sparse line (half as many phrases as cells or fewer) holds group
-/// headers, each heading the cells nearest to it within [`GROUP_REACH`]; on other lines
-/// each word heads the cell it overlaps most, or the nearest within [`HEADER_REACH`].
+/// from `headers`: a sparse line (half as many phrases as cells or fewer) above every
+/// full one holds group headers, each heading the cells nearest to it within
+/// [`GROUP_REACH`]; on other lines each word heads the cell it overlaps most, or the
+/// nearest within [`HEADER_REACH`].
 fn row_cells(text: &str, cells: &[(usize, String)], headers: &[HeaderLine]) -> Vec<CellAt> {
     let mut spans = Vec::with_capacity(cells.len());
     let mut at = 0;
@@ -688,8 +813,13 @@ fn row_cells(text: &str, cells: &[(usize, String)], headers: &[HeaderLine]) -> V
         .map(|(col, t)| (*col, col + t.chars().count()))
         .collect();
     let mut columns: Vec<Vec<&str>> = vec![Vec::new(); cells.len()];
+    // Sparse lines below a full header line continue its wrapped headers ("DATE" over
+    // "POSTED"): their words head the nearest cell, like a full line's.
+    let mut full_seen = false;
     for line in headers {
-        if line.phrases.len() * 2 <= cells.len() {
+        let sparse = line.phrases.len() * 2 <= cells.len();
+        full_seen |= !sparse;
+        if sparse && !full_seen {
             // The stub (the first cell) names the row and has no group.
             for (k, r) in ranges.iter().enumerate().skip(1) {
                 let near = line
@@ -1270,6 +1400,45 @@ mod tests {
             ]
         );
         assert!(is_year("2009-10") && is_year("2010e") && !is_year("80,000") && !is_year("18"));
+    }
+
+    #[test]
+    fn a_header_above_a_blank_line_heads_a_table_of_data_rows() {
+        let page = [
+            "REF NO.      DATE         PAYEE               OBLIGATION/SERVICE          AMOUNT ($)",
+            "                                          DATES",
+            "             POSTED",
+            "                                         START         END",
+            "",
+            "                          LEE, ANN                                        1,200.00",
+            "                          ROE, BOB                                          950.50",
+            "",
+            "  AB1001     04/02/2020   ACME LTD      01/03/2020   02/03/2020           310.00",
+            "  AB1002     05/02/2020   BETA LLC      03/03/2020   04/03/2020           120.25",
+            "                                                                                  B-17",
+            "  AB1003     06/02/2020   GAMMA SA      05/03/2020   06/03/2020          99.10",
+        ]
+        .join("\n");
+        let (text, layout) = run(&[page.as_str()]);
+        let l = label_of(&text, &layout, "AB1002").unwrap();
+        let columns: Vec<&str> = l.cells.iter().map(|c| c.column.as_str()).collect();
+        // A folio printed inside the table does not end it.
+        let after = label_of(&text, &layout, "AB1003").unwrap();
+        assert_eq!(after.cells[4].column, "OBLIGATION/SERVICE END");
+        assert_eq!(
+            columns,
+            [
+                "REF NO.",
+                "DATE POSTED",
+                "PAYEE",
+                "DATES START",
+                "OBLIGATION/SERVICE END",
+                "AMOUNT ($)"
+            ],
+            "{text}"
+        );
+        assert!(is_amount("1,200.00") && is_amount("950.50") && !is_amount("2019"));
+        assert!(!is_amount("18") && !is_amount("B-1191") && is_amount("$1,250"));
     }
 
     #[test]

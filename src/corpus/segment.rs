@@ -137,6 +137,8 @@ const ABBREVIATIONS: &[&str] = &[
     "e.g", "E.g", "i.e", "I.e", "vs", "Vs", "v", "cf", "Cf", "al", "approx", "Approx", "viz", "ca",
     // organisations
     "Inc", "Ltd", "Co", "Corp", "Dept",
+    // forms and laws ("Cat. No. 10231X", "Pub. L. No. 116-283")
+    "Cat", "Pub", "Amdt", "Supp",
     // document parts
     "Sec", "Secs", "Art", "Arts", "Ch", "Chap", "Fig", "Figs", "Vol", "Vols",
     "pp", "p", "Eq", "Eqs", "Para", "para",
@@ -146,7 +148,7 @@ const ABBREVIATIONS: &[&str] = &[
 
 /// Abbreviations that only hold when the next word starts with a digit
 /// ("No. 5" vs. "Did he? No. He did not.").
-const NUMBER_ABBREVIATIONS: &[&str] = &["No", "Nos", "no", "nos", "Nr", "nr"];
+const NUMBER_ABBREVIATIONS: &[&str] = &["No", "Nos", "no", "nos", "Nr", "nr", "Stat"];
 
 /// Words after which a bare number followed by `.` does not end a sentence
 /// ("Section 5. The" is read as a reference, not a sentence end).
@@ -1136,6 +1138,14 @@ mod tests {
         check(
             "Did he? No. He did not.",
             &["Did he?", "No.", "He did not."],
+        );
+        check(
+            "Cat. No. 10231X Form W-9 (Rev. 3-2024). Pub. L. No. 116-283, 134 Stat. 3388 (2021). Next.",
+            &[
+                "Cat. No. 10231X Form W-9 (Rev. 3-2024).",
+                "Pub. L. No. 116-283, 134 Stat. 3388 (2021).",
+                "Next.",
+            ],
         );
     }
 

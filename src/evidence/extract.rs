@@ -281,9 +281,12 @@ pub fn is_instruction(s: &str) -> bool {
         .unwrap_or("")
         .trim_matches(|c: char| !c.is_alphanumeric())
         .to_lowercase();
+    // "Note to Readers …" is a note addressed to someone, not "note (it) to …".
+    let noun = verb == "note" && next == "to";
     IMPERATIVES.contains(&verb.as_str())
         || (AMBIGUOUS_IMPERATIVES.contains(&verb.as_str())
-            && OBJECT_OPENERS.contains(&next.as_str()))
+            && OBJECT_OPENERS.contains(&next.as_str())
+            && !noun)
 }
 
 /// A form's line number: up to three digits with an optional letter (`1`, `2a`, `14b`).
@@ -985,6 +988,7 @@ mod tests {
             "Complete remission was seen in 40% of patients.",
             "If it pays every other week, enter 26.",
             "Start date: 1 March 2021",
+            "Note to Readers on the Update Version 1.1 refines Version 1.0.",
         ] {
             assert!(!is_instruction(s), "{s}");
         }
