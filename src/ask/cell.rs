@@ -35,12 +35,13 @@ pub(super) enum Miss {
 }
 
 /// The cell of candidate `c` (a table row) that frame `f` asks for, read with
-/// `values` (the frame's value reader), when exactly one column is named best.
+/// `values` (the frame's value reader: a text and the heading that names a date's role,
+/// `None` for any value), when exactly one column is named best.
 pub(super) fn pick(
     engine: &Engine,
     f: &Frame,
     c: &Candidate,
-    values: impl Fn(&str) -> Vec<Found>,
+    values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> Result<Pick, Miss> {
     let text = engine
         .store()
@@ -101,13 +102,13 @@ fn row_named(
     row: &crate::corpus::layout::Labelled,
     text: &str,
     asked: &HashSet<String>,
-    values: impl Fn(&str) -> Vec<Found>,
+    values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> bool {
     let naming: String = row
         .cells
         .iter()
         .filter_map(|x| text.get(x.start..x.end))
-        .filter(|t| values(t).is_empty())
+        .filter(|t| values(t, None).is_empty())
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
@@ -129,7 +130,7 @@ fn scored_cells(
     text: &str,
     asked: &HashSet<String>,
     stub: &str,
-    values: impl Fn(&str) -> Vec<Found>,
+    values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> Vec<Scored> {
     let mut scored = Vec::new();
     for cell in &row.cells {
@@ -143,7 +144,7 @@ fn scored_cells(
         if f.figures.iter().any(|x| lower.contains(x.as_str())) {
             continue;
         }
-        let Some(v) = values(body).into_iter().next() else {
+        let Some(v) = values(body, Some(&cell.column)).into_iter().next() else {
             continue;
         };
         let at = cell.start - c.start;
@@ -168,9 +169,9 @@ fn across_cells(
     c: &Candidate,
     row: &crate::corpus::layout::Labelled,
     stub: &str,
-    values: impl Fn(&str) -> Vec<Found>,
+    values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> Option<Pick> {
-    let vs = values(&c.quote);
+    let vs = values(&c.quote, Some(c.label.as_deref().unwrap_or("")));
     let [v] = vs.as_slice() else {
         return None;
     };

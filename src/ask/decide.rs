@@ -259,6 +259,13 @@ fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
 /// The values in `quote` that answer frame `f`: of an accepted type, bound, unit and
 /// date role.
 fn values(f: &Frame, quote: &str) -> Vec<Found> {
+    values_with(f, quote, Some(""))
+}
+
+/// The values of `quote` of the type `f` asks for (see [`values`]), with the date role's
+/// cue read in the value's clause or in `heading` (a table row's header, a cell's
+/// column); `None`: any date, whatever its role (a cell that is a value at all).
+fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
     let family = f.unit_family.or(Some(UnitFamily::Count));
     // "When must …?", "When does … acquire …?" are answered by a time limit ("within six
     // months") as well as a date; "When was the palace founded?" (past) by a date only.
@@ -286,8 +293,12 @@ fn values(f: &Frame, quote: &str) -> Vec<Found> {
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| {
+            let Some(heading) = heading else {
+                return true;
+            };
             f.date_role.is_none_or(|r| {
                 let clause = clause_around(quote, v.start, v.end).to_lowercase();
+                let clause = format!("{clause} {}", heading.to_lowercase());
                 let words = crate::text::words(&clause);
                 r.cues().iter().any(|c| {
                     // A cue of one word begins a word ("by" is not in "Abbey").
@@ -679,7 +690,10 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     let stated: Vec<(&String, Found, usize)> = covering
         .iter()
         .filter_map(|(id, v)| {
-            let vs = values(f, &v.candidate.quote);
+            let c = &v.candidate;
+            // A table row's date role is named by its header.
+            let heading = c.label.as_deref().filter(|_| tabular(c)).unwrap_or("");
+            let vs = values_with(f, &c.quote, Some(heading));
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
@@ -808,7 +822,7 @@ fn by_cell(
     // once (its layout read once).
     let mut missed = Vec::new();
     let picked = covering.iter().find_map(|(id, v)| {
-        match super::cell::pick(engine, f, &v.candidate, |t| values(f, t)) {
+        match super::cell::pick(engine, f, &v.candidate, |t, h| values_with(f, t, h)) {
             Ok(p) => Some(((*id).clone(), p)),
             Err(m) => {
                 missed.push(m);
