@@ -292,6 +292,8 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             _ => true,
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !restates_question(f, &quote[v.start..v.end]))
+        .filter(|v| !other_condition(f, quote, v))
         .filter(|v| {
             let Some(heading) = heading else {
                 return true;
@@ -311,6 +313,40 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             })
         })
         .collect()
+}
+
+/// Whether a name read as the value only repeats the question's own words ("Contact
+/// Information" for "Who is the contact for more information …?"): no answer.
+fn restates_question(f: &Frame, raw: &str) -> bool {
+    if !matches!(f.answer_type, AnswerType::Person | AnswerType::Organisation) {
+        return false;
+    }
+    let asked: HashSet<String> = f.asked_words().iter().map(|w| crate::text::stem(w)).collect();
+    let words = crate::text::words(&raw.to_lowercase());
+    !words.is_empty()
+        && words
+            .iter()
+            .all(|w| crate::text::is_stopword(w) || asked.contains(&crate::text::stem(w)))
+}
+
+/// Words that open the condition a value holds under ("$15,000 if you're single").
+const CONDITIONS: &[&str] = &["if", "when", "where", "unless", "provided"];
+
+/// Whether value `v` of `quote` holds under a condition written right after it that
+/// the quote does not tie to the question: the quote itself names under half of the
+/// question's focus (the words that name the asked case, "head of household", stand
+/// only in the text before it, a sibling alternative's).
+fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
+    let after = quote[v.end..].trim_start().to_lowercase();
+    let opens = crate::text::words(&after)
+        .first()
+        .is_some_and(|w| CONDITIONS.contains(&w.as_str()));
+    if !opens || f.focus.is_empty() {
+        return false;
+    }
+    let own = stems(quote);
+    let named = f.focus.iter().filter(|w| has_word(&own, w)).count();
+    named * 2 < f.focus.len()
 }
 
 /// Words that make a value another one's than the question's (a previous notice, a
@@ -1036,6 +1072,24 @@ mod tests {
             .into_iter()
             .map(|v| quote[v.start..v.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_count_at_least_is_a_minimum_and_never_answers_a_maximum() {
+        let q = "What is the maximum length that verifiers may allow for a memorized secret?";
+        let quote = "Verifiers SHOULD permit memorized secrets at least 64 characters in length.";
+        assert!(raw(q, quote).is_empty());
+        let q = "What is the minimum length that verifiers may allow for a memorized secret?";
+        assert_eq!(raw(q, quote), ["64"]);
+    }
+
+    #[test]
+    fn a_value_under_another_condition_or_in_the_question_s_words_is_no_answer() {
+        let q = "What amount is entered on line 2 if you are head of household?";
+        assert!(raw(q, "$15,000 if you're single or married filing separately").is_empty());
+        assert_eq!(raw(q, "$22,500 if you're head of household"), ["$22,500"]);
+        let q = "Who is the contact for more information about this product?";
+        assert!(raw(q, "Company Point of Contact Information").is_empty());
     }
 
     #[test]

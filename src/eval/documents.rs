@@ -315,10 +315,18 @@ fn judge_value(out: &mut DocOutcome, a: &crate::answer::Answer, q: &DocQuestion)
             .is_some_and(|s| s.text.contains(v.raw.as_str()))
     });
     out.value_named = a.answer_value.as_ref().map(|v| {
-        q.answer
-            .as_deref()
-            .is_some_and(|g| contains_value(g, &v.raw) || contains_value(&v.raw, g))
+        q.answer.as_deref().is_some_and(|g| {
+            contains_value(g, &v.raw) || contains_value(&v.raw, g) || same_value(g, v)
+        })
     });
+}
+
+/// Whether the expected answer `gold` states value `v` in other words: read as `v`'s
+/// type, one of its values normalises as `v` does ("March 2024" and "3-2024").
+fn same_value(gold: &str, v: &crate::answer::AnswerValue) -> bool {
+    crate::value::typed::find(gold, v.ty, None)
+        .iter()
+        .any(|x| x.normalised == v.normalised)
 }
 
 /// Ask one question and judge the answer.

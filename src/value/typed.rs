@@ -475,7 +475,8 @@ fn counts(quote: &str) -> Vec<Found> {
             end: n.end,
             normalised: n.value.clone(),
             unit: None,
-            bound: Bound::Exact,
+            // "at least 64 characters": a minimum, not the count itself.
+            bound: figure::bound_of(quote, n.start, n.end),
         })
         .collect()
 }
