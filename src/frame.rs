@@ -610,6 +610,7 @@ impl Frame {
 
 /// Read `question` into its frame.
 pub fn frame(question: &str) -> Frame {
+    let question = &without_exclusions(question);
     let w = lower_words(question);
     let (answer_type, unit_family, unit) = answer_type(&lower_words(asking_text(question)));
     let entities = entities(question);
@@ -1038,7 +1039,7 @@ fn date_role(w: &[String]) -> Option<DateRole> {
         Some(DateRole::Expiry)
     } else if any(&["effective"]) || w.windows(2).any(|p| p[0] == "into" && p[1] == "force") {
         Some(DateRole::Effective)
-    } else if any(&["appl"]) {
+    } else if applies(w) {
         Some(DateRole::Application)
     } else if any(&["sign"]) {
         Some(DateRole::Signature)
@@ -1059,6 +1060,65 @@ fn date_role(w: &[String]) -> Option<DateRole> {
     } else {
         None
     }
+}
+
+/// Words that open what a question leaves out ("apart from Article 24").
+const EXCLUSIONS: &[&str] = &[
+    "apart from",
+    "except for",
+    "except",
+    "excluding",
+    "other than",
+    "not including",
+    "aside from",
+];
+
+/// `question` without what it leaves out: a bracket or a clause up to the next comma or
+/// bracket that opens with one of [`EXCLUSIONS`]. What is left out names neither what
+/// is asked for nor what the answer must be about.
+fn without_exclusions(question: &str) -> String {
+    let lower = question.to_lowercase();
+    let mut out = question.to_string();
+    for x in EXCLUSIONS {
+        let Some(at) = lower.find(&format!("{x} ")) else {
+            continue;
+        };
+        if lower.len() != question.len() || !question.is_char_boundary(at) {
+            return out;
+        }
+        let open = question[..at].trim_end().ends_with(['(', ',']);
+        let start = if open {
+            question[..at].trim_end().len() - 1
+        } else {
+            at
+        };
+        let rest = &question[at..];
+        let end = at
+            + rest.find([')', ',', '?', ';']).map_or(rest.len(), |i| {
+                if rest[i..].starts_with(')') && open {
+                    i + 1
+                } else {
+                    i
+                }
+            });
+        out = format!("{}{}", question[..start].trim_end(), &question[end..]);
+        break;
+    }
+    out
+}
+
+/// Whether the question asks when something applies: a word of "apply", not a topic
+/// after a determiner ("its first report on the application of the Regulation" asks
+/// for a report's deadline).
+fn applies(w: &[String]) -> bool {
+    w.iter().enumerate().any(|(i, x)| {
+        x.starts_with("appl")
+            && !(i > 0
+                && matches!(
+                    w[i - 1].as_str(),
+                    "the" | "its" | "their" | "this" | "that" | "an" | "a"
+                ))
+    })
 }
 
 /// The strings `question` puts in quotes (an apostrophe inside a word is not one).
@@ -1383,6 +1443,33 @@ mod tests {
             h("How long are client records kept?").as_deref(),
             Some("records")
         );
+    }
+
+    #[test]
+    fn what_a_question_leaves_out_frames_nothing() {
+        assert_eq!(
+            without_exclusions("From what date does it apply (apart from Article 24)?"),
+            "From what date does it apply?"
+        );
+        assert_eq!(
+            without_exclusions("Which fees apply, except for parking fees, to students?"),
+            "Which fees apply, to students?"
+        );
+        let f =
+            frame("From what date does Regulation (EU) 2018/1805 apply (apart from Article 24)?");
+        assert!(!f.focus.contains(&"apart".to_string()));
+        assert!(!f.entities.iter().any(|e| e.contains("Article")));
+    }
+
+    #[test]
+    fn a_topic_is_not_the_date_s_role_and_a_number_s_year_no_period() {
+        let f = frame(
+            "By what date must the Commission submit its first report on the application of the Regulation?",
+        );
+        assert_eq!(f.date_role, Some(DateRole::Deadline));
+        let f = frame("From what date does Regulation (EU) 2018/1805 apply?");
+        assert_eq!(f.date_role, Some(DateRole::Application));
+        assert!(f.periods.is_empty());
     }
 
     #[test]

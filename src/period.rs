@@ -111,8 +111,34 @@ pub fn periods(text: &str) -> Vec<Period> {
     let text = crate::figure::normalise(text);
     grammar()
         .captures_iter(&text)
+        .filter(|c| {
+            c.get(0)
+                .is_some_and(|m| !in_number(&text, m.start(), m.end()))
+        })
         .filter_map(|c| period_of(&c))
         .collect()
+}
+
+/// Whether `start..end` of `text` is part of a number such as a regulation's
+/// "2018/1805" or a docket's "2019-0042": a slash and a digit next to it, or a hyphen
+/// and three digits or more that are no year ("2009-10" and "2018-2019" are ranges).
+fn in_number(text: &str, start: usize, end: usize) -> bool {
+    let run = |s: &str| s.chars().take_while(char::is_ascii_digit).count();
+    let after = &text[end..];
+    let before = &text[..start];
+    let slash = after.strip_prefix('/').is_some_and(|r| run(r) > 0)
+        || before
+            .strip_suffix('/')
+            .is_some_and(|r| r.ends_with(|c: char| c.is_ascii_digit()));
+    let docket = after.strip_prefix(['-', '–']).is_some_and(|r| {
+        let n = run(r);
+        let year = n == 4
+            && r[..4]
+                .parse::<u32>()
+                .is_ok_and(|y| (1800..=2100).contains(&y));
+        n >= 3 && !year
+    });
+    slash || docket
 }
 
 fn period_of(c: &regex::Captures<'_>) -> Option<Period> {
@@ -210,6 +236,10 @@ mod tests {
         }
         assert_eq!(one("in October").month, Some(10));
         assert!(periods("You may apply; section 9.40.170; 12 apples").is_empty());
+        // A year inside a regulation's or a docket's number is no period.
+        assert!(periods("Regulation (EU) 2018/1805 applies").is_empty());
+        assert!(periods("Docket No. 2019-0042").is_empty());
+        assert!(!periods("in 2018-2019").is_empty());
     }
 
     #[test]

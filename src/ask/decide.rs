@@ -321,7 +321,11 @@ fn restates_question(f: &Frame, raw: &str) -> bool {
     if !matches!(f.answer_type, AnswerType::Person | AnswerType::Organisation) {
         return false;
     }
-    let asked: HashSet<String> = f.asked_words().iter().map(|w| crate::text::stem(w)).collect();
+    let asked: HashSet<String> = f
+        .asked_words()
+        .iter()
+        .map(|w| crate::text::stem(w))
+        .collect();
     let words = crate::text::words(&raw.to_lowercase());
     !words.is_empty()
         && words

@@ -263,7 +263,9 @@ const OBJECT_OPENERS: &[&str] = &[
 pub fn is_instruction(s: &str) -> bool {
     let t = s.trim();
     if t.ends_with(':') {
-        return true;
+        // "Start date:" prompts; "By 20 December 2025, the Commission shall submit a
+        // report …, including on:" states a provision and leads in to its items.
+        return !states_something(t);
     }
     let body = strip_marker(t, Span::new(0, t.len())).slice(t);
     let mut words = body.split_whitespace();
@@ -287,6 +289,19 @@ pub fn is_instruction(s: &str) -> bool {
         || (AMBIGUOUS_IMPERATIVES.contains(&verb.as_str())
             && OBJECT_OPENERS.contains(&next.as_str())
             && !noun)
+}
+
+/// Verbs that make a line ending in `:` a statement leading in to a list, not a prompt.
+const LEAD_IN_VERBS: &[&str] = &[
+    "shall", "must", "may", "will", "should", "is", "are", "was", "were", "has", "have",
+    "includes", "include", "means", "apply", "applies",
+];
+
+/// Whether `t` (a line ending in `:`) states something: six words or more, one of
+/// them a verb of [`LEAD_IN_VERBS`].
+fn states_something(t: &str) -> bool {
+    let w = words(t);
+    w.len() >= 6 && w.iter().any(|x| LEAD_IN_VERBS.contains(&x.as_str()))
 }
 
 /// A form's line number: up to three digits with an optional letter (`1`, `2a`, `14b`).
@@ -989,6 +1004,7 @@ mod tests {
             "If it pays every other week, enter 26.",
             "Start date: 1 March 2021",
             "Note to Readers on the Update Version 1.1 refines Version 1.0.",
+            "By 20 December 2025, the Commission shall submit a report on the application of this Regulation, including on:",
         ] {
             assert!(!is_instruction(s), "{s}");
         }
