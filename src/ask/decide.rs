@@ -163,7 +163,15 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
             return Err(format!("\"{h}\""));
         }
     }
-    let own = f.focus.iter().filter(|w| has_word(&cx.own, w)).count();
+    // A value is read from prose that words the asked case itself: the text before a
+    // quote may be a sibling's ("less than 64 bits" of look-up secrets after a sentence
+    // on memorized secrets).
+    let words = if f.answer_type.is_value() && !cx.tabular && cx.chain.is_none() {
+        &cx.said
+    } else {
+        &cx.own
+    };
+    let own = f.focus.iter().filter(|w| has_word(words, w)).count();
     // A focus word the document never uses is missing — unless the item is prose whose
     // own words cover half the focus (the question then only words it differently).
     // A long question (a chain of clauses) names its answer's passage by some of its

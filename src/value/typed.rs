@@ -466,6 +466,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| n.unit.is_none())
         .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
         .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
+        .filter(|n| !reference(quote, n.start))
         .filter(|n| !measured(&quote[n.end..]))
         .filter(|n| {
             !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
@@ -530,8 +531,72 @@ fn glued(quote: &str, start: usize, end: usize) -> bool {
     let before = quote[..start].chars().next_back();
     let after = quote[end..].chars().next();
     let joins = |c: char| matches!(c, '-' | '–' | '—' | '/' | '.');
+    // "5.2.2": a section number's parts, not "5.2" ending a sentence.
+    let dotted = quote[end..]
+        .strip_prefix('.')
+        .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
     before.is_some_and(|c| c.is_alphanumeric() || joins(c))
         || after.is_some_and(|c| c.is_alphabetic() || c == '(' || (joins(c) && c != '.'))
+        || dotted
+}
+
+/// Words after which a number names a part or a reference, not a count ("Section 5",
+/// "RFC 20", "Table 3", "page 12").
+const REFERENCE_WORDS: &[&str] = &[
+    "section",
+    "sections",
+    "article",
+    "articles",
+    "art",
+    "rfc",
+    "table",
+    "figure",
+    "fig",
+    "page",
+    "pages",
+    "p",
+    "pp",
+    "line",
+    "lines",
+    "step",
+    "version",
+    "no",
+    "nos",
+    "chapter",
+    "part",
+    "annex",
+    "appendix",
+    "item",
+    "paragraph",
+    "schedule",
+    "title",
+    "volume",
+    "vol",
+    "edition",
+    "rev",
+    "level",
+    "phase",
+    "tier",
+    "grade",
+    "class",
+    "form",
+    "exhibit",
+];
+
+/// Whether the number at `start` names a reference: after one of [`REFERENCE_WORDS`] or
+/// `§`, or inside square brackets (`[RFC 20]`, `[12]`).
+fn reference(quote: &str, start: usize) -> bool {
+    let before = quote[..start].trim_end();
+    let prev = before
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric() && c != '§')
+        .to_lowercase();
+    let bracket = before
+        .rfind('[')
+        .is_some_and(|o| !before[o..].contains(']'));
+    prev.ends_with('§') || REFERENCE_WORDS.contains(&prev.as_str()) || bracket
 }
 
 /// Whether the number at `start..end` is part of a name (`Boeing 737 MAX`, `Flight
@@ -624,6 +689,24 @@ const ROLES: &[&str] = &[
     "committee",
     "board",
     "council",
+    "union",
+    "commission",
+    "parliament",
+    "ministry",
+    "government",
+    "republic",
+    "kingdom",
+    "states",
+    "nations",
+    "court",
+    "institute",
+    "association",
+    "authority",
+    "foundation",
+    "corporation",
+    "inc",
+    "ltd",
+    "llc",
 ];
 
 /// Two words or more, letters only (initials and hyphens allowed), not ending in a role.
@@ -751,6 +834,23 @@ mod tests {
         let listed = find("Print Name: Kelly,Edward,A.,,", AnswerType::Person, None);
         assert_eq!(listed.len(), 1);
         assert_eq!(listed[0].normalised, "edward a kelly");
+    }
+
+    #[test]
+    fn an_institution_is_no_person() {
+        let q = "Signed for the Council of the European Union by K. EDTSTADLER, the President.";
+        assert!(!raw(q, AnswerType::Person, None).contains(&"European Union".to_string()));
+    }
+
+    #[test]
+    fn references_and_section_numbers_are_no_counts() {
+        let q =
+            "as described in Section 5.2.2 and [RFC 20]; see Table 3 and page 12, and 40 agencies";
+        let found: Vec<&str> = find(q, AnswerType::Quantity, Some(UnitFamily::Count))
+            .iter()
+            .map(|f| &q[f.start..f.end])
+            .collect();
+        assert_eq!(found, ["40"]);
     }
 
     #[test]
