@@ -723,7 +723,19 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
                 nothing_said(f, &misses)
             ));
         }
-        let mut keep: Vec<String> = covering.iter().map(|(id, _)| (*id).clone()).collect();
+        // A question that names a numbered or coded thing ("Step 7", "DE.CM", "objective
+        // 3.6") is answered by the items that write it, when any does.
+        let marks = marks(f);
+        let marked: Vec<&String> = covering
+            .iter()
+            .filter(|(_, v)| marks.iter().any(|m| writes_mark(&v.candidate.quote, m)))
+            .map(|(id, _)| *id)
+            .collect();
+        let mut keep: Vec<String> = if marked.is_empty() {
+            covering.iter().map(|(id, _)| (*id).clone()).collect()
+        } else {
+            marked.into_iter().cloned().collect()
+        };
         // The answer's first item may have been reached through another document that
         // names it (the son's article naming his father's): that link is kept too.
         if let Some(first) = keep.first().cloned() {
@@ -815,6 +827,59 @@ fn no_value(
         };
     }
     unmet(why)
+}
+
+/// Words before a number that name a numbered thing ("Step 7", "objective 3.6").
+const NUMBERED: &[&str] = &[
+    "step",
+    "objective",
+    "item",
+    "line",
+    "section",
+    "article",
+    "part",
+    "phase",
+    "goal",
+    "priority",
+    "principle",
+    "recommendation",
+    "requirement",
+    "control",
+    "stage",
+    "task",
+    "question",
+    "rule",
+    "finding",
+    "pillar",
+];
+
+/// What names a numbered or coded thing in question `f`, lower case: its figures
+/// ("3.6"), its coded names ("de.cm") and a numbered word with its number ("step 7").
+fn marks(f: &Frame) -> Vec<String> {
+    let mut out: Vec<String> = f.figures.clone();
+    out.extend(
+        f.entities
+            .iter()
+            .filter(|e| !e.contains(' ') && e.contains('.') && e.chars().any(|c| c.is_uppercase()))
+            .map(|e| e.to_lowercase()),
+    );
+    for p in f.qualifiers.windows(2) {
+        if NUMBERED.contains(&p[0].as_str()) && p[1].chars().all(|c| c.is_ascii_digit()) {
+            out.push(format!("{} {}", p[0], p[1]));
+        }
+    }
+    out
+}
+
+/// Whether `text` writes `mark` as a whole (not "3.6" inside "13.6" or "3.61").
+fn writes_mark(text: &str, mark: &str) -> bool {
+    let lower = text.to_lowercase();
+    lower.match_indices(mark).any(|(i, m)| {
+        let before = lower[..i].chars().next_back();
+        let after = lower[i + m.len()..].chars().next();
+        before.is_none_or(|c| !c.is_alphanumeric() && c != '.')
+            && after.is_none_or(|c| !c.is_alphanumeric())
+    })
 }
 
 /// Documents a chain cites at most.
@@ -1093,6 +1158,16 @@ mod tests {
         assert!(raw(q, quote).is_empty());
         let q = "What is the minimum length that verifiers may allow for a memorized secret?";
         assert_eq!(raw(q, quote), ["64"]);
+    }
+
+    #[test]
+    fn a_numbered_or_coded_thing_is_written_whole() {
+        let f = frame("What is Step 7 of the process, and what does DE.CM name in objective 3.6?");
+        let m = marks(&f);
+        assert!(m.contains(&"step 7".to_string()) && m.contains(&"de.cm".to_string()));
+        assert!(writes_mark("Step 7: Implement Action Plan", "step 7"));
+        assert!(!writes_mark("Step 71: Review", "step 7"));
+        assert!(!writes_mark("objective 13.6", "3.6") && writes_mark("(3.6)", "3.6"));
     }
 
     #[test]
