@@ -181,10 +181,13 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     // the rest of the description may be stated by passages about the other things.
     let named = f.composite && !cx.tabular && names_all(f, cx);
     if !named && (cx.tabular || own * 2 < f.focus.len().max(1)) {
+        // The head of a question asking for a thing by its kind ("which actor", "what
+        // nickname") is met by a passage naming one, in words other than the kind's.
+        let kind = |w: &String| !f.answer_type.is_value() && f.head.as_ref() == Some(w);
         let absent: Vec<&String> = f
             .focus
             .iter()
-            .filter(|w| !has_word(&cx.document, w) && !has_word(&cx.title, w))
+            .filter(|w| !has_word(&cx.document, w) && !has_word(&cx.title, w) && !kind(w))
             .collect();
         if let Some(w) = absent
             .first()
