@@ -831,6 +831,8 @@ fn measured_type(
     if has("how long")
         || has("how often")
         || has("what length of time")
+        || has("what time limit")
+        || has("what time period")
         || (has("how many") && time_unit.is_some())
         || any(&["duration"])
     {
@@ -1273,7 +1275,8 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         AnswerType::Date | AnswerType::Period => {
             &["posted", "dated", "occur", "happen", "take", "place"]
         }
-        AnswerType::Quantity => &["count", "counts", "grand", "figures"],
+        AnswerType::Quantity => &["count", "counts", "grand", "figures", "limit", "limits"],
+        AnswerType::Duration => &["time", "limit", "limits", "within", "duration"],
         AnswerType::Person | AnswerType::Organisation => &["named"],
         _ => &[],
     };

@@ -856,19 +856,27 @@ const NUMBERED: &[&str] = &[
     "pillar",
 ];
 
-/// What names a numbered or coded thing in question `f`, lower case: its figures
-/// ("3.6"), its coded names ("de.cm") and a numbered word with its number ("step 7").
+/// What names a numbered or coded thing in question `f`, lower case: a figure after a
+/// numbered word ("3.6"), a coded name ("de.cm") and a numbered word with its number
+/// ("step 7").
 fn marks(f: &Frame) -> Vec<String> {
-    let mut out: Vec<String> = f.figures.clone();
+    let mut out: Vec<String> = Vec::new();
     out.extend(
         f.entities
             .iter()
             .filter(|e| !e.contains(' ') && e.contains('.') && e.chars().any(|c| c.is_uppercase()))
             .map(|e| e.to_lowercase()),
     );
+    // A figure after a numbered word ("objective 3.6"), not one naming a document
+    // ("Regulation (EU) 2018/1805").
     for p in f.qualifiers.windows(2) {
-        if NUMBERED.contains(&p[0].as_str()) && p[1].chars().all(|c| c.is_ascii_digit()) {
+        if !NUMBERED.contains(&p[0].as_str()) {
+            continue;
+        }
+        if p[1].chars().all(|c| c.is_ascii_digit()) {
             out.push(format!("{} {}", p[0], p[1]));
+        } else if f.figures.contains(&p[1]) {
+            out.push(p[1].clone());
         }
     }
     out
@@ -1171,6 +1179,10 @@ mod tests {
         assert!(writes_mark("Step 7: Implement Action Plan", "step 7"));
         assert!(!writes_mark("Step 71: Review", "step 7"));
         assert!(!writes_mark("objective 13.6", "3.6") && writes_mark("(3.6)", "3.6"));
+        let f = frame("Under Regulation (EU) 2018/1805, what must the authority decide?");
+        assert!(marks(&f).is_empty());
+        let f = frame("In Figure 1, what is strategic objective 3.6?");
+        assert_eq!(marks(&f), ["3.6"]);
     }
 
     #[test]
