@@ -713,6 +713,47 @@ fn unmet(why: String) -> Decision {
     }
 }
 
+/// The decision for a question that asks for no value: the covering items (those that
+/// write a numbered or coded thing the question names first, when any does), and the
+/// link the first was reached through; or what is missing.
+fn unvalued(
+    f: &Frame,
+    n: &Numbered,
+    covering: &[(&String, &Verdict)],
+    misses: &[String],
+    anything: bool,
+) -> Decision {
+    if covering.is_empty() && anything {
+        return unmet(format!(
+            "no verified passage addresses the question itself (what it asks about: {})",
+            nothing_said(f, misses)
+        ));
+    }
+    // A question that names a numbered or coded thing ("Step 7", "DE.CM", "objective
+    // 3.6") is answered by the items that write it, when any does.
+    let marks = marks(f);
+    let marked: Vec<&String> = covering
+        .iter()
+        .filter(|(_, v)| marks.iter().any(|m| writes_mark(&v.candidate.quote, m)))
+        .map(|(id, _)| *id)
+        .collect();
+    let mut keep: Vec<String> = if marked.is_empty() {
+        covering.iter().map(|(id, _)| (*id).clone()).collect()
+    } else {
+        marked.into_iter().cloned().collect()
+    };
+    // The answer's first item may have been reached through another document that
+    // names it (the son's article naming his father's): that link is kept too.
+    if let Some(first) = keep.first().cloned() {
+        let linked = links(n, &first, &keep);
+        keep.extend(linked);
+    }
+    Decision {
+        keep: Some(keep),
+        ..Decision::default()
+    }
+}
+
 /// Decide what answers `f` among `n`'s verified items.
 pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
     let measured = without_measure(f);
@@ -720,35 +761,7 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     let (covering, misses, named) = covering(engine, f, n, multi_hop);
     let anything = n.verified().next().is_some();
     if !f.answer_type.is_value() {
-        if covering.is_empty() && anything {
-            return unmet(format!(
-                "no verified passage addresses the question itself (what it asks about: {})",
-                nothing_said(f, &misses)
-            ));
-        }
-        // A question that names a numbered or coded thing ("Step 7", "DE.CM", "objective
-        // 3.6") is answered by the items that write it, when any does.
-        let marks = marks(f);
-        let marked: Vec<&String> = covering
-            .iter()
-            .filter(|(_, v)| marks.iter().any(|m| writes_mark(&v.candidate.quote, m)))
-            .map(|(id, _)| *id)
-            .collect();
-        let mut keep: Vec<String> = if marked.is_empty() {
-            covering.iter().map(|(id, _)| (*id).clone()).collect()
-        } else {
-            marked.into_iter().cloned().collect()
-        };
-        // The answer's first item may have been reached through another document that
-        // names it (the son's article naming his father's): that link is kept too.
-        if let Some(first) = keep.first().cloned() {
-            let linked = links(n, &first, &keep);
-            keep.extend(linked);
-        }
-        return Decision {
-            keep: Some(keep),
-            ..Decision::default()
-        };
+        return unvalued(f, n, &covering, &misses, anything);
     }
     let stated: Vec<(&String, Found, usize)> = covering
         .iter()
