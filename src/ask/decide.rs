@@ -305,6 +305,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
+        .filter(|v| f.extreme.is_none() || !in_leading_condition(quote, v))
         .filter(|v| {
             let Some(heading) = heading else {
                 return true;
@@ -342,6 +343,18 @@ fn restates_question(f: &Frame, raw: &str) -> bool {
         && words
             .iter()
             .all(|w| crate::text::is_stopword(w) || asked.contains(&crate::text::stem(w)))
+}
+
+/// Whether value `v` stands in the condition a sentence of `quote` opens with ("For
+/// look-up secrets that have less than 64 bits of entropy, the verifier SHALL …"): it
+/// says when the provision applies, not the limit it sets.
+fn in_leading_condition(quote: &str, v: &Found) -> bool {
+    let from = quote[..v.start].rfind(['.', ';']).map_or(0, |i| i + 1);
+    let lead = quote[from..v.start].trim_start().to_lowercase();
+    let opens = ["if ", "where ", "when ", "for ", "unless ", "in case "]
+        .iter()
+        .any(|o| lead.starts_with(o));
+    opens && !lead.contains(',')
 }
 
 /// Words that open the condition a value holds under ("$15,000 if you're single").
@@ -773,6 +786,16 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
+    // A minimum or a maximum is stated as one ("at least 32 bits"): such a value leads
+    // before a plain figure of another covering item.
+    let mut stated = stated;
+    if let Some(e) = f.extreme {
+        let bound = match e {
+            Extreme::Min => Bound::Min,
+            Extreme::Max => Bound::Max,
+        };
+        stated.sort_by_key(|(_, v, _)| v.bound != bound);
+    }
     let Some((lead, value, several)) = stated.first().cloned() else {
         return no_value(f, n, &misses, anything, multi_hop);
     };
@@ -1173,6 +1196,15 @@ mod tests {
             .into_iter()
             .map(|v| quote[v.start..v.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_limit_is_never_read_in_the_condition_a_provision_opens_with() {
+        let q = "What is the maximum length of a look-up secret?";
+        let quote = "For look-up secrets that have less than 64 bits of entropy, the verifier SHALL limit attempts.";
+        assert!(raw(q, quote).is_empty());
+        let quote = "Look-up secrets SHALL have no more than 64 characters.";
+        assert_eq!(raw(q, quote), ["64"]);
     }
 
     #[test]
