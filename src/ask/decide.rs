@@ -205,8 +205,16 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     let anchored =
         own > 0 || entity_here || figure_here || (f.focus.is_empty() && f.entities.is_empty());
     // A table row names its columns elsewhere: the focus in its document suffices.
-    let enough =
-        !half_focus || cx.tabular || named || f.focus.is_empty() || own * 2 >= f.focus.len();
+    // Prose stating a value words half of what is asked itself (or names every named
+    // thing): one shared word ("secret") does not make a sentence about look-up secrets
+    // answer a question about memorized ones.
+    let valued = f.answer_type.is_value() && cx.chain.is_none() && cx.bridge.is_empty();
+    let enough = (!half_focus && !valued)
+        || cx.tabular
+        || named
+        || f.focus.is_empty()
+        || own * 2 >= f.focus.len()
+        || (valued && names_all(f, cx));
     if anchored && enough {
         Ok(())
     } else {
