@@ -707,6 +707,22 @@ const ROLES: &[&str] = &[
     "inc",
     "ltd",
     "llc",
+    "information",
+    "business",
+    "confidential",
+    "contact",
+    "data",
+    "system",
+    "systems",
+    "service",
+    "services",
+    "program",
+    "programme",
+    "report",
+    "plan",
+    "policy",
+    "security",
+    "management",
 ];
 
 /// Two words or more, letters only (initials and hyphens allowed), not ending in a role.
@@ -840,6 +856,8 @@ mod tests {
     fn an_institution_is_no_person() {
         let q = "Signed for the Council of the European Union by K. EDTSTADLER, the President.";
         assert!(!raw(q, AnswerType::Person, None).contains(&"European Union".to_string()));
+        let q = "Except for Confidential Business Information, contact Marisol Cruz Cain.";
+        assert_eq!(raw(q, AnswerType::Person, None), ["Marisol Cruz Cain"]);
     }
 
     #[test]
