@@ -45,15 +45,11 @@ const DOCS: [(&str, &str); 5] = [
 
 /// The corpus written under `dir` and ingested into `dir/idx`.
 fn index(dir: &Path) -> PathBuf {
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    for (name, text) in DOCS {
-        std::fs::write(docs.join(name), text).unwrap();
-    }
-    let idx = dir.join("idx");
-    let (out, code) = ingest_json(&idx, &[&docs]);
-    assert_eq!(code, 0, "{out}");
-    idx
+    let files: Vec<(&str, Vec<u8>)> = DOCS
+        .iter()
+        .map(|(name, text)| (*name, text.as_bytes().to_vec()))
+        .collect();
+    corpus(dir, &files)
 }
 
 fn ask(idx: &Path, q: &str) -> Value {
