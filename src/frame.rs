@@ -1286,8 +1286,11 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         .flat_map(|e| lower_words(e))
         .collect();
     let mut out: Vec<String> = Vec::new();
-    for x in w {
-        let skip = SCAFFOLD.contains(&x.as_str())
+    for (i, x) in w.iter().enumerate() {
+        // "… have in common?": what two things share, not a word they use.
+        let in_common = x == "common" && i > 0 && w[i - 1] == "in";
+        let skip = in_common
+            || SCAFFOLD.contains(&x.as_str())
             || own.contains(&x.as_str())
             || crate::text::is_stopword(x)
             || named.contains(x)

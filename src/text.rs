@@ -104,6 +104,19 @@ pub fn stem_forms(w: &str) -> Vec<String> {
             out.push(s);
         }
     }
+    // "cities" and "city" name one thing.
+    let other_number = match w.strip_suffix("ies") {
+        Some(base) if base.len() >= 2 => Some(format!("{base}y")),
+        _ => w
+            .strip_suffix('y')
+            .filter(|b| b.len() >= 2 && !b.ends_with(['a', 'e', 'o', 'u']))
+            .map(|b| format!("{b}ies")),
+    };
+    if let Some(s) = other_number.map(|o| stem(&o)) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
     // An irregular verb's other forms ("become" is met by "became").
     if let Some(group) = IRREGULAR.iter().find(|g| g.contains(&w)) {
         out.extend(group.iter().filter(|f| **f != w).map(|f| stem(f)));
@@ -216,6 +229,9 @@ mod tests {
     #[test]
     fn irregular_verbs_are_met_by_their_other_forms() {
         assert!(stem_forms("become").contains(&stem("became")));
+        assert!(stem_forms("cities").contains(&stem("city")));
+        assert!(stem_forms("city").contains(&stem("cities")));
+        assert!(!stem_forms("day").contains(&stem("dies")));
         assert!(stem_forms("written").contains(&stem("write")));
         assert!(!stem_forms("became").contains(&stem("come")));
         assert_eq!(stem_forms("retained"), vec![stem("retained")]);

@@ -115,9 +115,9 @@ fn unnamed(f: &Frame, cx: &Context) -> Option<String> {
             .iter()
             .filter(|w| has_word(&cx.own, w) || has_word(&cx.title, w))
             .count();
-        let doc = ws
-            .iter()
-            .all(|w| has_word(&cx.document, w) || has_word(&cx.title, w));
+        let doc = ws.iter().all(|w| {
+            has_word(&cx.document, w) || has_word(&cx.title, w) || misspelt(&cx.document, w)
+        });
         // A table row or a form value names its column or caption elsewhere in its
         // document (see `tabular`); prose names what it is about itself.
         // Through a bridge (a multi-hop question), another verified item may name it.
@@ -145,6 +145,27 @@ fn unnamed(f: &Frame, cx: &Context) -> Option<String> {
         }
     }
     unnamed
+}
+
+/// Letters from which a word of a name may be misspelt by one letter left out or
+/// added ("Apatim" for "Apratim").
+const MISSPELT_LETTERS: usize = 6;
+
+/// Whether some word of `have` is `word` with one letter more or one less (both of
+/// [`MISSPELT_LETTERS`] letters or more).
+fn misspelt(have: &HashSet<String>, word: &str) -> bool {
+    let w: Vec<char> = word.to_lowercase().chars().collect();
+    let one_more = |long: &[char], short: &[char]| {
+        long.len() == short.len() + 1
+            && (0..long.len()).any(|i| long[..i] == short[..i] && long[i + 1..] == short[i..])
+    };
+    w.len() >= MISSPELT_LETTERS - 1
+        && have.iter().any(|h| {
+            let h: Vec<char> = h.chars().collect();
+            h.len().min(w.len()) >= MISSPELT_LETTERS - 1
+                && h.len().max(w.len()) >= MISSPELT_LETTERS
+                && (one_more(&h, &w) || one_more(&w, &h))
+        })
 }
 
 /// Whether the item with context `cx` covers the frame's named things and focus; the
@@ -209,9 +230,16 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     // thing): one shared word ("secret") does not make a sentence about look-up secrets
     // answer a question about memorized ones.
     let valued = f.answer_type.is_value() && cx.chain.is_none() && cx.bridge.is_empty();
+    // "Which actor does American Beauty have?": a passage about the named thing answers
+    // with one, in words other than the kind's.
+    let kind_only = !f.answer_type.is_value()
+        && f.focus.len() == 1
+        && f.head.as_ref() == f.focus.first()
+        && names_all(f, cx);
     let enough = (!half_focus && !valued)
         || cx.tabular
         || named
+        || kind_only
         || f.focus.is_empty()
         || own * 2 >= f.focus.len()
         || (valued && names_all(f, cx));
@@ -362,8 +390,30 @@ fn in_leading_condition(quote: &str, v: &Found) -> bool {
     let opens = ["if ", "where ", "when ", "for ", "unless ", "in case "]
         .iter()
         .any(|o| lead.starts_with(o));
-    opens && !lead.contains(',')
+    opens && !lead.contains(',') || qualifies_subject(&lead, &quote[v.end..])
 }
+
+/// Words that bind a qualifier to the noun before it ("secrets with fewer than …").
+const QUALIFIERS: &[&str] = &["with", "having", "containing", "whose"];
+
+/// Whether a value read after `lead` (its sentence up to the value) qualifies the
+/// sentence's subject rather than sets what the provision requires: `lead` binds it to a
+/// noun ("Look-up secrets with fewer than") and names no verb a provision sets a value
+/// with, and a modal verb follows it ("… bits of entropy SHALL be salted").
+fn qualifies_subject(lead: &str, after: &str) -> bool {
+    let words = crate::text::words(lead);
+    let bound = words.iter().any(|w| QUALIFIERS.contains(&w.as_str()));
+    let verb =
+        |w: &String| MODALS.contains(&w.as_str()) || ["is", "are", "be"].contains(&w.as_str());
+    let end = after.find(['.', ';']).unwrap_or(after.len());
+    let modal_after = crate::text::words(&after[..end].to_lowercase())
+        .iter()
+        .any(|w| MODALS.contains(&w.as_str()));
+    bound && !words.iter().any(verb) && modal_after
+}
+
+/// Modal verbs a provision sets its requirement with.
+const MODALS: &[&str] = &["shall", "must", "should", "may", "will"];
 
 /// Words that open the condition a value holds under ("$15,000 if you're single").
 const CONDITIONS: &[&str] = &["if", "when", "where", "unless", "provided"];
@@ -836,7 +886,12 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
         (lead.clone(), value)
     };
     let mut keep = support(&covering, &lead, multi_hop);
-    if multi_hop {
+    // The link a value was reached through (its passage does not name what is asked
+    // about; the linked one does) is cited with it.
+    let reached = n
+        .get(&lead)
+        .is_some_and(|v| !names_entities(f, &v.candidate));
+    if multi_hop || reached {
         keep.extend(links(n, &lead, &keep));
     }
     Decision {
@@ -1140,6 +1195,17 @@ fn support(covering: &[(&String, &Verdict)], lead: &String, multi_hop: bool) -> 
     keep
 }
 
+/// Whether candidate `c`'s quote, section, label or title names every word of the
+/// frame's named things.
+fn names_entities(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
+    let have = stems(&format!("{} {}", item_words(c), c.title));
+    f.entities.iter().all(|e| {
+        crate::text::words(&e.to_lowercase())
+            .iter()
+            .all(|w| has_word(&have, w))
+    })
+}
+
 /// The verified items of other documents linked to item `lead` (one names the other's
 /// document title), the first of each document, not already in `kept`: the other link
 /// of a two-step chain ("Kasper Schmeichel is the son of Peter Schmeichel" for a value
@@ -1213,6 +1279,11 @@ mod tests {
         assert!(raw(q, quote).is_empty());
         let quote = "Look-up secrets SHALL have no more than 64 characters.";
         assert_eq!(raw(q, quote), ["64"]);
+        // A bound that qualifies the subject says which secrets, not how long.
+        let quote = "Look-up secrets with fewer than 112 bits of entropy SHALL be salted.";
+        assert!(raw(q, quote).is_empty());
+        let quote = "Look-up secrets with a checksum SHALL be at most 20 characters long.";
+        assert_eq!(raw(q, quote), ["20"]);
     }
 
     #[test]

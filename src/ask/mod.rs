@@ -142,6 +142,16 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         numbered = select::number(verdicts);
         decision = decide::decide(engine, &frame, &numbered, multi_hop);
     }
+    if frame.answer_type.is_value() && decision.value.is_none() {
+        // The bridge step reconsiders what was rejected: all verdicts go with it.
+        found.verdicts = numbered.into_verdicts();
+        let bridged;
+        (found, bridged) = research::bridge(engine, &question.stem, opts, &mut timings, found)?;
+        numbered = select::number(std::mem::take(&mut found.verdicts));
+        if bridged {
+            decision = decide::decide(engine, &frame, &numbered, multi_hop);
+        }
+    }
     let mut second_look = false;
     if frame.answer_type.is_value() && decision.value.is_none() {
         (numbered, decision, second_look) =

@@ -40,6 +40,8 @@ pub(super) struct Found {
     pub verdicts: Vec<Verdict>,
     /// Candidates extracted over all steps.
     pub candidates: usize,
+    /// What each step gave the replanner.
+    pub outcomes: Vec<StepOutcome>,
 }
 
 /// The loop's running state.
@@ -93,6 +95,7 @@ pub(super) fn research(
             retrievals: Vec::new(),
             verdicts: Vec::new(),
             candidates: 0,
+            outcomes: Vec::new(),
         },
         outcomes: Vec::new(),
         seen: HashSet::new(),
@@ -115,6 +118,7 @@ pub(super) fn research(
         }
         next = replan(question, &l.outcomes);
     }
+    l.found.outcomes = std::mem::take(&mut l.outcomes);
     Ok(l.found)
 }
 
@@ -132,25 +136,7 @@ pub(super) fn widen(
     timings: &mut Timings,
     found: Found,
 ) -> Result<Found, Error> {
-    let seen = found
-        .retrievals
-        .iter()
-        .flat_map(|r| r.hits.iter().map(|h| h.chunk.chunk_id.clone()))
-        .collect();
-    let mut l = Loop {
-        engine,
-        reranker: if opts.rerank { engine.reranker() } else { None },
-        retrieve: MultiOptions {
-            k: opts.chunks * WIDEN_FACTOR,
-            rerank_depth: engine.config().rerank_depth,
-            per_document: engine.config().max_chunks_per_document * WIDEN_FACTOR,
-            scope: opts.scope.clone(),
-            ..MultiOptions::default()
-        },
-        found,
-        outcomes: Vec::new(),
-        seen,
-    };
+    let mut l = Loop::again(engine, opts, found, WIDEN_FACTOR);
     let planned = Planned {
         question: question.to_string(),
         action: StepAction::Widen,
@@ -161,7 +147,34 @@ pub(super) fn widen(
         entity: None,
     };
     l.step(planned, opts, timings)?;
+    l.found.outcomes = std::mem::take(&mut l.outcomes);
     Ok(l.found)
+}
+
+/// One bridge step for a question classified simple whose value none of `found`'s
+/// verified items states, even widened: the question may ask through a bridge its words
+/// do not mark ("based in a suburb of a city with a population of …"), found in its
+/// evidence (see [`crate::research::bridge_after`]). A multi-hop question's loop has
+/// followed its bridges already. Returns `found` with the step's verdicts added, and
+/// whether a step ran.
+pub(super) fn bridge(
+    engine: &Engine,
+    question: &str,
+    opts: &AskOptions,
+    timings: &mut Timings,
+    found: Found,
+) -> Result<(Found, bool), Error> {
+    let simple = opts.research && found.classification.class == Class::Simple;
+    let next = simple
+        .then(|| crate::research::bridge_after(question, &found.outcomes))
+        .flatten();
+    let Some(Ok(p)) = next.map(planned) else {
+        return Ok((found, false));
+    };
+    let mut l = Loop::again(engine, opts, found, 1);
+    l.step(p, opts, timings)?;
+    l.found.outcomes = std::mem::take(&mut l.outcomes);
+    Ok((l.found, true))
 }
 
 /// The step a move plans, or why the loop completes.
@@ -190,7 +203,31 @@ fn planned(m: Move) -> Result<Planned, String> {
     }
 }
 
-impl Loop<'_> {
+impl<'e> Loop<'e> {
+    /// A loop continuing `found`, retrieving `factor` times the first step's chunks,
+    /// none seen before.
+    fn again(engine: &'e Engine, opts: &AskOptions, mut found: Found, factor: usize) -> Self {
+        let seen = found
+            .retrievals
+            .iter()
+            .flat_map(|r| r.hits.iter().map(|h| h.chunk.chunk_id.clone()))
+            .collect();
+        Loop {
+            engine,
+            reranker: if opts.rerank { engine.reranker() } else { None },
+            retrieve: MultiOptions {
+                k: opts.chunks * factor,
+                rerank_depth: engine.config().rerank_depth,
+                per_document: engine.config().max_chunks_per_document * factor,
+                scope: opts.scope.clone(),
+                ..MultiOptions::default()
+            },
+            outcomes: std::mem::take(&mut found.outcomes),
+            found,
+            seen,
+        }
+    }
+
     /// Why the loop stops after the last step, if it does.
     fn stop(&self, failures_in_row: usize) -> Option<String> {
         if self.found.classification.class == Class::Simple {

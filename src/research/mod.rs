@@ -515,6 +515,23 @@ fn bridge_step(ctx: &Context, last: &StepOutcome) -> Option<Move> {
         // after a failed step of another kind, the retry handles it
         return None;
     }
+    bridge_from(ctx, source)
+}
+
+/// A bridge step for a question answered in one step whose verified passages state
+/// no value of the asked type, even over more chunks: a name in the best evidence of
+/// the latest completed step ("based in the Memphis suburb of Southaven" → Southaven),
+/// searched with what the question still asks.
+pub fn bridge_after(question: &str, steps: &[StepOutcome]) -> Option<Move> {
+    let ctx = Context::new(question, steps);
+    let source = steps.iter().rev().find(|s| s.completed)?;
+    bridge_from(&ctx, source)
+}
+
+/// The first fresh bridge name of `source`'s evidence as a next step (see
+/// [`bridge_step`]).
+fn bridge_from(ctx: &Context, source: &StepOutcome) -> Option<Move> {
+    let steps = ctx.steps;
     bridge_names(ctx, source).into_iter().find_map(|n| {
         // Not in the question, and not a longer form of an earlier step's bridge.
         let head: String = n
