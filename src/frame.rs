@@ -914,6 +914,8 @@ fn named_type(w: &[String], first: &str) -> (AnswerType, Option<UnitFamily>, Opt
         || first == "whose"
         || has("what name")
         || has("whose name")
+        // "What full name …", "What other name …"
+        || (matches!(first, "which" | "what") && w.get(2).is_some_and(|x| x == "name"))
         || (matches!(first, "which" | "what")
             && w.get(1).is_some_and(|x| PEOPLE.contains(&x.as_str())))
     {
@@ -1558,6 +1560,10 @@ mod tests {
             AnswerType::Identifier
         );
         assert_eq!(ty("Who is the contracting officer?"), AnswerType::Person);
+        assert_eq!(
+            ty("What full name is entered on the form?"),
+            AnswerType::Person
+        );
         assert_eq!(
             ty("Which agency issued the order?"),
             AnswerType::Organisation

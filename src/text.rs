@@ -117,6 +117,13 @@ pub fn stem_forms(w: &str) -> Vec<String> {
             out.push(s);
         }
     }
+    // An agent noun and its verb: "player" is met by "plays".
+    if let Some(verb) = w.strip_suffix("er").filter(|v| v.len() >= 4) {
+        let s = stem(verb);
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
     // An irregular verb's other forms ("become" is met by "became").
     if let Some(group) = IRREGULAR.iter().find(|g| g.contains(&w)) {
         out.extend(group.iter().filter(|f| **f != w).map(|f| stem(f)));
@@ -232,6 +239,7 @@ mod tests {
         assert!(stem_forms("cities").contains(&stem("city")));
         assert!(stem_forms("city").contains(&stem("cities")));
         assert!(!stem_forms("day").contains(&stem("dies")));
+        assert!(stem_forms("player").contains(&stem("plays")));
         assert!(stem_forms("written").contains(&stem("write")));
         assert!(!stem_forms("became").contains(&stem("come")));
         assert_eq!(stem_forms("retained"), vec![stem("retained")]);

@@ -547,11 +547,15 @@ fn covering<'a>(
                 std::rc::Rc::new(stems(&document_text(engine, &mut texts, &c.doc_id)))
             })
             .clone();
+        // An example ("For example, if that job pays every other week, enter 26")
+        // illustrates the sentence before it, which says what it is an example of.
+        let example = illustrates(&c.quote).then_some(own.as_str());
         let said = [
             Some(c.quote.as_str()),
             c.section.as_deref(),
             c.label.as_deref(),
             Some(c.title.as_str()),
+            example,
         ]
         .into_iter()
         .flatten()
@@ -594,6 +598,14 @@ fn covering<'a>(
     let named = covering.iter().map(|(k, ..)| *k).collect();
     let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
     (covering, misses, named)
+}
+
+/// Whether `quote` opens as an example of what the text before it says.
+fn illustrates(quote: &str) -> bool {
+    let lower = quote.trim_start().to_lowercase();
+    ["for example", "for instance", "e.g.", "example:"]
+        .iter()
+        .any(|o| lower.starts_with(o))
 }
 
 /// How many words of the frame's named things and how many of its figures the item with
@@ -1055,8 +1067,17 @@ fn by_cell(
     });
     let Some((lead, p)) = picked else {
         if missed.iter().all(|m| *m == super::cell::Miss::NotARow) {
+            // Alternatives in clauses of their own ("if it pays weekly, enter 52; if it
+            // pays every other week, enter 26"): the one whose clause words the question.
+            let quote = covering
+                .iter()
+                .find(|(id, _)| *id == lead)
+                .map(|(_, v)| v.candidate.quote.as_str());
             return Decision {
                 keep: Some(support(covering, lead, multi_hop)),
+                value: quote
+                    .and_then(|q| alternative(f, q))
+                    .map(|v| (lead.clone(), v)),
                 ..Decision::default()
             };
         }
@@ -1069,6 +1090,51 @@ fn by_cell(
         ..Decision::default()
     }
 }
+
+/// The value of the one clause of `quote` (clauses split at `;`, each stating one value
+/// of the asked type) that words more of the question than every other clause, and at
+/// least [`ALTERNATIVE_WORDS`] of its words.
+fn alternative(f: &Frame, quote: &str) -> Option<Found> {
+    let asked: HashSet<String> = f
+        .qualifiers
+        .iter()
+        .filter(|w| !crate::text::is_stopword(w) && !w.chars().any(|c| c.is_ascii_digit()))
+        .map(|w| crate::text::stem(w))
+        .collect();
+    let mut scored: Vec<(usize, Found)> = Vec::new();
+    let mut at = 0;
+    for clause in quote.split(';') {
+        let vs = values(f, clause);
+        let words: HashSet<String> = crate::text::words(&clause.to_lowercase())
+            .iter()
+            .map(|w| crate::text::stem(w))
+            .collect();
+        if let [v] = vs.as_slice() {
+            let score = asked.intersection(&words).count();
+            let v = Found {
+                start: at + v.start,
+                end: at + v.end,
+                ..v.clone()
+            };
+            scored.push((score, v));
+        }
+        at += clause.len() + 1;
+    }
+    scored.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
+    match scored.as_slice() {
+        [(best, v), rest @ ..]
+            if *best >= ALTERNATIVE_WORDS
+                && rest.iter().all(|(k, _)| k < best)
+                && !rest.is_empty() =>
+        {
+            Some(v.clone())
+        }
+        _ => None,
+    }
+}
+
+/// Words of the question the clause of an alternative must word (see [`alternative`]).
+const ALTERNATIVE_WORDS: usize = 2;
 
 /// Why no table cell answers frame `f`, from the rows' misses: a row the question names
 /// without the column it asks for, or no row it names.

@@ -284,7 +284,8 @@ impl<'e> Loop<'e> {
         }
         self.settle_revisited(&revisited, &mut verdicts);
         sort_verdicts(&mut verdicts);
-        Ok(self.evaluate(p, step_no, retrieval, verdicts))
+        let near = near_quotes(&verdicts, &opts.relevance);
+        Ok(self.evaluate(p, step_no, retrieval, verdicts, near))
     }
 
     /// The step's candidates: extracted from its chunks, plus (for a step about an
@@ -381,12 +382,13 @@ impl<'e> Loop<'e> {
         step_no: usize,
         retrieval: Retrieval,
         verdicts: Vec<Verdict>,
+        near: Vec<String>,
     ) -> bool {
-        let good: Vec<String> = verdicts
+        let (good, good_titles): (Vec<String>, Vec<String>) = verdicts
             .iter()
             .filter(|v| v.rejected.is_none())
-            .map(|v| v.candidate.quote.clone())
-            .collect();
+            .map(|v| (v.candidate.quote.clone(), v.candidate.title.clone()))
+            .unzip();
         let completed = !good.is_empty();
         self.found.steps.push(Step {
             step: step_no,
@@ -417,12 +419,45 @@ impl<'e> Loop<'e> {
             question: p.question,
             completed,
             verified: good,
+            verified_titles: good_titles,
+            near,
             titles: unverified_titles(&retrieval, &verdicts),
         });
         self.found.retrievals.push(retrieval);
         self.found.verdicts.extend(verdicts);
         completed
     }
+}
+
+/// Quotes turned away as off the question only because their relevance fell just short
+/// (at least [`super::decide::SECOND_LOOK_SHARE`] of the threshold), of documents
+/// with a verified quote: a bridge may be named there ("The songs are performed by
+/// pianist Harry Connick Jr." beside the soundtrack's verified first sentence).
+fn near_quotes(
+    verdicts: &[Verdict],
+    relevance: &crate::evidence::verify::RelevanceConfig,
+) -> Vec<String> {
+    let docs: HashSet<&str> = verdicts
+        .iter()
+        .filter(|v| v.rejected.is_none())
+        .map(|v| v.candidate.doc_id.as_str())
+        .collect();
+    verdicts
+        .iter()
+        .filter(|v| {
+            let floor = if v.relevance.cross.is_some() {
+                relevance.min_cross_relevance
+            } else {
+                relevance.min_relevance
+            } * super::decide::SECOND_LOOK_SHARE;
+            v.rejected
+                .as_ref()
+                .is_some_and(|r| r.reason == Reason::DoesNotAddressQuestion)
+                && v.relevance.score >= floor
+                && docs.contains(v.candidate.doc_id.as_str())
+        })
+        .map(|v| v.candidate.quote.clone())
+        .collect()
 }
 
 /// A candidate's place: (document, start, end).

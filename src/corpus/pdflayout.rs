@@ -6,7 +6,7 @@
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 5;
+pub const LAYOUT_VERSION: u32 = 6;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -907,12 +907,35 @@ fn heading_level(t: &str, alone: bool) -> Option<u8> {
     if letters >= 2 && !t.chars().any(char::is_lowercase) && letters * 2 >= visible {
         return Some(1);
     }
+    if alone && stepped(&words) {
+        return Some(2);
+    }
     let upper_start = t.chars().next().is_some_and(char::is_uppercase);
     // A title-case line with a figure is a caption, footer or form line ("Cat. No. 10231X
     // Form W-9 (Rev. 3-2024)"), not a section.
     let figure = t.chars().any(|c| c.is_ascii_digit());
     (alone && upper_start && !figure && words.len() <= 10 && words.iter().all(|w| title_word(w)))
         .then_some(2)
+}
+
+/// Words that open the title of a numbered step or schedule of a form.
+const STEP_WORDS: &[&str] = &["Step", "Schedule", "Exhibit", "Attachment", "Worksheet"];
+
+/// Whether `words` (a line standing alone) title a form's numbered step or schedule:
+/// the keyword, a number or letter ("2(b)—Multiple", "A"), and title-case words
+/// ("Step 2(b)—Multiple Jobs Worksheet (Keep for your records.)").
+fn stepped(words: &[&str]) -> bool {
+    let [first, id, ..] = words else {
+        return false;
+    };
+    let numbered = id.chars().next().is_some_and(|c| c.is_ascii_digit())
+        || (id.chars().count() == 1 && id.chars().all(|c| c.is_ascii_uppercase()));
+    let long: Vec<&&str> = words[2..]
+        .iter()
+        .take_while(|w| !w.starts_with('('))
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 4)
+        .collect();
+    STEP_WORDS.contains(first) && numbered && long.iter().all(|w| title_word(w))
 }
 
 /// Level of a numbered heading (`2.1 Scope` → 2, `Part II` → 1).
@@ -1490,6 +1513,22 @@ mod tests {
         );
         let h = &layout.headings[0];
         assert_eq!(&text[h.start..h.end], "1.8. Project Start Date");
+        // A form's numbered step is a heading; a footer with a figure is not.
+        assert_eq!(
+            heading_level(
+                "Step 2(b)—Multiple Jobs Worksheet (Keep for your records.)",
+                true
+            ),
+            Some(2)
+        );
+        assert_eq!(
+            heading_level("Cat. No. 10231X Form W-9 (Rev. 3-2024)", true),
+            None
+        );
+        assert_eq!(
+            heading_level("Step 3 of the process is simple here", true),
+            None
+        );
     }
 
     #[test]

@@ -623,12 +623,32 @@ fn footnote_mark_len(text: &str, dot: usize, k: usize, end: usize) -> usize {
     }
 }
 
+/// Whether the bullet at byte `i` stands between whitespace inside a line, after text of
+/// the sentence that starts at `sent_start` and before text up to `end`.
+fn inline_bullet(text: &str, sent_start: usize, i: usize, end: usize) -> bool {
+    let before = &text[sent_start..i];
+    let after = &text[i + '•'.len_utf8()..end];
+    before.ends_with([' ', '\t'])
+        && !before.trim().is_empty()
+        && after.starts_with([' ', '\t'])
+        && !after.trim().is_empty()
+}
+
 fn split_block(text: &str, block: Block, out: &mut Vec<Span>) {
     let end = block.end;
     let mut sent_start = block.start;
     let mut i = block.scan_from;
     while i < end {
         let c = char_at(text, i).expect("in bounds");
+        // A bullet inside a line starts an item of its own ("2 Enter: • $22,500 if
+        // you're head of household • $15,000 if …" of a form laid out in columns).
+        if c == '•' && inline_bullet(text, sent_start, i, end) {
+            let before = text[sent_start..i].trim_end().len();
+            out.push(Span::new(sent_start, sent_start + before));
+            sent_start = i;
+            i += c.len_utf8();
+            continue;
+        }
         let cjk = is_cjk_terminator(c);
         if !cjk && !is_terminator(c) {
             i += c.len_utf8();
@@ -1083,6 +1103,16 @@ mod tests {
             "2) foo\n* bar\n+ baz\n• qux",
             &["2) foo", "* bar", "+ baz", "• qux"],
         );
+        // A bullet inside a line starts an item; one glued to a word does not.
+        check(
+            "2 Enter: • $22,500 if head of household • $15,000 if single",
+            &[
+                "2 Enter:",
+                "• $22,500 if head of household",
+                "• $15,000 if single",
+            ],
+        );
+        check("a•b and c •", &["a•b and c •"]);
         check("a) alpha\nb) beta", &["a) alpha", "b) beta"]);
         check(
             "1.2. Scope of work\n1.3. Terms",

@@ -432,6 +432,27 @@ const OWN_DOCUMENT: &[&str] = &[
     "annex",
     "appendix",
     "schedule",
+    // What a form, a data release, a permit or a project submission says of itself.
+    "form",
+    "statistics",
+    "data",
+    "table",
+    "figure",
+    "worksheet",
+    "instructions",
+    "publication",
+    "notice",
+    "plan",
+    "permit",
+    "licence",
+    "license",
+    "lease",
+    "certificate",
+    "application",
+    "project",
+    "programme",
+    "program",
+    "study",
 ];
 
 /// Whether words `w` open with an impersonal "It" ("It is unlawful to …", "It shall be
@@ -1193,6 +1214,8 @@ mod tests {
             "This Regulation shall apply from 2 August 2026.",
             "This Part applies to every county clinic.",
             "These Rules take effect on 1 January 2025.",
+            "These statistics represent the number of background checks initiated.",
+            "This project is located in the county of Shropshire.",
             "It is unlawful to sell tobacco to a minor.",
         ] {
             assert!(!opens_with_back_reference(s), "{s}");

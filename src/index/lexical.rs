@@ -39,14 +39,21 @@ pub fn fts_query(text: &str) -> Option<String> {
     if terms.is_empty() {
         return None;
     }
-    Some(
-        terms
-            .iter()
-            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(" OR "),
-    )
+    let mut tokens: Vec<String> = terms
+        .iter()
+        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+        .collect();
+    // A short text is also matched as a phrase, its words in order ("other names used"):
+    // a passage that prints it scores above one that scatters its words.
+    let all = words(text);
+    if (2..=MAX_PHRASE_WORDS).contains(&all.len()) {
+        tokens.push(format!("\"{}\"", all.join(" ").replace('"', "\"\"")));
+    }
+    Some(tokens.join(" OR "))
 }
+
+/// Most words of a text that is also matched as a phrase.
+pub const MAX_PHRASE_WORDS: usize = 6;
 
 #[cfg(test)]
 mod tests {
@@ -54,10 +61,15 @@ mod tests {
 
     #[test]
     fn syntax_characters_become_plain_quoted_terms() {
-        let q = fts_query(r#"records" AND -retention* NEAR(x) col:umn ^start"#).unwrap();
+        let q = fts_query(r#"records" AND -retention* NEAR(x) col:umn ^start AND more"#).unwrap();
         assert_eq!(
             q,
-            r#""records" OR "retention" OR "near" OR "x" OR "col" OR "umn" OR "start""#
+            r#""records" OR "retention" OR "near" OR "x" OR "col" OR "umn" OR "start" OR "more""#
+        );
+        // A short text is matched as a phrase too.
+        assert_eq!(
+            fts_query("Other names used").unwrap(),
+            r#""names" OR "used" OR "other names used""#
         );
     }
 

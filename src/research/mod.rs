@@ -214,6 +214,8 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
 const INTERROGATIVES: &[&str] = &[
     "who", "what", "which", "when", "where", "why", "how", "whose", "whom", "is", "are", "was",
     "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "had",
+    // Requests ask as well ("Name three best sellers …").
+    "name", "list", "give", "identify", "tell",
 ];
 /// Words that open a relative clause.
 const RELATIVES: &[&str] = &["who", "whom", "whose", "which", "that", "where"];
@@ -363,6 +365,11 @@ pub struct StepOutcome {
     pub reason: String,
     /// Verified quotes, best first.
     pub verified: Vec<String>,
+    /// The title of each verified quote's document, in the same order.
+    pub verified_titles: Vec<String>,
+    /// Quotes of the same documents whose relevance fell just short: bridges may be
+    /// named there too.
+    pub near: Vec<String>,
     /// Titles of documents the step retrieved but verified nothing from.
     pub titles: Vec<String>,
 }
@@ -394,6 +401,8 @@ struct Context<'a> {
 const MAX_FOCUS_TERMS: usize = 6;
 /// Verified quotes of the bridge source searched for bridge entities, at most.
 const BRIDGE_SOURCE_QUOTES: usize = 6;
+/// Words of the question a quote just short of relevance must word to name a bridge.
+const NEAR_BRIDGE_WORDS: usize = 2;
 /// Bridge steps with evidence after which no further bridge is tried (the first may
 /// have been the wrong hop, so a second candidate is still tried).
 const MAX_BRIDGES: usize = 2;
@@ -522,17 +531,34 @@ fn bridge_step(ctx: &Context, last: &StepOutcome) -> Option<Move> {
 /// no value of the asked type, even over more chunks: a name in the best evidence of
 /// the latest completed step ("based in the Memphis suburb of Southaven" → Southaven),
 /// searched with what the question still asks.
+///
+/// Only a name that is the title of a document retrieved with nothing verified counts:
+/// the hop leads to another document the corpus holds, never back into the documents
+/// already read ("Form W-4" of the W-4's own instructions).
 pub fn bridge_after(question: &str, steps: &[StepOutcome]) -> Option<Move> {
     let ctx = Context::new(question, steps);
     let source = steps.iter().rev().find(|s| s.completed)?;
-    bridge_from(&ctx, source)
+    let unread: Vec<&str> = steps
+        .iter()
+        .flat_map(|s| &s.titles)
+        .map(|t| title_name(t))
+        .collect();
+    let mut names = bridge_names(&ctx, source);
+    names.retain(|n| unread.contains(&n.as_str()));
+    fresh_bridge(&ctx, names)
 }
 
 /// The first fresh bridge name of `source`'s evidence as a next step (see
 /// [`bridge_step`]).
 fn bridge_from(ctx: &Context, source: &StepOutcome) -> Option<Move> {
+    fresh_bridge(ctx, bridge_names(ctx, source))
+}
+
+/// The first of `names` that is a fresh bridge, as a next step: not in the question, not
+/// a longer form of an earlier step's bridge, not made of the question's own words.
+fn fresh_bridge(ctx: &Context, names: Vec<String>) -> Option<Move> {
     let steps = ctx.steps;
-    bridge_names(ctx, source).into_iter().find_map(|n| {
+    names.into_iter().find_map(|n| {
         // Not in the question, and not a longer form of an earlier step's bridge.
         let head: String = n
             .split_whitespace()
@@ -556,16 +582,60 @@ fn bridge_from(ctx: &Context, source: &StepOutcome) -> Option<Move> {
 /// holds), then multi-word names, then single names. Quotes about something the question
 /// names come first: a bridge is a hop from the question's own entities.
 fn bridge_names(ctx: &Context, source: &StepOutcome) -> Vec<String> {
-    let top: Vec<&String> = source.verified.iter().take(BRIDGE_SOURCE_QUOTES).collect();
-    let anchored = |v: &&String| ctx.question_names.iter().any(|n| mentions(v, n));
-    let ordered: Vec<&String> = top
+    let top: Vec<(usize, &String)> = source
+        .verified
         .iter()
-        .copied()
-        .filter(anchored)
-        .chain(top.iter().copied().filter(|v| !anchored(v)).take(1))
+        .take(BRIDGE_SOURCE_QUOTES)
+        .enumerate()
         .collect();
+    // About a thing the question names: the quote names it, or its document's title does
+    // ("The songs are performed by pianist Harry Connick Jr." of the soundtrack's article).
+    let anchored = |(i, v): &(usize, &String)| {
+        let title = source.verified_titles.get(*i).map_or("", String::as_str);
+        ctx.question_names
+            .iter()
+            .any(|n| mentions(v, n) || mentions(title, n))
+    };
+    // The quote that words more of what the question says of the bridge ("performed by",
+    // "songs") names it more likely: such quotes are searched first.
+    let described: Vec<&String> = ctx
+        .focus
+        .iter()
+        .filter(|t| !ctx.question_names.iter().any(|n| mentions(n, t)))
+        .collect();
+    let said = |v: &String| {
+        let w = words(v);
+        described.iter().filter(|t| w.contains(t)).count()
+    };
+    let mut first: Vec<(usize, &String)> = top.iter().copied().filter(anchored).collect();
+    // A quote just short of relevance, of a document with a verified quote, counts when it
+    // words two or more of what the question says.
+    let near = source.near.iter().filter(|v| said(v) >= NEAR_BRIDGE_WORDS);
+    first.extend(near.map(|v| (BRIDGE_SOURCE_QUOTES, v)));
+    first.sort_by_key(|(i, v)| (std::cmp::Reverse(said(v)), *i));
+    let ordered: Vec<&String> = first
+        .into_iter()
+        .chain(top.iter().copied().filter(|x| !anchored(x)).take(1))
+        .map(|(_, v)| v)
+        .collect();
+    // Names of the quotes that word much of what the question says come first.
+    let (lead, rest): (Vec<&String>, Vec<&String>) = ordered
+        .into_iter()
+        .partition(|v| said(v) >= NEAR_BRIDGE_WORDS);
+    let mut out = names_in(ctx, &lead);
+    for n in names_in(ctx, &rest) {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Bridge candidates of `quotes`: titles of retrieved documents they name, then
+/// multi-word names, then single names.
+fn names_in(ctx: &Context, quotes: &[&String]) -> Vec<String> {
     let mut found: Vec<String> = Vec::new();
-    for quote in &ordered {
+    for quote in quotes {
         for n in bridge_candidates(quote) {
             if !found.contains(&n) {
                 found.push(n);
@@ -574,7 +644,7 @@ fn bridge_names(ctx: &Context, source: &StepOutcome) -> Vec<String> {
     }
     found.sort_by_key(|n| n.split_whitespace().count() < 2);
     let mut titled: Vec<String> = Vec::new();
-    for quote in &ordered {
+    for quote in quotes {
         for t in ctx.steps.iter().flat_map(|s| &s.titles) {
             let n = title_name(t);
             if n.chars().filter(|c| c.is_alphabetic()).count() >= MIN_TITLE_LETTERS
@@ -666,6 +736,7 @@ mod tests {
             "What government position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?",
             "The director of the romantic comedy \"Big Stone Gap\" is based in what New York city?",
             "Which magazine was started first, Arthur's Magazine or First for Women?",
+            "Name three best sellers from Arthur Hailey that were released before Donna Tartt was born.",
         ] {
             assert_eq!(classify(q).class, Class::MultiHop, "{q}");
         }
@@ -691,6 +762,8 @@ mod tests {
             question: q.into(),
             completed: true,
             verified: vec![quote.into()],
+            verified_titles: vec![],
+            near: vec![],
             titles,
         };
         let entity = |m: Move| match m {
@@ -723,6 +796,8 @@ mod tests {
             question: q.into(),
             completed: true,
             verified: vec!["Kiss and Tell is a 1945 American comedy film starring then 17-year-old Shirley Temple as Corliss Archer, portrayed on radio.".into()],
+            verified_titles: vec![],
+            near: vec![],
             titles: Vec::new(),
         };
         let m = replan(q, std::slice::from_ref(&s1));
@@ -748,6 +823,8 @@ mod tests {
             question,
             completed: true,
             verified: vec!["Shirley Temple Black was an American actress who served as Chief of Protocol of the United States.".into()],
+            verified_titles: vec![],
+            near: vec![],
             titles: Vec::new(),
         };
         let m = replan(q, &[s1, s2]);
@@ -766,6 +843,8 @@ mod tests {
             question: q.into(),
             completed: false,
             verified: vec![],
+            verified_titles: vec![],
+            near: vec![],
             titles: Vec::new(),
         };
         let m = replan(q, std::slice::from_ref(&s1));
@@ -778,6 +857,8 @@ mod tests {
             question,
             completed: false,
             verified: vec![],
+            verified_titles: vec![],
+            near: vec![],
             titles: Vec::new(),
         };
         assert!(matches!(replan(q, &[s1, s2]), Move::Complete { .. }));

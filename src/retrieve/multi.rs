@@ -99,6 +99,30 @@ pub fn keyword_terms(question: &str) -> Vec<String> {
         .collect()
 }
 
+/// Words a quoted phrase needs to be searched by itself.
+const MIN_QUOTED_WORDS: usize = 2;
+
+/// The phrases `question` quotes (`'…'`, `"…"`, `‘…’`, `“…”`) of at least
+/// [`MIN_QUOTED_WORDS`] words, lower case.
+fn quoted_phrases(question: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (open, close) in [('\'', '\''), ('"', '"'), ('‘', '’'), ('“', '”')] {
+        let mut rest = question;
+        while let Some(i) = rest.find(open) {
+            let after = &rest[i + open.len_utf8()..];
+            // An apostrophe inside a word ("treasurer's") opens nothing.
+            let glued = open == '\'' && rest[..i].chars().last().is_some_and(char::is_alphanumeric);
+            let Some(j) = after.find(close) else { break };
+            let phrase = after[..j].trim();
+            if !glued && words(phrase).len() >= MIN_QUOTED_WORDS {
+                out.push(phrase.to_lowercase());
+            }
+            rest = &after[j + close.len_utf8()..];
+        }
+    }
+    out
+}
+
 impl Rewrite for KeywordPrf {
     fn name(&self) -> &str {
         "keyword+prf"
@@ -116,6 +140,9 @@ impl Rewrite for KeywordPrf {
         if !kw.is_empty() && keyword != question.trim().to_lowercase() {
             out.push(keyword.clone());
         }
+        // A label the question quotes ("listed under 'Other names used'") is searched
+        // for by itself too: the passage that prints it may share no other word.
+        out.extend(quoted_phrases(question));
         // Feedback: candidate terms by how many feedback chunks contain them and how often.
         let query_terms: HashSet<&str> = kw.iter().map(String::as_str).collect();
         let mut stats: BTreeMap<String, (usize, usize)> = BTreeMap::new();
