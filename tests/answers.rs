@@ -512,3 +512,62 @@ fn alternatives_lead_ins_and_exclusions_are_read_as_written() {
     );
     assert_value(&a, "date", "19 December 2020");
 }
+
+#[test]
+fn a_value_is_reached_through_a_bridge_an_example_or_an_inline_item() {
+    let team = "# Memphis Hustle\n\nThe Memphis Hustle are a professional basketball team \
+        of the G League. Based in the Memphis suburb of Southaven, Mississippi, the team \
+        plays its home games at the Landers Center.\n";
+    let city = "# Southaven, Mississippi\n\nSouthaven is a city in DeSoto County, \
+        Mississippi, United States. The 2010 census reported a population of 48,982, \
+        making Southaven the third largest city in Mississippi.\n";
+    let form = "Deductions Worksheet\n\n2 Enter: • $22,500 if you're head of household \
+        • $15,000 if you're single or married filing separately\n\n3 Enter the number of \
+        pay periods per year for the highest paying job. For example, if that job pays \
+        weekly, enter 52; if it pays every other week, enter 26; if it pays monthly, \
+        enter 12.\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(
+        tmp.path(),
+        &[
+            ("team.md", team.as_bytes().to_vec()),
+            ("southaven.md", city.as_bytes().to_vec()),
+            ("worksheet.txt", form.as_bytes().to_vec()),
+        ],
+    );
+    // The value stands in the city's article; the team's names the city: both are cited.
+    let a = ask(
+        &idx,
+        "The Memphis Hustle are based in a suburb of a city with a population of what in 2010?",
+    );
+    assert_value(&a, "quantity", "48,982");
+    let quotes: Vec<&str> = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["quote"].as_str().unwrap())
+        .collect();
+    assert!(
+        quotes.iter().any(|q| q.contains("suburb of Southaven")),
+        "{a:#}"
+    );
+    // A year the documents do not cover is no answer, bridge or not.
+    let a = ask(
+        &idx,
+        "The Memphis Hustle are based in a suburb of a city with a population of what in 1990?",
+    );
+    assert!(a["answer_value"].is_null(), "{a:#}");
+    // Items printed on one line are items each.
+    let a = ask(
+        &idx,
+        "On line 2 of the Deductions Worksheet, what amount is entered if you are head of household?",
+    );
+    assert_value(&a, "money", "$22,500");
+    // An example is read with the sentence it illustrates, and of its alternatives the
+    // clause that words the question gives the value.
+    let a = ask(
+        &idx,
+        "If the highest paying job pays every other week, how many pay periods should be entered on line 3?",
+    );
+    assert_value(&a, "quantity", "26");
+}

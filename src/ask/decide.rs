@@ -424,6 +424,11 @@ const CONDITIONS: &[&str] = &["if", "when", "where", "unless", "provided"];
 /// only in the text before it, a sibling alternative's).
 fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
     let after = quote[v.end..].trim_start().to_lowercase();
+    // A condition past a clause boundary opens the next alternative ("enter 52; if it
+    // pays every other week, enter 26").
+    if after.starts_with([';', '.']) {
+        return false;
+    }
     let opens = crate::text::words(&after)
         .first()
         .is_some_and(|w| CONDITIONS.contains(&w.as_str()));

@@ -430,8 +430,8 @@ impl<'e> Loop<'e> {
 }
 
 /// Quotes turned away as off the question only because their relevance fell just short
-/// (at least [`super::decide::SECOND_LOOK_SHARE`] of the threshold), of documents
-/// with a verified quote: a bridge may be named there ("The songs are performed by
+/// (at least [`super::decide::SECOND_LOOK_SHARE`] of the threshold), or as incomplete,
+/// of documents with a verified quote: a bridge may be named there ("The songs are performed by
 /// pianist Harry Connick Jr." beside the soundtrack's verified first sentence).
 fn near_quotes(
     verdicts: &[Verdict],
@@ -450,11 +450,15 @@ fn near_quotes(
             } else {
                 relevance.min_relevance
             } * super::decide::SECOND_LOOK_SHARE;
-            v.rejected
-                .as_ref()
-                .is_some_and(|r| r.reason == Reason::DoesNotAddressQuestion)
-                && v.relevance.score >= floor
-                && docs.contains(v.candidate.doc_id.as_str())
+            // A quote cut where its text leaves a bracket open is no evidence, but the
+            // names it holds are still names ("Scott Parkin (born 1969, … a vocal critic
+            // of ExxonMobil and Halliburton").
+            let near = v.rejected.as_ref().is_some_and(|r| match r.reason {
+                Reason::DoesNotAddressQuestion => v.relevance.score >= floor,
+                Reason::IncompleteQuote => true,
+                _ => false,
+            });
+            near && docs.contains(v.candidate.doc_id.as_str())
         })
         .map(|v| v.candidate.quote.clone())
         .collect()

@@ -6,7 +6,7 @@
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 6;
+pub const LAYOUT_VERSION: u32 = 7;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -1092,7 +1092,16 @@ fn build_blocks(lines: &[Seg], k: &Kinds) -> Vec<Block> {
         }
         match k.kinds[i] {
             Kind::Blank => {}
-            Kind::Prose => para.add(&lines[i], &mut blocks),
+            Kind::Prose => match lone_amount(lines, k, i) {
+                Some(label) => {
+                    para.flush(&mut blocks);
+                    blocks.push(Block::line(
+                        lines[i].text(),
+                        Some((LabelKind::Value, label, Vec::new())),
+                    ));
+                }
+                None => para.add(&lines[i], &mut blocks),
+            },
             Kind::Heading(level) => blocks.push(Block {
                 heading: Some(level),
                 ..Block::line(lines[i].text(), None)
@@ -1124,6 +1133,53 @@ fn build_blocks(lines: &[Seg], k: &Kinds) -> Vec<Block> {
     }
     para.flush(&mut blocks);
     blocks
+}
+
+/// Lines above a lone amount searched for the label it fills in.
+const LONE_LABEL_REACH: usize = 6;
+/// Lines of a lone amount's label, at most.
+const LONE_LABEL_LINES: usize = 3;
+
+/// Whether `t` holds letters or digits.
+fn has_text(t: &str) -> bool {
+    t.chars().any(char::is_alphanumeric)
+}
+
+/// For prose line `i` that holds one amount and nothing else but marks ("101224.65",
+/// "▲ 2942627.29"): the label it fills in, a form's printed line above it past blank and
+/// mark-only lines ("7. Total Disbursements (from Line 31)" of a summary page), its
+/// wrapped lines joined; `None` when a line above holds an amount first (a column of
+/// figures), or for any other line.
+fn lone_amount(lines: &[Seg], k: &Kinds, i: usize) -> Option<String> {
+    let text = lines[i].text();
+    let body = text.trim_matches(|c: char| !c.is_alphanumeric() && c != '$');
+    if body.contains(' ') || !is_amount(body) {
+        return None;
+    }
+    let mut label: Vec<String> = Vec::new();
+    for j in (i.saturating_sub(LONE_LABEL_REACH)..i).rev() {
+        let t = lines[j].text();
+        if k.kinds[j] == Kind::Blank || !has_text(&t) {
+            if label.is_empty() {
+                continue;
+            }
+            break;
+        }
+        let worded = matches!(k.kinds[j], Kind::Prose | Kind::Heading(_));
+        if !worded || t.split(' ').any(is_amount) {
+            if label.is_empty() {
+                return None;
+            }
+            break;
+        }
+        if label.len() == LONE_LABEL_LINES {
+            break;
+        }
+        label.push(t.trim_end_matches([' ', ',', '.', '▲', '▼']).to_string());
+    }
+    label.reverse();
+    let label = collapse(&label.join(" "));
+    (label.chars().filter(|c| c.is_alphabetic()).count() >= 4).then_some(label)
 }
 
 /// A label line and, when present, each value cell below it on its own line.

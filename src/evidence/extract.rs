@@ -1243,7 +1243,7 @@ mod tests {
         for (s, _) in quotes(text) {
             assert_eq!(s.matches('(').count(), s.matches(')').count(), "{s}");
         }
-        let t = "Costs of the project (e.g., resources, investments";
+        let t = "Costs of the project (e.g., resources, investments\n\nStaff time) are paid.";
         let q = quotes(t);
         assert!(matches!(q[0].1, Completeness::Incomplete(_)), "{q:?}");
         let huge = vec!["word"; MAX_PROVISION_WORDS + 5].join(" ") + ".";

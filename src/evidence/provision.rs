@@ -162,23 +162,28 @@ fn ends_an_enumeration(left: &str) -> bool {
 }
 
 /// `span` extended to the bracket it leaves open, when the bracket closes before the
-/// paragraph ends (a `.` right after it is taken too); `None` when it does not close.
-/// A span with no open bracket is returned as it is.
+/// paragraph ends (a `.` right after it is taken too); `None` when it closes later (a
+/// quote cut inside a bracket). A span with no open bracket is returned as it is, and so
+/// is one whose bracket the text never closes within [`LIST_WINDOW_BYTES`]: the source
+/// left it open ("Scott Parkin (born 1969, Garland, Texas is an …"), not the cut.
 pub fn close_brackets(text: &str, span: Span) -> Option<Span> {
     let mut depth = bracket_depth(span.slice(text));
     if depth <= 0 {
         return Some(span);
     }
     let rest = &text[span.end..];
-    let limit = rest
-        .find("\n\n")
-        .unwrap_or(rest.len())
-        .min(LIST_WINDOW_BYTES);
+    let paragraph = rest.find("\n\n").unwrap_or(rest.len());
     let mut prev = span.slice(text).chars().next_back();
-    for (i, c) in rest.char_indices().take_while(|(i, _)| *i < limit) {
+    let window = rest
+        .char_indices()
+        .take_while(|(i, _)| *i < LIST_WINDOW_BYTES);
+    for (i, c) in window {
         depth += bracket_step(prev, c);
         prev = Some(c);
         if depth == 0 {
+            if i >= paragraph {
+                return None;
+            }
             let mut end = span.end + i + 1;
             if text[end..].starts_with('.') {
                 end += 1;
@@ -186,7 +191,7 @@ pub fn close_brackets(text: &str, span: Span) -> Option<Span> {
             return Some(Span::new(span.start, end));
         }
     }
-    None
+    Some(span)
 }
 
 /// Whether `s` (a sentence without its list marker) introduces a list: it ends with `:`
@@ -448,7 +453,12 @@ mod tests {
         let t = "Costs (e.g., resources, investments) are paid. Next.";
         let s = close_brackets(t, Span::new(0, t.find(", investments").unwrap())).unwrap();
         assert_eq!(s.slice(t), "Costs (e.g., resources, investments)");
-        let t = "Costs (e.g., resources\n\nNext.";
+        // Closed only in a later paragraph: the quote was cut inside it.
+        let t = "Costs (e.g., resources\n\nand staff) are paid.";
         assert_eq!(close_brackets(t, Span::new(0, 22)), None);
+        // Never closed: the source left it open, and the quote stands as written.
+        let t = "Scott Parkin (born 1969, Garland, Texas is an organizer.\n\nNext.";
+        let s = Span::new(0, t.find("\n").unwrap());
+        assert_eq!(close_brackets(t, s), Some(s));
     }
 }
