@@ -94,6 +94,9 @@ struct Context {
     raw: String,
     /// Whether the item is a table row or a form value (see [`tabular`]).
     tabular: bool,
+    /// Whether the item is a form's value under its printed label (no table row): the
+    /// label, not the document, names what the value is.
+    form_value: bool,
     /// For a multi-hop question, the words every verified item says itself.
     chain: Option<std::rc::Rc<HashSet<String>>>,
     /// The words of the verified items of other documents that name this item's
@@ -174,6 +177,11 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     if let Some(m) = unnamed(f, cx) {
         return Err(m);
     }
+    if cx.form_value {
+        if let Some(m) = unlabelled(f, cx) {
+            return Err(m);
+        }
+    }
     if let Some(m) = contrasted(f, cx) {
         return Err(m);
     }
@@ -248,6 +256,27 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     } else {
         Err(f.focus.join(" "))
     }
+}
+
+/// What a form value's label lacks, when it does not word the question: every named
+/// thing and half the focus ("8. Cash on Hand at Close …" is no total disbursement),
+/// and "total" when a total is asked ("(b) Other Federal Operating Expenditures" is
+/// none).
+fn unlabelled(f: &Frame, cx: &Context) -> Option<String> {
+    let said = |w: &String| has_word(&cx.said, w);
+    if let Some(e) = f
+        .entities
+        .iter()
+        .find(|e| !crate::text::words(&e.to_lowercase()).iter().all(said))
+    {
+        return Some(format!("\"{e}\""));
+    }
+    let worded = f.focus.iter().filter(|w| said(w)).count();
+    if worded * 2 < f.focus.len() {
+        return Some(f.focus.join(" "));
+    }
+    let total = "total".to_string();
+    (f.qualifiers.contains(&total) && !said(&total)).then(|| "\"total\"".to_string())
 }
 
 /// Whether the item names every named thing and figure of `f` in its own words (and `f`
@@ -475,6 +504,14 @@ fn tabular(c: &crate::evidence::extract::Candidate) -> bool {
     c.label.is_some() || (numbers >= 3 && numbers * 3 >= words) || words <= 6
 }
 
+/// Whether candidate `c` is a value under a printed label: labelled by the layout, short,
+/// with fewer than three numbers (no table row).
+fn form_value(c: &crate::evidence::extract::Candidate) -> bool {
+    c.label.is_some()
+        && crate::text::word_count(&c.quote) <= 6
+        && crate::figure::numbers(&c.quote).len() < 3
+}
+
 /// Bytes of document text before a quote that count as its own context (the sentence or
 /// caption before it, a form's prompt above a value).
 const BEFORE_BYTES: usize = 240;
@@ -583,6 +620,7 @@ fn covering<'a>(
             own: with_bridge(stems(own)),
             raw: own.to_lowercase(),
             tabular: tabular(c),
+            form_value: form_value(c),
             chain: chain.clone(),
             title: stems(&c.title),
             document,
@@ -748,6 +786,7 @@ pub(super) fn second_look(
             own: own_stems,
             raw: own.to_lowercase(),
             tabular: tabular(c),
+            form_value: form_value(c),
             chain: None,
             bridge: HashSet::new(),
             title,
@@ -1274,6 +1313,44 @@ fn names_entities(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
         crate::text::words(&e.to_lowercase())
             .iter()
             .all(|w| has_word(&have, w))
+    })
+}
+
+/// A multi-hop answer's items `keep` with the first verified item of each other
+/// document the research reached that names a thing the question names, or is linked by
+/// title to a kept item (the bridge's article, the other compared thing), up to
+/// [`MAX_CHAIN_DOCUMENTS`] documents in all: the answer stands on each link.
+pub(super) fn with_chain(f: &Frame, n: &Numbered, keep: &mut Vec<String>) {
+    let kept: Vec<&crate::evidence::extract::Candidate> = keep
+        .iter()
+        .filter_map(|id| n.get(id).map(|v| &v.candidate))
+        .collect();
+    let mut docs: HashSet<String> = kept.iter().map(|c| c.doc_id.clone()).collect();
+    let linked = |c: &crate::evidence::extract::Candidate| {
+        let own = c.quote.to_lowercase();
+        kept.iter()
+            .any(|k| names_title(&own, &k.title) || names_title(&k.quote.to_lowercase(), &c.title))
+    };
+    let mut added = Vec::new();
+    for (id, v) in n.verified() {
+        if docs.len() >= MAX_CHAIN_DOCUMENTS {
+            break;
+        }
+        let c = &v.candidate;
+        let about = names_some_entity(f, c) || linked(c);
+        if about && !keep.contains(id) && docs.insert(c.doc_id.clone()) {
+            added.push(id.clone());
+        }
+    }
+    keep.extend(added);
+}
+
+/// Whether candidate `c`'s quote or title names one of the frame's named things whole.
+fn names_some_entity(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
+    let have = stems(&format!("{} {}", c.quote, c.title));
+    f.entities.iter().any(|e| {
+        let ws = crate::text::words(&e.to_lowercase());
+        !ws.is_empty() && ws.iter().all(|w| has_word(&have, w))
     })
 }
 

@@ -164,7 +164,11 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         })
     });
     let keep = if decision.unmet.is_empty() {
-        decision.keep.clone()
+        let mut keep = decision.keep.clone();
+        if let Some(k) = keep.as_mut().filter(|_| multi_hop) {
+            decide::with_chain(&frame, &numbered, k);
+        }
+        keep
     } else {
         Some(Vec::new())
     };
