@@ -1518,6 +1518,7 @@ mod tests {
             own: stems(own),
             raw: own.to_lowercase(),
             tabular: true,
+            form_value: false,
             chain: None,
             bridge: HashSet::new(),
             title: stems("Firearm checks by state"),
@@ -1527,6 +1528,27 @@ mod tests {
         assert!(covers(&f, &cx(row, "Texas 21,550 checks permit handgun"), false).is_err());
         assert!(covers(&f, &cx(row, "Texas 21,550 checks denied"), false).is_ok());
         assert!(covers(&f, &cx("Alaska 209 3,062", "Alaska checks denied"), false).is_err());
+        // A form value is named by its label, not by its document.
+        let f = frame("What were the total disbursements for this period?");
+        let form = |label: &str| Context {
+            said: stems(&format!("101224.65 {label}")),
+            own: stems(&format!("101224.65 {label}")),
+            raw: "101224.65".into(),
+            tabular: true,
+            form_value: true,
+            chain: None,
+            bridge: HashSet::new(),
+            title: stems("Form 3X"),
+            document: std::rc::Rc::new(stems("total disbursements cash on hand period")),
+        };
+        assert!(covers(
+            &f,
+            &form("8. Cash on Hand at Close of Reporting Period"),
+            false
+        )
+        .is_err());
+        assert!(covers(&f, &form("(b) Other Disbursements"), false).is_err());
+        assert!(covers(&f, &form("31. Total Disbursements"), false).is_ok());
         let f = frame("What was the average cost for textbooks at private colleges?");
         let text = "the average cost for textbooks at public colleges was $1,122";
         let doc = format!("{text} private loans");
