@@ -477,6 +477,8 @@ struct Block {
 ///   plural); a number right after a word ending in `:`.
 /// * A would-be sentence consisting only of a list marker (`2.`, `(a).`)
 ///   is not split off; it joins the following sentence.
+/// * A bullet `•` between whitespace inside a line starts a sentence (a form
+///   laid out in columns prints its items on one line).
 pub fn sentences(text: &str) -> Vec<Span> {
     let mut out = Vec::new();
     for block in blocks(text) {
