@@ -174,15 +174,10 @@ fn misspelt(have: &HashSet<String>, word: &str) -> bool {
 /// Whether the item with context `cx` covers the frame's named things and focus; the
 /// first unmet requirement otherwise.
 fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
-    if let Some(m) = unnamed(f, cx) {
-        return Err(m);
-    }
-    if cx.form_value {
-        if let Some(m) = unlabelled(f, cx) {
-            return Err(m);
-        }
-    }
-    if let Some(m) = contrasted(f, cx) {
+    if let Some(m) = unnamed(f, cx)
+        .or_else(|| cx.form_value.then(|| unlabelled(f, cx)).flatten())
+        .or_else(|| contrasted(f, cx))
+    {
         return Err(m);
     }
     // A value question's head ("tuition") is named by the item itself, not only by the
@@ -238,16 +233,10 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     // thing): one shared word ("secret") does not make a sentence about look-up secrets
     // answer a question about memorized ones.
     let valued = f.answer_type.is_value() && cx.chain.is_none() && cx.bridge.is_empty();
-    // "Which actor does American Beauty have?": a passage about the named thing answers
-    // with one, in words other than the kind's.
-    let kind_only = !f.answer_type.is_value()
-        && f.focus.len() == 1
-        && f.head.as_ref() == f.focus.first()
-        && names_all(f, cx);
     let enough = (!half_focus && !valued)
         || cx.tabular
         || named
-        || kind_only
+        || kind_only(f, cx)
         || f.focus.is_empty()
         || own * 2 >= f.focus.len()
         || (valued && names_all(f, cx));
@@ -277,6 +266,16 @@ fn unlabelled(f: &Frame, cx: &Context) -> Option<String> {
     }
     let total = "total".to_string();
     (f.qualifiers.contains(&total) && !said(&total)).then(|| "\"total\"".to_string())
+}
+
+/// Whether `f` asks for a thing by its kind only ("Which actor does American Beauty
+/// have?") and the item names every named thing: it answers with one, in words other
+/// than the kind's.
+fn kind_only(f: &Frame, cx: &Context) -> bool {
+    !f.answer_type.is_value()
+        && f.focus.len() == 1
+        && f.head.as_ref() == f.focus.first()
+        && names_all(f, cx)
 }
 
 /// Whether the item names every named thing and figure of `f` in its own words (and `f`
@@ -730,9 +729,7 @@ fn item_words(c: &crate::evidence::extract::Candidate) -> String {
     .join(" ")
 }
 
-/// Relevance, as a share of the threshold, from which an item verification turned away
-/// may still be looked at again (see [`second_look`]).
-pub const SECOND_LOOK_SHARE: f64 = 0.75;
+pub use crate::evidence::verify::SECOND_LOOK_SHARE;
 
 /// The second look of a typed question nothing answered: items verification turned
 /// away as off the question only because their relevance fell short (at least

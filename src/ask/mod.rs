@@ -120,42 +120,29 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let t = Instant::now();
     let mut numbered = select::number(std::mem::take(&mut found.verdicts));
     let frame = crate::frame::frame(&question.stem);
-    // A multi-hop answer spans documents through bridges: a free-text one is left to
-    // the research loop's steps, and a typed one may find the named things in any of its
-    // verified items.
-    // The question's class, read even when the loop is off (one retrieval step may
-    // still find both ends of a bridge).
-    let multi_hop =
-        crate::research::classify(&question.stem).class == crate::research::Class::MultiHop;
-    // A statement to check ("0-dimensional biomaterials show inductive properties") asks
-    // for the evidence about it, not for an answer to a frame.
-    let statement = !frame.answer_type.is_value() && crate::frame::is_statement(&question.stem);
-    let mut decision = if (multi_hop || statement) && !frame.answer_type.is_value() {
-        decide::Decision::default()
-    } else {
-        decide::decide(engine, &frame, &numbered, multi_hop)
-    };
-    if frame.answer_type.is_value() && decision.value.is_none() {
-        found = research::widen(engine, &question.stem, opts, &mut timings, found)?;
-        let mut verdicts = numbered.into_verdicts();
-        verdicts.append(&mut found.verdicts);
-        numbered = select::number(verdicts);
-        decision = decide::decide(engine, &frame, &numbered, multi_hop);
-    }
-    if frame.answer_type.is_value() && decision.value.is_none() {
-        // The bridge step reconsiders what was rejected: all verdicts go with it.
-        found.verdicts = numbered.into_verdicts();
-        let bridged;
-        (found, bridged) = research::bridge(engine, &question.stem, opts, &mut timings, found)?;
-        numbered = select::number(std::mem::take(&mut found.verdicts));
-        if bridged {
-            decision = decide::decide(engine, &frame, &numbered, multi_hop);
-        }
-    }
+    let (mut decision, multi_hop) = first_decision(engine, &question.stem, &frame, &numbered);
     let mut second_look = false;
     if frame.answer_type.is_value() && decision.value.is_none() {
-        (numbered, decision, second_look) =
-            look_again(engine, &frame, numbered, decision, multi_hop, opts);
+        let searched = Searched {
+            found,
+            numbered,
+            decision,
+        };
+        let s;
+        (s, second_look) = search_value(
+            engine,
+            &question.stem,
+            &frame,
+            searched,
+            multi_hop,
+            opts,
+            &mut timings,
+        )?;
+        Searched {
+            found,
+            numbered,
+            decision,
+        } = s;
     }
     let lead = decision.value.as_ref().and_then(|(id, v)| {
         numbered.get(id).map(|x| {
@@ -163,15 +150,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             (at.0, at.1, v.clone(), decision.cell.clone())
         })
     });
-    let keep = if decision.unmet.is_empty() {
-        let mut keep = decision.keep.clone();
-        if let Some(k) = keep.as_mut().filter(|_| multi_hop) {
-            decide::with_chain(&frame, &numbered, k);
-        }
-        keep
-    } else {
-        Some(Vec::new())
-    };
+    let keep = kept(&frame, &numbered, &decision, multi_hop);
     let composed = compose::compose(
         &mut numbered,
         found.classification.class,
@@ -200,6 +179,96 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         },
         opts,
     )
+}
+
+/// The decision on the first research's items, and whether `stem` is multi-hop. A
+/// multi-hop answer spans documents through bridges: a free-text one is left to the
+/// research loop's steps, a typed one may find the named things in any verified item;
+/// the class is read even with the loop off (one step may find both ends of a bridge).
+/// A statement to check ("0-dimensional biomaterials show inductive properties") asks
+/// for the evidence about it, not for an answer to a frame.
+fn first_decision(
+    engine: &Engine,
+    stem: &str,
+    frame: &crate::frame::Frame,
+    numbered: &select::Numbered,
+) -> (decide::Decision, bool) {
+    let multi_hop = crate::research::classify(stem).class == crate::research::Class::MultiHop;
+    let statement = !frame.answer_type.is_value() && crate::frame::is_statement(stem);
+    let decision = if (multi_hop || statement) && !frame.answer_type.is_value() {
+        decide::Decision::default()
+    } else {
+        decide::decide(engine, frame, numbered, multi_hop)
+    };
+    (decision, multi_hop)
+}
+
+/// The items the answer may cite: none when the frame is unmet, else the decision's
+/// (for a multi-hop question with each verified link, see [`decide::with_chain`]).
+fn kept(
+    frame: &crate::frame::Frame,
+    numbered: &select::Numbered,
+    decision: &decide::Decision,
+    multi_hop: bool,
+) -> Option<Vec<String>> {
+    if !decision.unmet.is_empty() {
+        return Some(Vec::new());
+    }
+    let mut keep = decision.keep.clone();
+    if let Some(k) = keep.as_mut().filter(|_| multi_hop) {
+        decide::with_chain(frame, numbered, k);
+    }
+    keep
+}
+
+/// What a question's research found, its numbered items and the decision on them.
+struct Searched {
+    found: research::Found,
+    numbered: select::Numbered,
+    decision: decide::Decision,
+}
+
+/// The further search of a typed question whose value no verified item states: one more
+/// step over twice the chunks, then (for a question classified simple) one bridge, then
+/// the second look. Returns what it found and whether the second look gave the value.
+fn search_value(
+    engine: &Engine,
+    question: &str,
+    frame: &crate::frame::Frame,
+    s: Searched,
+    multi_hop: bool,
+    opts: &AskOptions,
+    timings: &mut Timings,
+) -> Result<(Searched, bool), Error> {
+    let Searched {
+        found, numbered, ..
+    } = s;
+    let mut found = research::widen(engine, question, opts, timings, found)?;
+    let mut verdicts = numbered.into_verdicts();
+    verdicts.append(&mut found.verdicts);
+    let mut numbered = select::number(verdicts);
+    let mut decision = decide::decide(engine, frame, &numbered, multi_hop);
+    if decision.value.is_none() {
+        // The bridge step reconsiders what was rejected: all verdicts go with it.
+        found.verdicts = numbered.into_verdicts();
+        let bridged;
+        (found, bridged) = research::bridge(engine, question, opts, timings, found)?;
+        numbered = select::number(std::mem::take(&mut found.verdicts));
+        if bridged {
+            decision = decide::decide(engine, frame, &numbered, multi_hop);
+        }
+    }
+    let mut second_look = false;
+    if decision.value.is_none() {
+        (numbered, decision, second_look) =
+            look_again(engine, frame, numbered, decision, multi_hop, opts);
+    }
+    let s = Searched {
+        found,
+        numbered,
+        decision,
+    };
+    Ok((s, second_look))
 }
 
 /// The second look of a typed question nothing answered (see

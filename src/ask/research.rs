@@ -382,7 +382,7 @@ impl<'e> Loop<'e> {
         step_no: usize,
         retrieval: Retrieval,
         verdicts: Vec<Verdict>,
-        near: Vec<String>,
+        near: Vec<(String, String)>,
     ) -> bool {
         let (good, good_titles): (Vec<String>, Vec<String>) = verdicts
             .iter()
@@ -430,13 +430,13 @@ impl<'e> Loop<'e> {
 }
 
 /// Quotes turned away as off the question only because their relevance fell just short
-/// (at least [`super::decide::SECOND_LOOK_SHARE`] of the threshold), or as incomplete,
+/// (at least [`crate::evidence::verify::SECOND_LOOK_SHARE`] of the threshold), or as incomplete,
 /// of documents with a verified quote: a bridge may be named there ("The songs are performed by
 /// pianist Harry Connick Jr." beside the soundtrack's verified first sentence).
 fn near_quotes(
     verdicts: &[Verdict],
     relevance: &crate::evidence::verify::RelevanceConfig,
-) -> Vec<String> {
+) -> Vec<(String, String)> {
     let docs: HashSet<&str> = verdicts
         .iter()
         .filter(|v| v.rejected.is_none())
@@ -449,7 +449,7 @@ fn near_quotes(
                 relevance.min_cross_relevance
             } else {
                 relevance.min_relevance
-            } * super::decide::SECOND_LOOK_SHARE;
+            } * crate::evidence::verify::SECOND_LOOK_SHARE;
             // A quote cut where its text leaves a bracket open is no evidence, but the
             // names it holds are still names ("Scott Parkin (born 1969, … a vocal critic
             // of ExxonMobil and Halliburton").
@@ -460,7 +460,7 @@ fn near_quotes(
             });
             near && docs.contains(v.candidate.doc_id.as_str())
         })
-        .map(|v| v.candidate.quote.clone())
+        .map(|v| (v.candidate.quote.clone(), v.candidate.title.clone()))
         .collect()
 }
 

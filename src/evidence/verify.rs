@@ -32,6 +32,11 @@ use crate::models::{dot, Embed};
 use crate::store::{QuoteAt, QuoteChecker, Store};
 use crate::text::content_words;
 
+/// Relevance, as a share of the threshold, from which a candidate turned away as off
+/// the question may still be looked at again: its value by the answer's second look,
+/// its names by the research loop's bridges.
+pub const SECOND_LOOK_SHARE: f64 = 0.75;
+
 /// Thresholds and budget of the relevance check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RelevanceConfig {

@@ -367,9 +367,9 @@ pub struct StepOutcome {
     pub verified: Vec<String>,
     /// The title of each verified quote's document, in the same order.
     pub verified_titles: Vec<String>,
-    /// Quotes of the same documents whose relevance fell just short: bridges may be
-    /// named there too.
-    pub near: Vec<String>,
+    /// Quotes of the same documents whose relevance fell just short, each with its
+    /// document's title: bridges may be named there too.
+    pub near: Vec<(String, String)>,
     /// Titles of documents the step retrieved but verified nothing from.
     pub titles: Vec<String>,
 }
@@ -610,8 +610,11 @@ fn bridge_names(ctx: &Context, source: &StepOutcome) -> Vec<String> {
     let mut first: Vec<(usize, &String)> = top.iter().copied().filter(anchored).collect();
     // A quote just short of relevance, of a document with a verified quote, counts when it
     // words two or more of what the question says.
-    let near = source.near.iter().filter(|v| said(v) >= NEAR_BRIDGE_WORDS);
-    first.extend(near.map(|v| (BRIDGE_SOURCE_QUOTES, v)));
+    let names_asked = |text: &str| ctx.question_names.iter().any(|n| mentions(text, n));
+    let near = source.near.iter().filter(|(v, title)| {
+        (names_asked(v) || names_asked(title)) && said(v) >= NEAR_BRIDGE_WORDS
+    });
+    first.extend(near.map(|(v, _)| (BRIDGE_SOURCE_QUOTES, v)));
     first.sort_by_key(|(i, v)| (std::cmp::Reverse(said(v)), *i));
     let ordered: Vec<&String> = first
         .into_iter()
