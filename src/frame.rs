@@ -1289,9 +1289,13 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         .collect();
     let mut out: Vec<String> = Vec::new();
     for (i, x) in w.iter().enumerate() {
-        // "… have in common?": what two things share, not a word they use.
+        // "… have in common?": what two things share, not a word they use; "what class
+        // of instrument": an instrument is asked for, the class word only frames it.
         let in_common = x == "common" && i > 0 && w[i - 1] == "in";
+        let kind_of = ["type", "kind", "sort", "class", "category"].contains(&x.as_str())
+            && w.get(i + 1).is_some_and(|n| n == "of");
         let skip = in_common
+            || kind_of
             || SCAFFOLD.contains(&x.as_str())
             || own.contains(&x.as_str())
             || crate::text::is_stopword(x)
@@ -1588,6 +1592,11 @@ mod tests {
         let f = frame("On what date does the regulation expire?");
         assert_eq!(f.date_role, Some(DateRole::Expiry));
         assert_eq!(f.focus, ["regulation", "expire"]);
+        // Words that only frame what is asked for are no focus.
+        let f = frame("What class of instrument does Ravi Shankar play?");
+        assert_eq!(f.focus, ["instrument", "play"]);
+        let f = frame("Which actor do Gibson and Tati have in common?");
+        assert_eq!(f.focus, ["actor"]);
         let f = frame("What is the minimum fine for a prohibited practice?");
         assert_eq!(f.extreme, Some(Extreme::Min));
         assert!(
