@@ -204,7 +204,8 @@ fn first_decision(
 }
 
 /// The items the answer may cite: none when the frame is unmet, else the decision's
-/// (for a multi-hop question with each verified link, see [`decide::with_chain`]).
+/// (for a multi-hop question or things named side by side, with each verified link, see
+/// [`decide::with_chain`]).
 fn kept(
     frame: &crate::frame::Frame,
     numbered: &select::Numbered,
@@ -215,7 +216,10 @@ fn kept(
         return Some(Vec::new());
     }
     let mut keep = decision.keep.clone();
-    if let Some(k) = keep.as_mut().filter(|_| multi_hop) {
+    // Things named side by side ("Do Gibson and Zurracapote both contain gin?") are
+    // each cited, like the links of a multi-hop chain.
+    let side_by_side = frame.either && frame.entities.len() >= 2;
+    if let Some(k) = keep.as_mut().filter(|_| multi_hop || side_by_side) {
         decide::with_chain(frame, numbered, k);
     }
     keep
