@@ -748,11 +748,7 @@ pub(super) fn second_look(
     let mut texts: HashMap<String, std::rc::Rc<String>> = HashMap::new();
     let mut out = Vec::new();
     for (id, v) in &n.ided {
-        let floor = if v.relevance.cross.is_some() {
-            relevance.min_cross_relevance
-        } else {
-            relevance.min_relevance
-        } * SECOND_LOOK_SHARE;
+        let floor = relevance.second_look_floor(&v.relevance);
         let off_question = v
             .rejected
             .as_ref()

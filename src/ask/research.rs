@@ -445,11 +445,7 @@ fn near_quotes(
     verdicts
         .iter()
         .filter(|v| {
-            let floor = if v.relevance.cross.is_some() {
-                relevance.min_cross_relevance
-            } else {
-                relevance.min_relevance
-            } * crate::evidence::verify::SECOND_LOOK_SHARE;
+            let floor = relevance.second_look_floor(&v.relevance);
             // A quote cut where its text leaves a bracket open is no evidence, but the
             // names it holds are still names ("Scott Parkin (born 1969, … a vocal critic
             // of ExxonMobil and Halliburton").

@@ -53,6 +53,17 @@ pub struct RelevanceConfig {
 }
 
 impl RelevanceConfig {
+    /// The relevance from which a candidate with signals `r`, turned away as off the
+    /// question, may still be looked at again ([`SECOND_LOOK_SHARE`] of its threshold).
+    pub fn second_look_floor(&self, r: &Relevance) -> f64 {
+        let threshold = if r.cross.is_some() {
+            self.min_cross_relevance
+        } else {
+            self.min_relevance
+        };
+        threshold * SECOND_LOOK_SHARE
+    }
+
     /// The bi-encoder relevance from its three signals.
     pub fn score(&self, cosine: f64, coverage: f64, chunk_cosine: f64) -> f64 {
         self.cosine_weight * cosine
