@@ -374,22 +374,37 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             let Some(heading) = heading else {
                 return true;
             };
-            f.date_role.is_none_or(|r| {
-                let clause = clause_around(quote, v.start, v.end).to_lowercase();
-                let clause = format!("{clause} {}", heading.to_lowercase());
-                let words = crate::text::words(&clause);
-                r.cues().iter().any(|c| {
-                    // A cue of one word begins a word ("by" is not in "Abbey").
-                    if c.contains(' ') {
-                        clause.contains(c)
-                    } else {
-                        words.iter().any(|w| w.starts_with(c))
-                    }
-                })
-            })
+            f.date_role
+                .is_none_or(|r| plays_role(r, quote, v, heading))
         })
         .collect()
 }
+
+/// Whether date `v` of `quote` plays role `r`: a cue of the role stands in its clause or
+/// in `heading`; a preposition ("by", "before", "no later than") only right before the
+/// value ("operated by U.S. operators" sets no deadline for the date of that clause).
+fn plays_role(r: crate::frame::DateRole, quote: &str, v: &Found, heading: &str) -> bool {
+    let clause = clause_around(quote, v.start, v.end).to_lowercase();
+    let before = quote[..v.start].to_lowercase();
+    let before: Vec<&str> = before.split_whitespace().rev().take(6).collect();
+    let before = before.into_iter().rev().collect::<Vec<_>>().join(" ");
+    let heading = heading.to_lowercase();
+    let cued = |text: &str, c: &str| {
+        // A cue of one word begins a word ("by" is not in "Abbey").
+        if c.contains(' ') {
+            text.contains(c)
+        } else {
+            crate::text::words(text).iter().any(|w| w.starts_with(c))
+        }
+    };
+    r.cues().iter().any(|c| {
+        let preposition = PREPOSITION_CUES.contains(c);
+        cued(&heading, c) || cued(&before, c) || (!preposition && cued(&clause, c))
+    })
+}
+
+/// Role cues that are prepositions: they mark the value they stand before.
+const PREPOSITION_CUES: &[&str] = &["by", "before", "no later", "not later", "within", "until"];
 
 /// Whether a name read as the value only repeats the question's own words ("Contact
 /// Information" for "Who is the contact for more information …?"): no answer.
@@ -1093,15 +1108,31 @@ fn by_cell(
     // `pick` answers only for a row with known cells, so every covering item is tried
     // once (its layout read once).
     let mut missed = Vec::new();
-    let picked = covering.iter().find_map(|(id, v)| {
-        match super::cell::pick(engine, f, &v.candidate, |t, h| values_with(f, t, h)) {
-            Ok(p) => Some(((*id).clone(), p)),
-            Err(m) => {
-                missed.push(m);
-                None
+    let picks: Vec<(String, super::cell::Pick)> = covering
+        .iter()
+        .filter_map(|(id, v)| {
+            match super::cell::pick(engine, f, &v.candidate, |t, h| values_with(f, t, h)) {
+                Ok(p) => Some(((*id).clone(), p)),
+                Err(m) => {
+                    missed.push(m);
+                    None
+                }
             }
+        })
+        .collect();
+    // Of several rows' cells, the one whose row and column state the most figures of
+    // the question ("a higher paying job of $100,000 - 124,999 and a lower paying job
+    // of $20,000 - 29,999": not the $20,000 row's $100,000 column); the first on a tie.
+    let stated = |p: &super::cell::Pick| {
+        let label = p.label.to_lowercase();
+        f.figures.iter().filter(|x| label.contains(x.as_str())).count()
+    };
+    let mut picked: Option<(String, super::cell::Pick)> = None;
+    for (id, p) in picks {
+        if picked.as_ref().is_none_or(|(_, best)| stated(&p) > stated(best)) {
+            picked = Some((id, p));
         }
-    });
+    }
     let Some((lead, p)) = picked else {
         if missed.iter().all(|m| *m == super::cell::Miss::NotARow) {
             // Alternatives in clauses of their own ("if it pays weekly, enter 52; if it
@@ -1497,6 +1528,16 @@ mod tests {
         let q = "The bulletin of the Abbey, dated June 12, 2020, lists them.";
         assert!(raw("By what date must comments be received?", q).is_empty());
         let q = "Comments must be received by September 21, 2020.";
+        assert_eq!(
+            raw("By what date must comments be received?", q),
+            ["September 21, 2020"]
+        );
+        // A preposition sets the role of the value it stands before, not of every
+        // date of its clause.
+        let q = "On March 13, 2019, the FAA issued an order, which prohibits the operation \
+                 of airplanes by U.S. operators.";
+        assert!(raw("By what date must comments be received?", q).is_empty());
+        let q = "Comments must reach us by the close of business on September 21, 2020.";
         assert_eq!(
             raw("By what date must comments be received?", q),
             ["September 21, 2020"]

@@ -14,6 +14,7 @@ pub mod mdinline;
 pub mod pdflayout;
 pub mod pdftext;
 pub mod segment;
+mod tablehead;
 pub mod textlayout;
 
 pub use segment::Span;

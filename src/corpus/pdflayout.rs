@@ -4,9 +4,10 @@
 //! and the [`Layout`] (pages, headings, labelled rows and values) that describes it.
 
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
+use super::tablehead::{self, HeadLine, Leaves};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 7;
+pub const LAYOUT_VERSION: u32 = 8;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -25,6 +26,7 @@ pub fn assemble(pages: &[String]) -> (String, Layout) {
     for page in lines {
         let mut ordered = Vec::new();
         reorder(page, 0, &mut ordered);
+        join_hanging_stubs(&mut ordered);
         out.start_page();
         let kinds = classify(&ordered);
         for block in build_blocks(&ordered, &kinds) {
@@ -125,7 +127,7 @@ fn page_lines(page: &str) -> Vec<Seg> {
 const LEADER_DOTS: usize = 4;
 
 /// Turn dot leaders (`Robbery. . . . . . 102.1`, `Contents ........ 5`: four dots or
-/// more, each next to the last or one space apart) into spaces, so the columns they lead
+/// more, each next to the last or one or two spaces apart) into spaces, so the columns they lead
 /// to stay apart and the stored text holds no dots that say nothing.
 fn blank_leaders(chars: &mut [char]) {
     let mut i = 0;
@@ -138,8 +140,10 @@ fn blank_leaders(chars: &mut [char]) {
         while p < chars.len() && chars[p] == '.' {
             dots += 1;
             p += 1;
-            if p + 1 < chars.len() && chars[p] == ' ' && chars[p + 1] == '.' {
-                p += 1;
+            // One or two spaces apart ("Total . .  .  .  .").
+            let spaces = chars[p..].iter().take(3).take_while(|c| **c == ' ').count();
+            if spaces <= 2 && chars.get(p + spaces) == Some(&'.') {
+                p += spaces;
             }
         }
         if dots >= LEADER_DOTS {
@@ -323,6 +327,82 @@ fn find_gutter(lines: &[Seg]) -> Option<(usize, usize, usize)> {
     best.map(|(_, x, s, e)| (x, s, e))
 }
 
+/// Join a table row's stub printed on a line of its own to the line of its values below:
+/// "Violent crime" over "467.9  69.1  398.8" (a line of figures only, three or more,
+/// right of the stub), or a stub wrapped over two lines ("Murder and nonnegligent" over
+/// "manslaughter  10.0  0.9  9.1"). One row, the figures at their columns.
+fn join_hanging_stubs(lines: &mut Vec<Seg>) {
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        if let Some(joined) = hanging(&lines[i], &lines[i + 1]) {
+            lines[i] = joined;
+            lines.remove(i + 1);
+        } else if let Some(joined) = footnoted(&lines[i], &lines[i + 1])
+            .and_then(|stub| hanging(&stub, lines.get(i + 2)?))
+        {
+            // A footnote mark printed between them ("Stolen property", "1", figures)
+            // stays with the stub: "Stolen property 1".
+            lines[i] = joined;
+            lines.drain(i + 1..i + 3);
+        }
+        i += 1;
+    }
+}
+
+/// Line `stub` with the footnote mark of line `mark` (one or two digits alone) after it.
+fn footnoted(stub: &Seg, mark: &Seg) -> Option<Seg> {
+    let m = mark.text();
+    if m.is_empty() || m.len() > 2 || !m.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut chars = stub.chars.clone();
+    chars.push(' ');
+    chars.extend(m.chars());
+    Some(Seg {
+        chars,
+        ..stub.clone()
+    })
+}
+
+/// Line `stub` joined to line `row` below it (see [`join_hanging_stubs`]), if it hangs.
+fn hanging(stub: &Seg, row: &Seg) -> Option<Seg> {
+    let worded = |s: &Seg| s.chars.first().is_some_and(|c| c.is_alphabetic());
+    let stub_cells = cells(stub);
+    let text = stub.text();
+    if !worded(stub) || stub_cells.len() != 1 || text.ends_with(['.', ':', ';', ',']) {
+        return None;
+    }
+    let row_cells = cells(row);
+    let (lead, figures_at) = if worded(row) {
+        (row_cells.first()?.1.clone(), row_cells.get(1)?.0)
+    } else {
+        (String::new(), row.col)
+    };
+    let figures: Vec<&str> = row_cells
+        .iter()
+        .skip(usize::from(!lead.is_empty()))
+        .flat_map(|(_, t)| t.split(' '))
+        .collect();
+    let all_figures = figures.len() >= 3 && figures.iter().all(|t| is_figure(t) || is_no_value(t));
+    // A wrapped stub goes on at the stub's column or indented.
+    let wraps = lead.is_empty() || row.col >= stub.col;
+    let mut chars: Vec<char> = text.chars().collect();
+    if !lead.is_empty() {
+        chars.push(' ');
+        chars.extend(lead.chars());
+    }
+    if !all_figures || !wraps || stub.col + chars.len() + 2 > figures_at || row.part_start {
+        return None;
+    }
+    chars.resize(figures_at - stub.col, ' ');
+    chars.extend(&row.chars[figures_at - row.col..]);
+    Some(Seg {
+        col: stub.col,
+        chars,
+        ..stub.clone()
+    })
+}
+
 /// Append `lines` to `out` in reading order, splitting prose columns at gutters.
 fn reorder(lines: Vec<Seg>, depth: usize, out: &mut Vec<Seg>) {
     let gutter = if depth < MAX_DEPTH && lines.len() >= 3 {
@@ -407,6 +487,9 @@ struct Table {
     /// Its header lines, top to bottom: each line's words and its phrases (runs of words
     /// split at wide gaps), each with its character columns `[from, to)`.
     headers: Vec<HeaderLine>,
+    /// The columns read by order, when the header words gather into as many leaves as
+    /// the rows have values (see [`super::tablehead`]).
+    leaves: Option<Leaves>,
 }
 
 /// Line kinds plus the tables they belong to.
@@ -507,7 +590,9 @@ fn mark_tables(lines: &[Seg], cells: &[Vec<(usize, String)>], kinds: &mut [Kind]
         // The table above continues here after blank lines, or after a line that broke
         // it (a folio printed inside it) when this block's columns are its columns.
         let prev = tables.last().filter(|p| {
-            kinds[p.end..i].iter().all(|k| *k == Kind::Blank) || same_columns(cells, p, i)
+            kinds[p.end..i].iter().all(|k| *k == Kind::Blank)
+                || same_columns(cells, p, i)
+                || same_leaves(lines, kinds, p, &rows)
         });
         let above = headers_above(lines, cells, kinds, &rows);
         let mut table = table_label(lines, cells, kinds, &rows, prev, &above);
@@ -538,6 +623,24 @@ fn heads_data_below(cells: &[Vec<(usize, String)>], kinds: &[Kind], i: usize, en
         .any(|k| cells[k].iter().any(|(_, t)| is_amount(t)))
 }
 
+/// Whether the block of `rows` goes on with table `p` read by order: at most two lines
+/// of text between them, and most rows have as many values as `p` has leaves.
+fn same_leaves(lines: &[Seg], kinds: &[Kind], p: &Table, rows: &[usize]) -> bool {
+    let Some(leaves) = &p.leaves else {
+        return false;
+    };
+    let between = kinds[p.end..rows[0]]
+        .iter()
+        .filter(|k| **k != Kind::Blank)
+        .count();
+    let n = leaves.columns.len();
+    let fitting = rows
+        .iter()
+        .filter(|&&k| tablehead::value_counts(&lines[k].text()).contains(&n))
+        .count();
+    between <= 2 && 2 * fitting > rows.len()
+}
+
 /// Whether line `i` has the columns of table `p`'s first data row: as many cells, each
 /// starting where the row's does.
 fn same_columns(cells: &[Vec<(usize, String)>], p: &Table, i: usize) -> bool {
@@ -560,7 +663,7 @@ fn table_extent(cells: &[Vec<(usize, String)>], kinds: &[Kind], i: usize) -> (us
         } else if cells[j].len() == 1
             && cells[prev][1..]
                 .iter()
-                .any(|(c, _)| aligned(*c, cells[j][0].0))
+                .any(|(c, t)| aligned(*c, cells[j][0].0) && !is_figure(t))
         {
             conts.push(j);
         } else {
@@ -590,6 +693,7 @@ fn table_label(
             end: 0,
             label: p.label.clone(),
             headers: p.headers.clone(),
+            leaves: p.leaves.clone(),
         };
     }
     let mut parts: Vec<String> = Vec::new();
@@ -607,20 +711,34 @@ fn table_label(
         .chain(first.max(first_data.saturating_sub(3))..first_data.min(lines.len()))
         .collect();
     parts.extend(header.iter().map(|&k| lines[k].text()));
+    let headers: Vec<HeaderLine> = header
+        .into_iter()
+        .map(|k| HeaderLine {
+            words: line_words(&lines[k]),
+            phrases: cells[k]
+                .iter()
+                .map(|(c, t)| (*c, c + t.chars().count(), t.clone()))
+                .collect(),
+        })
+        .collect();
+    let data: Vec<String> = rows
+        .iter()
+        .filter(|&&k| k >= first_data)
+        .map(|&k| lines[k].text())
+        .collect();
+    let heads: Vec<HeadLine> = headers
+        .iter()
+        .map(|h| HeadLine {
+            words: &h.words,
+            phrases: &h.phrases,
+        })
+        .collect();
     Table {
         first_data,
         end: 0,
         label: collapse(&parts.join(" ")),
-        headers: header
-            .into_iter()
-            .map(|k| HeaderLine {
-                words: line_words(&lines[k]),
-                phrases: cells[k]
-                    .iter()
-                    .map(|(c, t)| (*c, c + t.chars().count(), t.clone()))
-                    .collect(),
-            })
-            .collect(),
+        leaves: tablehead::table_leaves(&heads, &data),
+        headers,
     }
 }
 
@@ -628,10 +746,26 @@ fn table_label(
 /// or more ("Under 18" heads a column, a line of years only heads columns too), or any
 /// amount ("37,499.96"); with none, the second row.
 fn first_data(cells: &[Vec<(usize, String)>], rows: &[usize]) -> usize {
+    // Ranges a header line opens ("$10,000 -") and the line below closes ("19,999").
+    let opens = |k: usize| {
+        let open = cells[k]
+            .iter()
+            .filter(|(_, t)| t.ends_with(" -") || t.ends_with(" –"))
+            .count();
+        2 * open >= cells[k].len()
+    };
+    let closes = |k: usize| rows.iter().any(|&r| r + 1 == k && opens(r));
     let digit = |k: usize| {
+        if opens(k) || closes(k) {
+            return false;
+        }
+        // A cell opening with a word ("Under 18") heads a column.
         let with = cells[k]
             .iter()
-            .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()) || is_no_value(t))
+            .filter(|(_, t)| {
+                let worded = t.starts_with(char::is_alphabetic);
+                (t.chars().any(|c| c.is_ascii_digit()) && !worded) || is_no_value(t)
+            })
             .count();
         let years = cells[k].iter().all(|(_, t)| is_year(t));
         (with > 0 && 2 * with >= cells[k].len() && !years)
@@ -641,6 +775,16 @@ fn first_data(cells: &[Vec<(usize, String)>], rows: &[usize]) -> usize {
         Some(d) => d,
         None => rows.get(1).copied().unwrap_or(usize::MAX),
     }
+}
+
+/// Whether a cell is a figure (digits, separators, signs): no text wraps out of it, so a
+/// line below it is not its continuation.
+fn is_figure(t: &str) -> bool {
+    t.chars().any(|c| c.is_ascii_digit())
+        && t.split_whitespace().all(|w| {
+            w.chars()
+                .all(|c| c.is_ascii_digit() || ",.$%()-–+".contains(c))
+        })
 }
 
 /// Whether a cell is an amount no header writes: digits grouped by thousands
@@ -1222,7 +1366,12 @@ fn table_block(lines: &[Seg], k: &Kinds, start: usize, end: usize, t: usize) -> 
             _ => {
                 let data = j >= table.first_data && !table.label.is_empty();
                 let label = data.then(|| {
-                    let cells = row_cells(&text, &k.cells[j], &table.headers);
+                    let ordered = table
+                        .leaves
+                        .as_ref()
+                        .and_then(|l| tablehead::ordered_cells(&text, l));
+                    let cells = ordered
+                        .unwrap_or_else(|| row_cells(&text, &k.cells[j], &table.headers));
                     (LabelKind::Row, table.label.clone(), cells)
                 });
                 block.lines.push((text, label));

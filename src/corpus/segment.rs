@@ -305,9 +305,21 @@ fn list_marker_len(s: &str) -> Option<usize> {
     let len = marker_prefix_len(s)?;
     match s[len..].chars().next() {
         None => Some(len),
-        Some(c) if c.is_whitespace() => Some(len),
+        Some(c) if c.is_whitespace() && !area_code(&s[..len], &s[len..]) => Some(len),
         _ => None,
     }
+}
+
+/// Whether `marker` is a telephone number's area code: `(212)` before `867-5309`.
+pub(crate) fn area_code(marker: &str, rest: &str) -> bool {
+    let digits = |t: &str| t.len() == 3 && t.bytes().all(|c| c.is_ascii_digit());
+    let local = rest.trim_start().as_bytes();
+    marker.strip_prefix('(').and_then(|m| m.strip_suffix(')')).is_some_and(digits)
+        && local.len() >= 8
+        && local[..3].iter().all(u8::is_ascii_digit)
+        && matches!(local[3], b'-' | b'.')
+        && local[4..8].iter().all(u8::is_ascii_digit)
+        && local.get(8).is_none_or(|c| !c.is_ascii_digit())
 }
 
 /// Length of a list-marker-shaped prefix of `s` (without the whitespace
@@ -1115,6 +1127,11 @@ mod tests {
             ],
         );
         check("a•b and c •", &["a•b and c •"]);
+        // An area code at line start is part of the number, not a marker.
+        check(
+            "Call\n(212) 867-5309 now.\n(212) items",
+            &["Call\n(212) 867-5309 now.", "(212) items"],
+        );
         check("a) alpha\nb) beta", &["a) alpha", "b) beta"]);
         check(
             "1.2. Scope of work\n1.3. Terms",

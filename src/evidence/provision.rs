@@ -398,7 +398,7 @@ pub fn strip_marker(text: &str, span: Span) -> Span {
             && !inner.is_empty()
             && (inner.chars().all(|c| c.is_ascii_digit())
                 || (inner.len() <= 4 && inner.chars().all(|c| c.is_ascii_lowercase())));
-        if is_marker {
+        if is_marker && !crate::corpus::segment::area_code(tok, &t[first_ws..]) {
             skip = first_ws;
         }
     }
@@ -417,6 +417,15 @@ pub fn is_heading_or_rule(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_marker_is_left_out_but_an_area_code_is_kept() {
+        let strip = |t: &str| strip_marker(t, Span::new(0, t.len())).slice(t).to_string();
+        assert_eq!(strip("(a) the owner"), "the owner");
+        assert_eq!(strip("12. Total"), "Total");
+        assert_eq!(strip("(212) 867-5309"), "(212) 867-5309");
+        assert_eq!(strip("(212) 8675"), "8675");
+    }
 
     #[test]
     fn only_clauses_of_their_own_are_cut_off() {
