@@ -1012,13 +1012,26 @@ fn asks_money(w: &[String], first: &str) -> bool {
 }
 
 /// Whether a question (lower-case words `w`, first word `first`) asks for a count by
-/// name: "a population of what", "what was the Permit count", "what capacity".
+/// name: "a population of what", "what was the Permit count", "what capacity", "what
+/// value" when the question names figures (a table's row and column).
 fn counted_by_name(w: &[String], first: &str) -> bool {
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
     let of_what = w.windows(2).any(|p| p[0] == "of" && p[1] == "what");
     let what = matches!(first, "what" | "which");
+    let s = format!(" {} ", w.join(" "));
+    // "What value applies when …", "what is the value for …": a table's figure.
+    let value = [
+        "what value",
+        "what is the value",
+        "what figure",
+        "what is the figure",
+    ]
+    .iter()
+    .any(|p| s.starts_with(&format!(" {p} ")))
+        && w.iter().any(|x| x.chars().any(|c| c.is_ascii_digit()));
     (any(&["population"]) && (what || of_what))
         || (what && any(&["count", "tally", "headcount", "capacity", "consumption"]))
+        || value
 }
 
 /// Prepositions that open where or when something is, after what is asked for.
@@ -1517,6 +1530,11 @@ mod tests {
             ty("What is the treasurer's telephone number?"),
             AnswerType::Phone
         );
+        assert_eq!(
+            ty("What value applies when the higher paying job earns $0 - 9,999?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(ty("What is the value of the shares?"), AnswerType::Text);
         assert_eq!(
             ty("How long must client records be retained?"),
             AnswerType::Duration

@@ -472,6 +472,98 @@ fn a_pdf_ledger_whose_header_stands_above_a_blank_line_answers_by_column() {
 }
 
 #[test]
+fn a_table_whose_figures_stand_apart_from_its_stacked_headers_is_read_by_order() {
+    use super::common::docgen::paged_pdf;
+    let mut page = vec![
+        (40, 760, "Table 9. Arrests by Sex and Age: 2010"),
+        (
+            40,
+            748,
+            "[In thousands. Arrests reported by 1,200 agencies]",
+        ),
+        (215, 730, "Total"),
+        (345, 730, "Male"),
+        (470, 730, "Female"),
+        (40, 719, "Offense charged"),
+    ];
+    // Each group's leaves: "Total", "Under 18" over "years", "18 years" over "and over".
+    for x in [180, 310, 440] {
+        page.extend([
+            (x + 10, 719, "Under 18"),
+            (x + 55, 719, "18 years"),
+            (x - 20, 708, "Total"),
+            (x + 26, 708, "years"),
+            (x + 59, 708, "and over"),
+        ]);
+    }
+    let rows: [(&str, [&str; 9]); 3] = [
+        (
+            "Robbery",
+            [
+                "102.1", "25.5", "76.6", "90.0", "22.9", "67.1", "12.1", "2.5", "9.5",
+            ],
+        ),
+        (
+            "Burglary",
+            [
+                "240.9", "60.3", "180.6", "205.0", "53.4", "151.7", "35.9", "6.9", "29.0",
+            ],
+        ),
+        (
+            "Vandalism",
+            [
+                "217.4", "72.7", "144.7", "178.1", "62.8", "115.3", "39.3", "9.9", "29.4",
+            ],
+        ),
+    ];
+    let mut y = 690;
+    for (stub, values) in &rows {
+        page.push((40, y, stub));
+        // The figures stand right of where their headers stand.
+        for (i, v) in values.iter().enumerate() {
+            page.push((200 + 38 * i as u32, y, v));
+        }
+        y -= 12;
+    }
+    // A stub on a line of its own over its figures.
+    page.push((40, y, "Violent crime"));
+    let violent = [
+        "467.9", "69.1", "398.8", "380.2", "56.5", "323.7", "87.7", "12.6", "75.2",
+    ];
+    for (i, v) in violent.iter().enumerate() {
+        page.push((200 + 38 * i as u32, y - 12, v));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(tmp.path(), &[("arrests.pdf", paged_pdf(&[page], false))]);
+    let a = ask(
+        &idx,
+        "How many robbery arrests of females under 18 years are reported?",
+    );
+    assert_value(&a, "quantity", "2.5");
+    assert_eq!(
+        a["answer_value"]["cell"], "Robbery × Female Under 18 years",
+        "{a:#}"
+    );
+    let a = ask(
+        &idx,
+        "How many burglary arrests of males 18 years and over are reported?",
+    );
+    assert_value(&a, "quantity", "151.7");
+    let a = ask(
+        &idx,
+        "How many violent crime arrests of males under 18 years are reported?",
+    );
+    assert_value(&a, "quantity", "56.5");
+    // A column the table does not have.
+    let a = ask(
+        &idx,
+        "How many robbery arrests of Hispanic persons are reported?",
+    );
+    assert_ne!(a["answer_value"]["raw"], "102.1", "{a:#}");
+    assert!(a["answer_value"].is_null(), "{a:#}");
+}
+
+#[test]
 fn alternatives_lead_ins_and_exclusions_are_read_as_written() {
     let worksheet = "# Deductions worksheet\n\nLine 2 holds the standard amount.\n\n\
         • $30,000 if you're married filing jointly\n\

@@ -60,7 +60,7 @@ pub(super) fn pick(
     let asked: HashSet<String> = f
         .qualifiers
         .iter()
-        .filter(|w| !crate::text::is_stopword(w))
+        .filter(|w| !crate::text::is_stopword(w) || BOUND_WORDS.contains(&w.as_str()))
         .flat_map(|w| crate::text::stem_forms(w))
         .collect();
     let stub = row.stub(&text).unwrap_or_default().trim();
@@ -96,7 +96,7 @@ pub(super) fn pick(
 }
 
 /// Whether `row` is the one asked about: its cells without a value (its stub) name a
-/// word (of `asked`) or a figure of the question.
+/// figure of the question, or words (of `asked`) that are half its words or more.
 fn row_named(
     f: &Frame,
     row: &crate::corpus::layout::Labelled,
@@ -112,10 +112,17 @@ fn row_named(
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();
-    crate::text::words(&naming)
+    // Most of the stub's words are asked about: "Curfew and loitering law violations"
+    // is not the row of "drug abuse violations".
+    let words: Vec<String> = crate::text::words(&naming)
+        .into_iter()
+        .filter(|w| !crate::text::is_stopword(w) && !w.chars().all(|c| c.is_ascii_digit()))
+        .collect();
+    let named = words
         .iter()
-        .any(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
-        || f.figures.iter().any(|x| naming.contains(x.as_str()))
+        .filter(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
+        .count();
+    (named > 0 && 2 * named >= words.len()) || f.figures.iter().any(|x| naming.contains(x.as_str()))
 }
 
 /// A cell's score (see [`column_score`]) and what it would answer.
@@ -133,7 +140,10 @@ fn scored_cells(
     values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> Vec<Scored> {
     let mut scored = Vec::new();
-    for cell in &row.cells {
+    for (k, cell) in row.cells.iter().enumerate() {
+        if k == 0 && row.cells.len() > 2 && names_the_row(text.get(cell.start..cell.end)) {
+            continue;
+        }
         if cell.start < c.start || cell.end > c.start + c.quote.len() {
             continue;
         }
@@ -161,6 +171,14 @@ fn scored_cells(
         ));
     }
     scored
+}
+
+/// Whether a row's first cell `body` is its stub rather than a value: words or a range
+/// ("Robbery", "$100,000 - 124,999").
+fn names_the_row(body: Option<&str>) -> bool {
+    body.is_some_and(|b| {
+        b.chars().any(char::is_alphabetic) || b.contains(" - ") || b.contains(" – ")
+    })
 }
 
 /// The one value row `c` states across its cells (a number and its unit in two
@@ -218,6 +236,9 @@ pub(super) fn is_row(engine: &Engine, c: &Candidate) -> bool {
         .unwrap_or(false)
 }
 
+/// Stop words that tell columns of ranges apart ("Under 18", "65 and over").
+const BOUND_WORDS: &[&str] = &["under", "over", "above", "below"];
+
 /// How well a column header matches the question: shared words (stems) plus twice each
 /// figure of the question it states, then fewer header words the question lacks.
 fn column_score(
@@ -226,9 +247,10 @@ fn column_score(
     figures: &[String],
 ) -> (usize, std::cmp::Reverse<usize>) {
     let lower = column.to_lowercase();
+    // "Under 18 years" and "18 years and over" differ by their bound words.
     let words: Vec<String> = crate::text::words(&lower)
         .into_iter()
-        .filter(|w| !crate::text::is_stopword(w))
+        .filter(|w| !crate::text::is_stopword(w) || BOUND_WORDS.contains(&w.as_str()))
         .collect();
     let shared = words
         .iter()

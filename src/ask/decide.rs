@@ -350,6 +350,8 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
     );
     let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
         Some("when") if !past => &[AnswerType::Duration],
+        // "What value applies …": a table's figure, an amount of money or a count.
+        _ if asks_figure(f) => &[AnswerType::Money],
         _ => &[],
     };
     f.answer_type
@@ -374,10 +376,22 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             let Some(heading) = heading else {
                 return true;
             };
-            f.date_role
-                .is_none_or(|r| plays_role(r, quote, v, heading))
+            f.date_role.is_none_or(|r| plays_role(r, quote, v, heading))
         })
         .collect()
+}
+
+/// Whether `f` asks for a figure by the word "value" or "figure" ("What value applies
+/// when …?", "What is the figure for …?"), which may be a count or an amount.
+fn asks_figure(f: &Frame) -> bool {
+    let q: Vec<&str> = f.qualifiers.iter().take(4).map(String::as_str).collect();
+    let figure = |w: &str| matches!(w, "value" | "figure");
+    f.answer_type == AnswerType::Quantity
+        && match q.as_slice() {
+            ["what", w, ..] if figure(w) => true,
+            ["what", "is" | "was", "the", w, ..] => figure(w),
+            _ => false,
+        }
 }
 
 /// Whether date `v` of `quote` plays role `r`: a cue of the role stands in its clause or
@@ -1125,11 +1139,17 @@ fn by_cell(
     // of $20,000 - 29,999": not the $20,000 row's $100,000 column); the first on a tie.
     let stated = |p: &super::cell::Pick| {
         let label = p.label.to_lowercase();
-        f.figures.iter().filter(|x| label.contains(x.as_str())).count()
+        f.figures
+            .iter()
+            .filter(|x| label.contains(x.as_str()))
+            .count()
     };
     let mut picked: Option<(String, super::cell::Pick)> = None;
     for (id, p) in picks {
-        if picked.as_ref().is_none_or(|(_, best)| stated(&p) > stated(best)) {
+        if picked
+            .as_ref()
+            .is_none_or(|(_, best)| stated(&p) > stated(best))
+        {
             picked = Some((id, p));
         }
     }
@@ -1537,6 +1557,10 @@ mod tests {
         let q = "On March 13, 2019, the FAA issued an order, which prohibits the operation \
                  of airplanes by U.S. operators.";
         assert!(raw("By what date must comments be received?", q).is_empty());
+        // A figure asked by the word "value" is a count or an amount.
+        let q = "What value applies when the job earns $10,000 - 19,999?";
+        assert_eq!(raw(q, "The value is $1,020."), ["$1,020"]);
+        assert_eq!(raw(q, "The value is 2,790."), ["2,790"]);
         let q = "Comments must reach us by the close of business on September 21, 2020.";
         assert_eq!(
             raw("By what date must comments be received?", q),

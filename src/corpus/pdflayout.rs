@@ -337,8 +337,8 @@ fn join_hanging_stubs(lines: &mut Vec<Seg>) {
         if let Some(joined) = hanging(&lines[i], &lines[i + 1]) {
             lines[i] = joined;
             lines.remove(i + 1);
-        } else if let Some(joined) = footnoted(&lines[i], &lines[i + 1])
-            .and_then(|stub| hanging(&stub, lines.get(i + 2)?))
+        } else if let Some(joined) =
+            footnoted(&lines[i], &lines[i + 1]).and_then(|stub| hanging(&stub, lines.get(i + 2)?))
         {
             // A footnote mark printed between them ("Stolen property", "1", figures)
             // stays with the stub: "Stolen property 1".
@@ -1370,8 +1370,8 @@ fn table_block(lines: &[Seg], k: &Kinds, start: usize, end: usize, t: usize) -> 
                         .leaves
                         .as_ref()
                         .and_then(|l| tablehead::ordered_cells(&text, l));
-                    let cells = ordered
-                        .unwrap_or_else(|| row_cells(&text, &k.cells[j], &table.headers));
+                    let cells =
+                        ordered.unwrap_or_else(|| row_cells(&text, &k.cells[j], &table.headers));
                     (LabelKind::Row, table.label.clone(), cells)
                 });
                 block.lines.push((text, label));

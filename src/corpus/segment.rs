@@ -314,7 +314,10 @@ fn list_marker_len(s: &str) -> Option<usize> {
 pub(crate) fn area_code(marker: &str, rest: &str) -> bool {
     let digits = |t: &str| t.len() == 3 && t.bytes().all(|c| c.is_ascii_digit());
     let local = rest.trim_start().as_bytes();
-    marker.strip_prefix('(').and_then(|m| m.strip_suffix(')')).is_some_and(digits)
+    marker
+        .strip_prefix('(')
+        .and_then(|m| m.strip_suffix(')'))
+        .is_some_and(digits)
         && local.len() >= 8
         && local[..3].iter().all(u8::is_ascii_digit)
         && matches!(local[3], b'-' | b'.')

@@ -30,8 +30,8 @@ pub(super) struct HeadLine<'a> {
 }
 
 /// The leaves of header `lines` (top to bottom) for rows of `n` values, when the words
-/// gather into `n` leaves (or `n + 1`, the first heading the stub).
-pub(super) fn leaves(lines: &[HeadLine], n: usize) -> Option<Leaves> {
+/// gather into `n` leaves (`n + 1` for rows with a stub: the first heads the stub).
+pub(super) fn leaves(lines: &[HeadLine], n: usize, stubbed: bool) -> Option<Leaves> {
     if n < 2 || lines.is_empty() {
         return None;
     }
@@ -40,7 +40,7 @@ pub(super) fn leaves(lines: &[HeadLine], n: usize) -> Option<Leaves> {
     let mut first_group = lines.len();
     for (k, line) in lines.iter().enumerate().rev() {
         let joined = join_phrases(clusters.clone());
-        let grouped = value_leaves(&joined, n).and_then(|v| groups_of(line, v, n));
+        let grouped = value_leaves(&joined, n, stubbed).and_then(|v| groups_of(line, v, n));
         if k + 1 < lines.len() && grouped.is_some() {
             first_group = k + 1;
             break;
@@ -51,8 +51,8 @@ pub(super) fn leaves(lines: &[HeadLine], n: usize) -> Option<Leaves> {
         first_group = k;
     }
     let clusters = join_phrases(clusters);
-    let values = value_leaves(&clusters, n)?;
-    let stub_cluster = clusters.len() == n + 1;
+    let values = value_leaves(&clusters, n, stubbed)?;
+    let stub_cluster = stubbed;
     let mut heads: Vec<Vec<String>> = vec![Vec::new(); n];
     let mut stub: Vec<String> = Vec::new();
     for line in &lines[..first_group] {
@@ -79,12 +79,12 @@ pub(super) fn leaves(lines: &[HeadLine], n: usize) -> Option<Leaves> {
     })
 }
 
-/// The clusters heading values when they are `n` (no stub header) or `n + 1` (the
-/// first heads the stub).
-fn value_leaves(clusters: &[Cluster], n: usize) -> Option<&[Cluster]> {
-    match clusters.len() {
-        m if m == n => Some(clusters),
-        m if m == n + 1 => Some(&clusters[1..]),
+/// The clusters heading values when they are `n` (rows without a stub) or `n + 1` (rows
+/// with a stub: the first heads it).
+fn value_leaves(clusters: &[Cluster], n: usize, stubbed: bool) -> Option<&[Cluster]> {
+    match (clusters.len(), stubbed) {
+        (m, false) if m == n => Some(clusters),
+        (m, true) if m == n + 1 => Some(&clusters[1..]),
         _ => None,
     }
 }
@@ -183,23 +183,19 @@ fn join_phrases(mut clusters: Vec<Cluster>) -> Vec<Cluster> {
 /// Whether clusters `a` and `b` hold figures of one line each.
 fn clashes(a: &Cluster, b: &Cluster) -> bool {
     let figure = |w: &str| w.starts_with(|c: char| c.is_ascii_digit() || c == '$');
-    a.words.iter().any(|(la, _, wa)| {
-        figure(wa)
-            && b.words
-                .iter()
-                .any(|(lb, _, wb)| lb == la && figure(wb))
-    })
+    a.words
+        .iter()
+        .any(|(la, _, wa)| figure(wa) && b.words.iter().any(|(lb, _, wb)| lb == la && figure(wb)))
 }
+
+/// The phrases left of the leaves (the stub's header) and each leaf's group header.
+type Groups = (Vec<String>, Vec<(usize, String)>);
 
 /// The group headers of `line` over value leaves `values` (`n` of them, or the leaves
 /// so far), with the phrases left of them (the stub's header): the phrases stand each
 /// over an equal share of the leaves, at its middle, or one phrase spans two leaves or
 /// more. `None`: the line holds leaf words.
-fn groups_of(
-    line: &HeadLine,
-    values: &[Cluster],
-    n: usize,
-) -> Option<(Vec<String>, Vec<(usize, String)>)> {
+fn groups_of(line: &HeadLine, values: &[Cluster], n: usize) -> Option<Groups> {
     let first = values.first()?;
     let (before, over): (Vec<&Placed>, Vec<&Placed>) =
         line.phrases.iter().partition(|p| p.1 <= first.from);
@@ -214,7 +210,7 @@ fn groups_of(
             .then(|| (before, (0..m).map(|g| (g, p.2.clone())).collect()));
     }
     let share = m / over.len();
-    if m != n || m % over.len() != 0 || share < 2 {
+    if m != n || !m.is_multiple_of(over.len()) || share < 2 {
         return None;
     }
     let mut out = Vec::new();
@@ -222,7 +218,12 @@ fn groups_of(
         let part = &values[i * share..(i + 1) * share];
         let middle = (p.0 + p.1) / 2;
         let (lo, hi) = (part[0].from, part[share - 1].to);
-        if middle < lo || middle > hi {
+        // A group stands over its share and over no leaf of another.
+        let strays = values
+            .iter()
+            .enumerate()
+            .any(|(j, c)| j / share != i && p.0 < c.to && c.from < p.1);
+        if middle < lo || middle > hi || strays {
             return None;
         }
         out.extend((i * share..(i + 1) * share).map(|g| (g, p.2.clone())));
@@ -239,15 +240,10 @@ type Token = (usize, usize);
 /// included (`$0 - 9,999`, `Sex offenses 2`). `None` when the row has fewer values.
 pub(super) fn ordered_cells(text: &str, leaves: &Leaves) -> Option<Vec<Placed>> {
     let n = leaves.columns.len();
-    let tokens = tokens(text);
-    let run = tokens
-        .iter()
-        .rev()
-        .take_while(|(s, e)| is_value(&text[*s..*e]))
-        .count();
-    if run < n {
+    if !value_counts(text).contains(&n) {
         return None;
     }
+    let tokens = tokens(text);
     let values = &tokens[tokens.len() - n..];
     let stub_end = tokens[..tokens.len() - n].last().map_or(0, |t| t.1);
     let mut out = Vec::with_capacity(n + 1);
@@ -261,8 +257,8 @@ pub(super) fn ordered_cells(text: &str, leaves: &Leaves) -> Option<Vec<Placed>> 
 }
 
 /// The value counts a data row stored as `text` may have: its trailing run of values,
-/// that run less a range opening it (`$0 - 9,999`) and less a figure opening it (a
-/// footnote, `Sex offenses 2`).
+/// that run less a range opening it (`$0 - 9,999`) and less a mark of one or two digits
+/// opening it after words (a footnote, `Sex offenses 2`).
 pub(super) fn value_counts(text: &str) -> Vec<usize> {
     let tokens = tokens(text);
     let run = tokens
@@ -280,7 +276,11 @@ pub(super) fn value_counts(text: &str) -> Vec<usize> {
     if run >= 4 && dash(first + 1) {
         out.push(run - 3);
     }
-    if run >= 3 {
+    let footnote = tokens.get(first).is_some_and(|(s, e)| {
+        let t = &text[*s..*e];
+        t.len() <= 2 && t.bytes().all(|b| b.is_ascii_digit())
+    });
+    if run >= 3 && footnote && first > 0 {
         out.push(run - 1);
     }
     out
@@ -296,9 +296,14 @@ pub(super) fn table_leaves(lines: &[HeadLine], rows: &[String]) -> Option<Leaves
             *counts.entry(n).or_default() += 1;
         }
     }
+    let widths: Vec<usize> = rows.iter().map(|r| tokens(r).len()).collect();
+    // Rows have a stub when most hold more tokens than `n` values.
+    let stubbed = |n: usize| 2 * widths.iter().filter(|w| **w > n).count() > rows.len();
     let mut ranked: Vec<(usize, usize)> = counts.into_iter().filter(|(n, _)| *n >= 2).collect();
     ranked.sort_by_key(|(n, rows)| (std::cmp::Reverse(*rows), std::cmp::Reverse(*n)));
-    ranked.iter().find_map(|(n, _)| leaves(lines, *n))
+    ranked
+        .iter()
+        .find_map(|(n, _)| leaves(lines, *n, stubbed(*n)))
 }
 
 /// Whitespace-separated tokens of `text`.
@@ -324,7 +329,9 @@ fn tokens(text: &str) -> Vec<Token> {
 /// Whether a token is a table value: a number (signed, bracketed, with a currency or a
 /// percent sign, grouped by thousands) or a mark of no value.
 fn is_value(t: &str) -> bool {
-    const MARKS: &[&str] = &["–", "—", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…"];
+    const MARKS: &[&str] = &[
+        "–", "—", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…",
+    ];
     if MARKS.contains(&t) {
         return true;
     }
@@ -333,7 +340,9 @@ fn is_value(t: &str) -> bool {
         .trim_end_matches([')', '%']);
     !body.is_empty()
         && body.starts_with(|c: char| c.is_ascii_digit())
-        && body.bytes().all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_digit() || b == b',' || b == b'.')
 }
 
 #[cfg(test)]
@@ -386,14 +395,18 @@ mod tests {
                 phrases: p,
             })
             .collect();
-        leaves(&heads, n)
+        leaves(&heads, n, true)
     }
 
     #[test]
     fn stacked_leaves_under_groups_are_read_by_order() {
         let lines = [
             line(&[(23, "Total"), (52, "Male")]),
-            line(&[(1, "Offense"), (22, "Under 18 18 years"), (50, "Under 18 18 years")]),
+            line(&[
+                (1, "Offense"),
+                (22, "Under 18 18 years"),
+                (50, "Under 18 18 years"),
+            ]),
             line(&[
                 (16, "Total"),
                 (25, "years and over"),
@@ -452,7 +465,10 @@ mod tests {
             3,
         )
         .unwrap();
-        assert_eq!(l.columns, ["Total", "White", "American Indian/Alaskan Native"]);
+        assert_eq!(
+            l.columns,
+            ["Total", "White", "American Indian/Alaskan Native"]
+        );
         assert_eq!(l.stub, "Offense");
     }
 
@@ -480,8 +496,12 @@ mod tests {
         );
         assert_eq!(cells("Sex offenses 2 61.5 – 50.7").unwrap()[2].0, "–");
         assert!(cells("Robbery 102.1 25.5").is_none());
-        assert_eq!(cells("1 2 3 4 5 6").unwrap()[0].0, "1 2 3");
+        // Figures beyond a range or a footnote are no stub: the row is not read so.
+        assert!(cells("1 2 3 4 5 6").is_none());
+        assert!(cells("California 98 452 41 181 35 007").is_none());
         assert_eq!(value_counts("Robbery 102.1 25.5"), [2]);
-        assert_eq!(value_counts("$0 - 9,999 $0 $450 $850 $1,000"), [7, 4, 6]);
+        assert_eq!(value_counts("$0 - 9,999 $0 $450 $850 $1,000"), [7, 4]);
+        assert_eq!(value_counts("Sex offenses 2 61.5 10.7 50.7"), [4, 3]);
+        assert_eq!(value_counts("Kentucky 264,140 12,155 14,847"), [3]);
     }
 }
