@@ -122,8 +122,25 @@ fn row_named(
         .iter()
         .filter(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
         .count();
-    (named > 0 && 2 * named >= words.len()) || f.figures.iter().any(|x| naming.contains(x.as_str()))
+    // A stub of totals ("Total") is the row of a question whose every focus word the
+    // table's label or the stub writes: not of "arrests for drug abuse violations".
+    let totals = !words.is_empty() && words.iter().all(|w| TOTAL_WORDS.contains(&w.as_str()));
+    let said = crate::text::words(&format!("{} {naming}", row.label).to_lowercase());
+    let said: HashSet<String> = said
+        .iter()
+        .flat_map(|w| crate::text::stem_forms(w))
+        .collect();
+    let unsaid = f.focus.iter().any(|w| {
+        !crate::text::stem_forms(&w.to_lowercase())
+            .iter()
+            .any(|s| said.contains(s))
+    });
+    (named > 0 && 2 * named >= words.len() && !(totals && unsaid))
+        || f.figures.iter().any(|x| naming.contains(x.as_str()))
 }
+
+/// Words of a stub that sums the rows below it.
+const TOTAL_WORDS: &[&str] = &["total", "totals", "all", "subtotal", "grand", "overall"];
 
 /// A cell's score (see [`column_score`]) and what it would answer.
 type Scored = ((usize, std::cmp::Reverse<usize>), Pick);
