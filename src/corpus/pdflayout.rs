@@ -4,7 +4,7 @@
 //! and the [`Layout`] (pages, headings, labelled rows and values) that describes it.
 
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
-use super::tablehead::{self, HeadLine, Leaves};
+use super::tablehead::{self, is_no_value, HeadLine, Leaves};
 
 /// Version of the assembly rules, recorded with each document's extractor.
 pub const LAYOUT_VERSION: u32 = 8;
@@ -383,7 +383,7 @@ fn hanging(stub: &Seg, row: &Seg) -> Option<Seg> {
         .skip(usize::from(!lead.is_empty()))
         .flat_map(|(_, t)| t.split(' '))
         .collect();
-    let all_figures = figures.len() >= 3 && figures.iter().all(|t| is_figure(t) || is_no_value(t));
+    let all_figures = figures.len() >= 3 && figures.iter().all(|t| tablehead::is_value(t));
     // A wrapped stub goes on at the stub's column or indented.
     let wraps = lead.is_empty() || row.col >= stub.col;
     let mut chars: Vec<char> = text.chars().collect();
@@ -860,19 +860,6 @@ fn headers_above(
     } else {
         Vec::new()
     }
-}
-
-/// Marks a statistical table writes in a cell without a value: a dash (zero), `NA`,
-/// `(X)` (not applicable), `(D)` (withheld), `(Z)` (rounds to zero), an ellipsis.
-const NO_VALUE: &[&str] = &[
-    "—", "–", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…", "...", "n/a",
-];
-
-/// Whether a cell holds only marks of missing values ("— —": two cells the layout did
-/// not tell apart).
-fn is_no_value(t: &str) -> bool {
-    let parts: Vec<&str> = t.split_whitespace().collect();
-    !parts.is_empty() && parts.iter().all(|p| NO_VALUE.contains(p))
 }
 
 /// Whether a cell is a year as a column header writes it: `2010`, `2010e` (estimated),

@@ -326,13 +326,23 @@ fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
+/// Marks a statistical table writes in a cell without a value: a dash (zero), `NA`,
+/// `(X)` (not applicable), `(D)` (withheld), `(Z)` (rounds to zero), an ellipsis.
+pub(super) const NO_VALUE: &[&str] = &[
+    "—", "–", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…", "...", "n/a",
+];
+
+/// Whether a cell holds only marks of missing values ("— —": two cells the layout did
+/// not tell apart).
+pub(super) fn is_no_value(t: &str) -> bool {
+    let parts: Vec<&str> = t.split_whitespace().collect();
+    !parts.is_empty() && parts.iter().all(|p| NO_VALUE.contains(p))
+}
+
 /// Whether a token is a table value: a number (signed, bracketed, with a currency or a
 /// percent sign, grouped by thousands) or a mark of no value.
-fn is_value(t: &str) -> bool {
-    const MARKS: &[&str] = &[
-        "–", "—", "-", "NA", "(NA)", "X", "(X)", "(D)", "(Z)", "(S)", "…",
-    ];
-    if MARKS.contains(&t) {
+pub(super) fn is_value(t: &str) -> bool {
+    if NO_VALUE.contains(&t) {
         return true;
     }
     let body = t
