@@ -845,9 +845,36 @@ fn chunk_doc_until(
             tokens: c.tokens,
             vector: Vec::new(),
             injection: crate::guard::screen(body),
+            context: chunk_context(d, c.span.start, c.span.end, body),
         });
     }
     Some((chunks, texts))
+}
+
+/// Most bytes of a chunk's context (a bound on what one chunk adds to the full-text
+/// index; a long table's headers fit many times over).
+pub const MAX_CONTEXT_BYTES: usize = 2048;
+
+/// The context searched beside a chunk's text: the section path at its start and the
+/// labels of the rows and values it holds (table captions and column headers, form
+/// prompts), one per line, each only when the body does not already hold it, cut to
+/// [`MAX_CONTEXT_BYTES`] on a character boundary.
+fn chunk_context(d: &LoadedDoc, start: usize, end: usize, body: &str) -> String {
+    let section = d.layout.section_path(start).join(" > ");
+    let mut out = String::new();
+    let heads = std::iter::once(section.as_str()).chain(d.layout.labels_within(start, end));
+    for head in heads {
+        if !head.is_empty() && !body.contains(head) {
+            out.push_str(head);
+            out.push('\n');
+        }
+    }
+    let mut cut = out.len().min(MAX_CONTEXT_BYTES);
+    while !out.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    out.truncate(cut);
+    out.trim_end().to_string()
 }
 
 /// What is embedded for a chunk starting at `start`: title, section path, body.

@@ -564,6 +564,93 @@ fn a_table_whose_figures_stand_apart_from_its_stacked_headers_is_read_by_order()
 }
 
 #[test]
+fn tables_with_the_same_rows_are_told_apart_by_their_titles() {
+    use super::common::docgen::paged_pdf;
+    let statuses = [
+        "Single",
+        "Married Filing Jointly",
+        "Head of Household",
+        "Married Filing Separately",
+    ];
+    let ranges = [
+        ("$0 -", "9,999"),
+        ("$10,000 -", "19,999"),
+        ("$20,000 -", "29,999"),
+    ];
+    let mut owned: Vec<(u32, u32, String)> = Vec::new();
+    let mut top = 770;
+    for (t, status) in statuses.iter().enumerate() {
+        owned.extend([
+            (40, top, status.to_string()),
+            (40, top - 12, "Higher Paying Job".into()),
+            (
+                250,
+                top - 12,
+                "Lower Paying Job Annual Taxable Wage & Salary".into(),
+            ),
+            (40, top - 24, "Annual Taxable".into()),
+            (40, top - 36, "Wage & Salary".into()),
+        ]);
+        for (j, (open, close)) in ranges.iter().enumerate() {
+            let x = 230 + 90 * j as u32;
+            owned.extend([
+                (x, top - 24, open.to_string()),
+                (x, top - 36, close.to_string()),
+            ]);
+        }
+        // Every table has the same rows; only their figures differ.
+        let mut y = top - 50;
+        for i in 0..8u32 {
+            let low = 25_000 * i;
+            owned.push((
+                40,
+                y,
+                format!("${} - {}", thousands(low), thousands(low + 24_999)),
+            ));
+            for j in 0..3u32 {
+                let v = (t as u32 + 1) * 1000 + i * 37 + j * 11;
+                owned.push((230 + 90 * j, y, thousands(v)));
+            }
+            y -= 12;
+        }
+        top = y - 20;
+    }
+    let page: Vec<(u32, u32, &str)> = owned.iter().map(|(x, y, t)| (*x, *y, t.as_str())).collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(tmp.path(), &[("worksheet.pdf", paged_pdf(&[page], false))]);
+    let a = ask(
+        &idx,
+        "In the Head of Household table, what is the value for a higher paying job of \
+         $100,000 - 124,999 and a lower paying job of $20,000 - 29,999?",
+    );
+    assert_value(&a, "quantity", "3,170");
+    assert_eq!(
+        a["answer_value"]["cell"],
+        "$100,000 - 124,999 × Lower Paying Job Annual Taxable Wage & Salary $20,000 - 29,999",
+        "{a:#}"
+    );
+    let a = ask(
+        &idx,
+        "In the Married Filing Separately table, what is the value for a higher paying job \
+         of $25,000 - 49,999 and a lower paying job of $0 - 9,999?",
+    );
+    assert_value(&a, "quantity", "4,037");
+}
+
+/// `n` with thousands separators ("124,999").
+fn thousands(n: u32) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[test]
 fn alternatives_lead_ins_and_exclusions_are_read_as_written() {
     let worksheet = "# Deductions worksheet\n\nLine 2 holds the standard amount.\n\n\
         • $30,000 if you're married filing jointly\n\

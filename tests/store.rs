@@ -663,3 +663,60 @@ fn a_rewrite_with_the_same_size_and_mtime_is_found_by_status_deep_verify_and_rep
     assert!(found(&idx, "three") && !found(&idx, "eight"));
     assert_eq!(deep_status(&idx).1, 0);
 }
+
+#[test]
+fn an_index_of_the_schema_before_chunk_context_migrates_and_its_chunks_gain_one() {
+    let (_tmp, docs, idx) = scratch_index();
+    let with_context = |c: &Connection| -> i64 {
+        c.query_row("SELECT count(*) FROM chunks WHERE context != ''", [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    };
+    let fresh = with_context(&db(&idx));
+    assert!(
+        fresh > 0,
+        "a fresh index gives chunks under headings a context"
+    );
+    // Take the index back to schema 6: one-column full-text index, no context column.
+    db(&idx)
+        .execute_batch(
+            "DROP TRIGGER chunks_ai; DROP TRIGGER chunks_ad; DROP TABLE chunks_fts;
+             ALTER TABLE chunks DROP COLUMN context;
+             CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks',
+                 content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+             CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+                 INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
+             CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+                 INSERT INTO chunks_fts(chunks_fts, rowid, text)
+                 VALUES ('delete', old.id, old.text); END;
+             INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+             PRAGMA user_version = 6;",
+        )
+        .unwrap();
+    // Asking migrates: the old chunks have no context yet, and nothing is lost.
+    let o = run(&idx, &["ask", "--no-memory", "--json", QUESTION]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let c = db(&idx);
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, 7);
+    assert_eq!(with_context(&c), 0);
+    drop(c);
+    // The next ingest chunks the documents with headings again.
+    let (r, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{r}");
+    let c = db(&idx);
+    assert_eq!(with_context(&c), fresh, "{r}");
+    let stale: i64 = c
+        .query_row(
+            "SELECT count(*) FROM documents WHERE layout LIKE '%stale%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stale, 0);
+    let (s, code) = deep_status(&idx);
+    assert_eq!(code, 0, "{s}");
+}

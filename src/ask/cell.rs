@@ -104,11 +104,15 @@ fn row_named(
     asked: &HashSet<String>,
     values: impl Fn(&str, Option<&str>) -> Vec<Found>,
 ) -> bool {
+    // The stub names the row even when it reads as a value: a range of amounts
+    // ("$100,000 - 124,999") heads its row of figures.
+    let stub = row.cells.len() > 2 && names_the_row(row.stub(text));
     let naming: String = row
         .cells
         .iter()
-        .filter_map(|x| text.get(x.start..x.end))
-        .filter(|t| values(t, None).is_empty())
+        .enumerate()
+        .filter(|&(k, x)| (k == 0 && stub) || values(&text[x.start..x.end], None).is_empty())
+        .filter_map(|(_, x)| text.get(x.start..x.end))
         .collect::<Vec<_>>()
         .join(" ")
         .to_lowercase();

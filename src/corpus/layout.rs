@@ -146,6 +146,19 @@ impl Layout {
         (end <= l.end || start == l.start).then_some(l)
     }
 
+    /// The labels of the rows and values that `[start, end)` holds or starts inside,
+    /// each once, in text order.
+    pub fn labels_within(&self, start: usize, end: usize) -> Vec<&str> {
+        let first = self.labels.partition_point(|l| l.end <= start);
+        let mut out: Vec<&str> = Vec::new();
+        for l in self.labels[first..].iter().take_while(|l| l.start < end) {
+            if !l.label.is_empty() && !out.contains(&l.label.as_str()) {
+                out.push(&l.label);
+            }
+        }
+        out
+    }
+
     /// Whether `[start, end)` is (inside) a heading line.
     pub fn is_heading(&self, start: usize, end: usize) -> bool {
         self.heading_before(start)
@@ -293,6 +306,34 @@ mod tests {
         assert!(layout.is_heading(120, 134));
         assert!(!layout.is_heading(120, 140));
         assert_eq!(Layout::default().page_of(5), None);
+    }
+
+    #[test]
+    fn labels_within_a_span_are_listed_once_in_order() {
+        let row = |start: usize, label: &str| Labelled {
+            start,
+            end: start + 10,
+            kind: LabelKind::Row,
+            label: label.into(),
+            cells: Vec::new(),
+        };
+        let layout = Layout {
+            labels: vec![
+                row(0, "Single"),
+                row(20, "Head of Household"),
+                row(40, "Head of Household"),
+                row(60, "Married"),
+            ],
+            ..Layout::default()
+        };
+        // A span starting inside a row names it; rows it reaches name theirs once.
+        assert_eq!(layout.labels_within(25, 55), ["Head of Household"]);
+        assert_eq!(
+            layout.labels_within(5, 65),
+            ["Single", "Head of Household", "Married"]
+        );
+        assert!(layout.labels_within(10, 20).is_empty());
+        assert!(layout.labels_within(70, 90).is_empty());
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 use super::tablehead::{self, is_no_value, HeadLine, Leaves};
 
 /// Version of the assembly rules, recorded with each document's extractor.
-pub const LAYOUT_VERSION: u32 = 8;
+pub const LAYOUT_VERSION: u32 = 9;
 
 /// Lines at the top and at the bottom of a page searched for running headers and footers.
 const BAND: usize = 3;
@@ -187,11 +187,33 @@ fn is_folio(s: &Seg) -> bool {
     (digits(num) || (roman && of.is_none())) && of.is_none_or(digits)
 }
 
+/// Fewest cells holding figures that make a line a table's data row: its figures are
+/// data even when another page's row has the same shape (`$0 - 24,999  1,000  1,011`).
+const DATA_ROW_FIGURES: usize = 3;
+
+/// Whether a line is a data row (see [`DATA_ROW_FIGURES`]).
+fn is_data_row(seg: &Seg) -> bool {
+    let figures = cells(seg)
+        .iter()
+        .filter(|(_, t)| t.chars().any(|c| c.is_ascii_digit()))
+        .count();
+    figures >= DATA_ROW_FIGURES
+}
+
 /// Blank out running headers, footers and folios (rule: recurs in the band on at least
-/// half the pages with text, and on at least 2).
+/// half the pages with text, and on at least 2; a data row is not one, whatever its
+/// shape).
 fn drop_running_lines(pages: &mut [Vec<Seg>]) {
     drop_stamps(pages);
-    let bands: Vec<Vec<usize>> = pages.iter().map(|p| band(p)).collect();
+    let bands: Vec<Vec<usize>> = pages
+        .iter()
+        .map(|p| {
+            band(p)
+                .into_iter()
+                .filter(|&i| !is_data_row(&p[i]))
+                .collect()
+        })
+        .collect();
     let mut counts: std::collections::HashMap<String, usize> = Default::default();
     for (page, idx) in pages.iter().zip(&bands) {
         let mut seen: Vec<String> = idx.iter().map(|&i| normalise(&page[i])).collect();
@@ -1484,6 +1506,35 @@ mod tests {
         assert!(!text.contains("- 2 -"), "{text}");
         assert!(text.contains("Charlie prose."));
         assert_eq!(layout.pages.len(), 4);
+    }
+
+    #[test]
+    fn data_rows_of_the_same_shape_on_every_page_are_kept() {
+        // Each page opens and closes with a row whose figures differ only in their
+        // digits: the rows are data, not running headers.
+        let page = |n: usize| {
+            format!(
+                "Table {n}. Withholding by wage\n\n\
+                 $0 - 24,999       {n},000     {n},011     {n},022\n\
+                 $25,000 - 49,999  {n},037     {n},048     {n},059\n\
+                 $50,000 - 74,999  {n},074     {n},085     {n},096\n\n\
+                 Report of page {n}\n"
+            )
+        };
+        let pages: Vec<String> = (1..=4).map(page).collect();
+        let refs: Vec<&str> = pages.iter().map(String::as_str).collect();
+        let (text, _) = run(&refs);
+        for n in 1..=4 {
+            assert!(
+                text.contains(&format!("$0 - 24,999 {n},000 {n},011")),
+                "{text}"
+            );
+            assert!(
+                text.contains(&format!("$50,000 - 74,999 {n},074")),
+                "{text}"
+            );
+        }
+        assert!(!text.contains("Report of page"), "{text}");
     }
 
     #[test]

@@ -225,6 +225,32 @@ DELETE FROM files WHERE path IN (SELECT path FROM documents WHERE kind != 'jsonl
     r#"
 UPDATE files SET file_hash = '';
 "#,
+    // 7: a chunk's context (its section path and the labels of the table rows it holds),
+    // searched by BM25 beside its text. Files with headings or labelled rows are read
+    // again on the next ingest, and their stored layouts are marked stale (a field the
+    // reader ignores) so that their documents are chunked again and gain one.
+    r#"
+ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT '';
+DROP TRIGGER chunks_ai;
+DROP TRIGGER chunks_ad;
+DROP TABLE chunks_fts;
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+    text, context, content='chunks', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+    INSERT INTO chunks_fts(rowid, text, context) VALUES (new.id, new.text, new.context);
+END;
+CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+    INSERT INTO chunks_fts(chunks_fts, rowid, text, context)
+        VALUES ('delete', old.id, old.text, old.context);
+END;
+INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');
+DELETE FROM files WHERE path IN (SELECT path FROM documents
+    WHERE layout LIKE '%"headings"%' OR layout LIKE '%"labels"%');
+UPDATE documents SET layout = '{"stale":true,' || substr(layout, 2)
+    WHERE layout LIKE '{"%' AND (layout LIKE '%"headings"%' OR layout LIKE '%"labels"%');
+"#,
 ];
 
 /// A document as stored.
@@ -259,6 +285,9 @@ pub struct NewChunk {
     pub vector: Vec<f32>,
     /// What the prompt-injection guard found in the chunk, if anything.
     pub injection: Option<crate::guard::Screen>,
+    /// Words that name the chunk's place, searched beside its text: its section path and
+    /// the labels of the table rows it holds ('' when it has neither).
+    pub context: String,
 }
 
 /// A document to insert.
@@ -1267,8 +1296,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
     )?;
     let doc_row = tx.last_insert_rowid();
     let mut st = tx.prepare_cached(
-        "INSERT INTO chunks(chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO chunks(chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector, context) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     )?;
     for (ord, c) in d.chunks.iter().enumerate() {
         st.execute(params![
@@ -1281,7 +1310,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
             c.lines.1 as i64,
             c.tokens as i64,
             &d.text[c.span.start..c.span.end],
-            vector_to_blob(&c.vector)
+            vector_to_blob(&c.vector),
+            c.context
         ])?;
         let row = tx.last_insert_rowid();
         chunk_rows.push(row);
