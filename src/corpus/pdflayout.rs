@@ -720,12 +720,8 @@ fn table_label(
     }
     let mut parts: Vec<String> = Vec::new();
     let top = above.first().copied().unwrap_or(first);
-    let caption = (0..top).rev().find(|&k| kinds[k] != Kind::Blank);
-    if let Some(k) = caption.filter(|&k| matches!(kinds[k], Kind::Prose | Kind::Heading(_))) {
-        let t = lines[k].text();
-        if t.split(' ').count() <= 12 && !t.ends_with(['.', ',', ';']) {
-            parts.push(t);
-        }
+    if let Some(t) = caption(lines, kinds, top) {
+        parts.push(t);
     }
     let header: Vec<usize> = above
         .iter()
@@ -761,6 +757,57 @@ fn table_label(
         label: collapse(&parts.join(" ")),
         leaves: tablehead::table_leaves(&heads, &data),
         headers,
+    }
+}
+
+/// Non-blank lines searched above a table's header for its numbered caption, past its
+/// headnote ("[In thousands. Based on …]").
+const CAPTION_REACH: usize = 8;
+
+/// Words that open a numbered caption ("Table 324. Arrests by Sex and Age: 2009").
+const CAPTION_WORDS: &[&str] = &["table", "figure", "exhibit", "chart", "schedule"];
+
+/// Whether line text opens with a caption word and a number ("Table 3-1", "Figure 2.").
+fn is_numbered_caption(t: &str) -> bool {
+    let mut words = t.split_whitespace();
+    let (Some(first), Some(second)) = (words.next(), words.next()) else {
+        return false;
+    };
+    CAPTION_WORDS.contains(&first.to_lowercase().as_str())
+        && second.starts_with(|c: char| c.is_ascii_digit() || c.is_ascii_uppercase())
+        && second.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The caption of a table whose header starts at line `top`: a numbered caption line
+/// within [`CAPTION_REACH`] lines of text above (past a headnote), else the line right
+/// above when it is short and ends no sentence. Never a line of another table.
+fn caption(lines: &[Seg], kinds: &[Kind], top: usize) -> Option<String> {
+    let above: Vec<usize> = (0..top)
+        .rev()
+        .filter(|&k| kinds[k] != Kind::Blank)
+        .take_while(|&k| matches!(kinds[k], Kind::Prose | Kind::Heading(_)))
+        .take(CAPTION_REACH)
+        .collect();
+    let short = |k: usize| {
+        let t = lines[k].text();
+        (t.split(' ').count() <= 12 && !t.ends_with(['.', ',', ';'])).then_some(t)
+    };
+    let next = above.first().and_then(|&k| short(k));
+    match above
+        .iter()
+        .find(|&&k| is_numbered_caption(&lines[k].text()))
+    {
+        // A short line right above the header ("American" over "Indian/Alaskan")
+        // heads columns; it follows the caption.
+        Some(&k) if Some(&k) != above.first() => Some(
+            [Some(lines[k].text()), next]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        Some(&k) => Some(lines[k].text()),
+        None => next,
     }
 }
 
@@ -1318,7 +1365,12 @@ fn lone_amount(lines: &[Seg], k: &Kinds, i: usize) -> Option<String> {
             }
             break;
         }
-        let worded = matches!(k.kinds[j], Kind::Prose | Kind::Heading(_));
+        // A printed line split by its leaders into cells ("7." | "Total Disbursements")
+        // reads as a row of words, not of figures.
+        let worded = matches!(
+            k.kinds[j],
+            Kind::Prose | Kind::Heading(_) | Kind::Row(_) | Kind::RowCont(_)
+        );
         if !worded || t.split(' ').any(is_amount) {
             if label.is_empty() {
                 return None;
@@ -1535,6 +1587,47 @@ mod tests {
             );
         }
         assert!(!text.contains("Report of page"), "{text}");
+    }
+
+    #[test]
+    fn a_numbered_caption_above_a_headnote_labels_the_table() {
+        let page = "Table 7. Wages by State: 2010\n\
+                    [In dollars. Based on the survey of 1,200 firms; see the source for\n\
+                    details and for the notes on the methods used in this table]\n\n\
+                    State          Mean        Median\n\
+                    Ohio           41,200      38,100\n\
+                    Iowa           39,800      36,900\n";
+        let (text, layout) = run(&[page]);
+        let row = label_of(&text, &layout, "Iowa").expect("a labelled row");
+        assert!(
+            row.label.starts_with("Table 7. Wages by State: 2010"),
+            "{}",
+            row.label
+        );
+        assert!(row.label.contains("Median"), "{}", row.label);
+    }
+
+    #[test]
+    fn a_lone_amount_under_a_leadered_form_line_is_its_value() {
+        // The lines of a filed summary page: a leadered line, comb marks, the amount.
+        let lines = [
+            (0, "7.     Total Disbursements (from Line 31)............"),
+            (86, "\u{25b2}                 ,"),
+            (104, "\u{25b2}            ."),
+            (111, "101224.65"),
+            (117, "\u{25b2}                         ,"),
+        ];
+        let mut page = String::new();
+        for (col, line) in lines {
+            page.push_str(&format!("{}{line}\n", " ".repeat(col)));
+        }
+        page.insert_str(page.find('\n').unwrap(), &format!("{},", " ".repeat(33)));
+        page.push_str("\n8.     Cash on Hand at Close of Reporting Period\n");
+        let page = page.as_str();
+        let (text, layout) = run(&[page]);
+        let value = label_of(&text, &layout, "101224.65").expect("a labelled value");
+        assert_eq!(value.kind, LabelKind::Value);
+        assert_eq!(value.label, "7. Total Disbursements (from Line 31)");
     }
 
     #[test]
