@@ -1019,16 +1019,21 @@ fn counted_by_name(w: &[String], first: &str) -> bool {
     let of_what = w.windows(2).any(|p| p[0] == "of" && p[1] == "what");
     let what = matches!(first, "what" | "which");
     let s = format!(" {} ", w.join(" "));
-    // "What value applies when …", "what is the value for …": a table's figure.
-    let value = [
+    // "What value applies when …", "what is the value for …", "in Table 3, what is the
+    // Female 'Total' column value for …": a table's figure.
+    let cell_value = w
+        .windows(2)
+        .any(|p| matches!(p[0].as_str(), "column" | "row" | "cell" | "table") && p[1] == "value");
+    let value = ([
         "what value",
         "what is the value",
         "what figure",
         "what is the figure",
     ]
     .iter()
-    .any(|p| s.starts_with(&format!(" {p} ")))
-        && w.iter().any(|x| x.chars().any(|c| c.is_ascii_digit()));
+    .any(|p| s.contains(&format!(" {p} ")))
+        && w.iter().any(|x| x.chars().any(|c| c.is_ascii_digit())))
+        || (cell_value && s.contains(" what "));
     (any(&["population"]) && (what || of_what))
         || (what && any(&["count", "tally", "headcount", "capacity", "consumption"]))
         || value
@@ -1535,6 +1540,14 @@ mod tests {
             AnswerType::Quantity
         );
         assert_eq!(ty("What is the value of the shares?"), AnswerType::Text);
+        assert_eq!(
+            ty("In Table 3, what is the Female 'Total' column value for vandalism?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            ty("In Table 3, what is the value for a higher paying job of $0 - 9,999?"),
+            AnswerType::Quantity
+        );
         assert_eq!(
             ty("How long must client records be retained?"),
             AnswerType::Duration

@@ -561,6 +561,18 @@ fn a_table_whose_figures_stand_apart_from_its_stacked_headers_is_read_by_order()
     );
     assert_ne!(a["answer_value"]["raw"], "102.1", "{a:#}");
     assert!(a["answer_value"].is_null(), "{a:#}");
+    // The row's label opens with the caption found above the headnote; a question
+    // naming another table is not answered from this one.
+    let a = ask(
+        &idx,
+        "In Table 9, how many robbery arrests of females under 18 years are reported?",
+    );
+    assert_value(&a, "quantity", "2.5");
+    let a = ask(
+        &idx,
+        "In Table 12, how many robbery arrests of females under 18 years are reported?",
+    );
+    assert!(a["answer_value"].is_null(), "{a:#}");
 }
 
 #[test]

@@ -64,7 +64,10 @@ pub(super) fn pick(
         .flat_map(|w| crate::text::stem_forms(w))
         .collect();
     let stub = row.stub(&text).unwrap_or_default().trim();
-    if !row_named(f, row, &text, &asked, &values) || combined(stub, f, &asked) {
+    if other_table(f, &row.label)
+        || !row_named(f, row, &text, &asked, &values)
+        || combined(stub, f, &asked)
+    {
         return Err(Miss::Row(stub.to_string()));
     }
     let mut scored = scored_cells(f, c, row, &text, &asked, stub, &values);
@@ -141,6 +144,30 @@ fn row_named(
     });
     (named > 0 && 2 * named >= words.len() && !(totals && unsaid))
         || f.figures.iter().any(|x| naming.contains(x.as_str()))
+}
+
+/// Words that number a table or figure in a caption and in a question ("Table 324").
+const NUMBERED: &[&str] = &["table", "figure", "exhibit", "chart", "schedule"];
+
+/// The numbered things `words` name: ("table", "324") for "… Table 324 …".
+fn numbered(words: &[String]) -> Vec<(String, String)> {
+    words
+        .windows(2)
+        .filter(|p| NUMBERED.contains(&p[0].as_str()) && p[1].chars().any(|c| c.is_ascii_digit()))
+        .map(|p| (p[0].clone(), p[1].clone()))
+        .collect()
+}
+
+/// Whether the question names a numbered table ("In Table 324, …") and the row's label
+/// opens with the caption of another one ("Table 325. Arrests by Race").
+fn other_table(f: &Frame, label: &str) -> bool {
+    let asked = numbered(&f.qualifiers);
+    let words = crate::text::words(&label.to_lowercase());
+    let Some((kind, number)) = numbered(&words[..words.len().min(2)]).pop() else {
+        return false;
+    };
+    let same_kind: Vec<&(String, String)> = asked.iter().filter(|(k, _)| *k == kind).collect();
+    !same_kind.is_empty() && !same_kind.iter().any(|(_, n)| *n == number)
 }
 
 /// Words of a stub that sums the rows below it.
@@ -282,4 +309,28 @@ fn column_score(
         .filter(|x| lower.contains(x.as_str()))
         .count();
     (shared + 2 * stated, std::cmp::Reverse(words.len() - shared))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_under_another_numbered_caption_is_not_the_asked_table_s() {
+        let f = crate::frame::frame("In Table 324, how many robbery arrests are reported?");
+        assert!(other_table(
+            &f,
+            "Table 325. Arrests by Race: 2009 Offense charged"
+        ));
+        assert!(!other_table(
+            &f,
+            "Table 324. Arrests by Sex and Age: 2009 Total"
+        ));
+        // A label without a numbered caption, or a question naming none, rules nothing out.
+        assert!(!other_table(&f, "Offense charged Total White Black"));
+        let g = crate::frame::frame("How many robbery arrests are reported?");
+        assert!(!other_table(&g, "Table 325. Arrests by Race: 2009"));
+        // A figure is not a table.
+        assert!(!other_table(&f, "Figure 2. Arrests by year"));
+    }
 }
