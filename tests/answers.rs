@@ -649,6 +649,52 @@ fn tables_with_the_same_rows_are_told_apart_by_their_titles() {
     assert_value(&a, "quantity", "4,037");
 }
 
+#[test]
+fn a_label_the_question_quotes_finds_the_form_that_prints_it() {
+    use super::common::docgen::paged_pdf;
+    let prose = [
+        "This is an authorization for the investigator to ask your health practitioner the",
+        "questions below concerning your consultations. The government recognizes the",
+        "critical importance of mental health and advocates proactive treatment to promote",
+        "wellness. Your decision to seek treatment will not, by itself, adversely affect",
+        "your eligibility. I understand the information will be used in assessing whether",
+        "I should be granted a security clearance or access to classified information.",
+    ];
+    let mut page: Vec<(u32, u32, &str)> = Vec::new();
+    let mut y = 740;
+    for line in prose {
+        page.push((40, y, line));
+        y -= 12;
+    }
+    page.extend([
+        (40, 640, "Full name (Type or print legibly)"),
+        (450, 640, "Social Security Number"),
+        (40, 628, "John H Smith"),
+        (450, 628, "123-12-1234"),
+        (40, 604, "Other names used"),
+        (450, 604, "Date of birth"),
+        (40, 592, "Prince H Smith"),
+        (450, 592, "7/1/2017"),
+    ]);
+    let mut files = vec![("release.pdf", paged_pdf(&[page], false))];
+    // Notices whose words are the question's, none printing the label.
+    for i in 0..40 {
+        let notice = format!(
+            "# Other names {i}\n\nWhat other name is listed? Names listed in other notices \
+             are used by the office. Other names are listed when the names used differ. A \
+             listed name is used for other records, and names listed twice are used once.\n"
+        );
+        files.push((
+            Box::leak(format!("notice{i}.md").into_boxed_str()),
+            notice.into_bytes(),
+        ));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(tmp.path(), &files);
+    let a = ask(&idx, "What other name is listed under 'Other names used'?");
+    assert_value(&a, "person", "Prince H Smith");
+}
+
 /// `n` with thousands separators ("124,999").
 fn thousands(n: u32) -> String {
     let s = n.to_string();

@@ -295,11 +295,14 @@ fn column_score(
     figures: &[String],
 ) -> (usize, std::cmp::Reverse<usize>) {
     let lower = column.to_lowercase();
-    // "Under 18 years" and "18 years and over" differ by their bound words.
-    let words: Vec<String> = crate::text::words(&lower)
+    // "Under 18 years" and "18 years and over" differ by their bound words; a word
+    // counts once ("Total Total", the total of totals, names no more than "Total").
+    let mut words: Vec<String> = crate::text::words(&lower)
         .into_iter()
         .filter(|w| !crate::text::is_stopword(w) || BOUND_WORDS.contains(&w.as_str()))
         .collect();
+    words.sort();
+    words.dedup();
     let shared = words
         .iter()
         .filter(|w| crate::text::stem_forms(w).iter().any(|s| asked.contains(s)))
@@ -332,5 +335,16 @@ mod tests {
         assert!(!other_table(&g, "Table 325. Arrests by Race: 2009"));
         // A figure is not a table.
         assert!(!other_table(&f, "Figure 2. Arrests by year"));
+    }
+
+    #[test]
+    fn a_header_word_twice_names_a_column_once() {
+        let asked: HashSet<String> = ["female", "total"].iter().map(|w| w.to_string()).collect();
+        let total_total = column_score("Total Total", &asked, &[]);
+        let female_total = column_score("Female Total", &asked, &[]);
+        assert!(
+            female_total > total_total,
+            "{female_total:?} {total_total:?}"
+        );
     }
 }

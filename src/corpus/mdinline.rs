@@ -1,6 +1,7 @@
 //! Markdown inline syntax that would otherwise reach a quote raw: inline links and images
 //! are stored as their text (`[the Act](https://…)` → `the Act`, `![a map](m.png)` →
-//! `a map`) and character references are decoded (`&#40;` → `(`, `&amp;` → `&`). All else
+//! `a map`), character references are decoded (`&#40;` → `(`, `&amp;` → `&`) and inline
+//! HTML tags are dropped (see [`INLINE_TAGS`]). All else
 //! stays byte for byte; code spans and fenced code blocks are left as written, and a link
 //! never spans a line, so line numbers still map onto the file. Linear in the text.
 
@@ -41,7 +42,7 @@ const NAMED: &[(&str, char)] = &[
 /// `text` with inline links and images rendered as their text and character references
 /// decoded, outside code; borrowed when there is nothing to render.
 pub fn render(text: &str) -> Cow<'_, str> {
-    if !text.contains(['[', '&']) {
+    if !text.contains(['[', '&', '<']) {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -143,6 +144,13 @@ impl<'a> Line<'a> {
                 i += 2;
                 continue;
             }
+            if b[i] == b'<' {
+                if let Some((with, len)) = inline_tag(&self.s[i..hi]) {
+                    out.push_str(with);
+                    i += len;
+                    continue;
+                }
+            }
             if b[i] == b'&' {
                 if let Some((c, len)) = reference(&self.s[i..hi]) {
                     out.push(c);
@@ -168,6 +176,39 @@ impl<'a> Line<'a> {
         let dest = self.s[paren + 1..paren_end].trim();
         (paren_end < hi && !dest.is_empty()).then_some((text_end, paren_end + 1))
     }
+}
+
+/// Inline HTML elements whose tags are dropped, their content kept (`<a name="x"></a>`
+/// anchors before headings, emphasis, spans); `sup` opens with `^` so an exponent cannot
+/// fuse with its base (`10<sup>25</sup>` → `10^25`), and `br` is a space.
+const INLINE_TAGS: &[&str] = &[
+    "a", "abbr", "b", "br", "em", "font", "i", "small", "span", "strong", "sub", "sup", "u",
+];
+
+/// Longest inline tag read, in bytes (a bound: anchors with long attributes stay raw).
+const MAX_TAG_BYTES: usize = 256;
+
+/// An inline HTML tag (of [`INLINE_TAGS`]) at the start of `s`: what it is stored as and
+/// its length in bytes.
+fn inline_tag(s: &str) -> Option<(&'static str, usize)> {
+    let end = s.bytes().take(MAX_TAG_BYTES).position(|b| b == b'>')?;
+    let inner = &s[1..end];
+    if inner.contains(['<', '\n']) {
+        return None;
+    }
+    let closing = inner.starts_with('/');
+    let body = inner.trim_start_matches('/').trim_end_matches('/');
+    let name_end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
+    let name = body[..name_end].to_ascii_lowercase();
+    if !INLINE_TAGS.contains(&name.as_str()) {
+        return None;
+    }
+    let with = match (name.as_str(), closing) {
+        ("sup", false) => "^",
+        ("br", _) => " ",
+        _ => "",
+    };
+    Some((with, end + 1))
 }
 
 /// Code spans of a line: a backtick run to the next run of the same length.
@@ -259,5 +300,31 @@ mod tests {
         assert!(matches!(render(plain), std::borrow::Cow::Borrowed(_)));
         let many = "[".repeat(100_000) + "x" + &"](y)".repeat(100_000);
         assert!(render(&many).len() <= many.len());
+    }
+
+    #[test]
+    fn inline_html_tags_are_dropped_and_exponents_kept_apart() {
+        let r = |s: &str| render(s).into_owned();
+        assert_eq!(
+            r("#### <a name=\"throttle\"></a>5.2.2 Rate Limiting (Throttling)\n"),
+            "#### 5.2.2 Rate Limiting (Throttling)\n"
+        );
+        assert_eq!(
+            r("more than 10<sup>25</sup> FLOPs"),
+            "more than 10^25 FLOPs"
+        );
+        assert_eq!(
+            r("H<sub>2</sub>O, <em>not</em> later<br/>than"),
+            "H2O, not later than"
+        );
+        // Block tags, unknown tags, a tag cut by a line end and code stay as written.
+        for raw in [
+            "<div>x</div>",
+            "a < b > c",
+            "<a name=\"x\"\n>y",
+            "`<b>x</b>`",
+        ] {
+            assert_eq!(r(raw), raw);
+        }
     }
 }

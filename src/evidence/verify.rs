@@ -176,6 +176,24 @@ pub fn identifiers(question: &str) -> Vec<String> {
 }
 
 /// Whether `text` contains one of `ids` as a whole token.
+/// Whether candidate `c` is a labelled table row whose stub (its words before the
+/// first figure, "Vandalism" of "Vandalism 217.4 72.7 …") the question names: every
+/// content word of the stub is one of the question's `terms`.
+fn names_row(terms: &[String], c: &Candidate) -> bool {
+    if c.label.is_none() {
+        return false;
+    }
+    let stub: Vec<&str> = c
+        .quote
+        .split_whitespace()
+        .take_while(|w| !w.chars().any(|ch| ch.is_ascii_digit()))
+        .collect();
+    let words = content_words(&stub.join(" "));
+    !words.is_empty()
+        && words.len() < c.quote.split_whitespace().count()
+        && words.iter().all(|w| terms.contains(w))
+}
+
 fn names_identifier(ids: &[String], text: &str) -> bool {
     !ids.is_empty()
         && text
@@ -234,8 +252,13 @@ pub fn verify(
         .iter()
         .map(|c| {
             let context = c.context_text();
-            if names_identifier(&ids, &context) || states_asked_value(&frame, &context) {
-                1.0 // the quote states the very identifier or kind of value asked for
+            if names_identifier(&ids, &context)
+                || states_asked_value(&frame, &context)
+                || names_row(&terms, c)
+            {
+                // The quote states the very identifier or kind of value asked for, or is
+                // the table row the question names.
+                1.0
             } else {
                 term_coverage(&terms, &context)
             }

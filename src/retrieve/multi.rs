@@ -311,7 +311,7 @@ pub fn retrieve(
     let mut pool = Pool::default();
     pool.add(engine, q, &qv, n, 1.0)?;
     let queries = add_alternatives(engine, q, rewriter, &mut pool, n, opts)?;
-    let fused = super::rrf_weighted(&pool.lists, cfg.rrf_k);
+    let fused = pin_printed(engine, q, super::rrf_weighted(&pool.lists, cfg.rrf_k))?;
     // Walk the fused list, skipping excluded chunks, until enough are found.
     let want = match reranker {
         Some(_) => opts.k.max(opts.rerank_depth),
@@ -351,6 +351,36 @@ pub fn retrieve(
         excluded,
         order,
     })
+}
+
+/// Chunks taken first for each phrase a question quotes: the passages that print it, word
+/// for word (a label such as 'Other names used' stands in a long form chunk whose other
+/// words the question does not share). A bound, not tuned.
+pub const PINNED_PER_PHRASE: usize = 2;
+
+/// `fused` with the chunks that print a phrase `q` quotes moved to its head (at most
+/// [`PINNED_PER_PHRASE`] per phrase, best BM25 first), above every fused score.
+fn pin_printed(engine: &Engine, q: &str, fused: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>, Error> {
+    let mut pinned: Vec<i64> = Vec::new();
+    for phrase in quoted_phrases(q) {
+        let expr = format!("\"{}\"", words(&phrase).join(" "));
+        for (id, _) in super::diverse::lexical_candidates(engine, &expr, PINNED_PER_PHRASE)? {
+            if !pinned.contains(&id) {
+                pinned.push(id);
+            }
+        }
+    }
+    if pinned.is_empty() {
+        return Ok(fused);
+    }
+    let top = fused.first().map_or(0.0, |x| x.1);
+    let mut out: Vec<(i64, f64)> = pinned
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, top + (pinned.len() - i) as f64))
+        .collect();
+    out.extend(fused.into_iter().filter(|x| !pinned.contains(&x.0)));
+    Ok(out)
 }
 
 /// Rewrites `q` with feedback from the pool's first pass and adds each new alternative's
@@ -500,6 +530,38 @@ mod tests {
             assert!(r.hits.len() <= opts.k);
             assert!(r.confidence.is_finite());
         }
+    }
+
+    #[test]
+    fn chunks_printing_a_quoted_phrase_lead_the_fused_list() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let rows = e.store().chunks_by_ids(&[1, 2, 3]).unwrap();
+        let target = rows.last().unwrap();
+        let phrase: Vec<&str> = target.text.split_whitespace().skip(2).take(3).collect();
+        let q = format!("Where is '{}' written?", phrase.join(" "));
+        let fused: Vec<(i64, f64)> = vec![(1, 0.05), (2, 0.04)];
+        let out = pin_printed(&e, &q, fused.clone()).unwrap();
+        let printing = |id: i64| {
+            let r = &e.store().chunks_by_ids(&[id]).unwrap()[0];
+            words(&r.text)
+                .join(" ")
+                .contains(&words(&phrase.join(" ")).join(" "))
+        };
+        assert!(printing(out[0].0), "{out:?}");
+        assert!(
+            out[0].1 > 0.05 && out.windows(2).all(|w| w[0].1 >= w[1].1),
+            "{out:?}"
+        );
+        assert!(
+            out.iter().filter(|x| x.0 == 1 || x.0 == 2).count() == 2,
+            "{out:?}"
+        );
+        // A question quoting nothing leaves the list as it was.
+        assert_eq!(
+            pin_printed(&e, "Where is it written?", fused.clone()).unwrap(),
+            fused
+        );
     }
 
     #[test]
