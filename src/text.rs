@@ -124,9 +124,52 @@ pub fn stem_forms(w: &str) -> Vec<String> {
             out.push(s);
         }
     }
+    // A verb and its action noun: "decide" is met by "decision", "termination" by
+    // "terminate".
+    for other in action_forms(w) {
+        let s = stem(&other);
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
     // An irregular verb's other forms ("become" is met by "became").
     if let Some(group) = IRREGULAR.iter().find(|g| g.contains(&w)) {
         out.extend(group.iter().filter(|f| **f != w).map(|f| stem(f)));
+    }
+    out
+}
+
+/// Endings of a verb and of its action noun (`decide`/`decision`, `submit`/`submission`,
+/// `terminate`/`termination`, `notify`/`notification`, `approve`/`approval`).
+const ACTION_ENDINGS: &[(&str, &str)] = &[
+    ("ide", "ision"),
+    ("ude", "usion"),
+    ("mit", "mission"),
+    ("ate", "ation"),
+    ("ify", "ification"),
+    ("ize", "ization"),
+    ("ise", "isation"),
+    ("ove", "oval"),
+];
+
+/// Verbs whose action noun names something else in the documents this engine reads
+/// ("provision" is a clause, not the act of providing).
+const NOT_ACTIONS: &[&str] = &["provide", "provides", "provision", "provisions"];
+
+/// The action noun of a verb, or the verb of an action noun (see [`ACTION_ENDINGS`]);
+/// the base must keep three letters.
+fn action_forms(w: &str) -> Vec<String> {
+    if NOT_ACTIONS.contains(&w) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (verb, noun) in ACTION_ENDINGS {
+        if let Some(base) = w.strip_suffix(verb).filter(|b| b.len() >= 3) {
+            out.push(format!("{base}{noun}"));
+        }
+        if let Some(base) = w.strip_suffix(noun).filter(|b| b.len() >= 3) {
+            out.push(format!("{base}{verb}"));
+        }
     }
     out
 }
@@ -240,6 +283,15 @@ mod tests {
         assert!(stem_forms("city").contains(&stem("cities")));
         assert!(!stem_forms("day").contains(&stem("dies")));
         assert!(stem_forms("player").contains(&stem("plays")));
+        // A verb and its action noun, both ways; a short base and "provide" stay apart.
+        assert!(stem_forms("decide").contains(&stem("decision")));
+        assert!(stem_forms("termination").contains(&stem("terminate")));
+        assert!(stem_forms("submit").contains(&stem("submission")));
+        assert!(stem_forms("notify").contains(&stem("notification")));
+        assert!(stem_forms("approval").contains(&stem("approve")));
+        assert!(!stem_forms("state").contains(&stem("station")));
+        assert!(!stem_forms("station").contains(&stem("state")));
+        assert!(!stem_forms("provide").contains(&stem("provision")));
         assert!(stem_forms("written").contains(&stem("write")));
         assert!(!stem_forms("became").contains(&stem("come")));
         assert_eq!(stem_forms("retained"), vec![stem("retained")]);

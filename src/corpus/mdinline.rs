@@ -1,7 +1,7 @@
 //! Markdown inline syntax that would otherwise reach a quote raw: inline links and images
 //! are stored as their text (`[the Act](https://…)` → `the Act`, `![a map](m.png)` →
-//! `a map`), character references are decoded (`&#40;` → `(`, `&amp;` → `&`) and inline
-//! HTML tags are dropped (see [`INLINE_TAGS`]). All else
+//! `a map`), character references are decoded (`&#40;` → `(`, `&amp;` → `&`) and HTML
+//! tags are dropped (see [`INLINE_TAGS`], [`BLOCK_TAGS`]). All else
 //! stays byte for byte; code spans and fenced code blocks are left as written, and a link
 //! never spans a line, so line numbers still map onto the file. Linear in the text.
 
@@ -180,16 +180,25 @@ impl<'a> Line<'a> {
 
 /// Inline HTML elements whose tags are dropped, their content kept (`<a name="x"></a>`
 /// anchors before headings, emphasis, spans); `sup` opens with `^` so an exponent cannot
-/// fuse with its base (`10<sup>25</sup>` → `10^25`), and `br` is a space.
+/// fuse with its base (`10<sup>25</sup>` → `10^25`).
 const INLINE_TAGS: &[&str] = &[
-    "a", "abbr", "b", "br", "em", "font", "i", "small", "span", "strong", "sub", "sup", "u",
+    "a", "abbr", "b", "em", "font", "i", "small", "span", "strong", "sub", "sup", "u",
+];
+
+/// HTML elements that divide text (a table's cells, a figure, a break): their tags become
+/// a space, so neither their attributes (`markdown="1"`, `width:100%`) nor fused cell
+/// texts reach a quote.
+const BLOCK_TAGS: &[&str] = &[
+    "blockquote", "br", "caption", "center", "col", "colgroup", "dd", "details", "div", "dl",
+    "dt", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "img", "li", "ol",
+    "p", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul",
 ];
 
 /// Longest inline tag read, in bytes (a bound: anchors with long attributes stay raw).
 const MAX_TAG_BYTES: usize = 256;
 
-/// An inline HTML tag (of [`INLINE_TAGS`]) at the start of `s`: what it is stored as and
-/// its length in bytes.
+/// An HTML tag (of [`INLINE_TAGS`] or [`BLOCK_TAGS`]) at the start of `s`: what it is
+/// stored as and its length in bytes.
 fn inline_tag(s: &str) -> Option<(&'static str, usize)> {
     let end = s.bytes().take(MAX_TAG_BYTES).position(|b| b == b'>')?;
     let inner = &s[1..end];
@@ -200,13 +209,11 @@ fn inline_tag(s: &str) -> Option<(&'static str, usize)> {
     let body = inner.trim_start_matches('/').trim_end_matches('/');
     let name_end = body.find(|c: char| c.is_whitespace()).unwrap_or(body.len());
     let name = body[..name_end].to_ascii_lowercase();
-    if !INLINE_TAGS.contains(&name.as_str()) {
-        return None;
-    }
     let with = match (name.as_str(), closing) {
         ("sup", false) => "^",
-        ("br", _) => " ",
-        _ => "",
+        (n, _) if BLOCK_TAGS.contains(&n) => " ",
+        (n, _) if INLINE_TAGS.contains(&n) => "",
+        _ => return None,
     };
     Some((with, end + 1))
 }
@@ -317,9 +324,15 @@ mod tests {
             r("H<sub>2</sub>O, <em>not</em> later<br/>than"),
             "H2O, not later than"
         );
-        // Block tags, unknown tags, a tag cut by a line end and code stay as written.
+        // Markup around a table: no attribute is stored, cells stay apart.
+        assert_eq!(
+            r("<div markdown=\"1\"><table style=\"width:100%\"><tr><td>A</td><td>B</td></tr>"),
+            "    A  B  "
+        );
+        assert_eq!(r("<img src=\"m.png\" alt=\"x\"/> Memorized"), "  Memorized");
+        // Unknown tags, a tag cut by a line end and code stay as written.
         for raw in [
-            "<div>x</div>",
+            "<widget>x</widget>",
             "a < b > c",
             "<a name=\"x\"\n>y",
             "`<b>x</b>`",
