@@ -162,6 +162,24 @@ pub struct Frame {
     pub composite: bool,
 }
 
+impl Frame {
+    /// Whether `text` opens with a dotted number the question names an item by ("3.6:
+    /// Explore a federal cyber insurance backstop" for "what is strategic objective
+    /// 3.6?"): it is the very item asked about.
+    pub fn numbers_item(&self, text: &str) -> bool {
+        let text = text.trim_start().to_lowercase();
+        self.figures.iter().any(|x| {
+            let dotted = x.contains('.')
+                && x.split('.')
+                    .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+            dotted
+                && text
+                    .strip_prefix(x.as_str())
+                    .is_some_and(|rest| rest.starts_with([':', ' ', ')', '\t']))
+        })
+    }
+}
+
 /// Words that ask rather than name what is asked about.
 const SCAFFOLD: &[&str] = &[
     "what",
@@ -1540,6 +1558,9 @@ mod tests {
             AnswerType::Quantity
         );
         assert_eq!(ty("What is the value of the shares?"), AnswerType::Text);
+        let f = frame("In Figure 1, what is strategic objective 3.6?");
+        assert!(f.numbers_item("3.6: Explore a federal cyber insurance backstop"));
+        assert!(!f.numbers_item("3.61: Another objective") && !f.numbers_item("See 3.6 below"));
         assert_eq!(
             ty("In Table 3, what is the Female 'Total' column value for vandalism?"),
             AnswerType::Quantity

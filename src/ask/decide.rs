@@ -180,6 +180,9 @@ fn covers(f: &Frame, cx: &Context, half_focus: bool) -> Result<(), String> {
     {
         return Err(m);
     }
+    if !f.answer_type.is_value() && f.numbers_item(&cx.raw) {
+        return Ok(());
+    }
     // A value question's head ("tuition") is named by the item itself, not only by the
     // text before it (the row above, another sentence).
     if let Some(h) = f.head.as_deref().filter(|_| f.answer_type.is_value()) {

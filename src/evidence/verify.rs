@@ -255,9 +255,10 @@ pub fn verify(
             if names_identifier(&ids, &context)
                 || states_asked_value(&frame, &context)
                 || names_row(&terms, c)
+                || frame.numbers_item(&c.quote)
             {
                 // The quote states the very identifier or kind of value asked for, or is
-                // the table row the question names.
+                // the table row or numbered item the question names.
                 1.0
             } else {
                 term_coverage(&terms, &context)

@@ -358,13 +358,54 @@ pub fn retrieve(
 /// words the question does not share). A bound, not tuned.
 pub const PINNED_PER_PHRASE: usize = 2;
 
-/// `fused` with the chunks that print a phrase `q` quotes moved to its head (at most
-/// [`PINNED_PER_PHRASE`] per phrase, best BM25 first), above every fused score.
+/// Chunks read per pinned phrase to find those that print it as written (the full-text
+/// phrase "3 6" also matches "3, 6"). A bound, not tuned.
+const PHRASE_CANDIDATES: usize = 30;
+
+/// Whether `text` holds `phrase` as whole words: "3.6" is not printed by "4.3.3.6.1".
+fn prints(text: &str, phrase: &str) -> bool {
+    text.match_indices(phrase).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = &text[at + phrase.len()..];
+        let mut next = after.chars();
+        let glued = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric());
+        let continued = next.next() == Some('.') && glued(next.next());
+        !glued(before) && before != Some('.') && !glued(after.chars().next()) && !continued
+    })
+}
+
+/// Numbers with dots a question names an item by ("objective 3.6", "section 5.2.2").
+fn dotted_numbers(q: &str) -> Vec<String> {
+    q.split_whitespace()
+        .map(|t| t.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
+        .filter(|t| {
+            let parts: Vec<&str> = t.split('.').collect();
+            parts.len() >= 2
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.len() <= 3 && p.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .map(str::to_string)
+        .collect()
+}
+
+/// `fused` with the chunks that print a phrase `q` quotes or a dotted number it names
+/// moved to its head (at most [`PINNED_PER_PHRASE`] per phrase, best BM25 first), above
+/// every fused score.
 fn pin_printed(engine: &Engine, q: &str, fused: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>, Error> {
     let mut pinned: Vec<i64> = Vec::new();
-    for phrase in quoted_phrases(q) {
+    for phrase in quoted_phrases(q).into_iter().chain(dotted_numbers(q)) {
         let expr = format!("\"{}\"", words(&phrase).join(" "));
-        for (id, _) in super::diverse::lexical_candidates(engine, &expr, PINNED_PER_PHRASE)? {
+        let hits = super::diverse::lexical_candidates(engine, &expr, PHRASE_CANDIDATES)?;
+        let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
+        let rows = engine.store().chunks_by_ids(&ids)?;
+        let printed = |id: i64| {
+            rows.iter()
+                .find(|r| r.id == id)
+                .is_some_and(|r| prints(&r.text.to_lowercase(), &phrase))
+        };
+        let found = ids.into_iter().filter(|&id| printed(id));
+        for id in found.take(PINNED_PER_PHRASE) {
             if !pinned.contains(&id) {
                 pinned.push(id);
             }
@@ -556,6 +597,12 @@ mod tests {
         assert!(
             out.iter().filter(|x| x.0 == 1 || x.0 == 2).count() == 2,
             "{out:?}"
+        );
+        assert!(prints("3.6: explore", "3.6") && prints("see (3.6).", "3.6"));
+        assert!(!prints("4.3.3.6.1, 4.3.6", "3.6") && !prints("13.6 or 3.61", "3.6"));
+        assert_eq!(
+            dotted_numbers("Is 5.2.2 or 3.6? Not 2018 nor v1.x."),
+            ["5.2.2", "3.6"]
         );
         // A question quoting nothing leaves the list as it was.
         assert_eq!(
