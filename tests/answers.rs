@@ -576,6 +576,20 @@ fn a_table_whose_figures_stand_apart_from_its_stacked_headers_is_read_by_order()
 }
 
 #[test]
+fn a_figure_in_a_clause_bounded_from_below_is_no_maximum() {
+    let secrets = "# Secrets\n\nOther verifier secrets SHALL have at least the minimum \
+        security strength of the standard (112 bits as of this publication).\n\n\
+        Memorized secrets SHALL be at least 8 characters in length.\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(tmp.path(), &[("secrets.md", secrets.as_bytes().to_vec())]);
+    let a = ask(&idx, "What is the maximum length of a memorized secret?");
+    assert_eq!(a["question_frame"]["extreme"], "max", "{a:#}");
+    assert!(a["answer_value"].is_null(), "{a:#}");
+    let a = ask(&idx, "What is the minimum length of a memorized secret?");
+    assert_eq!(a["answer_value"]["raw"], "8", "{a:#}");
+}
+
+#[test]
 fn tables_with_the_same_rows_are_told_apart_by_their_titles() {
     use super::common::docgen::paged_pdf;
     let statuses = [

@@ -376,6 +376,9 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .filter(|v| !other_condition(f, quote, v))
         .filter(|v| f.extreme.is_none() || !in_leading_condition(quote, v))
         .filter(|v| {
+            v.bound != Bound::Exact || !opposite_bound(f, clause_around(quote, v.start, v.end))
+        })
+        .filter(|v| {
             let Some(heading) = heading else {
                 return true;
             };
@@ -521,6 +524,39 @@ fn other_one(f: &Frame, clause: &str) -> bool {
 
 /// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
 /// the next after.
+/// Words that bound what their clause states from below…
+const LOWER_BOUNDS: &[&str] = &[
+    "at least",
+    "minimum",
+    "not less than",
+    "no less than",
+    "not fewer than",
+    "no fewer than",
+];
+/// … and from above.
+const UPPER_BOUNDS: &[&str] = &[
+    "at most",
+    "maximum",
+    "up to",
+    "not more than",
+    "no more than",
+    "not to exceed",
+    "no greater than",
+];
+
+/// Whether `clause` bounds its figures the other way from the extreme asked, and never
+/// the asked way: "at least the minimum security strength (112 bits …)" gives no
+/// maximum length.
+fn opposite_bound(f: &Frame, clause: &str) -> bool {
+    let c = clause.to_lowercase();
+    let has = |l: &[&str]| l.iter().any(|p| c.contains(p));
+    match f.extreme {
+        Some(Extreme::Max) => has(LOWER_BOUNDS) && !has(UPPER_BOUNDS),
+        Some(Extreme::Min) => has(UPPER_BOUNDS) && !has(LOWER_BOUNDS),
+        None => false,
+    }
+}
+
 fn clause_around(quote: &str, start: usize, end: usize) -> &str {
     let from = quote[..start].rfind([';', '.']).map_or(0, |i| i + 1);
     let to = quote[end..].find([';']).map_or(quote.len(), |i| end + i);
