@@ -1548,6 +1548,21 @@ mod tests {
     }
 
     #[test]
+    fn a_table_s_figure_and_a_numbered_item_are_read() {
+        assert_eq!(
+            ty("In Table 3, what is the Female 'Total' column value for vandalism?"),
+            AnswerType::Quantity
+        );
+        assert_eq!(
+            ty("In Table 3, what is the value for a higher paying job of $0 - 9,999?"),
+            AnswerType::Quantity
+        );
+        let f = frame("In Figure 1, what is strategic objective 3.6?");
+        assert!(f.numbers_item("3.6: Explore a federal cyber insurance backstop"));
+        assert!(!f.numbers_item("3.61: Another objective") && !f.numbers_item("See 3.6 below"));
+    }
+
+    #[test]
     fn answer_types_follow_the_wording() {
         assert_eq!(
             ty("What is the treasurer's telephone number?"),
@@ -1558,17 +1573,6 @@ mod tests {
             AnswerType::Quantity
         );
         assert_eq!(ty("What is the value of the shares?"), AnswerType::Text);
-        let f = frame("In Figure 1, what is strategic objective 3.6?");
-        assert!(f.numbers_item("3.6: Explore a federal cyber insurance backstop"));
-        assert!(!f.numbers_item("3.61: Another objective") && !f.numbers_item("See 3.6 below"));
-        assert_eq!(
-            ty("In Table 3, what is the Female 'Total' column value for vandalism?"),
-            AnswerType::Quantity
-        );
-        assert_eq!(
-            ty("In Table 3, what is the value for a higher paying job of $0 - 9,999?"),
-            AnswerType::Quantity
-        );
         assert_eq!(
             ty("How long must client records be retained?"),
             AnswerType::Duration

@@ -60,7 +60,7 @@ impl Store {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT f.rowid, bm25(chunks_fts) AS s FROM chunks_fts f \
+                "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts f \
                  WHERE chunks_fts MATCH ?1 AND f.rowid NOT IN \
                  (SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?3))) \
                  ORDER BY s, f.rowid LIMIT ?2",

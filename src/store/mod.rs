@@ -882,7 +882,8 @@ impl Store {
         Ok(rows)
     }
 
-    /// BM25 search over chunk text with an FTS5 MATCH expression; returns (row id, score)
+    /// BM25 search over chunk text (and, at half weight, chunk context: the section path is
+    /// also in the embedded text) with an FTS5 MATCH expression; returns (row id, score)
     /// with higher scores better (the negated FTS5 `bm25()`).
     pub fn fts_search(
         &self,
@@ -892,7 +893,7 @@ impl Store {
         let mut st = self
             .conn
             .prepare_cached(
-                "SELECT rowid, bm25(chunks_fts) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2",
+                "SELECT rowid, bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts WHERE chunks_fts MATCH ?1 ORDER BY s, rowid LIMIT ?2",
             )
             .map_err(|e| self.err(e))?;
         let rows = st
