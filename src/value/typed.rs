@@ -628,8 +628,13 @@ fn identifiers(quote: &str) -> Vec<Found> {
             let t = m.as_str();
             let digits = t.chars().filter(char::is_ascii_digit).count();
             let letters = t.chars().any(char::is_alphabetic);
+            // An amount ("11000.00", "2,534,821.88") counts; it identifies nothing.
+            let amount = !letters
+                && t.bytes()
+                    .all(|b| b.is_ascii_digit() || b == b'.' || b == b',')
+                && (t.contains(',') || t.split('.').nth(1).is_some_and(|d| d.len() == 2));
             // "3X" (a form's name) is too short to identify anything.
-            (letters && t.chars().count() >= 4) || digits >= 5
+            ((letters && t.chars().count() >= 4) || digits >= 5) && !amount
         })
         .map(|m| Found {
             start: m.start(),
@@ -928,6 +933,13 @@ mod tests {
             ["ID.SC"]
         );
         assert!(raw("see page 4 of 12", AnswerType::Identifier, None).is_empty());
+        assert!(raw("▲ 11000.00", AnswerType::Identifier, None).is_empty());
+        assert!(raw("total 2,534,821.88", AnswerType::Identifier, None).is_empty());
+        assert_eq!(raw("ZIP 20006", AnswerType::Identifier, None), ["20006"]);
+        assert_eq!(
+            raw("see 45 CFR 164.404", AnswerType::Identifier, None),
+            ["164.404"]
+        );
         assert_eq!(
             raw(
                 "contact: Marisol Cruz Cain, Director",
