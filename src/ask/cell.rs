@@ -146,14 +146,14 @@ fn row_named(
         || f.figures.iter().any(|x| naming.contains(x.as_str()))
 }
 
-/// Words that number a table or figure in a caption and in a question ("Table 324").
-const NUMBERED: &[&str] = &["table", "figure", "exhibit", "chart", "schedule"];
-
 /// The numbered things `words` name: ("table", "324") for "… Table 324 …".
 fn numbered(words: &[String]) -> Vec<(String, String)> {
     words
         .windows(2)
-        .filter(|p| NUMBERED.contains(&p[0].as_str()) && p[1].chars().any(|c| c.is_ascii_digit()))
+        .filter(|p| {
+            crate::corpus::layout::CAPTION_WORDS.contains(&p[0].as_str())
+                && p[1].chars().any(|c| c.is_ascii_digit())
+        })
         .map(|p| (p[0].clone(), p[1].clone()))
         .collect()
 }

@@ -20,6 +20,10 @@ pub struct Heading {
     pub title: String,
 }
 
+/// Words that open a numbered caption ("Table 324. Arrests by Sex and Age: 2009") and
+/// that a question names a table or figure by ("In Table 324, …").
+pub const CAPTION_WORDS: &[&str] = &["table", "figure", "exhibit", "chart", "schedule"];
+
 /// What a labelled span is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

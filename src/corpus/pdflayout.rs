@@ -3,7 +3,7 @@
 //! prose lines joined into paragraphs, table rows and form values kept on their own lines —
 //! and the [`Layout`] (pages, headings, labelled rows and values) that describes it.
 
-use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
+use super::layout::{Cell, Heading, LabelKind, Labelled, Layout, CAPTION_WORDS};
 use super::tablehead::{self, is_no_value, HeadLine, Leaves};
 
 /// Version of the assembly rules, recorded with each document's extractor.
@@ -763,9 +763,6 @@ fn table_label(
 /// Non-blank lines searched above a table's header for its numbered caption, past its
 /// headnote ("[In thousands. Based on …]").
 const CAPTION_REACH: usize = 8;
-
-/// Words that open a numbered caption ("Table 324. Arrests by Sex and Age: 2009").
-const CAPTION_WORDS: &[&str] = &["table", "figure", "exhibit", "chart", "schedule"];
 
 /// Whether line text opens with a caption word and a number ("Table 3-1", "Figure 2.").
 fn is_numbered_caption(t: &str) -> bool {
