@@ -160,6 +160,47 @@ pub struct Frame {
     /// be stated by another passage that links to the answer's (a bridge).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub composite: bool,
+    /// The question asks about the document it is put to ("What revision date does this
+    /// Form W-9 carry?"): see [`points_at_document`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub itself: bool,
+}
+
+/// Words naming a document, after which "this" points at the document itself ("What
+/// period does this report cover?"): what such a question asks is printed in the
+/// document's head (its title, revision, period, docket, folio).
+const DOCUMENT_NOUNS: &[&str] = &[
+    "form", "report", "notice", "document", "page", "release", "rule", "filing", "permit",
+    "statement", "publication", "bulletin", "directive", "memo", "memorandum", "letter",
+    "certificate", "circular", "manual", "plan", "order", "decision", "issue",
+];
+
+/// Whether `q` points at a document itself: "this" followed, within the next two words,
+/// by one of [`DOCUMENT_NOUNS`] ("this Form W-9", "this NICS report").
+pub fn points_at_document(q: &str) -> bool {
+    document_pointed_at(q).is_some()
+}
+
+/// The words naming the document `q` points at (see [`points_at_document`]): those
+/// between "this" and the document noun, and the codes right after it ("nics" of "this
+/// NICS report"; "w", "9" of "this Form W-9"). `None` when `q` points at no document.
+pub fn document_pointed_at(q: &str) -> Option<Vec<String>> {
+    let w = crate::text::words(&q.to_lowercase());
+    let i = w.iter().position(|x| x == "this")?;
+    let rest = &w[i + 1..];
+    let noun = rest
+        .iter()
+        .take(2)
+        .position(|n| DOCUMENT_NOUNS.contains(&n.as_str()))?;
+    let mut out: Vec<String> = rest[..noun].to_vec();
+    out.extend(
+        rest[noun + 1..]
+            .iter()
+            .take(2)
+            .take_while(|x| x.len() == 1 || x.chars().any(|c| c.is_ascii_digit()))
+            .cloned(),
+    );
+    Some(out)
 }
 
 impl Frame {
@@ -674,6 +715,7 @@ pub fn frame(question: &str) -> Frame {
     };
     let composite = composite(&w, &focus);
     Frame {
+        itself: points_at_document(question),
         either,
         composite,
         head,
@@ -1356,6 +1398,19 @@ mod tests {
 
     fn ty(q: &str) -> AnswerType {
         frame(q).answer_type
+    }
+
+    #[test]
+    fn this_before_a_document_noun_points_at_the_document_itself() {
+        assert!(frame("What revision date does this Form W-9 carry?").itself);
+        assert!(frame("What period does this NICS report cover?").itself);
+        assert!(frame("What page number is printed on this page of the report?").itself);
+        assert!(!frame("What does this mean for the form?").itself);
+        assert!(!frame("What revision date does Form W-9 carry?").itself);
+        let named = |q: &str| document_pointed_at(q).unwrap();
+        assert_eq!(named("What revision date does this Form W-9 carry?"), ["w", "9"]);
+        assert_eq!(named("What period does this NICS report cover?"), ["nics"]);
+        assert!(named("Who signed this notice of the rule?").is_empty());
     }
 
     #[test]

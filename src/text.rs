@@ -75,6 +75,23 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("st", "street"),
 ];
 
+/// Abbreviations of [`ABBREVIATIONS`] that are no English word of their own: a search for
+/// the full word may also look for them ("revision" finds "Rev."). "No", "art", "min" and
+/// the like are left out, as they would match everywhere.
+const SEARCHABLE_ABBREVIATIONS: &[&str] = &[
+    "rev", "nos", "dept", "govt", "corp", "amt", "qty", "tel", "yrs", "approx", "para",
+];
+
+/// The abbreviations a search for `word` (lower case) may also look for: see
+/// [`SEARCHABLE_ABBREVIATIONS`].
+pub fn abbreviations_of(word: &str) -> Vec<&'static str> {
+    ABBREVIATIONS
+        .iter()
+        .filter(|(a, full)| *full == word && SEARCHABLE_ABBREVIATIONS.contains(a))
+        .map(|(a, _)| *a)
+        .collect()
+}
+
 /// The words abbreviations in `text` stand for: each word of [`ABBREVIATIONS`] written
 /// with a full stop right after it ("Rev." → `revision`), lower case.
 pub fn expanded_abbreviations(text: &str) -> Vec<&'static str> {
@@ -258,6 +275,15 @@ pub const MONTHS: [&str; 12] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_word_is_searched_by_its_abbreviation_unless_that_is_a_word() {
+        assert_eq!(abbreviations_of("revision"), vec!["rev"]);
+        assert_eq!(abbreviations_of("department"), vec!["dept"]);
+        assert!(abbreviations_of("number").is_empty());
+        assert!(abbreviations_of("article").is_empty());
+        assert!(abbreviations_of("march").is_empty());
+    }
 
     #[test]
     fn abbreviations_with_a_full_stop_are_expanded() {

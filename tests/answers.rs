@@ -822,3 +822,44 @@ fn a_value_is_reached_through_a_bridge_an_example_or_an_inline_item() {
     );
     assert_value(&a, "quantity", "26");
 }
+
+#[test]
+fn a_question_about_the_document_itself_is_answered_from_its_head() {
+    let mut instructions = String::new();
+    for i in 0..12 {
+        instructions.push_str(&format!(
+            "Section {i}. Complete Form X-7 for each vessel you register, and keep a copy of \
+             Form X-7 with the vessel's papers for inspection by the harbor master.\n\n"
+        ));
+    }
+    let form = format!(
+        "Form (Rev. March 2024)\n\nX-7 Request for Vessel Registration\n\n{instructions}\
+         Cat. No. 12345A Form X-7 (Rev. 3-2024)\n"
+    );
+    let counts = "# Harbor Traffic Counts\n\nMarch - 2021\n\n\
+         | Port | Vessels | Tonnage |\n|---|---|---|\n| Alpha | 120 | 3,400 |\n\
+         | Beta | 98 | 2,100 |\n\nCounts are compiled from the pilot logs kept at each port.\n";
+    let filing = "# Quarterly filing\n\nThis report covers the period stated on its cover page. \
+         Report the period covered by each report. The covering period of a quarterly report \
+         is the quarter in which the report is filed.\n";
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(
+        tmp.path(),
+        &[
+            ("form.txt", form.into_bytes()),
+            ("counts.md", counts.as_bytes().to_vec()),
+            ("filing.md", filing.as_bytes().to_vec()),
+        ],
+    );
+    // The head states the revision in words; the footer repeats it in figures.
+    let a = ask(&idx, "What revision date does this Form X-7 carry?");
+    assert_value(&a, "date", "March 2024");
+    assert_eq!(a["question_frame"]["itself"], true, "{a:#}");
+    // The dateline under a report's title is its period, though another document talks
+    // of periods and reports at length.
+    let a = ask(&idx, "What period does this Harbor report cover?");
+    assert_value(&a, "period", "March - 2021");
+    // Without "this", nothing points at a document's head.
+    let a = ask(&idx, "What period does the Harbor report cover?");
+    assert!(a["question_frame"].get("itself").is_none(), "{a:#}");
+}

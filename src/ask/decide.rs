@@ -705,6 +705,22 @@ fn covering<'a>(
     if f.answer_type.is_value() {
         covering.sort_by_key(|(named, ..)| std::cmp::Reverse(*named));
     }
+    // A question about the document itself ("this Form W-9") is answered from where the
+    // document states it first, its head, not from a footer that repeats it.
+    if f.itself {
+        let first_doc = covering.first().map(|(_, _, v)| v.candidate.doc_id.clone());
+        let earliest = covering
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, v))| Some(&v.candidate.doc_id) == first_doc.as_ref())
+            .filter(|(_, (_, _, v))| !values(f, &v.candidate.quote).is_empty())
+            .min_by_key(|(_, (_, _, v))| v.candidate.start)
+            .map(|(i, _)| i);
+        if let Some(i) = earliest {
+            let head = covering.remove(i);
+            covering.insert(0, head);
+        }
+    }
     let named = covering.iter().map(|(k, ..)| *k).collect();
     let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
     (covering, misses, named)

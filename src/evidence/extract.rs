@@ -336,6 +336,28 @@ fn is_value(fragment: &str, labelled: bool, prompted: bool) -> bool {
         && !is_instruction(fragment)
 }
 
+/// Lines at the top of a document that make its head (title, dateline, revision).
+pub const HEAD_LINES: usize = 6;
+
+/// Whether `line` (1-based) is in a document's head (see [`HEAD_LINES`]).
+pub fn in_head(line: usize) -> bool {
+    line <= HEAD_LINES
+}
+
+/// Whether `span` is a short line of the document's head that states a date ("November -
+/// 2015" under a report's title): the document's own dateline, a value though it is
+/// no sentence.
+fn is_dateline(doc_text: &str, span: Span) -> bool {
+    let line = doc_text[..span.start].matches('\n').count() + 1;
+    in_head(line)
+        && !crate::value::typed::find(
+            span.slice(doc_text),
+            crate::frame::AnswerType::Date,
+            None,
+        )
+        .is_empty()
+}
+
 /// First words of a short heading line ("Article 99", "Part III", "§ 12").
 const HEADING_WORDS: &[&str] = &[
     "article",
@@ -780,7 +802,9 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         let raw_start = sent.start;
         let sent = strip_marker(doc_text, sent);
         if word_count(sent.slice(doc_text)) < MIN_WORDS {
-            if is_value(sent.slice(doc_text), labelled, after_prompt) {
+            if is_value(sent.slice(doc_text), labelled, after_prompt)
+                || is_dateline(doc_text, sent)
+            {
                 out.push((sent, Completeness::Complete));
             }
             continue;

@@ -155,7 +155,11 @@ pub fn term_coverage(terms: &[String], quote: &str) -> f64 {
     if terms.is_empty() {
         return 0.0;
     }
-    let have: std::collections::HashSet<String> = content_words(quote).into_iter().collect();
+    let mut have: std::collections::HashSet<String> = content_words(quote).into_iter().collect();
+    // "Rev. March 2024" covers "revision".
+    have.extend(content_words(
+        &crate::text::expanded_abbreviations(quote).join(" "),
+    ));
     terms.iter().filter(|t| have.contains(*t)).count() as f64 / terms.len() as f64
 }
 
@@ -175,7 +179,6 @@ pub fn identifiers(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `text` contains one of `ids` as a whole token.
 /// Whether candidate `c` is a labelled table row whose stub (its words before the
 /// first figure, "Vandalism" of "Vandalism 217.4 72.7 …") the question names: every
 /// content word of the stub is one of the question's `terms`.
@@ -194,6 +197,7 @@ fn names_row(terms: &[String], c: &Candidate) -> bool {
         && words.iter().all(|w| terms.contains(w))
 }
 
+/// Whether `text` contains one of `ids` as a whole token.
 fn names_identifier(ids: &[String], text: &str) -> bool {
     !ids.is_empty()
         && text
@@ -203,6 +207,14 @@ fn names_identifier(ids: &[String], text: &str) -> bool {
                     .to_lowercase()
             })
             .any(|t| ids.contains(&t))
+}
+
+/// Whether `text` states a value of a type frame `f` accepts.
+fn states_type(f: &crate::frame::Frame, text: &str) -> bool {
+    f.answer_type
+        .accepts()
+        .iter()
+        .any(|t| !crate::value::typed::find(text, *t, f.unit_family).is_empty())
 }
 
 /// Whether `text` states a value of the precise type frame `f` asks for (a date, an
@@ -220,15 +232,12 @@ pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
         return false;
     }
     let stem = |w: &str| crate::text::stem(&w.to_lowercase());
-    let have: std::collections::HashSet<String> = crate::text::words(&text.to_lowercase())
+    let mut have: std::collections::HashSet<String> = crate::text::words(&text.to_lowercase())
         .iter()
         .map(|w| stem(w))
         .collect();
-    f.asked_words().iter().any(|w| have.contains(&stem(w)))
-        && f.answer_type
-            .accepts()
-            .iter()
-            .any(|t| !crate::value::typed::find(text, *t, f.unit_family).is_empty())
+    have.extend(crate::text::expanded_abbreviations(text).into_iter().map(stem));
+    f.asked_words().iter().any(|w| have.contains(&stem(w))) && states_type(f, text)
 }
 
 fn sigmoid(x: f32) -> f64 {
@@ -256,6 +265,9 @@ pub fn verify(
                 || states_asked_value(&frame, &context)
                 || names_row(&terms, c)
                 || frame.numbers_item(&c.quote)
+                || (frame.itself
+                    && crate::evidence::extract::in_head(c.line)
+                    && states_type(&frame, &c.quote))
             {
                 // The quote states the very identifier or kind of value asked for, or is
                 // the table row or numbered item the question names.
@@ -427,6 +439,14 @@ mod tests {
     use crate::models::HashEmbedder;
     use crate::retrieve::ChunkView;
     use std::sync::Arc;
+
+    #[test]
+    fn an_abbreviation_covers_the_word_it_stands_for() {
+        let terms = question_terms("What revision date does the form carry?");
+        let short = term_coverage(&terms, "Form (Rev. March 2024)");
+        let bare = term_coverage(&terms, "Form (March 2024)");
+        assert!(short > bare, "{short} vs {bare}");
+    }
 
     #[test]
     fn identifiers_are_tokens_with_a_letter_and_four_digits() {

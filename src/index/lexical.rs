@@ -43,6 +43,13 @@ pub fn fts_query(text: &str) -> Option<String> {
         .iter()
         .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
         .collect();
+    // "revision" also looks for "Rev." (forms print their abbreviations).
+    let short: Vec<&str> = terms
+        .iter()
+        .flat_map(|t| crate::text::abbreviations_of(t))
+        .filter(|a| !terms.iter().any(|t| t == a))
+        .collect();
+    tokens.extend(short.iter().map(|a| format!("\"{a}\"")));
     // A short text is also matched as a phrase, its words in order ("other names used"):
     // a passage that prints it scores above one that scatters its words.
     let all = words(text);
@@ -78,6 +85,14 @@ mod tests {
         assert_eq!(query_terms("what is it"), vec!["what", "is", "it"]);
         assert_eq!(query_terms("what is retention"), vec!["retention"]);
         assert_eq!(fts_query("  ?!- "), None);
+    }
+
+    #[test]
+    fn a_word_forms_abbreviate_is_also_looked_for_by_its_abbreviation() {
+        let q = fts_query("what revision date does the form carry").unwrap();
+        assert!(q.contains("\"revision\""), "{q}");
+        assert!(q.contains("\"rev\""), "{q}");
+        assert!(!fts_query("the first article").unwrap().contains("\"art\""));
     }
 
     #[test]

@@ -312,6 +312,7 @@ pub fn retrieve(
     pool.add(engine, q, &qv, n, 1.0)?;
     let queries = add_alternatives(engine, q, rewriter, &mut pool, n, opts)?;
     let fused = pin_printed(engine, q, super::rrf_weighted(&pool.lists, cfg.rrf_k))?;
+    let fused = pin_head(engine, q, fused)?;
     // Walk the fused list, skipping excluded chunks, until enough are found.
     let want = match reranker {
         Some(_) => opts.k.max(opts.rerank_depth),
@@ -421,6 +422,51 @@ fn pin_printed(engine: &Engine, q: &str, fused: Vec<(i64, f64)>) -> Result<Vec<(
         .map(|(i, &id)| (id, top + (pinned.len() - i) as f64))
         .collect();
     out.extend(fused.into_iter().filter(|x| !pinned.contains(&x.0)));
+    Ok(out)
+}
+
+/// Fused hits among which the document a question points at is looked for.
+const HEAD_SEARCH_DEPTH: usize = 30;
+
+/// `fused` with the first chunk of the document `q` points at second in line (see
+/// [`crate::frame::document_pointed_at`]): the first document among the leading hits
+/// whose title or head prints the words naming it. The head is read even when the
+/// question's words are printed elsewhere (a revision in every page's footer).
+fn pin_head(engine: &Engine, q: &str, fused: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>, Error> {
+    let Some(naming) = crate::frame::document_pointed_at(q) else {
+        return Ok(fused);
+    };
+    let store = engine.store();
+    let ids: Vec<i64> = fused.iter().take(HEAD_SEARCH_DEPTH).map(|x| x.0).collect();
+    let docs = store.chunk_docs(&ids)?;
+    let mut tried = HashSet::new();
+    let mut found = None;
+    for doc in ids.iter().filter_map(|id| docs.get(id)) {
+        if !tried.insert(*doc) {
+            continue;
+        }
+        let Some(head) = store.first_chunk_of_doc(*doc)? else {
+            continue;
+        };
+        let row = store.chunks_by_ids(&[head])?;
+        let said: HashSet<String> = row
+            .iter()
+            .flat_map(|r| words(&format!("{} {}", r.title, r.text).to_lowercase()))
+            .collect();
+        if naming.iter().all(|w| said.contains(w)) {
+            found = Some(head);
+            break;
+        }
+    }
+    let (Some(head), Some(&(lead, top))) = (found, fused.first()) else {
+        return Ok(fused);
+    };
+    if head == lead {
+        return Ok(fused);
+    }
+    let next = fused.get(1).map_or(top, |x| x.1);
+    let mut out: Vec<(i64, f64)> = fused.into_iter().filter(|x| x.0 != head).collect();
+    out.insert(1.min(out.len()), (head, (top + next) / 2.0));
     Ok(out)
 }
 
@@ -609,6 +655,25 @@ mod tests {
             pin_printed(&e, "Where is it written?", fused.clone()).unwrap(),
             fused
         );
+    }
+
+    #[test]
+    fn a_question_pointing_at_a_document_reads_its_head_second() {
+        let tmp = tempfile::tempdir().unwrap();
+        let e = sample_engine(tmp.path());
+        let ids = e.store().chunk_row_ids().unwrap();
+        let docs = e.store().chunk_docs(&ids).unwrap();
+        // A chunk that is not its document's first.
+        let (&lead, &doc) = docs
+            .iter()
+            .find(|(id, d)| e.store().first_chunk_of_doc(**d).unwrap() != Some(**id))
+            .unwrap();
+        let head = e.store().first_chunk_of_doc(doc).unwrap().unwrap();
+        let fused = vec![(lead, 0.05), (head + 1000, 0.04), (head, 0.01)];
+        let out = pin_head(&e, "Who signed this notice?", fused.clone()).unwrap();
+        assert_eq!(out.iter().map(|x| x.0).collect::<Vec<_>>(), [lead, head, head + 1000]);
+        assert!(out.windows(2).all(|w| w[0].1 >= w[1].1), "{out:?}");
+        assert_eq!(pin_head(&e, "Who signed the notice?", fused.clone()).unwrap(), fused);
     }
 
     #[test]

@@ -31,6 +31,22 @@ impl Store {
         Ok(out)
     }
 
+    /// The row of the first chunk (in reading order) of document row `doc`.
+    pub fn first_chunk_of_doc(&self, doc: i64) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT id FROM chunks WHERE doc = ?1 ORDER BY ord LIMIT 1",
+                [doc],
+                |r| r.get::<_, i64>(0),
+            )
+            .map(Some)
+            .or_else(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => Ok(None),
+                e => Err(e),
+            })
+            .map_err(|e| self.err(e))
+    }
+
     /// Every chunk row of the documents `docs` (document row ids).
     pub fn chunk_rows_of_docs(&self, docs: &[i64]) -> Result<HashSet<i64>, StoreError> {
         let mut st = self
