@@ -170,9 +170,29 @@ pub struct Frame {
 /// period does this report cover?"): what such a question asks is printed in the
 /// document's head (its title, revision, period, docket, folio).
 const DOCUMENT_NOUNS: &[&str] = &[
-    "form", "report", "notice", "document", "page", "release", "rule", "filing", "permit",
-    "statement", "publication", "bulletin", "directive", "memo", "memorandum", "letter",
-    "certificate", "circular", "manual", "plan", "order", "decision", "issue",
+    "form",
+    "report",
+    "notice",
+    "document",
+    "page",
+    "release",
+    "rule",
+    "filing",
+    "permit",
+    "statement",
+    "publication",
+    "bulletin",
+    "directive",
+    "memo",
+    "memorandum",
+    "letter",
+    "certificate",
+    "circular",
+    "manual",
+    "plan",
+    "order",
+    "decision",
+    "issue",
 ];
 
 /// Whether `q` points at a document itself: "this" followed, within the next two words,
@@ -1408,7 +1428,10 @@ mod tests {
         assert!(!frame("What does this mean for the form?").itself);
         assert!(!frame("What revision date does Form W-9 carry?").itself);
         let named = |q: &str| document_pointed_at(q).unwrap();
-        assert_eq!(named("What revision date does this Form W-9 carry?"), ["w", "9"]);
+        assert_eq!(
+            named("What revision date does this Form W-9 carry?"),
+            ["w", "9"]
+        );
         assert_eq!(named("What period does this NICS report cover?"), ["nics"]);
         assert!(named("Who signed this notice of the rule?").is_empty());
     }

@@ -350,12 +350,8 @@ pub fn in_head(line: usize) -> bool {
 fn is_dateline(doc_text: &str, span: Span) -> bool {
     let line = doc_text[..span.start].matches('\n').count() + 1;
     in_head(line)
-        && !crate::value::typed::find(
-            span.slice(doc_text),
-            crate::frame::AnswerType::Date,
-            None,
-        )
-        .is_empty()
+        && !crate::value::typed::find(span.slice(doc_text), crate::frame::AnswerType::Date, None)
+            .is_empty()
 }
 
 /// First words of a short heading line ("Article 99", "Part III", "§ 12").
@@ -802,8 +798,7 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         let raw_start = sent.start;
         let sent = strip_marker(doc_text, sent);
         if word_count(sent.slice(doc_text)) < MIN_WORDS {
-            if is_value(sent.slice(doc_text), labelled, after_prompt)
-                || is_dateline(doc_text, sent)
+            if is_value(sent.slice(doc_text), labelled, after_prompt) || is_dateline(doc_text, sent)
             {
                 out.push((sent, Completeness::Complete));
             }

@@ -236,7 +236,11 @@ pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
         .iter()
         .map(|w| stem(w))
         .collect();
-    have.extend(crate::text::expanded_abbreviations(text).into_iter().map(stem));
+    have.extend(
+        crate::text::expanded_abbreviations(text)
+            .into_iter()
+            .map(stem),
+    );
     f.asked_words().iter().any(|w| have.contains(&stem(w))) && states_type(f, text)
 }
 

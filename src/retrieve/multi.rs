@@ -671,9 +671,15 @@ mod tests {
         let head = e.store().first_chunk_of_doc(doc).unwrap().unwrap();
         let fused = vec![(lead, 0.05), (head + 1000, 0.04), (head, 0.01)];
         let out = pin_head(&e, "Who signed this notice?", fused.clone()).unwrap();
-        assert_eq!(out.iter().map(|x| x.0).collect::<Vec<_>>(), [lead, head, head + 1000]);
+        assert_eq!(
+            out.iter().map(|x| x.0).collect::<Vec<_>>(),
+            [lead, head, head + 1000]
+        );
         assert!(out.windows(2).all(|w| w[0].1 >= w[1].1), "{out:?}");
-        assert_eq!(pin_head(&e, "Who signed the notice?", fused.clone()).unwrap(), fused);
+        assert_eq!(
+            pin_head(&e, "Who signed the notice?", fused.clone()).unwrap(),
+            fused
+        );
     }
 
     #[test]
