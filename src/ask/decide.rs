@@ -699,6 +699,17 @@ fn covering<'a>(
             Err(m) => misses.push(m),
         }
     }
+    lead_order(f, &mut covering);
+    let named = covering.iter().map(|(k, ..)| *k).collect();
+    let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
+    (covering, misses, named)
+}
+
+/// `covering` (each with how many of the named things it names) in the order a value is
+/// read: for a value, the items naming what is asked about themselves first; for a
+/// question about the document itself, the earliest item of the first document that
+/// states a value of the type asked.
+fn lead_order(f: &Frame, covering: &mut Vec<(usize, &String, &Verdict)>) {
     // A value is read first from the items that name what is asked about themselves,
     // not only through their document's title (a document holding two notices: the
     // docket of the one the question names).
@@ -721,9 +732,6 @@ fn covering<'a>(
             covering.insert(0, head);
         }
     }
-    let named = covering.iter().map(|(k, ..)| *k).collect();
-    let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
-    (covering, misses, named)
 }
 
 /// Whether `quote` opens as an example of what the text before it says.
