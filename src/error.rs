@@ -78,13 +78,31 @@ pub enum ChecklistError {
         reason: String,
     },
     /// One requirement is unusable.
-    #[error("{path}: requirement {requirement}: {reason}")]
+    #[error("{path}: {}requirement {requirement}: {reason}", on_line(*.line))]
     Requirement {
         /// The checklist file.
         path: std::path::PathBuf,
         /// The requirement's id, or its 1-based position when it has none.
         requirement: String,
+        /// Its line, when the format has one requirement a line (CSV).
+        line: Option<u64>,
         /// Why.
         reason: String,
     },
+    /// A CSV checklist cannot be read at a line (a row with the wrong number of cells, a
+    /// header without a required column).
+    #[error("{path}: line {line}: {reason}")]
+    Csv {
+        /// The checklist file.
+        path: std::path::PathBuf,
+        /// 1-based line (the header is line 1).
+        line: u64,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// `line N: ` when there is a line.
+fn on_line(line: Option<u64>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
 }

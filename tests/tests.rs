@@ -12,6 +12,7 @@ mod mcp;
 mod output;
 mod provisions;
 mod review;
+mod review_formats;
 mod serve;
 mod snapshot;
 mod store;

@@ -1,11 +1,15 @@
 //! Checklist files: the common registry form (`requirements: [{requirement_id, category,
 //! requirement_text, source, accepted_evidence, mandatory, validation_type, scope}]`) and
 //! attest's form, which may also declare `fields` (name, type, unit, pattern) and
-//! `documents` (hints: the document kinds that should hold the evidence). JSON or TOML.
+//! `documents` (hints: the document kinds that should hold the evidence). JSON, TOML,
+//! YAML, or CSV with the registry columns. Top-level keys besides `requirements` are the
+//! checklist's metadata and pass through as given; requirement keys attest does not read
+//! are kept (`extra`) and warned about, never fatal.
 //! Requirements without declared fields are mapped to the field catalogue by their
 //! category and text, and the mapping used is recorded.
 
 use std::collections::HashSet;
+use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -109,6 +113,8 @@ pub struct Requirement {
     pub mapping: Mapping,
     /// Document kinds that should hold the evidence (e.g. `Project Plan`).
     pub documents: Vec<String>,
+    /// Keys attest does not read, kept as given (the review passes them through).
+    pub extra: Metadata,
 }
 
 /// A checklist read from a file.
@@ -116,26 +122,174 @@ pub struct Requirement {
 pub struct Checklist {
     /// The file it was read from.
     pub path: PathBuf,
-    /// Its name (the file stem when it declares none).
+    /// Its name (`name` or `title` when it declares one, else the file stem).
     pub name: String,
     /// The requirements, in file order.
     pub requirements: Vec<Requirement>,
+    /// Every top-level key besides `requirements` (`methodology_id`, `version`, …), as given.
+    pub metadata: Metadata,
+    /// What was kept but not read, or skipped (never fatal).
+    pub warnings: Vec<ChecklistWarning>,
+}
+
+/// The format of a checklist file, by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `.json`, and any extension not named below.
+    Json,
+    /// `.toml`.
+    Toml,
+    /// `.yaml` or `.yml`.
+    Yaml,
+    /// `.csv`: the registry columns, one requirement a row.
+    Csv,
+}
+
+impl Format {
+    /// The format of the file at `path`.
+    pub fn of(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("toml") => Format::Toml,
+            Some("yaml" | "yml") => Format::Yaml,
+            Some("csv") => Format::Csv,
+            _ => Format::Json,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Format::Json => "JSON",
+            Format::Toml => "TOML",
+            Format::Yaml => "YAML",
+            Format::Csv => "CSV",
+        }
+    }
+}
+
+/// Keys and values passed through as given, in file order (a JSON object in output).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Metadata(Vec<(String, serde_json::Value)>);
+
+impl Metadata {
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&serde_json::Value> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
+    /// Whether there is no key.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Keys and values, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &serde_json::Value)> {
+        self.0.iter().map(|(k, v)| (k.as_str(), v))
+    }
+
+    /// Set `key` (a key given twice keeps its first place and its last value).
+    pub fn insert(&mut self, key: String, value: serde_json::Value) {
+        match self.0.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, v)) => *v = value,
+            None => self.0.push((key, value)),
+        }
+    }
+}
+
+impl Serialize for Metadata {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Metadata {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = Metadata;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Metadata, A::Error> {
+                let mut out = Metadata::default();
+                while let Some((k, v)) = m.next_entry::<String, serde_json::Value>()? {
+                    out.insert(k, plain(v));
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Entries)
+    }
+}
+
+/// A value as written: a TOML date-time (which serde carries as a one-key object) is its
+/// text.
+fn plain(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) if m.len() == 1 && m.contains_key("$__toml_private_datetime") => {
+            m.into_iter().next().map(|(_, v)| v).unwrap_or(Value::Null)
+        }
+        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, plain(v))).collect()),
+        Value::Array(a) => Value::Array(a.into_iter().map(plain).collect()),
+        v => v,
+    }
+}
+
+/// What a checklist warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// A requirement key attest does not read: kept, passed through under `extra`.
+    UnknownRequirementKey,
+    /// CSV rows whose every cell is blank: skipped.
+    BlankRows,
+}
+
+/// Something a checklist holds that the review keeps but does not read, or skips.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ChecklistWarning {
+    /// What it is about.
+    pub kind: WarningKind,
+    /// The key, for an unknown requirement key.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    /// The requirements that carry it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub requirements: Vec<String>,
+    /// Lines of the file (CSV).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<u64>,
+    /// In one sentence.
+    pub message: String,
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
 struct RawChecklist {
-    #[serde(default, alias = "title")]
-    name: Option<String>,
-    #[serde(default)]
-    description: Option<String>,
-    #[serde(default)]
-    version: Option<serde_json::Value>,
     requirements: Vec<RawRequirement>,
+    #[serde(flatten)]
+    metadata: Metadata,
+    /// CSV rows skipped as blank.
+    #[serde(skip)]
+    blank_lines: Vec<u64>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Deserialize, Default)]
 struct RawRequirement {
     #[serde(default, alias = "id")]
     requirement_id: Option<String>,
@@ -148,7 +302,7 @@ struct RawRequirement {
     #[serde(default)]
     accepted_evidence: Option<serde_json::Value>,
     #[serde(default)]
-    mandatory: Option<bool>,
+    mandatory: Option<serde_json::Value>,
     #[serde(default)]
     validation_type: Option<String>,
     #[serde(default)]
@@ -157,6 +311,12 @@ struct RawRequirement {
     fields: Option<Vec<RawField>>,
     #[serde(default, alias = "document_hints")]
     documents: Option<Vec<String>>,
+    /// Keys attest does not read, as given.
+    #[serde(flatten)]
+    extra: Metadata,
+    /// Its line (CSV).
+    #[serde(skip)]
+    line: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -173,8 +333,23 @@ struct RawField {
     cues: Option<Vec<String>>,
 }
 
-/// Read the checklist at `path` (JSON, or TOML by the `.toml` extension).
+/// Read the checklist at `path`: JSON, or by the extension TOML (`.toml`), YAML (`.yaml`,
+/// `.yml`) or CSV (`.csv`).
 pub fn load(path: &Path) -> Result<Checklist, ChecklistError> {
+    let text = read_text(path)?;
+    let raw = match Format::of(path) {
+        Format::Csv => from_csv(path, &text)?,
+        format => parse_raw(&text, format).map_err(|reason| ChecklistError::Format {
+            path: path.to_path_buf(),
+            reason,
+        })?,
+    };
+    build(path, raw)
+}
+
+/// The text of the file at `path`: a regular file of at most [`MAX_CHECKLIST_BYTES`],
+/// UTF-8, a byte-order mark dropped.
+fn read_text(path: &Path) -> Result<String, ChecklistError> {
     let read = |reason: String| ChecklistError::Read {
         path: path.to_path_buf(),
         reason,
@@ -189,17 +364,21 @@ pub fn load(path: &Path) -> Result<Checklist, ChecklistError> {
             meta.len()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| read(e.to_string()))?;
+    // Read through a limit too: the file may grow after it was measured.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CHECKLIST_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| read(e.to_string()))?;
+    if bytes.len() as u64 > MAX_CHECKLIST_BYTES {
+        return Err(read(format!(
+            "more than {MAX_CHECKLIST_BYTES} bytes; a checklist is at most {MAX_CHECKLIST_BYTES} bytes"
+        )));
+    }
     let text = String::from_utf8(bytes).map_err(|e| read(format!("not UTF-8 ({e})")))?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text).to_string(); // a UTF-8 BOM
-    let toml = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("toml"));
-    let raw = parse_raw(&text, toml).map_err(|reason| ChecklistError::Format {
-        path: path.to_path_buf(),
-        reason,
-    })?;
-    build(path, raw)
+    Ok(text
+        .strip_prefix('\u{feff}')
+        .map(str::to_string)
+        .unwrap_or(text))
 }
 
 /// A checklist given as a JSON value (a server request body), named `origin` in errors.
@@ -214,25 +393,282 @@ pub fn from_value(origin: &Path, value: serde_json::Value) -> Result<Checklist, 
         ));
     }
     let raw = serde_path_to_error::deserialize(value)
-        .map_err(|e| format(format!("at {}: {}", e.path(), e.inner())))?;
+        .map_err(|e| format(data_reason(e.path(), &e.inner().to_string())))?;
     build(origin, raw)
 }
 
-fn parse_raw(text: &str, toml: bool) -> Result<RawChecklist, String> {
-    let value: serde_json::Value = if toml {
-        let t: toml::Value = toml::from_str(text).map_err(|e| format!("not valid TOML ({e})"))?;
-        serde_json::to_value(t).map_err(|e| format!("not a checklist ({e})"))?
-    } else {
-        serde_json::from_str(text).map_err(|e| format!("not valid JSON ({e})"))?
-    };
-    if !value.is_object() {
-        return Err("expected an object with a \"requirements\" array".into());
+/// Characters of a parser's message kept in an error (a message may quote a whole value).
+const MESSAGE_CHARS: usize = 300;
+
+/// `message` cut to [`MESSAGE_CHARS`] characters, with `…` when cut.
+fn bounded(message: &str) -> String {
+    let message = message.trim_end();
+    let mut out: String = message.chars().take(MESSAGE_CHARS).collect();
+    if out.len() < message.len() {
+        out.push('…');
     }
-    serde_path_to_error::deserialize(value).map_err(|e| format!("at {}: {}", e.path(), e.inner()))
+    out
+}
+
+/// Why a parsed document is not a checklist: where (the path into it) and what.
+fn data_reason(path: &serde_path_to_error::Path, message: &str) -> String {
+    let message = bounded(message);
+    if path.iter().next().is_some() {
+        format!("at {path}: {message}")
+    } else if message.starts_with("invalid type") {
+        format!("expected an object with a \"requirements\" array ({message})")
+    } else {
+        message
+    }
+}
+
+/// A TOML error as one bounded line, with its line and column.
+fn toml_reason(text: &str, e: &toml::de::Error) -> String {
+    let message = bounded(e.message());
+    match e.span().map(|s| s.start.min(text.len())) {
+        Some(at) => {
+            let at = (0..=at)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(0);
+            let line = text[..at].matches('\n').count() + 1;
+            let column = text[..at].rsplit('\n').next().unwrap_or("").chars().count() + 1;
+            format!("{message} (line {line}, column {column})")
+        }
+        None => message,
+    }
+}
+
+/// A JSON, TOML or YAML document as a checklist: a syntax error says the document is not
+/// valid in its format, any other error where it is in the document.
+fn parse_raw(text: &str, format: Format) -> Result<RawChecklist, String> {
+    let syntax = |message: String| format!("not valid {} ({message})", format.name());
+    match format {
+        Format::Toml => {
+            let de = toml::Deserializer::parse(text).map_err(|e| syntax(toml_reason(text, &e)))?;
+            serde_path_to_error::deserialize(de)
+                .map_err(|e| data_reason(e.path(), &toml_reason(text, e.inner())))
+        }
+        Format::Yaml => {
+            // The whole document is parsed (anchors, depth and alias expansion bounded by
+            // the parser) before it is read as a checklist.
+            serde::de::IgnoredAny::deserialize(yaml_serde::Deserializer::from_str(text))
+                .map_err(|e| syntax(bounded(&e.to_string())))?;
+            serde_path_to_error::deserialize(yaml_serde::Deserializer::from_str(text))
+                .map_err(|e| data_reason(e.path(), &e.inner().to_string()))
+        }
+        // CSV is read by `from_csv`; anything else is JSON.
+        Format::Json | Format::Csv => {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let raw = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+                match e.inner().classify() {
+                    serde_json::error::Category::Data => {
+                        data_reason(e.path(), &e.inner().to_string())
+                    }
+                    _ => syntax(bounded(&e.inner().to_string())),
+                }
+            })?;
+            de.end().map_err(|e| syntax(e.to_string()))?;
+            Ok(raw)
+        }
+    }
+}
+
+/// A CSV column of the registry form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Column {
+    Id,
+    Category,
+    Text,
+    Source,
+    Evidence,
+    Mandatory,
+    Type,
+    Scope,
+    Documents,
+    /// Not one attest reads: kept under `extra`.
+    Extra,
+}
+
+impl Column {
+    /// The column a header names (any case; `id`, `text`, `document_hints` as in JSON).
+    fn named(header: &str) -> Result<Column, String> {
+        Ok(match header.trim().to_ascii_lowercase().as_str() {
+            "requirement_id" | "id" => Column::Id,
+            "category" => Column::Category,
+            "requirement_text" | "text" => Column::Text,
+            "source" => Column::Source,
+            "accepted_evidence" => Column::Evidence,
+            "mandatory" => Column::Mandatory,
+            "validation_type" => Column::Type,
+            "scope" => Column::Scope,
+            "documents" | "document_hints" => Column::Documents,
+            "fields" => {
+                return Err(
+                    "a \"fields\" column cannot be read from CSV; declare fields in \
+                            JSON, TOML or YAML"
+                        .into(),
+                )
+            }
+            _ => Column::Extra,
+        })
+    }
+}
+
+/// The columns of a CSV header: every registry column at most once, the id, text and
+/// validation type present.
+fn csv_columns(header: &csv::StringRecord) -> Result<Vec<Column>, String> {
+    let columns: Vec<Column> = header.iter().map(Column::named).collect::<Result<_, _>>()?;
+    let (mut seen, mut names) = (HashSet::new(), HashSet::new());
+    for (c, name) in columns.iter().zip(header.iter()) {
+        let name = name.trim();
+        if (*c != Column::Extra && !seen.insert(*c)) || (!name.is_empty() && !names.insert(name)) {
+            return Err(format!("the column {name:?} appears twice"));
+        }
+    }
+    for (need, name) in [
+        (Column::Id, "requirement_id"),
+        (Column::Text, "requirement_text"),
+        (Column::Type, "validation_type"),
+    ] {
+        if !columns.contains(&need) {
+            return Err(format!(
+                "no {name:?} column (the header is {:?})",
+                bounded(&header.iter().collect::<Vec<_>>().join(","))
+            ));
+        }
+    }
+    Ok(columns)
+}
+
+/// One CSV row as a requirement: blank cells are absent, `documents` is split at `;`.
+fn csv_requirement(
+    columns: &[Column],
+    header: &csv::StringRecord,
+    row: &csv::StringRecord,
+    line: u64,
+) -> RawRequirement {
+    let mut r = RawRequirement {
+        line: Some(line),
+        ..RawRequirement::default()
+    };
+    for (i, ((column, name), cell)) in columns
+        .iter()
+        .zip(header.iter())
+        .zip(row.iter())
+        .enumerate()
+    {
+        let cell = cell.trim();
+        if cell.is_empty() {
+            continue;
+        }
+        let text = Some(cell.to_string());
+        match column {
+            Column::Id => r.requirement_id = text,
+            Column::Category => r.category = text,
+            Column::Text => r.requirement_text = text,
+            Column::Source => r.source = text,
+            Column::Evidence => r.accepted_evidence = text.map(serde_json::Value::String),
+            Column::Mandatory => r.mandatory = text.map(serde_json::Value::String),
+            Column::Type => r.validation_type = text,
+            Column::Scope => r.scope = text,
+            Column::Documents => {
+                r.documents = Some(
+                    cell.split(';')
+                        .map(str::trim)
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                )
+            }
+            Column::Extra => {
+                let name = name.trim();
+                let key = match name.is_empty() {
+                    true => format!("column {}", i + 1),
+                    false => name.to_string(),
+                };
+                r.extra.insert(key, cell.into())
+            }
+        }
+    }
+    r
+}
+
+/// A CSV error naming its line.
+fn csv_error(path: &Path, text: &str, e: &csv::Error) -> ChecklistError {
+    let line = e.position().map_or(0, |p| line_at(text, p));
+    let reason = match e.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("{len} fields where the header has {expected_len}"),
+        _ => bounded(&e.to_string()),
+    };
+    ChecklistError::Csv {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    }
+}
+
+/// The 1-based line where the record at `pos` starts. Counted from the byte offset: the
+/// reader's own count lags by one after a `\r\n` line end, whose `\n` it takes as the start
+/// of the next record.
+fn line_at(text: &str, pos: &csv::Position) -> u64 {
+    let at = usize::try_from(pos.byte()).map_or(text.len(), |b| b.min(text.len()));
+    let rest = &text.as_bytes()[at..];
+    let skipped = rest
+        .iter()
+        .position(|b| !matches!(b, b'\r' | b'\n'))
+        .unwrap_or(rest.len());
+    let upto = &text.as_bytes()[..at + skipped];
+    1 + upto.iter().filter(|&&b| b == b'\n').count() as u64
+}
+
+/// The registry form as CSV: a header row naming the columns
+/// (`requirement_id,category,requirement_text,source,accepted_evidence,mandatory,
+/// validation_type,scope`), then one requirement a row; rows with every cell blank are
+/// skipped.
+fn from_csv(path: &Path, text: &str) -> Result<RawChecklist, ChecklistError> {
+    let at = |line: u64, reason: String| ChecklistError::Csv {
+        path: path.to_path_buf(),
+        line,
+        reason,
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(text.as_bytes());
+    let header = reader
+        .headers()
+        .map_err(|e| csv_error(path, text, &e))?
+        .clone();
+    if header.iter().all(|h| h.trim().is_empty()) {
+        return Err(at(1, "no header row naming the columns".into()));
+    }
+    let columns = csv_columns(&header).map_err(|reason| at(1, reason))?;
+    let mut raw = RawChecklist {
+        requirements: Vec::new(),
+        metadata: Metadata::default(),
+        blank_lines: Vec::new(),
+    };
+    for row in reader.records() {
+        let row = row.map_err(|e| csv_error(path, text, &e))?;
+        let line = row.position().map_or(0, |p| line_at(text, p));
+        if row.iter().all(|c| c.trim().is_empty()) {
+            raw.blank_lines.push(line);
+        } else if raw.requirements.len() == MAX_REQUIREMENTS {
+            return Err(at(
+                line,
+                format!("more than {MAX_REQUIREMENTS} requirements"),
+            ));
+        } else {
+            raw.requirements
+                .push(csv_requirement(&columns, &header, &row, line));
+        }
+    }
+    Ok(raw)
 }
 
 fn build(path: &Path, raw: RawChecklist) -> Result<Checklist, ChecklistError> {
-    let _ = (&raw.description, &raw.version);
     if raw.requirements.is_empty() {
         return Err(ChecklistError::Format {
             path: path.to_path_buf(),
@@ -248,37 +684,142 @@ fn build(path: &Path, raw: RawChecklist) -> Result<Checklist, ChecklistError> {
             ),
         });
     }
-    let mut seen = HashSet::new();
-    let mut requirements = Vec::with_capacity(raw.requirements.len());
-    for (i, r) in raw.requirements.into_iter().enumerate() {
-        let req =
-            requirement(i, r).map_err(|(requirement, reason)| ChecklistError::Requirement {
-                path: path.to_path_buf(),
-                requirement,
-                reason,
-            })?;
-        if !seen.insert(req.id.clone()) {
-            return Err(ChecklistError::Requirement {
-                path: path.to_path_buf(),
-                requirement: req.id,
-                reason: "the id appears twice".into(),
-            });
-        }
-        requirements.push(req);
-    }
-    let name = raw
-        .name
-        .filter(|n| !n.trim().is_empty())
+    let requirements = read_requirements(path, raw.requirements)?;
+    let warnings = warnings(&requirements, &raw.blank_lines);
+    let name = ["name", "title"]
+        .iter()
+        .filter_map(|k| raw.metadata.get(k)?.as_str())
+        .map(str::trim)
+        .find(|n| !n.is_empty())
+        .map(str::to_string)
         .unwrap_or_else(|| {
             path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
+                .map(|s| s.to_string_lossy().trim().to_string())
                 .unwrap_or_default()
         });
     Ok(Checklist {
         path: path.to_path_buf(),
-        name: name.trim().to_string(),
+        name,
         requirements,
+        metadata: raw.metadata,
+        warnings,
     })
+}
+
+/// Every requirement read, ids unique; an error names the requirement (and its line).
+fn read_requirements(
+    path: &Path,
+    raw: Vec<RawRequirement>,
+) -> Result<Vec<Requirement>, ChecklistError> {
+    let mut seen: std::collections::HashMap<String, Option<u64>> = Default::default();
+    let mut requirements = Vec::with_capacity(raw.len());
+    for (i, r) in raw.into_iter().enumerate() {
+        let line = r.line;
+        let fail = |requirement: String, reason: String| ChecklistError::Requirement {
+            path: path.to_path_buf(),
+            requirement,
+            line,
+            reason,
+        };
+        let req = requirement(i, r).map_err(|(who, why)| fail(who, why))?;
+        if let Some(first) = seen.insert(req.id.clone(), line) {
+            let reason = match first {
+                Some(first) => format!("the id appears twice (first on line {first})"),
+                None => "the id appears twice".to_string(),
+            };
+            return Err(fail(req.id, reason));
+        }
+        requirements.push(req);
+    }
+    Ok(requirements)
+}
+
+/// Requirements whose id is listed in a warning, at most.
+const WARNING_IDS: usize = 10;
+
+/// One warning per unknown requirement key (naming the requirements that carry it), and
+/// one for blank CSV rows.
+fn warnings(requirements: &[Requirement], blank_lines: &[u64]) -> Vec<ChecklistWarning> {
+    let mut by_key: Vec<(String, Vec<String>)> = Vec::new();
+    for r in requirements {
+        for (key, _) in r.extra.iter() {
+            match by_key.iter_mut().find(|(k, _)| k == key) {
+                Some((_, ids)) => ids.push(r.id.clone()),
+                None => by_key.push((key.to_string(), vec![r.id.clone()])),
+            }
+        }
+    }
+    let mut out: Vec<ChecklistWarning> = by_key
+        .into_iter()
+        .map(|(key, ids)| {
+            let mut named = ids
+                .iter()
+                .take(WARNING_IDS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if ids.len() > WARNING_IDS {
+                named.push_str(&format!(" and {} more", ids.len() - WARNING_IDS));
+            }
+            ChecklistWarning {
+                kind: WarningKind::UnknownRequirementKey,
+                message: format!(
+                    "requirement key {key:?} is not one attest reads (requirement {named}); \
+                     kept as given under \"extra\""
+                ),
+                key: Some(key),
+                requirements: ids,
+                lines: Vec::new(),
+            }
+        })
+        .collect();
+    if !blank_lines.is_empty() {
+        out.push(ChecklistWarning {
+            kind: WarningKind::BlankRows,
+            key: None,
+            requirements: Vec::new(),
+            lines: blank_lines.to_vec(),
+            message: format!(
+                "{} blank row(s) skipped (line {})",
+                blank_lines.len(),
+                blank_lines
+                    .iter()
+                    .take(WARNING_IDS)
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        });
+    }
+    out
+}
+
+/// `mandatory` as given: a boolean, 1 or 0, or one of the words true, false, yes, no, 1,
+/// 0 (any case); absent or blank is `None`.
+fn flag(v: Option<serde_json::Value>) -> Result<Option<bool>, String> {
+    use serde_json::Value;
+    let bad = |shown: &str| {
+        format!(
+            "\"mandatory\" must be true, false, yes, no, 1 or 0, not {}",
+            bounded(shown)
+        )
+    };
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(b)),
+        Some(Value::Number(n)) => match n.as_u64() {
+            Some(1) => Ok(Some(true)),
+            Some(0) => Ok(Some(false)),
+            _ => Err(bad(&n.to_string())),
+        },
+        Some(Value::String(s)) => match s.trim().to_ascii_lowercase().as_str() {
+            "" => Ok(None),
+            "true" | "yes" | "1" => Ok(Some(true)),
+            "false" | "no" | "0" => Ok(Some(false)),
+            _ => Err(bad(&format!("{s:?}"))),
+        },
+        Some(other) => Err(bad(&other.to_string())),
+    }
 }
 
 /// Requirement number `i` (0-based); an error is (who, why).
@@ -333,12 +874,13 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
             Some(v) => evidence_text(v).map_err(|e| fail(&e))?,
             None => None,
         },
-        mandatory: r.mandatory.unwrap_or(true),
+        mandatory: flag(r.mandatory).map_err(|e| fail(&e))?.unwrap_or(true),
         validation_type,
         scope: r.scope.filter(|s| !s.trim().is_empty()),
         fields,
         mapping,
         documents: r.documents.unwrap_or_default(),
+        extra: r.extra,
     })
 }
 
@@ -649,9 +1191,14 @@ fields = [{ name = "project_id", type = "identifier", pattern = "^PRJ-[0-9]{4}$"
             ),
             (r#"{"requirements": []}"#, "no requirements"),
             (
-                r#"{"requirements": [{"requirement_id": "C", "requirement_text": "x", "validation_type": "manual", "colour": 1}]}"#,
-                "unknown field",
+                r#"{"requirements": [{"requirement_id": "C", "requirement_text": "x", "validation_type": "structured_field", "fields": [{"name": "f", "type": "date", "colour": 1}]}]}"#,
+                "at requirements[0].fields[0].colour: unknown field `colour`",
             ),
+            (
+                r#"{"requirements": [{"requirement_id": "E", "requirement_text": "x", "validation_type": "manual", "mandatory": "perhaps"}]}"#,
+                "requirement E: \"mandatory\" must be true, false, yes, no, 1 or 0",
+            ),
+            ("{\"requirements\": [", "not valid JSON"),
             (r#"[1, 2]"#, "expected an object"),
             (
                 r#"{"requirements": [{"requirement_id": "D", "requirement_text": "x", "validation_type": "structured_field", "fields": [{"name": "f", "type": "date", "pattern": "("}]}]}"#,
@@ -662,6 +1209,262 @@ fields = [{ name = "project_id", type = "identifier", pattern = "^PRJ-[0-9]{4}$"
             let e = load_str("c.json", text).unwrap_err().to_string();
             assert!(e.contains(want), "{e} should contain {want}");
             assert!(e.contains("c.json"), "{e}");
+        }
+    }
+
+    /// The same registry checklist as JSON (with metadata), TOML, YAML and CSV.
+    const REGISTRY_JSON: &str = r#"{
+      "methodology_id": "VM0033",
+      "methodology_name": "Tidal Wetland and Seagrass Restoration",
+      "version": "2.1",
+      "protocol": {"name": "VCS", "edition": 4},
+      "program_guide_version": 4.5,
+      "requirements": [
+        {"requirement_id": "LT-01", "category": "Land Tenure", "requirement_text": "Show the right to use the land.", "source": "VCS 3.6", "accepted_evidence": ["Lease", "Title deed"], "mandatory": true, "validation_type": "cross_document", "scope": "project"},
+        {"requirement_id": "GM-01", "category": "Safeguards", "requirement_text": "Describe the grievance mechanism, if any.", "mandatory": "no", "validation_type": "document_presence"}
+      ]}"#;
+    const REGISTRY_YAML: &str = "methodology_id: VM0033\nmethodology_name: Tidal Wetland and Seagrass Restoration\nversion: '2.1'\nprotocol: {name: VCS, edition: 4}\nprogram_guide_version: 4.5\nrequirements:\n  - requirement_id: LT-01\n    category: Land Tenure\n    requirement_text: Show the right to use the land.\n    source: VCS 3.6\n    accepted_evidence: [Lease, Title deed]\n    mandatory: true\n    validation_type: cross_document\n    scope: project\n  - requirement_id: GM-01\n    category: Safeguards\n    requirement_text: Describe the grievance mechanism, if any.\n    mandatory: no\n    validation_type: document_presence\n";
+    const REGISTRY_TOML: &str = "methodology_id = \"VM0033\"\nmethodology_name = \"Tidal Wetland and Seagrass Restoration\"\nversion = \"2.1\"\nprogram_guide_version = 4.5\nprotocol = { name = \"VCS\", edition = 4 }\n\n[[requirements]]\nrequirement_id = \"LT-01\"\ncategory = \"Land Tenure\"\nrequirement_text = \"Show the right to use the land.\"\nsource = \"VCS 3.6\"\naccepted_evidence = [\"Lease\", \"Title deed\"]\nmandatory = true\nvalidation_type = \"cross_document\"\nscope = \"project\"\n\n[[requirements]]\nrequirement_id = \"GM-01\"\ncategory = \"Safeguards\"\nrequirement_text = \"Describe the grievance mechanism, if any.\"\nmandatory = \"no\"\nvalidation_type = \"document_presence\"\n";
+    const REGISTRY_CSV: &str = "\u{feff}requirement_id,category,requirement_text,source,accepted_evidence,mandatory,validation_type,scope\r\nLT-01,Land Tenure,Show the right to use the land.,VCS 3.6,Lease; Title deed,yes,cross_document,project\r\nGM-01,Safeguards,\"Describe the grievance mechanism, if any.\",,,0,document_presence,\r\n";
+
+    /// What the review reads of a requirement, comparable across formats.
+    fn reading(c: &Checklist) -> Vec<String> {
+        c.requirements
+            .iter()
+            .map(|r| {
+                let fields: Vec<&str> = r.fields.iter().map(|f| f.name.as_str()).collect();
+                format!(
+                    "{}|{}|{}|{:?}|{:?}|{}|{}|{:?}|{fields:?}|{:?}|{:?}",
+                    r.id,
+                    r.category,
+                    r.text,
+                    r.source,
+                    r.accepted_evidence,
+                    r.mandatory,
+                    r.validation_type.as_str(),
+                    r.scope,
+                    r.mapping,
+                    r.extra
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn one_registry_checklist_reads_the_same_in_json_toml_yaml_and_csv() {
+        let json = load_str("vm0033.json", REGISTRY_JSON).unwrap();
+        assert_eq!(
+            json.requirements[0].accepted_evidence.as_deref(),
+            Some("Lease; Title deed")
+        );
+        assert!(json.requirements[0].mandatory && !json.requirements[1].mandatory);
+        assert!(json.warnings.is_empty(), "{:?}", json.warnings);
+        for (name, text) in [
+            ("vm0033.toml", REGISTRY_TOML),
+            ("vm0033.yaml", REGISTRY_YAML),
+            ("vm0033.yml", REGISTRY_YAML),
+            ("vm0033.csv", REGISTRY_CSV),
+        ] {
+            let other = load_str(name, text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(reading(&other), reading(&json), "{name}");
+            assert_eq!(other.name, "vm0033", "{name}");
+            assert!(other.warnings.is_empty(), "{name}: {:?}", other.warnings);
+            if !name.ends_with(".csv") {
+                let keys = |c: &Checklist| {
+                    c.metadata
+                        .iter()
+                        .map(|(k, v)| (k.to_string(), v.clone()))
+                        .collect::<std::collections::BTreeMap<_, _>>()
+                };
+                assert_eq!(keys(&other), keys(&json), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn top_level_metadata_passes_through_in_file_order() {
+        let c = load_str("vm0033.json", REGISTRY_JSON).unwrap();
+        let keys: Vec<&str> = c.metadata.iter().map(|(k, _)| k).collect();
+        assert_eq!(
+            keys,
+            [
+                "methodology_id",
+                "methodology_name",
+                "version",
+                "protocol",
+                "program_guide_version"
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&c.metadata).unwrap(),
+            serde_json::json!({"methodology_id": "VM0033", "methodology_name": "Tidal Wetland and Seagrass Restoration", "version": "2.1", "protocol": {"name": "VCS", "edition": 4}, "program_guide_version": 4.5})
+        );
+        let yaml = load_str("c.yaml", REGISTRY_YAML).unwrap();
+        let keys: Vec<&str> = yaml.metadata.iter().map(|(k, _)| k).collect();
+        assert_eq!(keys[..2], ["methodology_id", "methodology_name"]);
+        // A declared name names the checklist; a TOML date is its text.
+        let c = load_str(
+            "c.toml",
+            "title = \"Wetland checklist\"\nissued = 2024-03-01\n[[requirements]]\nid = \"A\"\ntext = \"t\"\nvalidation_type = \"manual\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.name, "Wetland checklist");
+        assert_eq!(
+            c.metadata.get("issued"),
+            Some(&serde_json::json!("2024-03-01"))
+        );
+    }
+
+    #[test]
+    fn unknown_requirement_keys_are_kept_and_warned_about_not_fatal() {
+        let c = load_str(
+            "c.json",
+            r#"{"requirements": [
+              {"requirement_id": "A", "requirement_text": "x", "validation_type": "manual", "guidance": "See annex 2", "weight": 3},
+              {"requirement_id": "B", "requirement_text": "y", "validation_type": "manual", "guidance": "None"}
+            ]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.requirements[0].extra.get("guidance"),
+            Some(&"See annex 2".into())
+        );
+        assert_eq!(c.requirements[0].extra.get("weight"), Some(&3.into()));
+        let w: Vec<(Option<&str>, &[String])> = c
+            .warnings
+            .iter()
+            .map(|w| (w.key.as_deref(), w.requirements.as_slice()))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                (Some("guidance"), &["A".to_string(), "B".to_string()][..]),
+                (Some("weight"), &["A".to_string()][..])
+            ]
+        );
+        assert!(
+            c.warnings[0].message.contains("\"guidance\""),
+            "{}",
+            c.warnings[0].message
+        );
+        assert_eq!(c.warnings[0].kind, WarningKind::UnknownRequirementKey);
+        // In CSV, an extra column is such a key; blank rows are skipped with a warning.
+        let c = load_str(
+            "c.csv",
+            "requirement_id,requirement_text,validation_type,Reviewer notes,\nA,x,manual,check annex,\n,,,,\nB,y,manual,,\n",
+        )
+        .unwrap();
+        assert_eq!(c.requirements.len(), 2);
+        assert_eq!(
+            c.requirements[0].extra.get("Reviewer notes"),
+            Some(&"check annex".into())
+        );
+        assert!(c.requirements[1].extra.is_empty());
+        assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+        assert_eq!(c.warnings[1].kind, WarningKind::BlankRows);
+        assert_eq!(c.warnings[1].lines, [3]);
+    }
+
+    #[test]
+    fn csv_errors_name_the_file_and_the_line() {
+        let header = "requirement_id,category,requirement_text,source,accepted_evidence,mandatory,validation_type,scope\n";
+        let cases = [
+            (
+                format!("{header}A,c,t,,,yes,manual,\nB,c,t,manual\n"),
+                "c.csv: line 3: 4 fields where the header has 8",
+            ),
+            (
+                format!("{header}A,c,t,,,yes,manual,\nA,c,u,,,no,manual,\n"),
+                "c.csv: line 3: requirement A: the id appears twice (first on line 2)",
+            ),
+            (
+                format!("{header}\nA,c,t,,,yes,manual,\nB,c,t,manual\n").replace('\n', "\r\n"),
+                "c.csv: line 4: 4 fields where the header has 8",
+            ),
+            (
+                format!("{header}A,c,t,,,yes,manual,\nA,c,u,,,no,manual,\n").replace('\n', "\r\n"),
+                "c.csv: line 3: requirement A: the id appears twice (first on line 2)",
+            ),
+            (
+                format!("{header}A,c,t,,,maybe,manual,\n"),
+                "c.csv: line 2: requirement A: \"mandatory\" must be",
+            ),
+            (
+                format!("{header}A,c,t,,,,vibes,\n"),
+                "c.csv: line 2: requirement A: unknown validation_type",
+            ),
+            (
+                format!("{header}A,c,,,,,manual,\n"),
+                "c.csv: line 2: requirement A: no \"requirement_text\"",
+            ),
+            (
+                "requirement_id,category,validation_type\nA,c,manual\n".to_string(),
+                "c.csv: line 1: no \"requirement_text\" column",
+            ),
+            (
+                "requirement_id,requirement_text,validation_type,fields\n".to_string(),
+                "c.csv: line 1: a \"fields\" column",
+            ),
+            (
+                "id,requirement_id,requirement_text,validation_type\n".to_string(),
+                "c.csv: line 1: the column \"requirement_id\" appears twice",
+            ),
+            (
+                header.to_string(),
+                "c.csv: the checklist has no requirements",
+            ),
+            (String::new(), "c.csv: line 1: no header row"),
+        ];
+        for (text, want) in cases {
+            let e = load_str("c.csv", &text).unwrap_err().to_string();
+            assert!(e.contains(want), "{e} should contain {want}");
+        }
+    }
+
+    #[test]
+    fn yaml_errors_are_named_and_bounded() {
+        let e = load_str("c.yaml", "requirements: [\n  - a: b\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("c.yaml: not valid YAML"), "{e}");
+        let e = load_str("c.yml", "- 1\n- 2\n").unwrap_err().to_string();
+        assert!(e.contains("expected an object"), "{e}");
+        let e = load_str("c.yaml", "requirements:\n  - requirement_id: A\n    requirement_text: x\n    validation_type: manual\n    fields: seven\n").unwrap_err().to_string();
+        assert!(e.contains("at requirements[0].fields"), "{e}");
+        // Alias expansion is bounded ("billion laughs").
+        let mut bomb = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for (i, prev) in ('b'..='j').zip('a'..='i') {
+            bomb.push_str(&format!("{i}: &{i} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+        }
+        bomb.push_str("requirements: []\n");
+        let e = load_str("bomb.yaml", &bomb).unwrap_err().to_string();
+        assert!(
+            e.contains("bomb.yaml") && e.contains("repetition limit exceeded"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn mandatory_accepts_booleans_words_and_digits() {
+        for (given, want) in [
+            (serde_json::json!(true), Some(true)),
+            (serde_json::json!("No"), Some(false)),
+            (serde_json::json!(" YES "), Some(true)),
+            (serde_json::json!("1"), Some(true)),
+            (serde_json::json!(0), Some(false)),
+            (serde_json::json!(""), None),
+            (serde_json::Value::Null, None),
+        ] {
+            assert_eq!(flag(Some(given.clone())).unwrap(), want, "{given}");
+        }
+        for bad in [
+            serde_json::json!(2),
+            serde_json::json!("maybe"),
+            serde_json::json!([true]),
+        ] {
+            assert!(flag(Some(bad.clone())).is_err(), "{bad}");
         }
     }
 }

@@ -27,7 +27,9 @@ pub mod propose;
 pub mod report;
 pub mod scan;
 
-pub use checklist::{Checklist, ChecklistError, Mapping, Requirement, ValidationType};
+pub use checklist::{
+    Checklist, ChecklistError, ChecklistWarning, Mapping, Metadata, Requirement, ValidationType,
+};
 pub use checks::{Check, CheckKind, CheckStatus, ReviewStatus};
 pub use fields::{DateOrder, FieldType, Tolerance};
 
@@ -180,6 +182,9 @@ pub struct RequirementReview {
     /// Values the generator proposed, kept or not, and why (empty without a generator).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub proposals: Vec<propose::Proposal>,
+    /// The requirement's keys attest does not read, as the checklist gives them.
+    #[serde(skip_serializing_if = "Metadata::is_empty")]
+    pub extra: Metadata,
 }
 
 /// A document of the reviewed set.
@@ -225,6 +230,10 @@ pub struct ChecklistInfo {
     pub path: String,
     /// Requirements.
     pub requirements: usize,
+    /// Its top-level keys besides `requirements`, as given (`{}` when none).
+    pub metadata: Metadata,
+    /// What it holds that the review kept but did not read, or skipped.
+    pub warnings: Vec<ChecklistWarning>,
 }
 
 /// A whole review.
@@ -298,6 +307,7 @@ pub fn review(
             rejected_values: rejected,
             checks: checked.checks,
             proposals,
+            extra: req.extra.clone(),
         });
     }
     for (stage, v) in g.stage_ms() {
@@ -310,6 +320,8 @@ pub fn review(
             name: checklist.name.clone(),
             path: checklist.path.display().to_string(),
             requirements: checklist.requirements.len(),
+            metadata: checklist.metadata.clone(),
+            warnings: checklist.warnings.clone(),
         },
         documents: g.documents(),
         requirements,

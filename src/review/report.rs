@@ -4,7 +4,11 @@
 //! cites (document text that imitates a citation marker is neutralised first); what the
 //! review computed (statuses, normalised values, check results) is in headings and in a
 //! table of ids and statuses, never in an uncited sentence. The report is checked with
-//! the gate before it is written, and written atomically.
+//! the gate before it is written, and written atomically. The checklist's metadata and
+//! warnings head the report.
+//!
+//! [`sheet`] is the reviewer's sheet: a CSV with one row per field value (and one per
+//! requirement without a value), quotes verbatim, to paste into a reviewer's own checklist.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +20,31 @@ use crate::evidence::gate::{check_external, neutralise_markers, GateConfig, Gate
 use crate::evidence::support::check_claims;
 
 use super::{RequirementReview, Review};
+
+/// What `--report FILE` writes, by FILE's extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// The Markdown report and its evidence file (any extension not named below).
+    Markdown,
+    /// `.csv`: the reviewer's sheet ([`sheet`]).
+    Csv,
+    /// `.json`: the review JSON.
+    Json,
+}
+
+impl ReportFormat {
+    /// The format of a report written to `path`.
+    pub fn of(path: &Path) -> Self {
+        let ext = path
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase());
+        match ext.as_deref() {
+            Some("csv") => ReportFormat::Csv,
+            Some("json") => ReportFormat::Json,
+            _ => ReportFormat::Markdown,
+        }
+    }
+}
 
 /// How an evidence item's place is written (`source p. N § section`; the binary passes
 /// `render::evidence_place`).
@@ -80,6 +109,19 @@ fn heading(level: usize, text: &str) -> String {
     format!("{} {}\n\n", "#".repeat(level), line)
 }
 
+/// A metadata value as a heading shows it: text as written, a list of texts joined with
+/// commas, anything else as JSON.
+fn shown(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) if a.iter().all(|x| !x.is_array() && !x.is_object()) => {
+            a.iter().map(shown).collect::<Vec<_>>().join(", ")
+        }
+        other => other.to_string(),
+    }
+}
+
 fn summary(r: &Review, out: &mut String) {
     let s = &r.summary;
     out.push_str(&heading(1, &format!("Review: {}", r.checklist.name)));
@@ -92,6 +134,12 @@ fn summary(r: &Review, out: &mut String) {
             r.documents.len()
         ),
     ));
+    for (key, value) in r.checklist.metadata.iter() {
+        out.push_str(&heading(3, &format!("{key}: {}", shown(value))));
+    }
+    for w in &r.checklist.warnings {
+        out.push_str(&heading(3, &format!("Checklist warning: {}", w.message)));
+    }
     out.push_str(&heading(
         2,
         &format!(
@@ -229,22 +277,25 @@ pub fn gate(text: &str, items: &[EvidenceItem]) -> GateResult {
     r
 }
 
-/// Write the report of `review` to `path` and its evidence to [`evidence_path`], both
-/// atomically, after the gate passed on it. Returns the gate's result.
-pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, Error> {
+/// The Markdown report of `review` for `target` (named in errors), the items it cites and
+/// the gate's result; an error, and no text, when it would cite nothing or the Evidence
+/// Gate refuses it.
+pub fn render(
+    review: &Review,
+    place: Place,
+    target: &str,
+) -> Result<(String, Vec<EvidenceItem>, GateResult), Error> {
     let (text, items) = markdown(review, place);
     if items.is_empty() {
         return Err(Error::Usage(format!(
-            "{}: no requirement has verified evidence, so the report would cite nothing; \
-             nothing written (the review's statuses stand)",
-            path.display()
+            "{target}: no requirement has verified evidence, so the report would cite nothing; \
+             nothing written (the review's statuses stand)"
         )));
     }
     let result = gate(&text, &items);
     if !result.passed {
         return Err(Error::Usage(format!(
-            "{}: the report did not pass the Evidence Gate ({}); nothing written",
-            path.display(),
+            "{target}: the report did not pass the Evidence Gate ({}); nothing written",
             result
                 .violations
                 .iter()
@@ -256,8 +307,236 @@ pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, E
                 .join("; ")
         )));
     }
+    Ok((text, items, result))
+}
+
+/// Write the report of `review` to `path` and its evidence to [`evidence_path`], both
+/// atomically, after the gate passed on it. Returns the gate's result.
+pub fn write(review: &Review, path: &Path, place: Place) -> Result<GateResult, Error> {
+    let (text, items, result) = render(review, place, &path.display().to_string())?;
     let evidence = serde_json::to_vec_pretty(&items).map_err(|e| Error::Usage(e.to_string()))?;
     crate::outfile::write_atomic(&evidence_path(path), &evidence)?;
     crate::outfile::write_atomic(path, text.as_bytes())?;
     Ok(result)
+}
+
+/// Columns of the reviewer's sheet.
+pub const SHEET_COLUMNS: [&str; 7] = [
+    "requirement",
+    "status",
+    "field",
+    "value",
+    "source",
+    "page",
+    "quote",
+];
+
+/// A normalised value as a sheet cell: text as it is, a number as JSON writes it.
+fn value_cell(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// The sheet's rows for one requirement: one per field value, with the verbatim quote of
+/// the item stating it; with no value, one row with the first evidence item, if any.
+fn sheet_rows(q: &RequirementReview) -> Vec<[String; 7]> {
+    let page = |p: Option<usize>| p.map(|p| p.to_string()).unwrap_or_default();
+    let (id, status) = (q.id.clone(), q.status.as_str().to_string());
+    if q.fields.is_empty() {
+        let first = q.evidence.first();
+        return vec![[
+            id,
+            status,
+            String::new(),
+            String::new(),
+            first.map(|e| e.source.clone()).unwrap_or_default(),
+            page(first.and_then(|e| e.page)),
+            first.map(|e| e.quote.clone()).unwrap_or_default(),
+        ]];
+    }
+    q.fields
+        .iter()
+        .map(|f| {
+            let quote = q
+                .evidence
+                .iter()
+                .find(|e| e.id == f.evidence)
+                .map_or_else(|| f.raw.clone(), |e| e.quote.clone());
+            [
+                id.clone(),
+                status.clone(),
+                f.name.clone(),
+                value_cell(&f.value),
+                f.source.clone(),
+                page(f.page),
+                quote,
+            ]
+        })
+        .collect()
+}
+
+/// The reviewer's sheet of `review`: a CSV with [`SHEET_COLUMNS`], requirements in
+/// checklist order, cells quoted where CSV needs it and otherwise as the review has them.
+pub fn sheet(review: &Review) -> Result<String, Error> {
+    let fail = |e: csv::Error| Error::Usage(format!("writing the CSV sheet: {e}"));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(SHEET_COLUMNS).map_err(fail)?;
+    for q in &review.requirements {
+        for row in sheet_rows(q) {
+            w.write_record(&row).map_err(fail)?;
+        }
+    }
+    let bytes = w
+        .into_inner()
+        .map_err(|e| Error::Usage(format!("writing the CSV sheet: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| Error::Usage(format!("writing the CSV sheet: {e}")))
+}
+
+/// Write the reviewer's sheet of `review` to `path`, atomically.
+pub fn write_sheet(review: &Review, path: &Path) -> Result<(), Error> {
+    crate::outfile::write_atomic(path, sheet(review)?.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::review::checklist::Metadata;
+    use crate::review::{
+        ChecklistInfo, FieldType, FieldValue, Mapping, ReviewStatus, Summary, ValidationType,
+    };
+
+    fn item(id: &str, quote: &str, page: Option<usize>) -> EvidenceItem {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "evidence_key": "k", "doc_id": "d", "source": "docs/plan.pdf",
+            "title": "Plan", "chunk_id": "c", "quote": quote, "start": 100, "end": 100 + quote.len(),
+            "line": 1, "page": page, "kind": "statement", "score": 0.9, "step": 1,
+            "content_hash": "h"
+        }))
+        .unwrap()
+    }
+
+    fn requirement(
+        id: &str,
+        evidence: Vec<EvidenceItem>,
+        fields: Vec<FieldValue>,
+    ) -> RequirementReview {
+        RequirementReview {
+            id: id.into(),
+            category: "Leakage".into(),
+            text: "The leakage percentage is quantified.".into(),
+            validation_type: ValidationType::StructuredField,
+            mandatory: true,
+            status: if fields.is_empty() {
+                ReviewStatus::Missing
+            } else {
+                ReviewStatus::Evidenced
+            },
+            reason: "why".into(),
+            mapping: Mapping::None,
+            evidence,
+            fields,
+            missing_fields: Vec::new(),
+            rejected_values: Vec::new(),
+            checks: Vec::new(),
+            proposals: Vec::new(),
+            extra: Metadata::default(),
+        }
+    }
+
+    fn sample() -> Review {
+        let quote = "Leakage is estimated at 4% of the emission reductions, \"net\" of losses.";
+        let e1 = item("E1", quote, Some(3));
+        let value = FieldValue {
+            name: "leakage_percentage".into(),
+            ty: FieldType::parse("percentage").unwrap(),
+            value: serde_json::json!(4),
+            raw: "4%".into(),
+            unit: Some("%".into()),
+            evidence: "E1".into(),
+            start: 124,
+            end: 126,
+            source: "docs/plan.pdf".into(),
+            doc_id: "d".into(),
+            page: Some(3),
+        };
+        let e2 = item(
+            "E2",
+            "There is currently no grievance mechanism.\nIt is planned.",
+            None,
+        );
+        let mut metadata = Metadata::default();
+        metadata.insert("methodology_id".into(), "VM0033".into());
+        metadata.insert("protocol".into(), serde_json::json!({"name": "VCS [E7]"}));
+        Review {
+            checklist: ChecklistInfo {
+                name: "Registry".into(),
+                path: "c.json".into(),
+                requirements: 3,
+                metadata,
+                warnings: Vec::new(),
+            },
+            documents: Vec::new(),
+            requirements: vec![
+                requirement("LK", vec![e1], vec![value]),
+                requirement("GM", vec![e2], Vec::new()),
+                requirement("PI", Vec::new(), Vec::new()),
+            ],
+            summary: Summary::default(),
+            timings_ms: Default::default(),
+        }
+    }
+
+    #[test]
+    fn the_sheet_has_a_row_per_value_and_per_requirement_without_one_quotes_verbatim() {
+        let r = sample();
+        let text = sheet(&r).unwrap();
+        let mut rows = csv::Reader::from_reader(text.as_bytes());
+        assert_eq!(rows.headers().unwrap(), SHEET_COLUMNS.as_slice());
+        let rows: Vec<Vec<String>> = rows
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                vec![
+                    "LK",
+                    "evidenced",
+                    "leakage_percentage",
+                    "4",
+                    "docs/plan.pdf",
+                    "3",
+                    &r.requirements[0].evidence[0].quote
+                ],
+                vec![
+                    "GM",
+                    "missing",
+                    "",
+                    "",
+                    "docs/plan.pdf",
+                    "",
+                    "There is currently no grievance mechanism.\nIt is planned."
+                ],
+                vec!["PI", "missing", "", "", "", "", ""],
+            ]
+        );
+    }
+
+    #[test]
+    fn the_report_header_carries_the_checklist_metadata_inert() {
+        let (text, items) = markdown(&sample(), &|e: &EvidenceItem| e.source.clone());
+        assert!(text.contains("### methodology_id: VM0033\n"), "{text}");
+        assert!(
+            text.contains("### protocol: {\"name\":\"VCS ［E7］\"}\n"),
+            "{text}"
+        );
+        assert!(gate(&text, &items).passed, "{text}");
+        assert_eq!(ReportFormat::of(Path::new("r.CSV")), ReportFormat::Csv);
+        assert_eq!(ReportFormat::of(Path::new("r.json")), ReportFormat::Json);
+        assert_eq!(ReportFormat::of(Path::new("r.md")), ReportFormat::Markdown);
+    }
 }
