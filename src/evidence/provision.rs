@@ -411,12 +411,99 @@ pub fn strip_marker(text: &str, span: Span) -> Span {
 /// Whether `s` is a Markdown heading, a table row or a rule.
 pub fn is_heading_or_rule(s: &str) -> bool {
     let t = s.trim_start();
-    t.starts_with('#') || t.starts_with('|') || t.chars().all(|c| "-*_=".contains(c))
+    t.starts_with('#')
+        || t.starts_with('|')
+        || t.chars().all(|c| "-*_=".contains(c))
+        || is_contents_entry(t)
+}
+
+/// Whether `s` is a table-of-contents entry (or a run of them): a title, a dot leader
+/// ("....", ". . .", "…") and a page number ("12", "iv", "A-3") that ends the text or is
+/// followed by the next entry's title or number. A form line whose leader leads to an
+/// amount ("…… $3,400", "…… 11000.00") is no entry.
+pub fn is_contents_entry(s: &str) -> bool {
+    let tokens: Vec<&str> = s.split_whitespace().collect();
+    let leader = |t: &str| {
+        let dots = t.chars().filter(|c| *c == '.' || *c == '…').count();
+        (t.len() >= 3 && t.chars().all(|c| c == '.' || c == '…'))
+            || (dots >= 4 && !t.chars().any(|c| c.is_ascii_digit()) && t.ends_with(".."))
+    };
+    let page = |t: &str| {
+        let t = t.trim_end_matches([',', ';']);
+        let arabic = !t.is_empty() && t.len() <= 4 && t.bytes().all(|b| b.is_ascii_digit());
+        let roman = !t.is_empty() && t.len() <= 6 && t.chars().all(|c| "ivxlc".contains(c));
+        let annex = t.split_once('-').is_some_and(|(a, n)| {
+            a.len() == 1
+                && a.bytes().all(|b| b.is_ascii_uppercase())
+                && !n.is_empty()
+                && n.bytes().all(|b| b.is_ascii_digit())
+        });
+        arabic || roman || annex
+    };
+    // A leader may be spaced (". . . ."): a run of lone dots counts as one.
+    let mut i = 0;
+    let mut entries = 0;
+    while i < tokens.len() {
+        let start = i;
+        while i < tokens.len() && (tokens[i] == "." || tokens[i] == "…") {
+            i += 1;
+        }
+        let spaced = i - start >= 3;
+        let leads = spaced || (i < tokens.len() && leader(tokens[i]));
+        if !leads {
+            i += 1;
+            continue;
+        }
+        if !spaced {
+            i += 1;
+        }
+        if !tokens.get(i).is_some_and(|t| page(t)) {
+            return false; // a leader to something else: a form line or a table row
+        }
+        let next = tokens.get(i + 1);
+        let next_entry = next.is_none_or(|n| {
+            n.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
+                && !n.starts_with('$')
+        });
+        if !next_entry {
+            return false;
+        }
+        entries += 1;
+        i += 1;
+    }
+    entries > 0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contents_entries_are_told_from_form_lines_and_table_rows() {
+        assert!(is_contents_entry(
+            "5.2 Stakeholder consultation .................. 23"
+        ));
+        assert!(is_contents_entry(
+            "1 Introduction ........ 3 1.1 Scope ........ 4 1.2 Project area ..... 5"
+        ));
+        assert!(is_contents_entry("Annex B Land titles . . . . . . . . B-1"));
+        assert!(is_contents_entry("Preface …………… iv"));
+        assert!(!is_contents_entry(
+            "AOA sensor system test ........ 40 work-hours × $85 per hour = $0 ...... $3,400 ...... $248,200."
+        ));
+        assert!(!is_contents_entry(
+            "7. Total Receipts .................. 11000.00"
+        ));
+        assert!(!is_contents_entry(
+            "Enter the result here . . . . . . . 2 $ 22,500"
+        ));
+        assert!(!is_contents_entry(
+            "The project covers 1,250 ha in the valley."
+        ));
+        assert!(!is_contents_entry("See p. 12. The area is 5 ha."));
+    }
 
     #[test]
     fn a_marker_is_left_out_but_an_area_code_is_kept() {

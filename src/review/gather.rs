@@ -251,6 +251,9 @@ fn accept(req: &Requirement, v: &Verdict, item: &EvidenceItem) -> Option<f64> {
     if crate::guard::screen(&item.quote).is_some() {
         return None; // instruction-like text in a document is data, never evidence
     }
+    if crate::evidence::provision::is_contents_entry(&item.quote) {
+        return None; // a table of contents names a section; it shows nothing
+    }
     let states = req.fields.iter().any(|f| {
         let x = extract_in_context(f, item, Some(fields::DateOrder::Dmy));
         !x.found.is_empty() || !x.rejected.is_empty()

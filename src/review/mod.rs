@@ -22,6 +22,7 @@ use crate::error::Error;
 pub mod checklist;
 pub mod checks;
 pub mod fields;
+pub mod focus;
 pub mod gather;
 pub mod propose;
 pub mod report;
@@ -283,14 +284,20 @@ pub fn review(
     let mut timings: BTreeMap<String, f64> = BTreeMap::new();
     for req in &checklist.requirements {
         let t = Instant::now();
-        let evidence = g.gather(req)?;
+        let (evidence, unshown) = focus::presence(engine, req, g.gather(req)?)?;
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
         let (mut fields, rejected) = g.fields(req, &evidence)?;
         let proposals = proposals(engine, opts, &g, req, &evidence, &mut fields, &rejected)?;
         *timings.entry("fields".into()).or_default() += ms(t);
         let t = Instant::now();
-        let checked = checks::validate(req, &evidence, &fields, &rejected, &opts.tolerance);
+        let mut checked = checks::validate(req, &evidence, &fields, &rejected, &opts.tolerance);
+        if let Some(terms) = unshown {
+            checked.reason = format!(
+                "no verified passage names what the requirement asks for (searched for: {})",
+                terms.join(", ")
+            );
+        }
         *timings.entry("checks".into()).or_default() += ms(t);
         requirements.push(RequirementReview {
             id: req.id.clone(),

@@ -127,7 +127,10 @@ fn item_of(
     specs: &[FieldSpec],
 ) -> Option<EvidenceItem> {
     let quote = &doc.text[s..e];
-    if crate::guard::screen(quote).is_some() || crate::evidence::extract::is_instruction(quote) {
+    if crate::guard::screen(quote).is_some()
+        || crate::evidence::extract::is_instruction(quote)
+        || crate::evidence::provision::is_contents_entry(quote)
+    {
         return None;
     }
     let label = doc.layout.label_for(s, e).map(|l| l.label.clone());
