@@ -57,6 +57,8 @@ The project rewets 40 ha of drained fen on the Holme estate.\n\n\
 Every user of the monitoring database authenticates with two factors, and the list of \
 users of the monitoring database is reviewed annually by the data manager. Backups of the \
 monitoring database are kept off site.\n\n\
+## 5 Consent\n\n\
+Each landowner may withdraw consent at any time by writing to the project office.\n\n\
 ## 6 Monitoring plan\n\n\
 The monitoring plan measures the water table depth at twelve dipwells every month and \
 records the vegetation cover of fixed quadrats each summer.\n";
@@ -64,6 +66,7 @@ records the vegetation cover of fixed quadrats each summer.\n";
 const LIST: &str = r#"{"requirements": [
  {"requirement_id": "GR", "category": "Grievance Mechanism", "requirement_text": "A grievance mechanism is in place through which affected people can lodge complaints.", "validation_type": "document_presence"},
  {"requirement_id": "PT", "category": "Data Security", "requirement_text": "An annual third-party penetration test of the monitoring database is performed.", "validation_type": "document_presence"},
+ {"requirement_id": "WD", "category": "Landowner Rights", "requirement_text": "The data sharing notice informs each landowner of the right to withdraw consent in writing.", "validation_type": "document_presence"},
  {"requirement_id": "MP", "category": "Monitoring", "requirement_text": "A monitoring plan describes the parameters measured and how often they are measured.", "validation_type": "document_presence"}
 ]}"#;
 
@@ -81,6 +84,9 @@ fn contents_lines_and_topic_words_are_no_evidence() {
         pt["reason"].as_str().unwrap().contains("penetration"),
         "{pt:#}"
     );
+    // A requirement whose subject names a document ("the data sharing notice") is shown
+    // by a passage that says what the notice must say.
+    assert_eq!(requirement(&r, "WD")["status"], "evidenced", "{r:#}");
     // The monitoring plan itself is evidence.
     assert_eq!(requirement(&r, "MP")["status"], "evidenced", "{r:#}");
     for q in r["requirements"].as_array().unwrap() {

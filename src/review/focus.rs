@@ -72,12 +72,66 @@ const MIN_CHUNKS_FOR_SHARE: usize = 200;
 const COMMON_SHARE: f64 = 0.2;
 
 /// Words that end the noun phrase a requirement opens with: verbs, prepositions and
-/// relative words ("An annual penetration test | of the database | is performed").
+/// relative words ("An annual penetration test | of the database | is performed", "The
+/// medical release | informs the person …"). Verbs that are also plural nouns ("records",
+/// "lists") are left out.
 const PHRASE_ENDS: &[&str] = &[
-    "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "shall", "must",
-    "should", "will", "would", "may", "can", "could", "does", "do", "of", "for", "to", "in", "on",
-    "at", "by", "with", "from", "between", "through", "within", "under", "that", "which", "who",
-    "whose", "where", "when", "if", "unless", "as",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "been",
+    "being",
+    "has",
+    "have",
+    "had",
+    "shall",
+    "must",
+    "should",
+    "will",
+    "would",
+    "may",
+    "can",
+    "could",
+    "does",
+    "do",
+    "of",
+    "for",
+    "to",
+    "in",
+    "on",
+    "at",
+    "by",
+    "with",
+    "from",
+    "between",
+    "through",
+    "within",
+    "under",
+    "that",
+    "which",
+    "who",
+    "whose",
+    "where",
+    "when",
+    "if",
+    "unless",
+    "as",
+    "informs",
+    "describes",
+    "states",
+    "shows",
+    "includes",
+    "contains",
+    "identifies",
+    "specifies",
+    "explains",
+    "gives",
+    "provides",
+    "demonstrates",
+    "notifies",
+    "tells",
 ];
 
 /// The focus of requirement text `text`: the stems of the first noun phrase that holds a
@@ -87,18 +141,18 @@ const PHRASE_ENDS: &[&str] = &[
 pub fn terms(engine: &Engine, text: &str) -> Result<Focus, Error> {
     let store = engine.store();
     let total = store.chunk_count()?;
-    let mut out: Vec<String> = Vec::new();
-    let mut heads: Vec<String> = Vec::new();
+    let mut focus = Focus::default();
+    let mut ended = false;
     for w in crate::text::words(&text.to_lowercase()) {
         if PHRASE_ENDS.contains(&w.as_str()) {
-            if out.is_empty() {
-                continue;
-            }
-            break;
+            ended |= !focus.terms.is_empty();
+            continue;
         }
         // "a signed lease or land use agreement": each coordinate has its head.
         if matches!(w.as_str(), "or" | "and") {
-            heads.extend(out.last().filter(|l| !heads.contains(l)).cloned());
+            if !ended {
+                focus.close_coordinate();
+            }
             continue;
         }
         if crate::text::is_stopword(&w) || SCAFFOLD.contains(&w.as_str()) || w.len() < 3 {
@@ -111,12 +165,17 @@ pub fn terms(engine: &Engine, text: &str) -> Result<Focus, Error> {
             }
         }
         let stem = crate::text::stem(&w);
-        if !out.contains(&stem) {
-            out.push(stem);
+        let list = if ended {
+            &mut focus.rest
+        } else {
+            &mut focus.terms
+        };
+        if !list.contains(&stem) {
+            list.push(stem);
         }
     }
-    heads.extend(out.last().filter(|l| !heads.contains(l)).cloned());
-    Ok(Focus { terms: out, heads })
+    focus.close_coordinate();
+    Ok(focus)
 }
 
 /// A requirement's focus: the stems of its first noun phrase and the heads of its
@@ -127,7 +186,63 @@ pub struct Focus {
     pub terms: Vec<String>,
     /// The last stem of each coordinate.
     pub heads: Vec<String>,
+    /// The stems of the text after the phrase ("right", "revoke", "authorization" of "The
+    /// medical release informs the person of the right to revoke the authorization").
+    pub rest: Vec<String>,
 }
+
+impl Focus {
+    /// Marks the last term so far as a coordinate's head.
+    fn close_coordinate(&mut self) {
+        if let Some(l) = self.terms.last().filter(|l| !self.heads.contains(l)) {
+            self.heads.push(l.clone());
+        }
+    }
+
+    /// Whether every head names a kind of document ("an itemized ledger", "the medical
+    /// release"): the phrase then names where the thing required is written, and what
+    /// the rest of the text asks is what a passage must show.
+    fn names_a_document(&self) -> bool {
+        !self.heads.is_empty()
+            && self
+                .heads
+                .iter()
+                .all(|h| DOCUMENT_KINDS.contains(&h.as_str()))
+    }
+}
+
+/// Stems of nouns that name a kind of document.
+const DOCUMENT_KINDS: &[&str] = &[
+    "release",
+    "ledger",
+    "report",
+    "form",
+    "notice",
+    "letter",
+    "register",
+    "record",
+    "file",
+    "statement",
+    "certificate",
+    "document",
+    "table",
+    "list",
+    "schedule",
+    "filing",
+    "return",
+    "publication",
+    "bulletin",
+    "memo",
+    "memorandum",
+    "minute",
+    "log",
+    "book",
+    "sheet",
+];
+
+/// Words of the rest of a requirement a passage must name when its phrase names a
+/// document (all of them when there are fewer).
+const REST_TERMS: usize = 3;
 
 /// Whether `word` (a stem) meets focus term `term`: the same stem, one the other's start
 /// when the shorter has four letters or more ("test", "testing"), or a shared first five
@@ -144,7 +259,8 @@ fn meets(term: &str, word: &str) -> bool {
 }
 
 /// Whether `item` (its quote, section and label) shows `focus`: it names a head and,
-/// when the phrase has more words, at least one other.
+/// when the phrase has more words, at least one other; or, when the phrase names a kind
+/// of document, [`REST_TERMS`] words of the rest of the requirement.
 pub fn covers(item: &EvidenceItem, focus: &Focus) -> bool {
     if focus.terms.is_empty() {
         return true;
@@ -160,6 +276,12 @@ pub fn covers(item: &EvidenceItem, focus: &Focus) -> bool {
     .join(" ");
     let words = crate::text::content_words(&said);
     let names = |t: &String| words.iter().any(|w| meets(t, w));
+    if focus.names_a_document()
+        && !focus.rest.is_empty()
+        && focus.rest.iter().filter(|t| names(t)).count() >= REST_TERMS.min(focus.rest.len())
+    {
+        return true;
+    }
     let Some(head) = focus.heads.iter().find(|h| names(h)) else {
         return false;
     };
@@ -243,7 +365,11 @@ mod tests {
         let stems = |ws: &[&str]| {
             let terms: Vec<String> = ws.iter().map(|w| crate::text::stem(w)).collect();
             let heads = terms.last().cloned().into_iter().collect();
-            Focus { terms, heads }
+            Focus {
+                terms,
+                heads,
+                rest: Vec::new(),
+            }
         };
         let t = stems(&["annual", "third", "party", "penetration", "test"]);
         let auth = "Every user of the monitoring database authenticates with two factors, \
@@ -273,6 +399,7 @@ mod tests {
         let lease = Focus {
             terms: stems(&["signed", "lease", "land", "use", "agreement"]).terms,
             heads: vec!["lease".into(), "agreement".into()],
+            rest: Vec::new(),
         };
         assert!(covers(
             &item("Land tenure: leasehold, under a lease registered.", None),
@@ -287,6 +414,54 @@ mod tests {
                 Some("5 Stakeholder Consultation")
             ),
             "Stakeholder Consultation"
+        ));
+    }
+
+    #[test]
+    fn a_phrase_naming_a_document_is_shown_by_what_the_rest_asks() {
+        let stems = |ws: &[&str]| {
+            let terms: Vec<String> = ws.iter().map(|w| crate::text::stem(w)).collect();
+            let heads = terms.last().cloned().into_iter().collect();
+            Focus {
+                terms,
+                heads,
+                rest: Vec::new(),
+            }
+        };
+        let release = Focus {
+            terms: stems(&["medical", "release"]).terms,
+            heads: vec!["release".into()],
+            rest: stems(&[
+                "inform",
+                "person",
+                "right",
+                "revoke",
+                "authorization",
+                "writing",
+            ])
+            .terms,
+        };
+        assert!(covers(
+            &item(
+                "I have the right to revoke this authorization at any time by writing.",
+                None
+            ),
+            &release
+        ));
+        assert!(!covers(
+            &item("This authorization is voluntary.", None),
+            &release
+        ));
+        let test = Focus {
+            rest: release.rest.clone(),
+            ..stems(&["annual", "penetration", "test"])
+        };
+        assert!(!covers(
+            &item(
+                "I have the right to revoke this authorization in writing.",
+                None
+            ),
+            &test
         ));
     }
 }
