@@ -360,17 +360,19 @@ mod tests {
         .unwrap()
     }
 
+    /// The focus of the phrase `ws`: its stems, the last one the head.
+    fn stems(ws: &[&str]) -> Focus {
+        let terms: Vec<String> = ws.iter().map(|w| crate::text::stem(w)).collect();
+        let heads = terms.last().cloned().into_iter().collect();
+        Focus {
+            terms,
+            heads,
+            rest: Vec::new(),
+        }
+    }
+
     #[test]
     fn a_quote_must_name_the_head_and_one_more_focus_word() {
-        let stems = |ws: &[&str]| {
-            let terms: Vec<String> = ws.iter().map(|w| crate::text::stem(w)).collect();
-            let heads = terms.last().cloned().into_iter().collect();
-            Focus {
-                terms,
-                heads,
-                rest: Vec::new(),
-            }
-        };
         let t = stems(&["annual", "third", "party", "penetration", "test"]);
         let auth = "Every user of the monitoring database authenticates with two factors, \
                     and the list of users is reviewed annually.";
@@ -419,15 +421,6 @@ mod tests {
 
     #[test]
     fn a_phrase_naming_a_document_is_shown_by_what_the_rest_asks() {
-        let stems = |ws: &[&str]| {
-            let terms: Vec<String> = ws.iter().map(|w| crate::text::stem(w)).collect();
-            let heads = terms.last().cloned().into_iter().collect();
-            Focus {
-                terms,
-                heads,
-                rest: Vec::new(),
-            }
-        };
         let release = Focus {
             terms: stems(&["medical", "release"]).terms,
             heads: vec!["release".into()],
