@@ -13,6 +13,7 @@ mod output;
 mod provisions;
 mod review;
 mod review_formats;
+mod review_rules;
 mod review_subjects;
 mod serve;
 mod snapshot;

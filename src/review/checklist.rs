@@ -865,6 +865,7 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
         None if validation_type.wants_fields() => mapped_fields(&category, &text),
         None => (Vec::new(), Mapping::None),
     };
+    let fields = scoped(fields, &text);
     Ok(Requirement {
         id,
         category,
@@ -934,6 +935,10 @@ fn declared_field(f: RawField) -> Result<FieldSpec, String> {
             ty,
             pattern: None,
             unit: None,
+            rule: false,
+            extension: None,
+            subject: Vec::new(),
+            event: Vec::new(),
         },
     };
     if pattern.is_some() {
@@ -977,6 +982,103 @@ fn name_cues(name: &str) -> Vec<String> {
         }
     }
     cues
+}
+
+/// Rule fields (deadlines, retention periods) bound to what the requirement text is
+/// about: the words of its subject, and whether it asks for an extension of a deadline or
+/// the deadline itself.
+fn scoped(mut fields: Vec<FieldSpec>, text: &str) -> Vec<FieldSpec> {
+    let lower = text.to_lowercase();
+    let extends = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| matches!(w, "extend" | "extended" | "extends" | "extension"));
+    for f in fields.iter_mut().filter(|f| f.rule) {
+        f.extension = Some(extends);
+        f.subject = subject_words(&lower);
+        if f.ty == FieldType::Duration {
+            let periods = super::fields::values::durations_in(text, f.duration_unit());
+            if let [one] = periods.as_slice() {
+                f.event = super::fields::event_words(text, one.end);
+            }
+        }
+    }
+    fields
+}
+
+/// Words too general to tell one subject from another.
+const SUBJECT_STOP: &[&str] = &[
+    "the",
+    "and",
+    "for",
+    "with",
+    "that",
+    "this",
+    "these",
+    "those",
+    "its",
+    "their",
+    "any",
+    "all",
+    "each",
+    "every",
+    "other",
+    "following",
+    "after",
+    "before",
+    "from",
+    "into",
+    "under",
+    "such",
+    "which",
+    "who",
+    "whose",
+    "when",
+    "where",
+    "than",
+    "more",
+    "less",
+    "fewer",
+    "not",
+    "cannot",
+    "including",
+    "required",
+    "requirement",
+    "written",
+    "there",
+    "where",
+    "has",
+    "have",
+    "been",
+    "being",
+    "also",
+    "only",
+    "per",
+];
+
+/// The content words of a requirement's subject: what comes before its first modal
+/// ("Audit logs and other records … shall be retained" → audit, logs, records, …). Empty
+/// when the text has no modal.
+pub fn subject_words(lower: &str) -> Vec<String> {
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let Some(modal) = words
+        .iter()
+        .position(|w| matches!(*w, "shall" | "must" | "may" | "will" | "should"))
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for w in &words[..modal] {
+        let keep = w.chars().count() >= 3
+            && !w.chars().all(|c| c.is_ascii_digit())
+            && !SUBJECT_STOP.contains(w);
+        if keep && !out.iter().any(|o| o == w) {
+            out.push(w.to_string());
+        }
+    }
+    out
 }
 
 /// A catalogue topic: words that name it, and its fields.
@@ -1044,14 +1146,45 @@ const TOPICS: &[Topic] = &[
         ],
         fields: &["project_id"],
     },
+    Topic {
+        name: "record retention",
+        words: &["retain", "retention", "kept for", "be kept"],
+        fields: &["retention_period_years"],
+    },
+    Topic {
+        name: "notification deadline",
+        words: &["notify", "notified", "notification"],
+        fields: &["notification_deadline_days"],
+    },
+    Topic {
+        name: "response deadline",
+        words: &[
+            "act on",
+            "acting on",
+            "respond",
+            "response to",
+            "answered",
+            "reply to",
+        ],
+        fields: &["response_deadline_days"],
+    },
 ];
 
 /// The topics whose words occur in `text` (lowercased).
 fn topics_in(text: &str) -> Vec<&'static Topic> {
     let t = text.to_lowercase();
+    // A word of a topic counts where a word starts ("act on", not "impact on").
+    let starts_word = |w: &str| {
+        t.match_indices(w).any(|(i, _)| {
+            !t[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+    };
     TOPICS
         .iter()
-        .filter(|topic| topic.words.iter().any(|w| t.contains(w)))
+        .filter(|topic| topic.words.iter().any(|w| starts_word(w)))
         .collect()
 }
 
@@ -1093,6 +1226,9 @@ pub fn field_question(spec: &FieldSpec) -> String {
         "permanence_period_years" => "How many years is the permanence period?".into(),
         "buffer_pool_percentage" => "What percentage goes to the buffer pool?".into(),
         "project_id" => "What is the project ID?".into(),
+        "retention_period_years" => "How long must the records be retained?".into(),
+        "notification_deadline_days" => "Within how many days must notification be given?".into(),
+        "response_deadline_days" => "Within how many days must a request be acted on?".into(),
         other => format!("What is the {}?", other.replace('_', " ")),
     }
 }
@@ -1100,6 +1236,35 @@ pub fn field_question(spec: &FieldSpec) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn record_keeping_items_map_to_rule_fields_bound_to_their_subject() {
+        let c = load_str(
+            "r.json",
+            r#"{"requirements": [
+              {"requirement_id": "A", "category": "Record Retention", "requirement_text": "Audit logs shall be retained for at least 10 years.", "validation_type": "structured_field"},
+              {"requirement_id": "B", "category": "Rights", "requirement_text": "The office may extend the deadline to act on a request by no more than 30 days.", "validation_type": "structured_field"},
+              {"requirement_id": "C", "category": "Breach", "requirement_text": "The regulator shall be notified not later than 60 days after the end of each calendar year.", "validation_type": "structured_field"},
+              {"requirement_id": "D", "category": "Impact", "requirement_text": "The impact on water quality is stated.", "validation_type": "structured_field"}
+            ]}"#,
+        )
+        .unwrap();
+        let f = |i: usize| &c.requirements[i].fields;
+        assert_eq!(f(0)[0].name, "retention_period_years");
+        assert_eq!(f(0)[0].subject, vec!["audit", "logs"]);
+        assert_eq!(f(1)[0].name, "response_deadline_days");
+        assert_eq!(f(1)[0].extension, Some(true));
+        assert_eq!(f(2)[0].name, "notification_deadline_days");
+        assert_eq!(
+            (f(2)[0].extension, f(2)[0].event.clone()),
+            (
+                Some(false),
+                vec!["end".to_string(), "calendar".into(), "year".into()]
+            )
+        );
+        // "impact on" is no "act on".
+        assert!(f(3).is_empty());
+    }
 
     fn load_str(name: &str, text: &str) -> Result<Checklist, ChecklistError> {
         let dir = tempfile::tempdir().unwrap();

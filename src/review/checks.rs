@@ -47,6 +47,8 @@ pub enum CheckKind {
     Structural,
     /// One field's values across documents (or within one document).
     CrossDocument,
+    /// The documents' values against the one the requirement text asks for.
+    Requirement,
 }
 
 /// A check's result.
@@ -277,6 +279,120 @@ fn structural(fields: &[FieldValue]) -> Vec<Check> {
     out
 }
 
+/// How a requirement text bounds the value it asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    /// "at least ten years", "a minimum of 20%".
+    AtLeast,
+    /// "no later than 60 days", "within 30 days", "by no more than 30 days".
+    AtMost,
+    /// "six years".
+    Exactly,
+}
+
+/// Words right before a number that make it a lower or an upper bound.
+const AT_LEAST: &[&str] = &[
+    "at least",
+    "not less than",
+    "no less than",
+    "minimum of",
+    "minimum",
+];
+const AT_MOST: &[&str] = &[
+    "no later than",
+    "not later than",
+    "within",
+    "no more than",
+    "not more than",
+    "at most",
+    "up to",
+    "not to exceed",
+    "maximum of",
+    "maximum",
+    "not exceeding",
+];
+
+/// The one number of `spec`'s type the requirement text states, with its bound; `None`
+/// when it states none or several.
+fn asked(spec: &fields::FieldSpec, text: &str) -> Option<(f64, Bound, String)> {
+    let cands = match spec.ty {
+        FieldType::Duration => fields::values::durations_in(text, spec.duration_unit()),
+        FieldType::Percentage => fields::values::percentages(text),
+        _ => return None,
+    };
+    let ok: Vec<(f64, usize, usize)> = cands
+        .iter()
+        .filter_map(|c| match &c.value {
+            Ok(Value::Number(n)) => Some((*n, c.start, c.end)),
+            _ => None,
+        })
+        .collect();
+    let &(n, s, e) = ok.first()?;
+    if ok.iter().any(|o| o.0 != n) {
+        return None;
+    }
+    let before = text[..s].trim_end().to_lowercase();
+    let after = text[e..].trim_start().to_lowercase();
+    let bound = if AT_LEAST.iter().any(|w| before.ends_with(w)) || after.starts_with("or more") {
+        Bound::AtLeast
+    } else if AT_MOST.iter().any(|w| before.ends_with(w)) || after.starts_with("or less") {
+        Bound::AtMost
+    } else {
+        Bound::Exactly
+    };
+    Some((n, bound, text[s..e].to_string()))
+}
+
+/// The documents' values of each field against the one number the requirement text asks
+/// for ("retained for at least ten years" against "6 years"): a value outside the bound
+/// fails, so a person looks.
+fn against_requirement(req: &Requirement, found: &[FieldValue]) -> Vec<Check> {
+    let mut out = Vec::new();
+    for spec in req.fields.iter().filter(|f| f.ty.numeric()) {
+        let Some((want, bound, raw)) = asked(spec, &req.text) else {
+            continue;
+        };
+        let values: Vec<&FieldValue> = found.iter().filter(|f| f.name == spec.name).collect();
+        if values.is_empty() {
+            continue;
+        }
+        let meets = |v: f64| match bound {
+            Bound::AtLeast => v >= want - 1e-9,
+            Bound::AtMost => v <= want + 1e-9,
+            Bound::Exactly => (v - want).abs() < 1e-9,
+        };
+        let off: Vec<&&FieldValue> = values
+            .iter()
+            .filter(|v| v.value.as_f64().is_some_and(|x| !meets(x)))
+            .collect();
+        let ok = off.is_empty();
+        out.push(Check {
+            kind: CheckKind::Requirement,
+            field: spec.name.clone(),
+            status: if ok {
+                CheckStatus::Pass
+            } else {
+                CheckStatus::Fail
+            },
+            severity: (!ok).then_some(Severity::Warning),
+            values: values.iter().map(|v| check_value(v)).collect(),
+            note: if ok {
+                format!("the requirement asks for \"{raw}\"; the documents' values meet it")
+            } else {
+                let stated: Vec<String> = off
+                    .iter()
+                    .map(|v| format!("{} ({})", v.raw, v.evidence))
+                    .collect();
+                format!(
+                    "the requirement asks for \"{raw}\"; the documents state {}",
+                    stated.join(", ")
+                )
+            },
+        });
+    }
+    out
+}
+
 /// Whether `quote` says the thing `category` names is absent or not done: a negation
 /// within a few words before or after one of the category's words ("There is no grievance
 /// mechanism", "A monitoring plan has not been prepared").
@@ -337,6 +453,7 @@ pub fn validate(
         }
         checks.extend(compare_field(&spec.name, &values, tol));
     }
+    checks.extend(against_requirement(req, found));
     let (status, reason) = status(
         req,
         evidence,

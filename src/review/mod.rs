@@ -27,6 +27,7 @@ pub mod gather;
 pub mod propose;
 pub mod report;
 pub mod scan;
+pub mod subject;
 
 pub use checklist::{
     Checklist, ChecklistError, ChecklistWarning, Mapping, Metadata, Requirement, ValidationType,
@@ -287,7 +288,9 @@ pub fn review(
         let (evidence, unshown) = focus::presence(engine, req, g.gather(req)?)?;
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
-        let (mut fields, rejected) = g.fields(req, &evidence)?;
+        let (fields, mut rejected) = g.fields(req, &evidence)?;
+        let (mut fields, aside) = subject::bind(engine, req, &evidence, fields)?;
+        rejected.extend(aside);
         let proposals = proposals(engine, opts, &g, req, &evidence, &mut fields, &rejected)?;
         *timings.entry("fields".into()).or_default() += ms(t);
         let t = Instant::now();

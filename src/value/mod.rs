@@ -109,6 +109,8 @@ pub enum RejectReason {
     PatternMismatch,
     /// Not a value of the type.
     NotAValue,
+    /// Stated for another subject than the one asked about (another section's rule).
+    OtherSubject,
 }
 
 /// How bad a disagreement is.

@@ -58,6 +58,11 @@ static DURATION: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+(?:\.\d+)?)|({WORD_NUM}))\s*(?:-|\s)?\s*(years?|yrs?|months?)\b"
     ))
 });
+static DAYS: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+)|({WORD_NUM}))\s*(?:-|\s)?\s*(?:(calendar|business|working)\s+|-)?(days?|weeks?)\b"
+    ))
+});
 static YEAR_MONTH: LazyLock<Regex> =
     LazyLock::new(|| re(r"^(?:19|20|21)\d\d[-/.](?:0?[1-9]|1[0-2])$"));
 static IDENT: LazyLock<Regex> =
@@ -406,6 +411,60 @@ pub fn durations(quote: &str) -> Vec<Candidate> {
         .collect()
 }
 
+/// The unit a duration field is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationUnit {
+    /// Years (months are converted: `120 months` is 10).
+    Years,
+    /// Days (weeks are converted: `2 weeks` is 14); `calendar`, `business` or `working`
+    /// stays in the unit as written.
+    Days,
+}
+
+/// Every duration of `unit` in the quote: [`durations`] for years; `60 calendar days`,
+/// `thirty (30) days`, `30-day`, `2 weeks` for days (at most ten years of days).
+pub fn durations_in(quote: &str, unit: DurationUnit) -> Vec<Candidate> {
+    if unit == DurationUnit::Years {
+        return durations(quote);
+    }
+    DAYS.captures_iter(quote)
+        .map(|c| {
+            let m = c.get(0).unwrap();
+            let n = c
+                .get(2)
+                .or(c.get(3))
+                .and_then(|g| number(g.as_str()))
+                .or_else(|| c.get(1).or(c.get(4)).and_then(|g| word_number(g.as_str())));
+            let weeks = c[6].to_ascii_lowercase().starts_with("week");
+            let kind = c.get(5).map(|k| k.as_str().to_ascii_lowercase());
+            let value = match n.map(|v| if weeks { v * 7.0 } else { v }) {
+                Some(v) if v > 0.0 && v <= 3653.0 => Ok(Value::Number(v)),
+                Some(v) => Err((
+                    RejectReason::OutOfRange,
+                    format!("{v} days is not a plausible period"),
+                )),
+                None => Err((RejectReason::NotAValue, "not a number".into())),
+            };
+            let digits = c.get(3).map_or("", |g| g.as_str());
+            let value = match digits {
+                "" => value,
+                d => unsafe_number(quote, m.start(), d).map_or(value, Err),
+            };
+            let unit = match (weeks, kind) {
+                (true, _) => "weeks".to_string(),
+                (false, Some(k)) => format!("{k} days"),
+                (false, None) => "days".to_string(),
+            };
+            Candidate {
+                start: m.start(),
+                end: m.end(),
+                value,
+                unit: Some(unit),
+            }
+        })
+        .collect()
+}
+
 /// The identifier token at the start of `rest` (offset `at` in the quote).
 pub fn identifier_at(rest: &str, at: usize) -> Option<Candidate> {
     let m = IDENT.find(rest)?;
@@ -553,6 +612,24 @@ mod tests {
         assert_eq!(one(&durations("ten (10) years")), Ok(Value::Number(10.0)));
         assert_eq!(one(&durations("forty years")), Ok(Value::Number(40.0)));
         assert_eq!(one(&durations("120 months")), Ok(Value::Number(10.0)));
+        let days = |q: &str| one(&durations_in(q, DurationUnit::Days));
+        assert_eq!(
+            days("no later than 60 calendar days after"),
+            Ok(Value::Number(60.0))
+        );
+        assert_eq!(days("within thirty (30) days"), Ok(Value::Number(30.0)));
+        assert_eq!(days("a 30-day extension"), Ok(Value::Number(30.0)));
+        assert_eq!(days("sixty days"), Ok(Value::Number(60.0)));
+        assert_eq!(days("2 weeks"), Ok(Value::Number(14.0)));
+        assert_eq!(
+            days("10 business days")
+                .map(|_| durations_in("10 business days", DurationUnit::Days)[0]
+                    .unit
+                    .clone()),
+            Ok(Some("business days".into()))
+        );
+        assert!(durations_in("6 years", DurationUnit::Days).is_empty());
+        assert!(days("40000 days").is_err());
         assert_eq!(one(&durations("0 years")), Err(RejectReason::OutOfRange));
     }
 

@@ -26,8 +26,20 @@ fn spec(name: &str, ty: FieldType, position: Position, cues: &[&str]) -> FieldSp
         position,
         pattern: None,
         unit: None,
+        rule: RULE_FIELDS.contains(&name),
+        extension: None,
+        subject: Vec::new(),
+        event: Vec::new(),
     }
 }
+
+/// Catalogue fields whose value is a rule the documents set: a regulation or policy
+/// states it with "must" and "no later than".
+const RULE_FIELDS: &[&str] = &[
+    "retention_period_years",
+    "notification_deadline_days",
+    "response_deadline_days",
+];
 
 /// The catalogue: name, type, range position and the cues of every field.
 const CATALOGUE: &[(&str, FieldType, Position, &[&str])] = &[
@@ -189,6 +201,53 @@ const CATALOGUE: &[(&str, FieldType, Position, &[&str])] = &[
             "project code",
         ],
     ),
+    (
+        "retention_period_years",
+        FieldType::Duration,
+        Position::Any,
+        &[
+            "retain",
+            "retained",
+            "retains",
+            "retaining",
+            "retention",
+            "retention period",
+            "kept",
+            "keep",
+            "preserved",
+            "preserve",
+        ],
+    ),
+    (
+        "notification_deadline_days",
+        FieldType::Duration,
+        Position::Any,
+        &[
+            "notify",
+            "notified",
+            "notifies",
+            "notifying",
+            "notification",
+            "notifications",
+        ],
+    ),
+    (
+        "response_deadline_days",
+        FieldType::Duration,
+        Position::Any,
+        &[
+            "act on",
+            "acting on",
+            "take action",
+            "respond",
+            "responds",
+            "response",
+            "answer",
+            "answered",
+            "reply",
+            "extend the time",
+        ],
+    ),
 ];
 
 /// The field catalogue: every field the review knows, with its type and cues.
@@ -325,6 +384,36 @@ const DURATION_DISTRACTORS: &[&str] = &[
     "at least",
 ];
 
+/// Phrases that introduce a period that is no rule field's: a suspension, a frequency, a
+/// look-back ("six years prior to the date of the request").
+const RULE_DISTRACTORS: &[&str] = &[
+    "suspend",
+    "suspended",
+    "suspension",
+    "tolled",
+    "every",
+    "each",
+    "ago",
+    "age",
+    "aged",
+    "prior to",
+    "preceding",
+    "once every",
+];
+
+/// Phrases that, anywhere before a period in its sentence, make it how long a rule is put
+/// off ("delay the notification … no longer than 30 days"), not the rule's own period.
+const SUSPENSIONS: &[&str] = &[
+    "suspend",
+    "suspended",
+    "suspension",
+    "tolled",
+    "temporarily",
+    "delay the",
+    "delay such",
+    "delay notification",
+];
+
 /// Phrases that introduce a value that is not any catalogue field, per type.
 fn distractors(ty: FieldType) -> &'static [&'static str] {
     match ty {
@@ -378,15 +467,22 @@ pub fn markers(spec: &FieldSpec, lower: &str) -> Vec<Marker> {
     for c in &spec.cues {
         add(c, Some(&spec.name));
     }
-    for f in catalogue()
-        .iter()
-        .filter(|f| f.ty == spec.ty && f.name != spec.name)
-    {
+    let unit = spec.duration_unit();
+    for f in catalogue().iter().filter(|f| {
+        f.ty == spec.ty
+            && f.name != spec.name
+            && (f.ty != FieldType::Duration || f.duration_unit() == unit)
+    }) {
         for c in &f.cues {
             add(c, Some(&f.name));
         }
     }
-    for d in distractors(spec.ty) {
+    let distract = if spec.rule {
+        RULE_DISTRACTORS
+    } else {
+        distractors(spec.ty)
+    };
+    for d in distract {
         add(d, None);
     }
     let mut found: Vec<Marker> = Vec::new();
@@ -816,6 +912,9 @@ pub fn owned(
     } else {
         MAX_GAP
     };
+    if spec.rule {
+        return ruled(spec, quote, markers, cands, x);
+    }
     let intro: Vec<Option<&Marker>> = cands
         .iter()
         .map(|c| introducer(quote, markers, c.start, c.end, gap))
@@ -849,6 +948,137 @@ pub fn owned(
         }
         x.take(quote, c);
     }
+}
+
+/// Keep the periods a rule field's cue introduces: the nearest cue in the value's sentence,
+/// before or after it ("not later than 60 days after the end of each calendar year,
+/// provide the notification"). A comparator states the rule here, so none is a limit; the
+/// sentence must be of the kind asked (an extension or the deadline itself) and name the
+/// requirement's subject.
+fn ruled(
+    spec: &FieldSpec,
+    quote: &str,
+    markers: &[Marker],
+    cands: Vec<Candidate>,
+    x: &mut Extraction,
+) {
+    for c in cands {
+        let (from, to) = sentence_around(quote, c.start, c.end);
+        let nearest = markers
+            .iter()
+            .filter(|m| m.start >= from && m.end <= to)
+            .filter(|m| m.end <= c.start || m.start >= c.end)
+            // A distractor after the value counts only right after it ("six years prior to").
+            .filter(|m| {
+                !m.fields.is_empty()
+                    || m.end <= c.start
+                    || quote[c.end..m.start].chars().all(char::is_whitespace)
+            })
+            .min_by_key(|m| {
+                if m.end <= c.start {
+                    c.start - m.end
+                } else {
+                    m.start - c.end
+                }
+            });
+        if !nearest.is_some_and(|m| m.fields.contains(&spec.name)) {
+            continue;
+        }
+        let lower = quote[from..to].to_ascii_lowercase();
+        let lead = &lower[..c.start - from];
+        if SUSPENSIONS.iter().any(|w| !find(lead, w).is_empty()) {
+            continue;
+        }
+        let extends = ["extend", "extended", "extension"]
+            .iter()
+            .any(|w| !find(lead, w).is_empty());
+        if spec.extension.is_some_and(|want| want != extends) {
+            continue;
+        }
+        if !spec.subject.is_empty() && !spec.subject.iter().any(|w| names_word(&lower, w)) {
+            continue;
+        }
+        let event = event_words(quote, c.end);
+        let event_text = event.join(" ");
+        if !spec.event.is_empty()
+            && !event.is_empty()
+            && !spec.event.iter().any(|w| names_word(&event_text, w))
+        {
+            continue;
+        }
+        x.take(quote, c);
+    }
+}
+
+/// Words that open what a period is counted from ("60 days after discovery").
+const EVENT_WORDS: &[&str] = &["after", "of", "from", "following", "since"];
+/// Words of an event phrase that name no event.
+const EVENT_STOP: &[&str] = &[
+    "the", "a", "an", "such", "its", "their", "this", "that", "each", "any",
+];
+
+/// What the period ending at `end` is counted from: the content words after "after",
+/// "of", "from", "following" or "since" right after it, up to punctuation or eight words
+/// ("60 days after the end of each calendar year" → end, calendar, year). Empty when no
+/// such word follows.
+pub(crate) fn event_words(text: &str, end: usize) -> Vec<String> {
+    let rest = text[end..].trim_start();
+    let clause = rest
+        .split([',', ';', '.', ':', '(', ')'])
+        .next()
+        .unwrap_or("");
+    let words: Vec<String> = clause
+        .split_whitespace()
+        .take(9)
+        .map(|w| w.to_lowercase())
+        .collect();
+    if !words
+        .first()
+        .is_some_and(|w| EVENT_WORDS.contains(&w.as_str()))
+    {
+        return Vec::new();
+    }
+    words[1..]
+        .iter()
+        .filter(|w| w.len() >= 3 && !EVENT_STOP.contains(&w.as_str()))
+        .filter(|w| !EVENT_WORDS.contains(&w.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// The sentence of the quote that holds `[s, e)`, as byte offsets: it ends at a full stop
+/// (or `!`, `?`, `;`) before a space, or at a blank line.
+pub(crate) fn sentence_around(quote: &str, s: usize, e: usize) -> (usize, usize) {
+    let b = quote.as_bytes();
+    let stop = |i: usize| {
+        i + 1 < b.len()
+            && (b[i].is_ascii_alphanumeric() || matches!(b[i], b')' | b'"'))
+            && matches!(b[i + 1], b'.' | b'!' | b'?' | b';')
+            && b.get(i + 2).is_none_or(|c| c.is_ascii_whitespace())
+    };
+    let blank = |i: usize| b[i] == b'\n' && b.get(i + 1) == Some(&b'\n');
+    let from = (0..s.saturating_sub(1))
+        .rev()
+        .find(|&i| stop(i) || blank(i))
+        .map_or(0, |i| i + 2);
+    let to = (e..b.len())
+        .find(|&i| stop(i) || blank(i))
+        .map_or(b.len(), |i| if blank(i) { i } else { i + 1 });
+    (from.min(s), to.max(e))
+}
+
+/// Whether `lower` holds `w` as a word, or (for a word of more than five letters) a word
+/// that starts with its first five: "records" names "record", "activities" "activity".
+pub(crate) fn names_word(lower: &str, w: &str) -> bool {
+    let stem: String = w.chars().take(5).collect();
+    let short = stem.len() == w.len();
+    lower.split(|c: char| !c.is_alphanumeric()).any(|t| {
+        if short {
+            t == w || (t.starts_with(w) && t.len() <= w.len() + 1)
+        } else {
+            t.starts_with(&stem)
+        }
+    })
 }
 
 /// Whether the date at `s` (the `i`-th of `n` dates a range cue introduces) is the range's

@@ -19,6 +19,7 @@ pub use crate::value::{Agreement, DateOrder, RejectReason, Severity, Value};
 mod cues;
 
 pub use cues::catalogue;
+pub(crate) use cues::{event_words, names_word, sentence_around};
 pub use values::infer_order;
 
 /// The type of a field's value.
@@ -70,7 +71,7 @@ impl FieldType {
         })
     }
 
-    fn numeric(self) -> bool {
+    pub(crate) fn numeric(self) -> bool {
         matches!(
             self,
             FieldType::Duration | FieldType::Percentage | FieldType::Area
@@ -104,6 +105,36 @@ pub struct FieldSpec {
     pub pattern: Option<regex::Regex>,
     /// Unit declared by the checklist.
     pub unit: Option<String>,
+    /// The value is a rule the documents set (a deadline, a retention period), so "must",
+    /// "no later than" and "within" state it rather than make it a limit.
+    pub rule: bool,
+    /// For rule fields: only extensions of a deadline ("may extend the time … by no more
+    /// than 30 days"), only the deadline itself, or either (`None`).
+    pub extension: Option<bool>,
+    /// For rule fields: words of what the requirement is about ("audit logs"); the
+    /// value's sentence must name one of them. Empty: no such test.
+    pub subject: Vec<String>,
+    /// For rule fields: what the requirement's period is counted from ("after the end of
+    /// each calendar year" → end, calendar, year); a value counted from something else
+    /// ("after discovery of a breach") is another rule. Empty: no such test.
+    pub event: Vec<String>,
+}
+
+impl FieldSpec {
+    /// The unit a duration is read in: days when the checklist declares days or the name
+    /// ends in `_days`, else years.
+    pub fn duration_unit(&self) -> values::DurationUnit {
+        let days = self
+            .unit
+            .as_deref()
+            .is_some_and(|u| matches!(u.trim().to_ascii_lowercase().as_str(), "day" | "days"))
+            || self.name.ends_with("_days");
+        if days {
+            values::DurationUnit::Days
+        } else {
+            values::DurationUnit::Years
+        }
+    }
 }
 
 /// A value taken, with its span inside the quote.
@@ -201,7 +232,7 @@ pub fn extract(
         ty => {
             let cands = match ty {
                 FieldType::Date => values::dates(quote, order),
-                FieldType::Duration => values::durations(quote),
+                FieldType::Duration => values::durations_in(quote, spec.duration_unit()),
                 FieldType::Percentage => values::percentages(quote),
                 _ => values::areas(quote),
             };
@@ -234,7 +265,7 @@ pub fn parse(
     };
     match spec.ty {
         FieldType::Date => whole(values::dates(raw, order)),
-        FieldType::Duration => whole(values::durations(raw)),
+        FieldType::Duration => whole(values::durations_in(raw, spec.duration_unit())),
         FieldType::Percentage => whole(values::percentages(raw)),
         FieldType::Area => whole(values::areas(raw)),
         FieldType::Name => match names::name_at(raw) {

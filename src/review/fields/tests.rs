@@ -287,3 +287,56 @@ fn a_long_sentence_under_a_tenure_section_is_not_read_by_its_section() {
     );
     assert!(values("tenure_type", "The parcel is not held under a lease.").is_empty());
 }
+
+#[test]
+fn rule_fields_take_the_rule_not_its_delay_or_look_back() {
+    let n = "notification_deadline_days";
+    assert_eq!(
+        values(
+            n,
+            "The office shall provide the notification without unreasonable delay and in no \
+             case later than 60 calendar days after discovery of a breach."
+        ),
+        vec![serde_json::json!(60)]
+    );
+    // Trailing cue, in the same sentence: "not later than 60 days …, provide the notification".
+    assert_eq!(
+        values(
+            n,
+            "The office shall keep a log and, not later than 60 days after the end of each \
+             calendar year, provide the notification to the Secretary."
+        ),
+        vec![serde_json::json!(60)]
+    );
+    assert!(values(
+        n,
+        "The office shall delay the notification temporarily and no longer than 30 days from \
+         the date of the oral statement."
+    )
+    .is_empty());
+    let r = "retention_period_years";
+    // "must" states the rule here; it is no limit.
+    assert_eq!(
+        values(
+            r,
+            "A covered entity must retain the documentation for six years from the date of \
+             its creation."
+        ),
+        vec![serde_json::json!(6)]
+    );
+    assert!(values(r, "Copies retained in the six years prior to the request.").is_empty());
+    // Days are never read as a retention period in years.
+    assert!(values(r, "Records are retained for 90 days.").is_empty());
+}
+
+#[test]
+fn a_deadline_is_counted_from_the_event_after_it() {
+    let q = "no later than 60 days after the end of each calendar year, provide";
+    let end = q.find("days").unwrap() + 4;
+    assert_eq!(event_words(q, end), vec!["end", "calendar", "year"]);
+    let q = "by no more than 30 days, provided that";
+    assert!(event_words(q, q.find(',').unwrap()).is_empty());
+    let q = "within 30 days of receipt of the request";
+    let end = q.find("days").unwrap() + 4;
+    assert_eq!(event_words(q, end), vec!["receipt", "request"]);
+}

@@ -1,0 +1,304 @@
+//! Whose rule a value is. A regulation states the same deadline in several sections
+//! ("no later than 60 calendar days" to notify individuals, the media, the Secretary), and
+//! the sentences can be word for word the same: only the document or section title says
+//! whom each one binds. Among the values of a rule field, those whose title the requirement
+//! names best are kept; a title of only general words ("Administrative requirements") says
+//! nothing either way, so its values stay when they agree with the kept ones. The others
+//! are set aside with the reason, never silently dropped.
+
+use std::collections::HashMap;
+
+use crate::answer::EvidenceItem;
+use crate::engine::Engine;
+use crate::error::Error;
+
+use super::checklist::Requirement;
+use super::fields::RejectReason;
+use super::{FieldValue, RejectedValue};
+
+/// Title words that name no subject.
+const GENERAL: &[&str] = &[
+    "requirements",
+    "requirement",
+    "general",
+    "administrative",
+    "organizational",
+    "organisational",
+    "provisions",
+    "definitions",
+    "miscellaneous",
+    "other",
+    "standards",
+    "standard",
+    "applicability",
+    "purpose",
+    "scope",
+    "part",
+    "section",
+    "subpart",
+    "rules",
+];
+
+/// The subject words of a title or section heading: lower-case words of three or more
+/// letters, without numbers, joining words and [`GENERAL`] words.
+fn subject_words(title: &str) -> Vec<String> {
+    let lower = title.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphabetic())
+        .filter(|w| w.chars().count() >= 3)
+        .filter(|w| {
+            !matches!(
+                *w,
+                "and" | "the" | "for" | "with" | "from" | "into" | "under"
+            )
+        })
+        .filter(|w| !GENERAL.contains(w))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Weights of words by how few chunks hold them (inverse document frequency), cached.
+struct Weights<'a> {
+    engine: &'a Engine,
+    total: f64,
+    seen: HashMap<String, f64>,
+}
+
+impl<'a> Weights<'a> {
+    fn new(engine: &'a Engine) -> Result<Self, Error> {
+        let total = engine.store().chunk_count()? as f64;
+        Ok(Weights {
+            engine,
+            total,
+            seen: HashMap::new(),
+        })
+    }
+
+    fn of(&mut self, w: &str) -> Result<f64, Error> {
+        if let Some(x) = self.seen.get(w) {
+            return Ok(*x);
+        }
+        let df = self.engine.store().term_chunk_count(w)? as f64;
+        let x = ((self.total + 1.0) / (df + 1.0)).ln().max(0.1);
+        self.seen.insert(w.to_string(), x);
+        Ok(x)
+    }
+
+    /// Weighted share of `words` that `lower` names; `None` for no words.
+    fn share(&mut self, lower: &str, words: &[String]) -> Result<Option<f64>, Error> {
+        if words.is_empty() {
+            return Ok(None);
+        }
+        let (mut named, mut all) = (0.0, 0.0);
+        for w in words {
+            let x = self.of(w)?;
+            all += x;
+            if super::fields::names_word(lower, w) {
+                named += x;
+            }
+        }
+        Ok(Some(named / all))
+    }
+
+    /// Summed weight of the `words` that `lower` names; `None` for no words.
+    fn named(&mut self, lower: &str, words: &[String]) -> Result<Option<f64>, Error> {
+        if words.is_empty() {
+            return Ok(None);
+        }
+        let mut named = 0.0;
+        for w in words {
+            if super::fields::names_word(lower, w) {
+                named += self.of(w)?;
+            }
+        }
+        Ok(Some(named))
+    }
+}
+
+/// A sentence naming less than this share of the best sentence's requirement words is
+/// about something else, even under an equally named title.
+const SENTENCE_SLACK: f64 = 0.5;
+
+/// A document whose evidence names less than this share of the best document's share of
+/// the requirement's subject ("prominent newspapers") speaks of another subject.
+const ABOUT_SLACK: f64 = 0.5;
+
+/// How well one value's place names the requirement: the weight of its title (and
+/// section) words the requirement names, the share of the requirement's subject its
+/// document's evidence names, and the share of the requirement's words its sentence names.
+struct Place {
+    title: Option<f64>,
+    about: f64,
+    sentence: f64,
+}
+
+/// Per document, the lower-case text of its evidence items and titles.
+fn document_texts(evidence: &[EvidenceItem]) -> HashMap<&str, String> {
+    let mut out: HashMap<&str, String> = HashMap::new();
+    for e in evidence {
+        let t = out.entry(e.doc_id.as_str()).or_default();
+        t.push_str(&e.title.to_lowercase());
+        t.push('\n');
+        t.push_str(&e.quote.to_lowercase());
+        t.push('\n');
+    }
+    out
+}
+
+/// What the requirement asks, as [`place`] weighs it.
+struct Asked<'a> {
+    text: String,
+    words: Vec<String>,
+    subject: Vec<String>,
+    docs: HashMap<&'a str, String>,
+}
+
+fn place(
+    w: &mut Weights,
+    asked: &Asked,
+    v: &FieldValue,
+    evidence: &[EvidenceItem],
+) -> Result<Place, Error> {
+    let Some(item) = evidence.iter().find(|e| e.id == v.evidence) else {
+        return Ok(Place {
+            title: None,
+            about: 0.0,
+            sentence: 0.0,
+        });
+    };
+    let (text, req_words) = (&asked.text, &asked.words);
+    let about = match asked.docs.get(item.doc_id.as_str()) {
+        Some(doc) => w.share(doc, &asked.subject)?.unwrap_or(1.0),
+        None => 0.0,
+    };
+    let mut words = subject_words(&item.title);
+    words.extend(
+        item.section
+            .as_deref()
+            .map(subject_words)
+            .unwrap_or_default(),
+    );
+    words.sort();
+    words.dedup();
+    let title = w.named(text, &words)?;
+    let at = v.start.saturating_sub(item.start).min(item.quote.len());
+    let to = v.end.saturating_sub(item.start).clamp(at, item.quote.len());
+    let sentence = match item.quote.get(at..to) {
+        Some(_) => {
+            let (s, e) = super::fields::sentence_around(&item.quote, at, to);
+            item.quote[s..e].to_lowercase()
+        }
+        None => item.quote.to_lowercase(),
+    };
+    let sentence = w.share(&sentence, req_words)?.unwrap_or(0.0);
+    Ok(Place {
+        title,
+        about,
+        sentence,
+    })
+}
+
+/// Keep the values of rule fields whose titles the requirement names best (and, among
+/// those, whose sentences name most of it); the others are returned as rejections.
+pub fn bind(
+    engine: &Engine,
+    req: &Requirement,
+    evidence: &[EvidenceItem],
+    fields: Vec<FieldValue>,
+) -> Result<(Vec<FieldValue>, Vec<RejectedValue>), Error> {
+    if !req.fields.iter().any(|f| f.rule) {
+        return Ok((fields, Vec::new()));
+    }
+    let text = req.text.to_lowercase();
+    let asked = Asked {
+        words: subject_words(&text),
+        subject: super::checklist::subject_words(&text),
+        docs: document_texts(evidence),
+        text,
+    };
+    let mut w = Weights::new(engine)?;
+    let places: Vec<Place> = fields
+        .iter()
+        .map(|v| place(&mut w, &asked, v, evidence))
+        .collect::<Result<_, _>>()?;
+    let rule = |v: &FieldValue| req.fields.iter().any(|s| s.rule && s.name == v.name);
+    let mut keep_at = vec![true; fields.len()];
+    for spec in req.fields.iter().filter(|f| f.rule) {
+        let mine: Vec<usize> = (0..fields.len())
+            .filter(|&i| fields[i].name == spec.name)
+            .collect();
+        keep_at_best(&fields, &places, &mine, &mut keep_at);
+    }
+    let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
+    for (i, v) in fields.into_iter().enumerate() {
+        if keep_at[i] || !rule(&v) {
+            keep.push(v);
+        } else {
+            set_aside.push(aside(&v));
+        }
+    }
+    Ok((keep, set_aside))
+}
+
+/// Marks in `keep` which of the values `mine` stay: titled ones whose title names as much
+/// of the requirement as the best one ("Notification to individuals" is not the section
+/// of a requirement about the media), untitled ones that agree with those; then, of the
+/// titled ones, only those whose document names the requirement's subject within
+/// [`ABOUT_SLACK`] of the best; and of all, those whose sentence is within [`SENTENCE_SLACK`] of the best sentence.
+fn keep_at_best(fields: &[FieldValue], places: &[Place], mine: &[usize], keep: &mut [bool]) {
+    let best = mine
+        .iter()
+        .filter_map(|&i| places[i].title)
+        .fold(0.0_f64, f64::max);
+    let titled = |i: usize| places[i].title.is_some_and(|t| t >= best - 1e-9);
+    let values: Vec<&serde_json::Value> = mine
+        .iter()
+        .filter(|&&i| titled(i))
+        .map(|&i| &fields[i].value)
+        .collect();
+    for &i in mine {
+        keep[i] = match places[i].title {
+            Some(_) => titled(i),
+            None => values.is_empty() || values.contains(&&fields[i].value),
+        };
+    }
+    // Titles named alike ("Notification to members", "Notification to the press"): the
+    // document that speaks of the requirement's subject decides.
+    let best_about = mine
+        .iter()
+        .filter(|&&i| keep[i] && places[i].title.is_some())
+        .map(|&i| places[i].about)
+        .fold(0.0_f64, f64::max);
+    for &i in mine {
+        if places[i].title.is_some() && places[i].about < best_about * ABOUT_SLACK {
+            keep[i] = false;
+        }
+    }
+    let best_sentence = mine
+        .iter()
+        .filter(|&&i| keep[i])
+        .map(|&i| places[i].sentence)
+        .fold(0.0_f64, f64::max);
+    for &i in mine {
+        if places[i].sentence < best_sentence * SENTENCE_SLACK {
+            keep[i] = false;
+        }
+    }
+}
+
+fn aside(v: &FieldValue) -> RejectedValue {
+    RejectedValue {
+        name: v.name.clone(),
+        raw: v.raw.clone(),
+        reason: RejectReason::OtherSubject,
+        note: format!(
+            "stated in {}, whose title or sentence names less of what the requirement asks \
+             about than those of the values kept",
+            v.source.rsplit('/').next().unwrap_or(&v.source)
+        ),
+        evidence: v.evidence.clone(),
+        start: v.start,
+        end: v.end,
+        source: v.source.clone(),
+    }
+}

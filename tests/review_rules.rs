@@ -1,0 +1,174 @@
+//! `attest review` through the real binary on a regulation: checklist items without
+//! declared fields that ask for a deadline or a retention period, where the same number
+//! stands in several sections for different subjects.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::cli::{attest, ingest_json, json};
+
+const MEMBERS: &str = "# Notification to members\n\n\
+(a) Standard. After discovering an incident that affects member data, the office shall \
+notify each affected member.\n\n\
+(b) Timeliness. The office shall provide the notification required by paragraph (a) without \
+unreasonable delay and in no case later than 45 calendar days after discovery of the \
+incident.\n\n\
+(c) Police delay. If a police officer states that a notice would impede an investigation, \
+the office shall delay the notification temporarily and for no longer than 30 days from \
+the statement.\n";
+
+const PRESS: &str = "# Notification to the press\n\n\
+(a) Standard. For an incident affecting more than 500 people in one county, the office \
+shall notify prominent newspapers serving that county.\n\n\
+(b) Timeliness. The office shall provide the notification required by paragraph (a) without \
+unreasonable delay and in no case later than 45 calendar days after discovery of the \
+incident.\n";
+
+const REGULATOR: &str = "# Notification to the regulator\n\n\
+(a) Large incidents. For incidents affecting 100 or more members, the office shall notify \
+the regulator at the same time as it notifies the members.\n\n\
+(b) Annual log. For incidents affecting fewer than 100 members, the office shall keep a log \
+and, not later than 45 days after the end of each calendar year, provide the notification \
+required by paragraph (a) for incidents discovered during the preceding year.\n";
+
+const RECORDS: &str = "# Records\n\n\
+(a) Documentation. The office must keep its policies and procedures in written form.\n\n\
+(b) Retention period. The office must retain the documentation required by paragraph (a) \
+for 6 years from the date of its creation.\n";
+
+const ACCESS: &str = "# Access of members to their records\n\n\
+(a) Timeliness. The office must act on a request for access no later than 20 days after \
+receipt of the request.\n\n\
+(b) Extension. If the office is unable to act within the time required by paragraph (a), \
+it may extend the time for such action by no more than 10 days, provided that it gives the \
+member a written statement of the reasons.\n";
+
+const FEES: &str = "# Fees\n\nA member may be charged a reasonable fee for copies. Payment \
+is due within 30 days of the invoice.\n";
+
+const LIST: &str = r#"{"name": "Office rules", "requirements": [
+ {"requirement_id": "N1", "category": "Incident Notification", "requirement_text": "Members affected by an incident shall be notified no later than 45 days after discovery.", "validation_type": "structured_field"},
+ {"requirement_id": "N2", "category": "Incident Notification", "requirement_text": "Prominent newspapers serving a county where an incident affected more than 500 people shall be notified no later than 45 days after discovery.", "validation_type": "structured_field"},
+ {"requirement_id": "N3", "category": "Incident Notification", "requirement_text": "Incidents affecting fewer than 100 members shall be logged and reported to the regulator not later than 45 days after the end of each calendar year.", "validation_type": "structured_field"},
+ {"requirement_id": "R1", "category": "Record Retention", "requirement_text": "Records of incidents and the documentation of policies shall be retained for at least ten years.", "validation_type": "structured_field"},
+ {"requirement_id": "R2", "category": "Record Retention", "requirement_text": "Audit logs of the member database shall be retained for 6 years.", "validation_type": "structured_field"},
+ {"requirement_id": "A1", "category": "Member Access", "requirement_text": "The office shall act on a request for access no later than 20 days after receipt of the request.", "validation_type": "structured_field"},
+ {"requirement_id": "E1", "category": "Member Access", "requirement_text": "The deadline to act on a request for access may be extended once, by no more than 10 days.", "validation_type": "structured_field"}
+]}"#;
+
+fn reviewed(dir: &Path) -> Value {
+    let d = dir.join("docs");
+    std::fs::create_dir_all(&d).unwrap();
+    for (name, text) in [
+        ("notification-to-members.md", MEMBERS),
+        ("notification-to-the-press.md", PRESS),
+        ("notification-to-the-regulator.md", REGULATOR),
+        ("records.md", RECORDS),
+        ("access.md", ACCESS),
+        ("fees.md", FEES),
+    ] {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let idx = dir.join("idx");
+    assert_eq!(ingest_json(&idx, &[&d]).1, 0);
+    let list = dir.join("rules.json");
+    std::fs::write(&list, LIST).unwrap();
+    let out = attest(&idx)
+        .arg("review")
+        .arg(&list)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    json(&out.stdout)
+}
+
+/// Status, and every (field, value, file) of requirement `id`.
+fn outcome(r: &Value, id: &str) -> (String, Vec<(String, f64, String)>) {
+    let q = r["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == id)
+        .unwrap_or_else(|| panic!("no {id} in {r}"));
+    let mut values: Vec<(String, f64, String)> = q["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let file = f["source"].as_str().unwrap().rsplit('/').next().unwrap();
+            let name = f["name"].as_str().unwrap().to_string();
+            (name, f["value"].as_f64().unwrap(), file.to_string())
+        })
+        .collect();
+    values.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    values.dedup();
+    (q["status"].as_str().unwrap().to_string(), values)
+}
+
+fn one(name: &str, v: f64, file: &str) -> Vec<(String, f64, String)> {
+    vec![(name.to_string(), v, file.to_string())]
+}
+
+#[test]
+fn deadlines_and_retention_periods_are_read_from_the_section_that_sets_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = reviewed(tmp.path());
+    let n = "notification_deadline_days";
+    // The same sentence stands in three sections; the titles say whom each binds, and the
+    // police delay of 30 days is no deadline.
+    assert_eq!(
+        outcome(&r, "N1"),
+        (
+            "evidenced".into(),
+            one(n, 45.0, "notification-to-members.md")
+        ),
+        "{r:#}"
+    );
+    assert_eq!(
+        outcome(&r, "N2"),
+        (
+            "evidenced".into(),
+            one(n, 45.0, "notification-to-the-press.md")
+        )
+    );
+    // Both the members' and the regulator's sections are named; the regulator's period is
+    // the one counted from the end of the year.
+    assert_eq!(
+        outcome(&r, "N3"),
+        (
+            "evidenced".into(),
+            one(n, 45.0, "notification-to-the-regulator.md")
+        )
+    );
+    let ret = "retention_period_years";
+    // "must retain … for 6 years" is the rule, not a limit; ten years asked, six stated.
+    assert_eq!(
+        outcome(&r, "R1"),
+        ("needs_review".into(), one(ret, 6.0, "records.md"))
+    );
+    // Nothing says how long audit logs are kept.
+    assert_eq!(outcome(&r, "R2"), ("missing".into(), vec![]));
+    let resp = "response_deadline_days";
+    assert_eq!(
+        outcome(&r, "A1"),
+        ("evidenced".into(), one(resp, 20.0, "access.md"))
+    );
+    assert_eq!(
+        outcome(&r, "E1"),
+        ("evidenced".into(), one(resp, 10.0, "access.md"))
+    );
+    let r1 = r["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == "R1")
+        .unwrap();
+    let failed = r1["checks"].as_array().unwrap().iter().any(|c| {
+        c["kind"] == "requirement"
+            && c["status"] == "fail"
+            && c["note"].as_str().unwrap().contains("ten years")
+    });
+    assert!(failed, "{r1:#}");
+}
