@@ -51,6 +51,7 @@ const LIST: &str = r#"{"name": "Office rules", "requirements": [
  {"requirement_id": "N1", "category": "Incident Notification", "requirement_text": "Members affected by an incident shall be notified no later than 45 days after discovery.", "validation_type": "structured_field"},
  {"requirement_id": "N2", "category": "Incident Notification", "requirement_text": "Prominent newspapers serving a county where an incident affected more than 500 people shall be notified no later than 45 days after discovery.", "validation_type": "structured_field"},
  {"requirement_id": "N3", "category": "Incident Notification", "requirement_text": "Incidents affecting fewer than 100 members shall be logged and reported to the regulator not later than 45 days after the end of each calendar year.", "validation_type": "structured_field"},
+ {"requirement_id": "N4", "category": "Incident Notification", "requirement_text": "Members shall be notified within a reasonable time after discovery.", "validation_type": "structured_field"},
  {"requirement_id": "R1", "category": "Record Retention", "requirement_text": "Records of incidents and the documentation of policies shall be retained for at least ten years.", "validation_type": "structured_field"},
  {"requirement_id": "R2", "category": "Record Retention", "requirement_text": "Audit logs of the member database shall be retained for 6 years.", "validation_type": "structured_field"},
  {"requirement_id": "A1", "category": "Member Access", "requirement_text": "The office shall act on a request for access no later than 20 days after receipt of the request.", "validation_type": "structured_field"},
@@ -142,6 +143,10 @@ fn deadlines_and_retention_periods_are_read_from_the_section_that_sets_them() {
             one(n, 45.0, "notification-to-the-regulator.md")
         )
     );
+    // The members' section states its period in a sentence that does not say "members";
+    // the regulator's sentence does, but under a title that names less of the requirement
+    // than the members' section: no value is better than the regulator's.
+    assert_eq!(outcome(&r, "N4"), ("missing".into(), vec![]));
     let ret = "retention_period_years";
     // "must retain … for 6 years" is the rule, not a limit; ten years asked, six stated.
     assert_eq!(

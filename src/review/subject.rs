@@ -227,7 +227,8 @@ pub fn bind(
         let mine: Vec<usize> = (0..fields.len())
             .filter(|&i| fields[i].name == spec.name)
             .collect();
-        keep_at_best(&fields, &places, &mine, &mut keep_at);
+        let silent = silent_title(&mut w, &asked, spec, evidence)?;
+        keep_at_best(&fields, &places, &mine, silent, &mut keep_at);
     }
     let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
     for (i, v) in fields.into_iter().enumerate() {
@@ -240,16 +241,52 @@ pub fn bind(
     Ok((keep, set_aside))
 }
 
+/// The best title weight among evidence items that speak of `spec` (name one of its cues)
+/// without a value of it: a section about the asked subject that states no period means
+/// the periods stated under other titles are other subjects' rules.
+fn silent_title(
+    w: &mut Weights,
+    asked: &Asked,
+    spec: &super::fields::FieldSpec,
+    evidence: &[EvidenceItem],
+) -> Result<f64, Error> {
+    let mut best = 0.0_f64;
+    for e in evidence {
+        let lower = e.quote.to_lowercase();
+        if !spec
+            .cues
+            .iter()
+            .any(|c| super::fields::names_word(&lower, c))
+        {
+            continue;
+        }
+        let mut words = subject_words(&e.title);
+        words.extend(e.section.as_deref().map(subject_words).unwrap_or_default());
+        words.sort();
+        words.dedup();
+        if let Some(t) = w.named(&asked.text, &words)? {
+            best = best.max(t);
+        }
+    }
+    Ok(best)
+}
+
 /// Marks in `keep` which of the values `mine` stay: titled ones whose title names as much
 /// of the requirement as the best one ("Notification to individuals" is not the section
 /// of a requirement about the media), untitled ones that agree with those; then, of the
 /// titled ones, only those whose document names the requirement's subject within
 /// [`ABOUT_SLACK`] of the best; and of all, those whose sentence is within [`SENTENCE_SLACK`] of the best sentence.
-fn keep_at_best(fields: &[FieldValue], places: &[Place], mine: &[usize], keep: &mut [bool]) {
+fn keep_at_best(
+    fields: &[FieldValue],
+    places: &[Place],
+    mine: &[usize],
+    silent: f64,
+    keep: &mut [bool],
+) {
     let best = mine
         .iter()
         .filter_map(|&i| places[i].title)
-        .fold(0.0_f64, f64::max);
+        .fold(silent, f64::max);
     let titled = |i: usize| places[i].title.is_some_and(|t| t >= best - 1e-9);
     let values: Vec<&serde_json::Value> = mine
         .iter()
