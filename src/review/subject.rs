@@ -2,7 +2,8 @@
 //! ("no later than 60 calendar days" to notify individuals, the media, the Secretary), and
 //! the sentences can be word for word the same: only the document or section title says
 //! whom each one binds. Among the values of a rule field, those whose title the requirement
-//! names best are kept; a title of only general words ("Administrative requirements") says
+//! names best are kept (best also among sections that speak of the field without stating
+//! a value: then the values under lesser titles are other subjects' rules); a title of only general words ("Administrative requirements") says
 //! nothing either way, so its values stay when they agree with the kept ones. The others
 //! are set aside with the reason, never silently dropped.
 
