@@ -64,6 +64,7 @@ const ABBREVIATIONS: &[(&str, &str)] = &[
     ("max", "maximum"),
     ("min", "minimum"),
     ("ref", "reference"),
+    ("cat", "catalog"),
     ("reg", "regulation"),
     ("sec", "section"),
     ("art", "article"),
@@ -88,6 +89,15 @@ pub fn abbreviations_of(word: &str) -> Vec<&'static str> {
     ABBREVIATIONS
         .iter()
         .filter(|(a, full)| *full == word && SEARCHABLE_ABBREVIATIONS.contains(a))
+        .map(|(a, _)| *a)
+        .collect()
+}
+
+/// Every abbreviation of `word` ("catalog" → `cat`), searchable or not.
+pub fn short_forms(word: &str) -> Vec<&'static str> {
+    ABBREVIATIONS
+        .iter()
+        .filter(|(_, full)| *full == word)
         .map(|(a, _)| *a)
         .collect()
 }

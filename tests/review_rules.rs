@@ -177,3 +177,66 @@ fn deadlines_and_retention_periods_are_read_from_the_section_that_sets_them() {
     });
     assert!(failed, "{r1:#}");
 }
+
+const FORM_A: &str = "# Form A-1 (Rev. 2024)\n\nRequest for a member card.\n\n\
+OMB No. 1111-2222\n\nGive this form to the office. Do not send it to the agency.\n";
+
+const FORM_B: &str = "# Form B-2 (Rev. 2025)\n\nChange of address.\n\n\
+OMB No. 3333-4444\n\nCat. No. 12345X Form B-2 (2025)\n";
+
+const FORM_LIST: &str = r#"{"requirements": [
+ {"requirement_id": "B1", "requirement_text": "The OMB control number of Form B-2 is displayed on the form.", "validation_type": "structured_field", "fields": [{"name": "b2_omb_number", "type": "identifier"}]},
+ {"requirement_id": "B2", "requirement_text": "The catalog number of Form B-2 is printed on the form.", "validation_type": "structured_field", "fields": [{"name": "b2_catalog_number", "type": "identifier"}]},
+ {"requirement_id": "A2", "requirement_text": "The catalog number of Form A-1 is printed on the form.", "validation_type": "structured_field", "fields": [{"name": "a1_catalog_number", "type": "identifier"}]}
+]}"#;
+
+#[test]
+fn a_declared_field_named_for_one_form_takes_its_value_from_that_form_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("docs");
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(d.join("form-a.md"), FORM_A).unwrap();
+    std::fs::write(d.join("form-b.md"), FORM_B).unwrap();
+    let idx = tmp.path().join("idx");
+    assert_eq!(ingest_json(&idx, &[&d]).1, 0);
+    let list = tmp.path().join("forms.json");
+    std::fs::write(&list, FORM_LIST).unwrap();
+    let out = attest(&idx)
+        .arg("review")
+        .arg(&list)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let r = json(&out.stdout);
+    let values = |id: &str| -> Vec<(String, String)> {
+        let q = r["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["id"] == id)
+            .unwrap();
+        q["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let file = f["source"].as_str().unwrap().rsplit('/').next().unwrap();
+                (f["value"].as_str().unwrap().to_string(), file.to_string())
+            })
+            .collect()
+    };
+    // "omb number" alone would also take Form A-1's number; the name's "b2" binds the form.
+    assert_eq!(
+        values("B1"),
+        vec![("3333-4444".into(), "form-b.md".into())],
+        "{r:#}"
+    );
+    // "catalog number" is printed "Cat. No.".
+    assert_eq!(
+        values("B2"),
+        vec![("12345X".into(), "form-b.md".into())],
+        "{r:#}"
+    );
+    // Form A-1 prints no catalog number; Form B-2's is not its.
+    assert!(values("A2").is_empty(), "{r:#}");
+}

@@ -857,7 +857,7 @@ fn requirement(i: usize, r: RawRequirement) -> Result<Requirement, (String, Stri
         Some(declared) => (
             declared
                 .into_iter()
-                .map(declared_field)
+                .map(|f| declared_field(f, &text))
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| fail(&e))?,
             Mapping::Declared,
@@ -903,7 +903,7 @@ fn evidence_text(v: serde_json::Value) -> Result<Option<String>, String> {
 
 /// A declared field: its catalogue entry's cues when the name is a catalogue field,
 /// otherwise cues from the words of its name.
-fn declared_field(f: RawField) -> Result<FieldSpec, String> {
+fn declared_field(f: RawField, text: &str) -> Result<FieldSpec, String> {
     let name = f.name.trim().to_string();
     if name.is_empty() {
         return Err("a field has an empty name".into());
@@ -922,24 +922,33 @@ fn declared_field(f: RawField) -> Result<FieldSpec, String> {
     let known = catalogue().into_iter().find(|c| c.name == name);
     let mut spec = match known {
         Some(c) if c.ty == ty => c,
-        _ => FieldSpec {
-            cues: name_cues(&name),
-            position: if name.ends_with("_end") {
-                Position::RangeEnd
-            } else if name.ends_with("_start") {
-                Position::RangeStart
-            } else {
-                Position::Any
-            },
-            name: name.clone(),
-            ty,
-            pattern: None,
-            unit: None,
-            rule: false,
-            extension: None,
-            subject: Vec::new(),
-            event: Vec::new(),
-        },
+        _ => {
+            let (mut cues, documents) = name_cues(&name);
+            for c in text_cues(&name, text) {
+                if !cues.contains(&c) {
+                    cues.push(c);
+                }
+            }
+            FieldSpec {
+                cues,
+                documents,
+                position: if name.ends_with("_end") {
+                    Position::RangeEnd
+                } else if name.ends_with("_start") {
+                    Position::RangeStart
+                } else {
+                    Position::Any
+                },
+                name: name.clone(),
+                ty,
+                pattern: None,
+                unit: None,
+                rule: false,
+                extension: None,
+                subject: Vec::new(),
+                event: Vec::new(),
+            }
+        }
     };
     if pattern.is_some() {
         spec.pattern = pattern;
@@ -961,11 +970,59 @@ fn declared_field(f: RawField) -> Result<FieldSpec, String> {
     Ok(spec)
 }
 
-/// Cues of a declared field from its name: `docket_number` → `docket number`, `docket
-/// no`, `docket no.`; a `_start`/`_end`/`_date` suffix also gives the name without it.
-fn name_cues(name: &str) -> Vec<String> {
-    let words = name.to_ascii_lowercase().replace(['_', '-'], " ");
-    let mut cues = vec![words.clone()];
+/// Whether a name word is a code (`w4`, `faa`, `csf2`): four characters at most, or
+/// holding a digit.
+fn code_like(w: &str) -> bool {
+    w.len() <= 4 || w.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Name words that say only what type a value has.
+const TYPE_WORDS: &[&str] = &[
+    "number",
+    "no",
+    "id",
+    "identifier",
+    "date",
+    "name",
+    "rate",
+    "percentage",
+    "period",
+    "amount",
+    "value",
+    "code",
+    "start",
+    "end",
+];
+
+/// Cues of a declared field from its name, and the codes it starts with that name its
+/// document: `w4_omb_number` → cues `w4 omb number`, `omb number`, `omb no.`, … and
+/// document `w4`. A leading code is dropped while more than type words remain.
+fn name_cues(name: &str) -> (Vec<String>, Vec<String>) {
+    let all = name.to_ascii_lowercase().replace(['_', '-'], " ");
+    let parts: Vec<&str> = all.split_whitespace().collect();
+    let mut cues = phrase_cues(&all);
+    let mut documents = Vec::new();
+    let mut k = 0;
+    while k + 1 < parts.len()
+        && code_like(parts[k])
+        && !TYPE_WORDS.contains(&parts[k])
+        && parts[k + 1..].iter().any(|w| !TYPE_WORDS.contains(w))
+    {
+        documents.push(parts[k].to_string());
+        k += 1;
+        for c in phrase_cues(&parts[k..].join(" ")) {
+            if !cues.contains(&c) {
+                cues.push(c);
+            }
+        }
+    }
+    (cues, documents)
+}
+
+/// The cues of one phrase of a field name: itself, and `no.`/`#` for `number`,
+/// `identifier` for `id`, the phrase without a date or range suffix.
+fn phrase_cues(words: &str) -> Vec<String> {
+    let mut cues = vec![words.to_string()];
     if let Some(stem) = words.strip_suffix(" number") {
         cues.extend([
             format!("{stem} no."),
@@ -979,6 +1036,57 @@ fn name_cues(name: &str) -> Vec<String> {
     for suffix in [" start", " end", " date"] {
         if let Some(stem) = words.strip_suffix(suffix).filter(|s| s.contains(' ')) {
             cues.push(stem.to_string());
+        }
+    }
+    // "catalog no." is printed "Cat. No.".
+    let short: Vec<String> = cues
+        .iter()
+        .map(|c| {
+            c.split(' ')
+                .map(|w| match crate::text::short_forms(w).first() {
+                    Some(a) if w != "number" => format!("{a}."),
+                    _ => w.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .filter(|c| !cues.contains(c))
+        .collect();
+    cues.extend(short);
+    cues
+}
+
+/// Cues of a declared field from the requirement text: the phrase that ends in a type
+/// word ("number", "date", "name", …) and starts at a word of the field's name ("The
+/// committee's FEC identification number" for `fec_committee_id` → `fec identification
+/// number`, `committee's fec identification number`).
+fn text_cues(name: &str, text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\''))
+        .collect();
+    let name_words: Vec<String> = name
+        .to_ascii_lowercase()
+        .split('_')
+        .map(String::from)
+        .collect();
+    let in_name = |w: &str| {
+        let w = w.trim_end_matches("'s");
+        w.len() >= 2 && name_words.iter().any(|n| n == w)
+    };
+    let mut cues = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        if !TYPE_WORDS.contains(w) || i == 0 {
+            continue;
+        }
+        for s in i.saturating_sub(3)..i {
+            if in_name(words[s]) && !words[s..i].iter().any(|x| x.is_empty()) {
+                let cue = words[s..=i].join(" ");
+                if cue.contains(' ') && !cues.contains(&cue) {
+                    cues.push(cue);
+                }
+            }
         }
     }
     cues
@@ -1238,6 +1346,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn declared_names_give_cues_and_the_codes_that_name_their_document() {
+        let (cues, docs) = name_cues("w4_omb_number");
+        assert_eq!(docs, vec!["w4"]);
+        assert!(cues.contains(&"omb no.".to_string()), "{cues:?}");
+        let (cues, docs) = name_cues("w9_catalog_number");
+        assert_eq!(docs, vec!["w9"]);
+        assert!(cues.contains(&"cat. no.".to_string()), "{cues:?}");
+        // Words that are not codes stay: "comment" binds the date, not a document.
+        let (cues, docs) = name_cues("comment_due_date");
+        assert!(docs.is_empty());
+        assert!(cues.contains(&"comment due".to_string()), "{cues:?}");
+        assert!(!cues.contains(&"due date".to_string()), "{cues:?}");
+        // A code followed by type words only stays in the cue.
+        assert!(name_cues("ad_date").1.is_empty());
+        assert_eq!(
+            text_cues(
+                "fec_committee_id",
+                "The committee's FEC identification number is stated on the report."
+            ),
+            vec![
+                "committee's fec identification number".to_string(),
+                "fec identification number".into()
+            ]
+        );
+    }
+
+    #[test]
     fn record_keeping_items_map_to_rule_fields_bound_to_their_subject() {
         let c = load_str(
             "r.json",
@@ -1321,7 +1456,7 @@ fields = [{ name = "project_id", type = "identifier", pattern = "^PRJ-[0-9]{4}$"
         assert!(r.fields[0].pattern.as_ref().unwrap().is_match("PRJ-0042"));
         assert!(!r.fields[0].cues.is_empty());
         assert_eq!(
-            name_cues("docket_number"),
+            name_cues("docket_number").0,
             ["docket number", "docket no.", "docket no", "docket #"]
         );
         let c = load_str(

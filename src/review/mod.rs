@@ -289,6 +289,8 @@ pub fn review(
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
         let (fields, mut rejected) = g.fields(req, &evidence)?;
+        let (fields, aside) = subject::documents(req, &evidence, fields);
+        rejected.extend(aside);
         let (mut fields, aside) = subject::bind(engine, req, &evidence, fields)?;
         rejected.extend(aside);
         let proposals = proposals(engine, opts, &g, req, &evidence, &mut fields, &rejected)?;

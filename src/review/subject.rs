@@ -340,3 +340,57 @@ fn aside(v: &FieldValue) -> RejectedValue {
         source: v.source.clone(),
     }
 }
+
+/// Whether `code` (`w4`, `faa`) names the document of `item`: a word of its title or file
+/// name, or two adjacent ones joined ("Form W-4"); a code with a digit may also sit inside
+/// a word (`fw4` of `irs-fw4-2025.pdf`).
+fn names_document(code: &str, item: &EvidenceItem) -> bool {
+    let file = item
+        .source
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(&item.source);
+    let text = format!("{} {}", item.title, file).to_lowercase();
+    let words: Vec<&str> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let digit = code.chars().any(|c| c.is_ascii_digit());
+    words
+        .iter()
+        .any(|w| *w == code || (digit && w.contains(code)))
+        || words
+            .windows(2)
+            .any(|p| format!("{}{}", p[0], p[1]) == code)
+}
+
+/// Keep the values of fields whose names start with document codes only from documents
+/// those codes name; the others are returned as rejections.
+pub fn documents(
+    req: &Requirement,
+    evidence: &[EvidenceItem],
+    fields: Vec<FieldValue>,
+) -> (Vec<FieldValue>, Vec<RejectedValue>) {
+    let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
+    for v in fields {
+        let codes = req
+            .fields
+            .iter()
+            .find(|s| s.name == v.name)
+            .map_or(&[][..], |s| &s.documents[..]);
+        let item = evidence.iter().find(|e| e.id == v.evidence);
+        let named = item.is_some_and(|i| codes.iter().all(|c| names_document(c, i)));
+        if codes.is_empty() || named {
+            keep.push(v);
+        } else {
+            let mut r = aside(&v);
+            r.note = format!(
+                "the field names the document {}; {} does not",
+                codes.join(", "),
+                v.source.rsplit('/').next().unwrap_or(&v.source)
+            );
+            set_aside.push(r);
+        }
+    }
+    (keep, set_aside)
+}

@@ -30,6 +30,7 @@ fn spec(name: &str, ty: FieldType, position: Position, cues: &[&str]) -> FieldSp
         extension: None,
         subject: Vec::new(),
         event: Vec::new(),
+        documents: Vec::new(),
     }
 }
 

@@ -118,6 +118,10 @@ pub struct FieldSpec {
     /// each calendar year" → end, calendar, year); a value counted from something else
     /// ("after discovery of a breach") is another rule. Empty: no such test.
     pub event: Vec<String>,
+    /// Codes a declared field's name starts with that name its document, not the value
+    /// (`w4` of `w4_omb_number`, `faa` of `faa_docket_number`): a value counts only from
+    /// a document whose title names each of them.
+    pub documents: Vec<String>,
 }
 
 impl FieldSpec {
