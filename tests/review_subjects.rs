@@ -96,3 +96,67 @@ fn contents_lines_and_topic_words_are_no_evidence() {
         }
     }
 }
+
+const WILLOW: &str = "# Willow Fen Carbon Project Plan\n\n## 1 Project details\n\n\
+The project start date is not yet determined and will be set at validation.\n\n\
+The neighbouring Reed Marsh project deposits 25% of its credits in the buffer pool, and its \
+start date is 1 June 2019.\n\n\
+This project deposits 20% of its verified credits in the buffer pool. The first 50% of the \
+cumulative buffer pool is released after the tenth verification.\n\n\
+## 2 Crediting period\n\nThe crediting period runs from 01/01/2022 to 31/12/2031.\n\n\
+## 3 Monitoring\n\nSatellite imagery is analysed at every 10m2 pixel, and soil samples are \
+taken over an average block size of 1 hectare.\n";
+
+const WILLOW_LIST: &str = r#"{"requirements": [
+ {"requirement_id": "S1", "category": "Project Start Date", "requirement_text": "The project start date is stated.", "validation_type": "structured_field"},
+ {"requirement_id": "B1", "category": "Buffer Pool", "requirement_text": "The buffer pool contribution is stated.", "validation_type": "structured_field"},
+ {"requirement_id": "C1", "category": "Crediting Period", "requirement_text": "The crediting period length and its start and end dates are stated.", "validation_type": "structured_field"},
+ {"requirement_id": "A1", "category": "Project Area", "requirement_text": "The project area in hectares is stated.", "validation_type": "structured_field", "fields": [{"name": "area_hectares", "type": "area"}]}
+]}"#;
+
+/// (name, value, raw) of every field value of requirement `id`.
+fn values_of(r: &Value, id: &str) -> Vec<(String, Value, String)> {
+    requirement(r, id)["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let raw = f["raw"].as_str().unwrap().to_string();
+            (
+                f["name"].as_str().unwrap().to_string(),
+                f["value"].clone(),
+                raw,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn another_projects_values_schedules_pixels_and_open_values_are_not_this_projects() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = reviewed(tmp.path(), &[("plan.md", WILLOW)], WILLOW_LIST);
+    // The neighbour's start date is not this project's; "not yet determined" is the finding.
+    let s1 = requirement(&r, "S1");
+    assert_eq!(s1["status"], "missing", "{s1:#}");
+    assert!(values_of(&r, "S1").is_empty());
+    let reason = s1["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("not set yet") && reason.contains("not yet determined"),
+        "{reason}"
+    );
+    // 20 %, not the neighbour's 25 % nor the first 50 % of a release schedule.
+    let b1: Vec<Value> = values_of(&r, "B1").into_iter().map(|v| v.1).collect();
+    assert_eq!(b1, vec![serde_json::json!(20)], "{r:#}");
+    // Ten years from the dates, citing the range.
+    let c1 = values_of(&r, "C1");
+    assert!(
+        c1.contains(&(
+            "crediting_period_years".into(),
+            serde_json::json!(10),
+            "01/01/2022 to 31/12/2031".into()
+        )),
+        "{c1:?}"
+    );
+    // A pixel and a sampling block are no project area.
+    assert!(values_of(&r, "A1").is_empty(), "{r:#}");
+}

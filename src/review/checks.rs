@@ -542,15 +542,65 @@ fn status(
         );
     }
     if missing.len() == req.fields.len() {
-        return (
-            Missing,
-            format!(
-                "verified evidence found, but no document states {}",
-                missing.join(", ")
-            ),
+        let mut reason = format!(
+            "verified evidence found, but no document states {}",
+            missing.join(", ")
         );
+        if let Some(said) = undetermined(req, evidence) {
+            reason.push_str(&format!("; {said}"));
+        }
+        return (Missing, reason);
     }
     stated_status(req, missing, single)
+}
+
+/// Phrases that say a value is not set yet.
+const UNDETERMINED: &[&str] = &[
+    "not yet determined",
+    "not yet been determined",
+    "to be determined",
+    "will be determined",
+    "will be set",
+    "will be fixed",
+    "will be confirmed",
+    "not yet known",
+    "not yet set",
+    "not yet decided",
+    "not yet been set",
+    "yet to be",
+    "tbd",
+    "tbc",
+];
+/// Characters of the quote a reason cites, at most.
+const CITED: usize = 200;
+
+/// The evidence item that says a field of `req` is not set yet ("The project start date
+/// is not yet determined and will be set at validation"), as a finding for the reason.
+fn undetermined(req: &Requirement, evidence: &[EvidenceItem]) -> Option<String> {
+    let item = evidence.iter().find(|e| {
+        let lower = e.quote.to_lowercase();
+        UNDETERMINED.iter().any(|p| {
+            lower.match_indices(p).any(|(i, _)| {
+                let word_start = !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+                word_start
+                    && !lower[i + p.len()..]
+                        .chars()
+                        .next()
+                        .is_some_and(char::is_alphanumeric)
+            })
+        }) && req
+            .fields
+            .iter()
+            .any(|f| f.cues.iter().any(|c| fields::names_cue(&lower, c)))
+    })?;
+    let mut quote: String = item.display.chars().take(CITED).collect();
+    if quote.len() < item.display.len() {
+        quote.push('…');
+    }
+    Some(format!("{} says it is not set yet: \"{quote}\"", item.id))
 }
 
 /// The status of a field requirement with at least one value stated.

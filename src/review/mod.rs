@@ -21,6 +21,7 @@ use crate::error::Error;
 
 pub mod checklist;
 pub mod checks;
+pub mod derive;
 pub mod fields;
 pub mod focus;
 pub mod gather;
@@ -293,6 +294,8 @@ pub fn review(
         rejected.extend(aside);
         let (mut fields, aside) = subject::bind(engine, req, &evidence, fields)?;
         rejected.extend(aside);
+        let derived = derive::years_from_ranges(req, &evidence, &fields);
+        fields.extend(derived.into_iter().filter(|v| g.holds(v)));
         let proposals = proposals(engine, opts, &g, req, &evidence, &mut fields, &rejected)?;
         *timings.entry("fields".into()).or_default() += ms(t);
         let t = Instant::now();

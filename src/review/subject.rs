@@ -257,7 +257,7 @@ fn silent_title(
         if !spec
             .cues
             .iter()
-            .any(|c| super::fields::names_word(&lower, c))
+            .any(|c| super::fields::names_cue(&lower, c))
         {
             continue;
         }

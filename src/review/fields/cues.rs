@@ -356,6 +356,16 @@ const AREA_DISTRACTORS: &[&str] = &[
     "country",
     "region",
     "grid",
+    "pixel",
+    "pixels",
+    "block size",
+    "block",
+    "blocks",
+    "strip",
+    "strips",
+    "quadrat",
+    "cell size",
+    "resolution",
 ];
 
 /// Phrases that introduce a duration that is no catalogue field.
@@ -437,6 +447,11 @@ pub struct Marker {
 
 fn is_word(b: u8) -> bool {
     b.is_ascii_alphanumeric()
+}
+
+/// Whether lower-case `lower` holds cue `phrase` at word boundaries.
+pub(crate) fn names_cue(lower: &str, phrase: &str) -> bool {
+    !find(lower, phrase).is_empty()
 }
 
 /// Occurrences of `phrase` in `lower` at word boundaries.
@@ -937,6 +952,9 @@ pub fn owned(
         .collect();
     let n = mine.len();
     for (i, (mut c, m)) in mine.into_iter().enumerate() {
+        if let Some(why) = other_subject(spec, quote, c.start) {
+            c.value = Err((RejectReason::OtherSubject, why));
+        }
         let limit_cue = m.is_some_and(|m| limit_around(quote, m.start, c.start));
         if spec.ty.numeric() && (threshold(quote, c.start, c.end) || limit_cue) {
             c.value = Err((
@@ -1080,6 +1098,51 @@ pub(crate) fn names_word(lower: &str, w: &str) -> bool {
             t.starts_with(&stem)
         }
     })
+}
+
+/// Words before a value in its sentence that make it another project's, site's or
+/// party's ("The neighbouring Reed Marsh project deposits 25% …, and its start date is …").
+const OTHER_SUBJECT: &[&str] = &[
+    "neighbouring",
+    "neighboring",
+    "adjacent",
+    "nearby",
+    "another project",
+    "other project",
+    "other projects",
+    "sister project",
+    "similar project",
+    "similar projects",
+];
+
+/// Words right before a percentage that make it a tranche of a schedule ("the first 50%
+/// of the cumulative buffer pool is released"), not the rate.
+const TRANCHE: &[&str] = &[
+    "first",
+    "last",
+    "remaining",
+    "next",
+    "final",
+    "second",
+    "third",
+];
+
+/// Why the value at `s` belongs to another subject, if it does.
+fn other_subject(spec: &FieldSpec, quote: &str, s: usize) -> Option<String> {
+    let (from, _) = sentence_around(quote, s, s);
+    let lead = quote[from..s].to_ascii_lowercase();
+    if let Some(w) = OTHER_SUBJECT.iter().find(|w| !find(&lead, w).is_empty()) {
+        return Some(format!(
+            "stated in a sentence about a {w} subject, not this one"
+        ));
+    }
+    let last = lead
+        .split_whitespace()
+        .next_back()
+        .unwrap_or("")
+        .trim_matches(|c: char| !c.is_alphanumeric());
+    (spec.ty == FieldType::Percentage && TRANCHE.contains(&last))
+        .then(|| format!("\"{last}\" makes it a tranche of a schedule, not the rate"))
 }
 
 /// Whether the date at `s` (the `i`-th of `n` dates a range cue introduces) is the range's

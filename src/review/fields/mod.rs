@@ -19,7 +19,7 @@ pub use crate::value::{Agreement, DateOrder, RejectReason, Severity, Value};
 mod cues;
 
 pub use cues::catalogue;
-pub(crate) use cues::{event_words, names_word, sentence_around};
+pub(crate) use cues::{event_words, names_cue, names_word, sentence_around};
 pub use values::infer_order;
 
 /// The type of a field's value.
