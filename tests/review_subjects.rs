@@ -160,3 +160,52 @@ fn another_projects_values_schedules_pixels_and_open_values_are_not_this_project
     // A pixel and a sampling block are no project area.
     assert!(values_of(&r, "A1").is_empty(), "{r:#}");
 }
+
+const REGISTER: &str = "Official copy of register of title\n\nTitle number SL123456\n\n\
+A: Property Register\n\nThis register describes the land and estate comprised in the title.\n\n\
+1 (12 March 2001) The Freehold land shown edged with red on the plan of the above Title \
+being Holme Farm, Lower Road, Ludlow.\n\n\
+B: Proprietorship Register\n\nThis register specifies the class of title and identifies the \
+owner.\n\nTitle absolute\n\n\
+1 (5 June 2010) PROPRIETOR: C SHROPSHIRE LIMITED (Co. Regn. No. 01234567) of Holme Farm, \
+Lower Road, Ludlow.\n\n\
+C: Charges Register\n\nThis register contains any charges and other matters that affect the \
+land.\n\n1 (5 June 2010) REGISTERED CHARGE dated 1 June 2010.\n\n\
+2 (5 June 2010) Proprietor: BARCLAYS BANK PLC (Co. Regn. No. 1026167) of PO Box 187, Leeds.\n";
+
+const OWNED: &str = "# Holme Farm Woodland Creation Plan\n\n## Land ownership\n\n\
+The project land at Holme Farm is owned by C Shropshire Limited, which has signed the \
+project agreement.\n";
+
+#[test]
+fn the_bank_holding_a_charge_is_not_the_owner_of_the_land() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = r#"{"requirements": [{"requirement_id": "LT", "category": "Land Tenure", "requirement_text": "The land owner is identified and the tenure is evidenced by a land register extract.", "validation_type": "cross_document"}]}"#;
+    let r = reviewed(
+        tmp.path(),
+        &[("official-copy.txt", REGISTER), ("plan.md", OWNED)],
+        list,
+    );
+    let owners: Vec<String> = values_of(&r, "LT")
+        .into_iter()
+        .filter(|v| v.0 == "owner_name")
+        .map(|v| v.2)
+        .collect();
+    // The register's proprietor and the plan's "owned by" agree; the chargee is set aside.
+    assert!(
+        owners.contains(&"C SHROPSHIRE LIMITED".to_string()),
+        "{r:#}"
+    );
+    assert!(
+        owners.contains(&"C Shropshire Limited".to_string()),
+        "{r:#}"
+    );
+    assert!(!owners.iter().any(|o| o.contains("BARCLAYS")), "{r:#}");
+    assert_eq!(requirement(&r, "LT")["status"], "evidenced", "{r:#}");
+    let aside = requirement(&r, "LT")["rejected_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|x| x["raw"] == "BARCLAYS BANK PLC" && x["reason"] == "other_subject");
+    assert!(aside, "{r:#}");
+}

@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::evidence::verify::{Reason, Verdict};
 
 use super::checklist::{field_question, Requirement};
-use super::fields::{self, DateOrder, Extraction, FieldSpec};
+use super::fields::{self, DateOrder, Extraction, FieldSpec, FieldType};
 use super::{DocumentInfo, FieldValue, RejectedValue, ReviewOptions};
 
 /// Words of a research query at most (longer requirement texts are cut at a word).
@@ -160,8 +160,14 @@ impl<'a> Gatherer<'a> {
                 let x = extract_in_context(spec, item, order);
                 for v in x.found {
                     let value = FieldValue::in_item(spec, item, (v.start, v.end), &v.value, v.unit);
-                    if self.verbatim(&value) && !found.iter().any(|f| same(f, &value)) {
-                        found.push(value);
+                    if !self.verbatim(&value) || found.iter().any(|f| same(f, &value)) {
+                        continue;
+                    }
+                    match self.register_part(&value) {
+                        Some(why) if spec.ty == FieldType::Name => {
+                            rejected.push(aside(&value, why));
+                        }
+                        _ => found.push(value),
                     }
                 }
                 rejected.extend(x.rejected.into_iter().map(|r| RejectedValue {
@@ -177,6 +183,20 @@ impl<'a> Gatherer<'a> {
             }
         }
         Ok((found, rejected))
+    }
+
+    /// Why a name at `v` in a land register is no owner: it stands in the charges
+    /// register (a lender holding a charge, "Proprietor: … BANK PLC"), the last register
+    /// heading before it.
+    fn register_part(&self, v: &FieldValue) -> Option<String> {
+        let (_, text) = self.docs.get(&v.doc_id)?;
+        let before = text.get(..v.start)?.to_lowercase();
+        let at = |h: &str| before.rfind(h);
+        let charges = at("charges register")?;
+        let owners = at("proprietorship register").max(at("property register"));
+        (owners.is_none_or(|o| o < charges)).then(|| {
+            "stands in the charges register: the proprietor of a charge, not of the land".into()
+        })
     }
 
     /// The date order of document `doc_id` once [`Gatherer::fields`] has read it.
@@ -284,4 +304,18 @@ fn section_names(section: Option<&str>, category: &str) -> bool {
 /// The same value of the same field stated by the same document.
 fn same(a: &FieldValue, b: &FieldValue) -> bool {
     a.name == b.name && a.doc_id == b.doc_id && a.value == b.value
+}
+
+/// A value set aside with `note`, as another subject's.
+fn aside(v: &FieldValue, note: String) -> RejectedValue {
+    RejectedValue {
+        name: v.name.clone(),
+        raw: v.raw.clone(),
+        reason: super::fields::RejectReason::OtherSubject,
+        note,
+        evidence: v.evidence.clone(),
+        start: v.start,
+        end: v.end,
+        source: v.source.clone(),
+    }
 }
