@@ -209,3 +209,34 @@ fn the_bank_holding_a_charge_is_not_the_owner_of_the_land() {
         .any(|x| x["raw"] == "BARCLAYS BANK PLC" && x["reason"] == "other_subject");
     assert!(aside, "{r:#}");
 }
+
+#[test]
+fn an_earlier_version_of_a_plan_is_superseded_not_a_conflict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v1 =
+        "# Alder Brook Project Plan\n\nVersion 1.0\n\nThe project start date is 1 March 2020.\n";
+    let v2 =
+        "# Alder Brook Project Plan\n\nVersion 2.0\n\nThe project start date is 1 March 2021.\n";
+    let list = r#"{"requirements": [{"requirement_id": "SD", "category": "Project Start Date", "requirement_text": "The project start date is stated.", "validation_type": "structured_field"}]}"#;
+    let r = reviewed(
+        tmp.path(),
+        &[
+            ("alder-brook-plan_v1.md", v1),
+            ("alder-brook-plan_v2.md", v2),
+        ],
+        list,
+    );
+    let sd = requirement(&r, "SD");
+    let values: Vec<Value> = values_of(&r, "SD").into_iter().map(|v| v.1).collect();
+    assert_eq!(values, vec![serde_json::json!("2021-03-01")], "{sd:#}");
+    assert_eq!(sd["status"], "evidenced", "{sd:#}");
+    let superseded = sd["rejected_values"].as_array().unwrap().iter().any(|x| {
+        x["reason"] == "superseded"
+            && x["raw"] == "1 March 2020"
+            && x["note"]
+                .as_str()
+                .unwrap()
+                .contains("alder-brook-plan_v2.md")
+    });
+    assert!(superseded, "{sd:#}");
+}

@@ -29,6 +29,7 @@ pub mod propose;
 pub mod report;
 pub mod scan;
 pub mod subject;
+pub mod versions;
 
 pub use checklist::{
     Checklist, ChecklistError, ChecklistWarning, Mapping, Metadata, Requirement, ValidationType,
@@ -290,6 +291,8 @@ pub fn review(
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
         let (fields, mut rejected) = g.fields(req, &evidence)?;
+        let (fields, aside) = versions::current(fields);
+        rejected.extend(aside);
         let (fields, aside) = subject::documents(req, &evidence, fields);
         rejected.extend(aside);
         let (mut fields, aside) = subject::bind(engine, req, &evidence, fields)?;

@@ -111,6 +111,8 @@ pub enum RejectReason {
     NotAValue,
     /// Stated for another subject than the one asked about (another section's rule).
     OtherSubject,
+    /// Stated in an earlier version of a document the submission also holds updated.
+    Superseded,
 }
 
 /// How bad a disagreement is.
