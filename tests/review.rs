@@ -111,6 +111,28 @@ fn the_sample_review_gives_every_expected_status_and_no_wrong_value() {
     assert!(r["timings_ms"]["research"].as_f64().unwrap() > 0.0, "{r}");
 }
 
+/// The third blind set of issue 24 (a restoration project's submission with a neighbour's
+/// values, pixels, blocks, habitat strips, a release schedule, a chargee and a superseded
+/// plan) as a regression set: its first run gave ten wrong values.
+#[test]
+fn the_blind_project_submission_gives_no_wrong_value() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dataset =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/review-blind-projects");
+    let out = attest(&tmp.path().join("unused"))
+        .args(["eval", "review", "--json", "--dataset"])
+        .arg(dataset)
+        .arg("--eval-index")
+        .arg(tmp.path().join("eval"))
+        .output()
+        .unwrap();
+    let r = json(&out.stdout);
+    assert_eq!(r["wrong_values"], serde_json::json!([]), "{r}");
+    assert_eq!(r["raw_not_verbatim"], 0, "{r}");
+    assert!(r["fields"]["recall"].as_f64().unwrap() >= 0.7, "{r}");
+    assert!(r["status_accuracy"].as_f64().unwrap() >= 0.8, "{r}");
+}
+
 #[test]
 fn planted_conflicts_failure_modes_and_the_missing_requirement_are_reported() {
     let (_tmp, idx) = sample_index();

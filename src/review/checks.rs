@@ -310,6 +310,8 @@ const AT_MOST: &[&str] = &[
     "maximum of",
     "maximum",
     "not exceeding",
+    "not exceed",
+    "not to be more than",
 ];
 
 /// The one number of `spec`'s type the requirement text states, with its bound; `None`

@@ -190,11 +190,23 @@ impl<'a> Gatherer<'a> {
     /// heading before it.
     fn register_part(&self, v: &FieldValue) -> Option<String> {
         let (_, text) = self.docs.get(&v.doc_id)?;
-        let before = text.get(..v.start)?.to_lowercase();
-        let at = |h: &str| before.rfind(h);
-        let charges = at("charges register")?;
-        let owners = at("proprietorship register").max(at("property register"));
-        (owners.is_none_or(|o| o < charges)).then(|| {
+        // The last register heading line before the value ("C: Charges Register"); a
+        // mention in an entry ("referred to in the Property Register") is no heading.
+        let last = text.get(..v.start)?.lines().rev().find_map(|l| {
+            let l = l.trim().to_lowercase();
+            let l = l
+                .split_once(':')
+                .filter(|(p, _)| p.len() <= 2)
+                .map_or(l.as_str(), |(_, r)| r.trim());
+            [
+                "charges register",
+                "proprietorship register",
+                "property register",
+            ]
+            .into_iter()
+            .find(|h| l == *h)
+        })?;
+        (last == "charges register").then(|| {
             "stands in the charges register: the proprietor of a charge, not of the land".into()
         })
     }

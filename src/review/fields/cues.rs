@@ -326,6 +326,7 @@ const PERCENTAGE_DISTRACTORS: &[&str] = &[
     "decrease",
     "reduction",
     "allocated to",
+    "risk",
 ];
 
 /// Phrases that introduce a area that is no catalogue field.
@@ -602,7 +603,9 @@ fn introducer<'m>(
         !m.fields.is_empty()
             && m.start >= e
             && m.start - e <= 1
-            && quote[e..m.start].chars().all(char::is_whitespace)
+            && quote[e..m.start]
+                .chars()
+                .all(|c| c.is_whitespace() && c != '\n')
     });
     if adjacent.is_some() {
         return adjacent;
@@ -937,8 +940,15 @@ pub fn owned(
         .collect();
     // Under a label: the one candidate no cue introduces (range fields: position words decide).
     let orphans = intro.iter().filter(|m| m.is_none()).count();
+    // "About 35% of the displaced grazing …" under a "Leakage" heading measures what
+    // follows "of", not the field the heading names.
     let by_label_ok = |c: &Candidate| {
-        (orphans == 1 || spec.position != Position::Any) && by_label(spec, quote, context, c.start)
+        (orphans == 1 || spec.position != Position::Any)
+            && !quote[c.end..]
+                .trim_start()
+                .to_ascii_lowercase()
+                .starts_with("of ")
+            && by_label(spec, quote, context, c.start)
     };
     let mine: Vec<(Candidate, Option<&Marker>)> = cands
         .into_iter()
@@ -1113,6 +1123,10 @@ const OTHER_SUBJECT: &[&str] = &[
     "sister project",
     "similar project",
     "similar projects",
+    "adjoining",
+    "for comparison",
+    "by comparison",
+    "compared with",
 ];
 
 /// Words right before a percentage that make it a tranche of a schedule ("the first 50%
@@ -1127,6 +1141,60 @@ const TRANCHE: &[&str] = &[
     "third",
 ];
 
+/// Things an area can measure that are not the project: a part of it, a sampling unit,
+/// or the larger holding it belongs to.
+const AREA_OBJECTS: &[&str] = &[
+    "pixel",
+    "pixels",
+    "block",
+    "blocks",
+    "strip",
+    "strips",
+    "plot",
+    "plots",
+    "quadrat",
+    "quadrats",
+    "cell",
+    "cells",
+    "grid",
+    "holding",
+    "holdings",
+    "compartment",
+    "field",
+    "fields",
+    "parcel of which",
+];
+
+/// Why the area at `s` is of something else: one of [`AREA_OBJECTS`] among the five words
+/// before it ("10 m pixels (0.01 ha)", "a holding of about 640 ha") or in the phrase after
+/// "of" that follows it ("9.5 ha of unplanted open-ground strips").
+fn area_of_another(quote: &str, s: usize, lead: &str) -> Option<String> {
+    let words = |t: &str| -> Vec<String> {
+        t.split(|c: char| !c.is_alphanumeric() && c != '-')
+            .filter(|w| !w.is_empty())
+            .map(|w| w.to_ascii_lowercase())
+            .collect()
+    };
+    let before = words(lead);
+    let near = &before[before.len().saturating_sub(5)..];
+    let rest = quote[s..]
+        .split_once(char::is_whitespace)
+        .map_or("", |(_, r)| r);
+    let rest = rest.trim_start();
+    // Skip the unit ("ha", "hectares") to what the area is of.
+    let rest = rest
+        .split_once(' ')
+        .map_or("", |(u, r)| if u.len() <= 9 { r } else { rest });
+    let clause = rest.split([',', ';', '.', '(', ')']).next().unwrap_or("");
+    let after = words(clause);
+    let of = after.first().is_some_and(|w| w == "of");
+    let named = near
+        .iter()
+        .chain(after.iter().take(6).filter(|_| of))
+        .find(|w| AREA_OBJECTS.contains(&w.as_str()))?;
+    Some(format!("the area of a {named}, not of the project"))
+}
+
 /// Why the value at `s` belongs to another subject, if it does.
 fn other_subject(spec: &FieldSpec, quote: &str, s: usize) -> Option<String> {
     let (from, _) = sentence_around(quote, s, s);
@@ -1135,6 +1203,11 @@ fn other_subject(spec: &FieldSpec, quote: &str, s: usize) -> Option<String> {
         return Some(format!(
             "stated in a sentence about a {w} subject, not this one"
         ));
+    }
+    if spec.ty == FieldType::Area {
+        if let Some(why) = area_of_another(quote, s, &lead) {
+            return Some(why);
+        }
     }
     let last = lead
         .split_whitespace()

@@ -340,3 +340,32 @@ fn a_deadline_is_counted_from_the_event_after_it() {
     let end = q.find("days").unwrap() + 4;
     assert_eq!(event_words(q, end), vec!["receipt", "request"]);
 }
+
+#[test]
+fn areas_of_strips_pixels_and_holdings_are_not_the_projects() {
+    let a = "area_hectares";
+    assert!(values(
+        a,
+        "The project area includes 9.5 ha of unplanted open-ground strips."
+    )
+    .is_empty());
+    assert!(values(
+        a,
+        "The project forms part of Low Hollin Farm, a holding of about 640 ha."
+    )
+    .is_empty());
+    assert!(values(a, "The project area is mapped at 10 m pixels (0.01 ha).").is_empty());
+    assert_eq!(
+        values(a, "The project area is 398.6 ha of upland moor."),
+        vec![serde_json::json!(398.6)]
+    );
+}
+
+#[test]
+fn the_next_lines_label_does_not_name_the_value_before_it() {
+    let got = values(
+        "project_start_date",
+        "Monitoring period: 14/11/2022 to 13/11/2023\nProject start date: 14/11/2022",
+    );
+    assert_eq!(got, vec![serde_json::json!("2022-11-14")]);
+}
