@@ -6,8 +6,6 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli::{attest, ingest_json, json};
-
 const MEMBERS: &str = "# Notification to members\n\n\
 (a) Standard. After discovering an incident that affects member data, the office shall \
 notify each affected member.\n\n\
@@ -59,30 +57,15 @@ const LIST: &str = r#"{"name": "Office rules", "requirements": [
 ]}"#;
 
 fn reviewed(dir: &Path) -> Value {
-    let d = dir.join("docs");
-    std::fs::create_dir_all(&d).unwrap();
-    for (name, text) in [
+    let docs = [
         ("notification-to-members.md", MEMBERS),
         ("notification-to-the-press.md", PRESS),
         ("notification-to-the-regulator.md", REGULATOR),
         ("records.md", RECORDS),
         ("access.md", ACCESS),
         ("fees.md", FEES),
-    ] {
-        std::fs::write(d.join(name), text).unwrap();
-    }
-    let idx = dir.join("idx");
-    assert_eq!(ingest_json(&idx, &[&d]).1, 0);
-    let list = dir.join("rules.json");
-    std::fs::write(&list, LIST).unwrap();
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(matches!(out.status.code(), Some(0 | 1)));
-    json(&out.stdout)
+    ];
+    super::review_subjects::reviewed(dir, &docs, LIST)
 }
 
 /// Status, and every (field, value, file) of requirement `id`.
@@ -193,21 +176,8 @@ const FORM_LIST: &str = r#"{"requirements": [
 #[test]
 fn a_declared_field_named_for_one_form_takes_its_value_from_that_form_only() {
     let tmp = tempfile::tempdir().unwrap();
-    let d = tmp.path().join("docs");
-    std::fs::create_dir_all(&d).unwrap();
-    std::fs::write(d.join("form-a.md"), FORM_A).unwrap();
-    std::fs::write(d.join("form-b.md"), FORM_B).unwrap();
-    let idx = tmp.path().join("idx");
-    assert_eq!(ingest_json(&idx, &[&d]).1, 0);
-    let list = tmp.path().join("forms.json");
-    std::fs::write(&list, FORM_LIST).unwrap();
-    let out = attest(&idx)
-        .arg("review")
-        .arg(&list)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let r = json(&out.stdout);
+    let docs = [("form-a.md", FORM_A), ("form-b.md", FORM_B)];
+    let r = super::review_subjects::reviewed(tmp.path(), &docs, FORM_LIST);
     let values = |id: &str| -> Vec<(String, String)> {
         let q = r["requirements"]
             .as_array()

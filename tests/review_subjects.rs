@@ -18,7 +18,7 @@ fn corpus(dir: &Path, docs: &[(&str, &str)]) -> PathBuf {
 }
 
 /// Ingest `docs`, review them against `checklist` (JSON text) and return the review JSON.
-fn reviewed(dir: &Path, docs: &[(&str, &str)], checklist: &str) -> Value {
+pub(super) fn reviewed(dir: &Path, docs: &[(&str, &str)], checklist: &str) -> Value {
     let d = corpus(dir, docs);
     let idx = dir.join("idx");
     assert_eq!(ingest_json(&idx, &[&d]).1, 0);
