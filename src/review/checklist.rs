@@ -947,6 +947,11 @@ fn declared_field(f: RawField, text: &str) -> Result<FieldSpec, String> {
                 extension: None,
                 subject: Vec::new(),
                 event: Vec::new(),
+                act: if ty == FieldType::Date {
+                    deadline_act(text)
+                } else {
+                    Vec::new()
+                },
             }
         }
     };
@@ -1038,6 +1043,22 @@ fn phrase_cues(words: &str) -> Vec<String> {
             cues.push(stem.to_string());
         }
     }
+    // A role's name is printed after the role ("Contracting Officer, Mark Junda") or
+    // under "Name of Treasurer"; a rate after what it is the rate of.
+    if let Some(role) = words.strip_suffix(" name").filter(|r| r.len() >= 6) {
+        cues.extend([role.to_string(), format!("name of {role}")]);
+    }
+    if let Some(what) = words.strip_suffix(" rate").filter(|s| s.contains(' ')) {
+        cues.push(what.to_string());
+    }
+    // A form prints "Date signed" for a signed date.
+    if let Some(act) = words
+        .strip_suffix(" date")
+        .and_then(|s| s.rsplit(' ').next())
+        .filter(|a| a.len() > 4 && a.ends_with("ed"))
+    {
+        cues.push(format!("date {act}"));
+    }
     // "catalog no." is printed "Cat. No.".
     let short: Vec<String> = cues
         .iter()
@@ -1090,6 +1111,46 @@ fn text_cues(name: &str, text: &str) -> Vec<String> {
         }
     }
     cues
+}
+
+/// Modal words after which a requirement names the act a deadline is set for.
+const ACT_MODALS: &[&str] = &[
+    " must ",
+    " shall ",
+    " should ",
+    " is to ",
+    " are to ",
+    " has to ",
+    " have to ",
+    " will ",
+    " may ",
+];
+
+/// Words of the act a deadline is set for, from the requirement text: the verb and the
+/// next content word after "by which … must" ("the date by which the FAA must receive
+/// comments" → receive, comments) or after "deadline for" ("the deadline for submitting
+/// responses" → submitting, responses). Empty when the text sets no deadline.
+fn deadline_act(text: &str) -> Vec<String> {
+    let lower = text.to_lowercase();
+    let after = if let Some(i) = lower.find("by which ") {
+        let rest = &lower[i..];
+        ACT_MODALS
+            .iter()
+            .filter_map(|m| rest.find(m).map(|j| &rest[j + m.len()..]))
+            .min_by_key(|r| std::cmp::Reverse(r.len()))
+    } else {
+        ["deadline for ", "deadline to ", "due date for "]
+            .iter()
+            .find_map(|p| lower.find(p).map(|j| &lower[j + p.len()..]))
+    };
+    let Some(after) = after else {
+        return Vec::new();
+    };
+    crate::text::words(after)
+        .into_iter()
+        .filter(|w| !crate::text::is_stopword(w) && w.chars().all(char::is_alphabetic))
+        .take(2)
+        .collect()
 }
 
 /// Rule fields (deadlines, retention periods) bound to what the requirement text is
@@ -1370,6 +1431,43 @@ mod tests {
                 "fec identification number".into()
             ]
         );
+    }
+
+    #[test]
+    fn a_deadline_requirement_names_the_act_its_date_is_set_for() {
+        assert_eq!(
+            deadline_act("The date by which the FAA must receive comments on the AD is stated."),
+            ["receive", "comments"]
+        );
+        assert_eq!(
+            deadline_act("The deadline for submitting responses to the RFI is stated."),
+            ["submitting", "responses"]
+        );
+        // The first modal after "by which" names the act, not a later one.
+        assert_eq!(
+            deadline_act(
+                "The date by which an employee must submit a new form, which shall be signed."
+            ),
+            ["submit", "new"]
+        );
+        assert!(deadline_act("The date on which the rule becomes effective is stated.").is_empty());
+    }
+
+    #[test]
+    fn role_names_rates_and_form_dates_give_their_printed_cues() {
+        let cues = phrase_cues("contracting officer name");
+        assert!(
+            cues.contains(&"contracting officer".to_string()),
+            "{cues:?}"
+        );
+        assert!(phrase_cues("treasurer name").contains(&"name of treasurer".to_string()));
+        // A role too short to be told from other words stays whole.
+        assert!(!phrase_cues("ad name").contains(&"ad".to_string()));
+        assert!(phrase_cues("backup withholding rate").contains(&"backup withholding".to_string()));
+        assert!(phrase_cues("authorization signed date").contains(&"date signed".to_string()));
+        assert!(!phrase_cues("coverage end date")
+            .iter()
+            .any(|c| c.starts_with("date ")));
     }
 
     #[test]

@@ -135,7 +135,7 @@ fn check_value(f: &FieldValue) -> CheckValue {
 }
 
 /// The value of `f` back as a typed value.
-fn typed(f: &FieldValue) -> Option<Value> {
+pub(super) fn typed(f: &FieldValue) -> Option<Value> {
     match (&f.value, f.ty) {
         (serde_json::Value::Number(n), _) => n.as_f64().map(Value::Number),
         (serde_json::Value::String(s), FieldType::Date) => {

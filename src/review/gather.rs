@@ -216,6 +216,11 @@ impl<'a> Gatherer<'a> {
         self.docs.get(doc_id).and_then(|(d, _)| d.date_order)
     }
 
+    /// The stored text of document `doc_id`, when it supplied evidence.
+    pub fn text_of(&self, doc_id: &str) -> Option<String> {
+        self.docs.get(doc_id).map(|(_, t)| t.clone())
+    }
+
     /// Whether the document's stored text holds `v.raw` at `[v.start, v.end)`.
     pub fn holds(&self, v: &FieldValue) -> bool {
         self.verbatim(v)

@@ -293,7 +293,9 @@ pub fn review(
         let (fields, mut rejected) = g.fields(req, &evidence)?;
         let (fields, aside) = versions::current(fields);
         rejected.extend(aside);
-        let (fields, aside) = subject::documents(req, &evidence, fields);
+        let (fields, aside) = subject::documents(req, &evidence, fields, &|d| g.text_of(d));
+        rejected.extend(aside);
+        let (fields, aside) = subject::named_things(engine, req, &evidence, fields)?;
         rejected.extend(aside);
         let (mut fields, aside) = subject::bind(engine, req, &evidence, fields)?;
         rejected.extend(aside);

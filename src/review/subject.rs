@@ -341,16 +341,17 @@ fn aside(v: &FieldValue) -> RejectedValue {
     }
 }
 
-/// Whether `code` (`w4`, `faa`) names the document of `item`: a word of its title or file
-/// name, or two adjacent ones joined ("Form W-4"); a code with a digit may also sit inside
-/// a word (`fw4` of `irs-fw4-2025.pdf`).
-fn names_document(code: &str, item: &EvidenceItem) -> bool {
+/// Whether `code` (`w4`, `faa`) names the document of `item`: a word of its title, its
+/// file name or its `opening` ("Federal Aviation Administration (FAA)"), or two adjacent
+/// ones joined ("Form W-4"); a code with a digit may also sit inside a word (`fw4` of
+/// `irs-fw4-2025.pdf`).
+fn names_document(code: &str, item: &EvidenceItem, opening: &str) -> bool {
     let file = item
         .source
         .rsplit(['/', '\\'])
         .next()
         .unwrap_or(&item.source);
-    let text = format!("{} {}", item.title, file).to_lowercase();
+    let text = format!("{} {}\n{opening}", item.title, file).to_lowercase();
     let words: Vec<&str> = text
         .split(|c: char| !c.is_alphanumeric())
         .filter(|w| !w.is_empty())
@@ -364,23 +365,157 @@ fn names_document(code: &str, item: &EvidenceItem) -> bool {
             .any(|p| format!("{}{}", p[0], p[1]) == code)
 }
 
+/// A value whose passage names less than this share of what the best passage names of
+/// the things the requirement names is another thing's.
+const NAMED_SLACK: f64 = 0.5;
+
+/// Keep, of a field's values that disagree, those read in passages that name the things
+/// the requirement names: one file may hold two notices with a docket number each, and
+/// only the passage of one names "the Boeing 737 MAX" the requirement asks about. A
+/// value's passage is the chunk it was read in with its quote and section; a value stays
+/// when one of its places names at least [`NAMED_SLACK`] of the best place's share. Rule
+/// fields are bound by [`bind`].
+pub fn named_things(
+    engine: &Engine,
+    req: &Requirement,
+    evidence: &[EvidenceItem],
+    fields: Vec<FieldValue>,
+) -> Result<(Vec<FieldValue>, Vec<RejectedValue>), Error> {
+    let things = thing_words(&req.text);
+    if things.is_empty() {
+        return Ok((fields, Vec::new()));
+    }
+    let mut w = Weights::new(engine)?;
+    let mut passages: HashMap<String, String> = HashMap::new();
+    let mut score = Vec::with_capacity(fields.len());
+    for v in &fields {
+        let mut best = 0.0_f64;
+        for lower in passage(engine, evidence, v, &mut passages)? {
+            best = best.max(w.share(&lower, &things)?.unwrap_or(0.0));
+        }
+        score.push(best);
+    }
+    let mut keep_at = vec![true; fields.len()];
+    for spec in req.fields.iter().filter(|f| !f.rule) {
+        let mine: Vec<usize> = (0..fields.len())
+            .filter(|&i| fields[i].name == spec.name)
+            .collect();
+        let agree = |i: usize, j: usize| {
+            let tol = super::fields::Tolerance::default();
+            let (a, b) = (&fields[i], &fields[j]);
+            a.value == b.value
+                || matches!(
+                    (super::checks::typed(a), super::checks::typed(b)),
+                    (Some(x), Some(y)) if super::fields::compare(spec.ty, &x, &y, &tol).0
+                        == super::fields::Agreement::Agree
+                )
+        };
+        // The best share among the places of a value and the values agreeing with it.
+        let of = |i: usize| {
+            mine.iter()
+                .filter(|&&j| agree(i, j))
+                .map(|&j| score[j])
+                .fold(0.0_f64, f64::max)
+        };
+        let best = mine.iter().map(|&i| of(i)).fold(0.0_f64, f64::max);
+        if best <= 0.0 || mine.iter().all(|&i| agree(mine[0], i)) {
+            continue;
+        }
+        for &i in &mine {
+            if of(i) < best * NAMED_SLACK {
+                keep_at[i] = false;
+            }
+        }
+    }
+    let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
+    for (i, v) in fields.into_iter().enumerate() {
+        if keep_at[i] {
+            keep.push(v);
+        } else {
+            let mut r = aside(&v);
+            r.note = format!(
+                "the passage of \"{}\" names less of {} than the passage of another value",
+                v.raw,
+                things.join(", ")
+            );
+            set_aside.push(r);
+        }
+    }
+    Ok((keep, set_aside))
+}
+
+/// The words of the things `text` names (lower case): "Boeing 737 MAX" → boeing, max.
+fn thing_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for e in crate::frame::frame(text).entities {
+        for w in crate::text::words(&e.to_lowercase()) {
+            if w.chars().count() >= 2 && !crate::text::is_stopword(&w) && !out.contains(&w) {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
+/// The lower-case passages of `v`: the chunk, quote and section of each evidence item of
+/// its document whose quote holds its text (a value read once may be stated again).
+fn passage(
+    engine: &Engine,
+    evidence: &[EvidenceItem],
+    v: &FieldValue,
+    cache: &mut HashMap<String, String>,
+) -> Result<Vec<String>, Error> {
+    let mut out = Vec::new();
+    for item in evidence
+        .iter()
+        .filter(|e| e.id == v.evidence || (e.doc_id == v.doc_id && e.quote.contains(&v.raw)))
+    {
+        if !cache.contains_key(&item.chunk_id) {
+            let chunk = engine
+                .store()
+                .chunk_text(&item.chunk_id)?
+                .unwrap_or_default();
+            cache.insert(item.chunk_id.clone(), chunk.to_lowercase());
+        }
+        out.push(format!(
+            "{}\n{}\n{}",
+            cache[&item.chunk_id],
+            item.quote.to_lowercase(),
+            item.section.as_deref().unwrap_or("").to_lowercase()
+        ));
+    }
+    Ok(out)
+}
+
+/// Bytes of a document's opening (its first page's head) that may name its codes.
+const OPENING_BYTES: usize = 2_000;
+
 /// Keep the values of fields whose names start with document codes only from documents
-/// those codes name; the others are returned as rejections.
+/// those codes name (in the title, the file name or the opening `text_of` gives); the
+/// others are returned as rejections.
 pub fn documents(
     req: &Requirement,
     evidence: &[EvidenceItem],
     fields: Vec<FieldValue>,
+    text_of: &dyn Fn(&str) -> Option<String>,
 ) -> (Vec<FieldValue>, Vec<RejectedValue>) {
     let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
+    let mut openings: HashMap<String, String> = HashMap::new();
     for v in fields {
         let codes = req
             .fields
             .iter()
             .find(|s| s.name == v.name)
             .map_or(&[][..], |s| &s.documents[..]);
+        if codes.is_empty() {
+            keep.push(v);
+            continue;
+        }
+        let opening = openings
+            .entry(v.doc_id.clone())
+            .or_insert_with(|| text_of(&v.doc_id).map(|t| opening(&t)).unwrap_or_default());
         let item = evidence.iter().find(|e| e.id == v.evidence);
-        let named = item.is_some_and(|i| codes.iter().all(|c| names_document(c, i)));
-        if codes.is_empty() || named {
+        if item.is_some_and(|i| codes.iter().all(|c| names_document(c, i, opening))) {
             keep.push(v);
         } else {
             let mut r = aside(&v);
@@ -393,4 +528,13 @@ pub fn documents(
         }
     }
     (keep, set_aside)
+}
+
+/// The first [`OPENING_BYTES`] of `text` (cut at a character), lower case.
+fn opening(text: &str) -> String {
+    let mut end = text.len().min(OPENING_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_lowercase()
 }

@@ -1059,6 +1059,18 @@ impl Store {
         Ok(())
     }
 
+    /// The text of chunk `chunk_id` (the first of that id), `None` when no chunk has it.
+    pub fn chunk_text(&self, chunk_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT CAST(text AS BLOB) FROM chunks WHERE chunk_id = ?1 LIMIT 1",
+                [chunk_id],
+                |r| Ok(lossy(r.get_ref(0)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// The stored text of document `doc_id`, checked: text that is not UTF-8 or does not
     /// hash to the recorded content hash is a [`StoreError::Damaged`] error naming it.
     pub fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError> {

@@ -30,6 +30,7 @@ fn spec(name: &str, ty: FieldType, position: Position, cues: &[&str]) -> FieldSp
         extension: None,
         subject: Vec::new(),
         event: Vec::new(),
+        act: Vec::new(),
         documents: Vec::new(),
     }
 }
@@ -956,8 +957,15 @@ pub fn owned(
         .filter(|(c, _)| !(spec.ty == FieldType::Percentage && change_amount(quote, c.start)))
         .filter(|(c, _)| !under_limit_header(quote, context, c.start))
         .filter(|(c, m)| match m {
-            Some(m) => m.fields.contains(&spec.name),
-            None => by_label_ok(c),
+            // "submitted" marks a submission date, unless submitting is the act the
+            // deadline is set for.
+            Some(m) => {
+                m.fields.contains(&spec.name)
+                    || (m.fields.is_empty()
+                        && is_act(&quote[m.start..m.end], &spec.act)
+                        && sets_deadline(quote, c.start, &spec.act))
+            }
+            None => by_label_ok(c) || sets_deadline(quote, c.start, &spec.act),
         })
         .collect();
     let n = mine.len();
@@ -977,6 +985,56 @@ pub fn owned(
         }
         x.take(quote, c);
     }
+}
+
+/// Words that set a deadline right before its date ("by", "no later than").
+const DEADLINE_WORDS: &[&str] = &["by", "before", "later than", "until", "due"];
+
+/// Words at most between a deadline word and its date ("by 3:00PM Eastern Standard
+/// Time, February 28, 2018").
+const DEADLINE_GAP_WORDS: usize = 5;
+
+/// Whether the date at `s` is the deadline of `act`: its sentence names every act word
+/// before it (any form: "submitting" → "submitted"), and a deadline word stands at most
+/// [`DEADLINE_GAP_WORDS`] words before it ("RFI responses are to be submitted … by
+/// 3:00PM …, February 28, 2018").
+fn sets_deadline(quote: &str, s: usize, act: &[String]) -> bool {
+    if act.is_empty() {
+        return false;
+    }
+    let (from, _) = sentence_around(quote, s, s);
+    let before = quote[from..s].to_lowercase();
+    let words = crate::text::words(&before);
+    let named = act.iter().all(|a| words.iter().any(|w| same_root(w, a)));
+    let tail: Vec<&str> = before
+        .split_whitespace()
+        .rev()
+        .take(DEADLINE_GAP_WORDS + 2)
+        .collect();
+    let tail: Vec<&str> = tail.into_iter().rev().collect();
+    let set = DEADLINE_WORDS.iter().any(|d| {
+        let d: Vec<&str> = d.split(' ').collect();
+        tail.windows(d.len()).any(|w| {
+            w.iter()
+                .zip(&d)
+                .all(|(x, y)| x.trim_matches(|c: char| !c.is_alphanumeric()) == *y)
+        })
+    });
+    named && set
+}
+
+/// Whether the words of `phrase` are all forms of words of `act`.
+fn is_act(phrase: &str, act: &[String]) -> bool {
+    let words = crate::text::words(phrase);
+    !words.is_empty() && words.iter().all(|w| act.iter().any(|a| same_root(w, a)))
+}
+
+/// Whether two words are forms of one ("submit", "submitted", "submitting"; "response",
+/// "responses"): one is a prefix of the other, or they share five letters or more.
+fn same_root(a: &str, b: &str) -> bool {
+    let n = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+    let shorter = a.chars().count().min(b.chars().count());
+    (n == shorter && shorter >= 3) || n >= 5
 }
 
 /// Keep the periods a rule field's cue introduces: the nearest cue in the value's sentence,
@@ -1370,7 +1428,9 @@ pub fn names(
         .collect();
     for m in mine.iter().filter(|m| !former(quote, m.start)) {
         let possessive = quote[m.end..].starts_with(['\'', '’']);
-        let direct = (!possessive).then_some(m.end);
+        // A role and its holder in apposition: "Contracting Officer, Mark Junda".
+        let comma = usize::from(quote[m.end..].starts_with(", "));
+        let direct = (!possessive).then_some(m.end + comma);
         for at in [direct, copula_after(quote, m.end)].into_iter().flatten() {
             let at = at + connectors(&quote[at..]);
             if let Some((s, e)) = names::name_at(&quote[at..]) {

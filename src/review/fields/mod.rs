@@ -122,6 +122,11 @@ pub struct FieldSpec {
     /// (`w4` of `w4_omb_number`, `faa` of `faa_docket_number`): a value counts only from
     /// a document whose title names each of them.
     pub documents: Vec<String>,
+    /// For a deadline date: the act it is set for, as the requirement words it ("the date
+    /// by which the FAA must receive comments" → receive, comments). A date no cue
+    /// introduces is the field's when its sentence names these words before it and "by",
+    /// "before" or "no later than" sets it.
+    pub act: Vec<String>,
 }
 
 impl FieldSpec {

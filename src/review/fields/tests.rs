@@ -369,3 +369,54 @@ fn the_next_lines_label_does_not_name_the_value_before_it() {
     );
     assert_eq!(got, vec![serde_json::json!("2022-11-14")]);
 }
+
+/// A declared date field for a deadline set for `act`.
+fn deadline(act: &[&str]) -> FieldSpec {
+    let mut f = field("project_start_date");
+    f.name = "response_due_date".into();
+    f.cues = vec!["response due date".into()];
+    f.act = act.iter().map(|w| w.to_string()).collect();
+    f
+}
+
+#[test]
+fn a_deadline_date_is_the_one_set_for_the_requirement_act() {
+    let f = deadline(&["submitting", "responses"]);
+    let take = |q: &str| -> Vec<String> {
+        extract(&f, q, None, None)
+            .found
+            .iter()
+            .map(|v| v.raw.clone())
+            .collect()
+    };
+    // "submitted" (a distractor elsewhere) is the act here; a time may stand between.
+    assert_eq!(
+        take("RFI responses are to be submitted to the office by 3:00PM Eastern Time, February 28, 2018."),
+        ["February 28, 2018"]
+    );
+    assert_eq!(
+        take("Responses must be submitted no later than March 3, 2019."),
+        ["March 3, 2019"]
+    );
+    // The act named, but the date is not set by "by": the date the RFI was issued.
+    assert!(take("Responses submitted to the RFI of January 5, 2018 were read.").is_empty());
+    // The deadline of another act.
+    assert!(take("Questions must be received by February 2, 2018.").is_empty());
+    // The act named after the date is no deadline of it.
+    assert!(take("By February 2, 2018 we expect responses to be submitted.").is_empty());
+}
+
+#[test]
+fn a_role_and_its_holder_in_apposition_give_the_name() {
+    let mut f = field("owner_name");
+    f.name = "contracting_officer_name".into();
+    f.cues = vec!["contracting officer".into()];
+    let x = extract(
+        &f,
+        "The points of contact are Contract Specialist, David Melton and Contracting Officer, Mark Junda.",
+        None,
+        None,
+    );
+    let names: Vec<&str> = x.found.iter().map(|v| v.raw.as_str()).collect();
+    assert_eq!(names, ["Mark Junda"]);
+}
