@@ -932,9 +932,9 @@ fn declared_field(f: RawField, text: &str) -> Result<FieldSpec, String> {
             FieldSpec {
                 cues,
                 documents,
-                position: if name.ends_with("_end") {
+                position: if name.ends_with("_end") || name.ends_with("_end_date") {
                     Position::RangeEnd
-                } else if name.ends_with("_start") {
+                } else if name.ends_with("_start") || name.ends_with("_start_date") {
                     Position::RangeStart
                 } else {
                     Position::Any
@@ -1041,6 +1041,10 @@ fn phrase_cues(words: &str) -> Vec<String> {
     for suffix in [" start", " end", " date"] {
         if let Some(stem) = words.strip_suffix(suffix).filter(|s| s.contains(' ')) {
             cues.push(stem.to_string());
+            // A form prints "Signature of Treasurer" for `treasurer_signature_date`.
+            if let Some((a, b)) = stem.split_once(' ').filter(|(_, b)| !b.contains(' ')) {
+                cues.push(format!("{b} of {a}"));
+            }
         }
     }
     // A role's name is printed after the role ("Contracting Officer, Mark Junda") or
@@ -1092,9 +1096,13 @@ fn text_cues(name: &str, text: &str) -> Vec<String> {
         .split('_')
         .map(String::from)
         .collect();
+    // "covering" names the field `coverage_start_date`: forms of one word share a root.
     let in_name = |w: &str| {
         let w = w.trim_end_matches("'s");
-        w.len() >= 2 && name_words.iter().any(|n| n == w)
+        w.len() >= 2
+            && name_words.iter().any(|n| {
+                n == w || (n.len() >= 5 && n.get(..5).is_some_and(|p| w.get(..5) == Some(p)))
+            })
     };
     let mut cues = Vec::new();
     for (i, w) in words.iter().enumerate() {
@@ -1465,6 +1473,9 @@ mod tests {
         assert!(!phrase_cues("ad name").contains(&"ad".to_string()));
         assert!(phrase_cues("backup withholding rate").contains(&"backup withholding".to_string()));
         assert!(phrase_cues("authorization signed date").contains(&"date signed".to_string()));
+        assert!(
+            phrase_cues("treasurer signature date").contains(&"signature of treasurer".to_string())
+        );
         assert!(!phrase_cues("coverage end date")
             .iter()
             .any(|c| c.starts_with("date ")));

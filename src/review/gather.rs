@@ -105,6 +105,11 @@ impl<'a> Gatherer<'a> {
                 }
             }
         }
+        for item in super::head::items(self.engine, req, &items)? {
+            if !items.iter().any(|i| i.evidence_key == item.evidence_key) {
+                items.push(item);
+            }
+        }
         let hinted = |e: &EvidenceItem| {
             req.documents.iter().any(|h| {
                 let h = h.to_lowercase();
@@ -157,7 +162,10 @@ impl<'a> Gatherer<'a> {
         for item in evidence {
             let order = self.order_of(item)?;
             for spec in &req.fields {
-                let x = extract_in_context(spec, item, order);
+                let mut x = extract_in_context(spec, item, order);
+                if x.found.is_empty() {
+                    x.found.extend(super::head::dated(spec, item, order));
+                }
                 for v in x.found {
                     let value = FieldValue::in_item(spec, item, (v.start, v.end), &v.value, v.unit);
                     if !self.verbatim(&value) || found.iter().any(|f| same(f, &value)) {

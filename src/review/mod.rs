@@ -25,6 +25,7 @@ pub mod derive;
 pub mod fields;
 pub mod focus;
 pub mod gather;
+pub mod head;
 pub mod propose;
 pub mod report;
 pub mod scan;

@@ -155,8 +155,49 @@ fn item_of(
     if !states {
         return None;
     }
+    Some(evidence_item(chunk, doc, s, e, label, section))
+}
+
+/// The evidence item of `[s, e)` of document `doc_id` (a line the review reads on its
+/// own, such as the date on a cover), `None` when no chunk holds it.
+pub(super) fn item_at(
+    engine: &Engine,
+    doc_id: &str,
+    s: usize,
+    e: usize,
+) -> Result<Option<EvidenceItem>, Error> {
+    let store = engine.store();
+    let Some(row) = store.chunk_row_at(doc_id, s)? else {
+        return Ok(None);
+    };
+    let Some(chunk) = store.chunks_by_ids(&[row])?.into_iter().next() else {
+        return Ok(None);
+    };
+    let Some(text) = store.document_text(doc_id)? else {
+        return Ok(None);
+    };
+    if text.get(s..e).is_none() {
+        return Ok(None);
+    }
+    let layout = store.document_layout(doc_id, &text)?;
+    let hash = sha256_hex(text.as_bytes());
+    let doc = Doc { text, layout, hash };
+    let label = doc.layout.label_for(s, e).map(|l| l.label.clone());
+    let section = doc.layout.section_of(s).map(str::to_string);
+    Ok(Some(evidence_item(&chunk, &doc, s, e, label, section)))
+}
+
+fn evidence_item(
+    chunk: &ChunkRow,
+    doc: &Doc,
+    s: usize,
+    e: usize,
+    label: Option<String>,
+    section: Option<String>,
+) -> EvidenceItem {
+    let quote = &doc.text[s..e];
     let line = doc.text[..s].bytes().filter(|&b| b == b'\n').count() + 1;
-    Some(EvidenceItem {
+    EvidenceItem {
         id: String::new(),
         evidence_key: evidence_key(&doc.hash, s, e),
         doc_id: chunk.doc_id.clone(),
@@ -177,5 +218,5 @@ fn item_of(
         step: 1,
         content_hash: doc.hash.clone(),
         locations: Vec::new(),
-    })
+    }
 }

@@ -445,7 +445,7 @@ pub fn named_things(
 }
 
 /// The words of the things `text` names (lower case): "Boeing 737 MAX" → boeing, max.
-fn thing_words(text: &str) -> Vec<String> {
+pub(super) fn thing_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for e in crate::frame::frame(text).entities {
         for w in crate::text::words(&e.to_lowercase()) {

@@ -1059,6 +1059,19 @@ impl Store {
         Ok(())
     }
 
+    /// The row id of the first chunk of document `doc_id` that holds byte `at`.
+    pub fn chunk_row_at(&self, doc_id: &str, at: usize) -> Result<Option<i64>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT c.id FROM chunks c JOIN documents d ON d.id = c.doc \
+                 WHERE d.doc_id = ?1 AND c.start <= ?2 AND c.end > ?2 ORDER BY c.start LIMIT 1",
+                rusqlite::params![doc_id, at as i64],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
     /// The text of chunk `chunk_id` (the first of that id), `None` when no chunk has it.
     pub fn chunk_text(&self, chunk_id: &str) -> Result<Option<String>, StoreError> {
         self.conn

@@ -32,6 +32,9 @@ const MONTH_ALT: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|ju
 static ISO: LazyLock<Regex> = LazyLock::new(|| re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"));
 static NUMERIC: LazyLock<Regex> =
     LazyLock::new(|| re(r"\b(\d{1,2})([/.\-])(\d{1,2})([/.\-])(\d{4}|\d{2})\b"));
+/// A date in a form's boxes: two-digit month and day and a four-digit year, one space
+/// apart ("01 31 2018").
+static BOXED: LazyLock<Regex> = LazyLock::new(|| re(r"\b(\d{2}) (\d{2}) ((?:19|20)\d{2})\b"));
 static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
         r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+(?:day\s+)?of)?\s+({MONTH_ALT})\.?,?\s+(\d{{4}})\b"
@@ -182,6 +185,11 @@ pub fn dates(quote: &str, order: Option<DateOrder>) -> Vec<Candidate> {
             continue;
         }
         let v = numeric_date(num(&c[1]), num(&c[3]), &c[5], order);
+        push(m.start(), m.end(), v, &mut out);
+    }
+    for c in BOXED.captures_iter(quote) {
+        let m = c.get(0).unwrap();
+        let v = numeric_date(num(&c[1]), num(&c[2]), &c[3], order);
         push(m.start(), m.end(), v, &mut out);
     }
     for c in DAY_MONTH.captures_iter(quote) {
@@ -568,6 +576,28 @@ mod tests {
             Err(RejectReason::IncompleteDate)
         );
         assert!(dates("from 1 July 2020 to 30 June 2050", None).len() == 2);
+    }
+
+    #[test]
+    fn dates_in_a_forms_boxes_are_read_by_the_order_they_allow() {
+        assert_eq!(
+            one(&dates("Covering Period 01 31 2018", None)),
+            d(2018, 1, 31)
+        );
+        assert_eq!(one(&dates("Date 02 16 2018", None)), d(2018, 2, 16));
+        // Either order reads: only the document's order decides.
+        assert_eq!(
+            one(&dates("From: 03 04 2018", None)),
+            Err(RejectReason::AmbiguousDate)
+        );
+        assert_eq!(
+            one(&dates("From: 03 04 2018", Some(DateOrder::Mdy))),
+            d(2018, 3, 4)
+        );
+        // Counts in a row are no date: three digits, a year out of range, a bad month.
+        assert!(dates("120 14 2018", None).is_empty());
+        assert!(dates("12 14 1234", None).is_empty());
+        assert!(dates("13 14 2018", None).iter().all(|c| c.value.is_err()));
     }
 
     #[test]

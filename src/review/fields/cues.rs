@@ -965,7 +965,11 @@ pub fn owned(
                         && is_act(&quote[m.start..m.end], &spec.act)
                         && sets_deadline(quote, c.start, &spec.act))
             }
-            None => by_label_ok(c) || sets_deadline(quote, c.start, &spec.act),
+            None => {
+                by_label_ok(c)
+                    || sets_deadline(quote, c.start, &spec.act)
+                    || named_next(spec, quote, c.start, c.end)
+            }
         })
         .collect();
     let n = mine.len();
@@ -985,6 +989,36 @@ pub fn owned(
         }
         x.take(quote, c);
     }
+}
+
+/// Openings of a sentence that names what the sentence before it describes.
+const NAMING: &[&str] = &[
+    "this is called",
+    "this is known as",
+    "this is referred to as",
+    "these are called",
+    "this is termed",
+];
+
+/// Whether the sentence after the value's names it as the field ("… withhold and pay to
+/// the IRS 24% of such payments. This is called “backup withholding.”"): it opens with a
+/// naming phrase and a cue of `spec` follows, while the value's sentence holds no other
+/// number.
+fn named_next(spec: &FieldSpec, quote: &str, s: usize, e: usize) -> bool {
+    let (from, to) = sentence_around(quote, s, e);
+    let next = quote[to..]
+        .trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '.' | '!' | '?' | ';'))
+        .to_lowercase();
+    let Some(rest) = NAMING.iter().find_map(|n| next.strip_prefix(n)) else {
+        return false;
+    };
+    let rest =
+        rest.trim_start_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '“' | '‘' | '\''));
+    let alone = !quote[from..s]
+        .chars()
+        .chain(quote[e..to].chars())
+        .any(|c| c.is_ascii_digit());
+    alone && spec.cues.iter().any(|c| rest.starts_with(c.as_str()))
 }
 
 /// Words that set a deadline right before its date ("by", "no later than").

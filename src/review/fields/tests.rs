@@ -420,3 +420,27 @@ fn a_role_and_its_holder_in_apposition_give_the_name() {
     let names: Vec<&str> = x.found.iter().map(|v| v.raw.as_str()).collect();
     assert_eq!(names, ["Mark Junda"]);
 }
+
+#[test]
+fn a_value_named_by_the_next_sentence_is_the_field_it_names() {
+    let mut f = field("buffer_pool_percentage");
+    f.name = "backup_withholding_rate".into();
+    f.cues = vec!["backup withholding".into()];
+    let take = |q: &str| -> Vec<String> {
+        extract(&f, q, None, None)
+            .found
+            .iter()
+            .map(|v| v.raw.clone())
+            .collect()
+    };
+    assert_eq!(
+        take("Payers must withhold and pay to the IRS 24% of such payments. This is called “backup withholding.”"),
+        ["24%"]
+    );
+    // Another number in the sentence: which one the name is of is not said.
+    assert!(take("Payers must withhold 24% of payments above 10% of income. This is called backup withholding.").is_empty());
+    // The next sentence names something else.
+    assert!(
+        take("Payers must withhold 24% of such payments. This is called a penalty.").is_empty()
+    );
+}
