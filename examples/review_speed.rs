@@ -64,7 +64,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect();
         let name = p.file_stem().unwrap().to_string_lossy().to_string();
-        std::fs::write(pdf.join(format!("{name}.pdf")), docgen::paged_pdf(&laid, false))?;
+        std::fs::write(
+            pdf.join(format!("{name}.pdf")),
+            docgen::paged_pdf(&laid, false),
+        )?;
     }
     let projects: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
         "tests/fixtures/review-blind-projects/checklist.json",
@@ -72,7 +75,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let forms: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(
         "tests/fixtures/review-blind-forms/checklist.json",
     )?)?;
-    let mut reqs = projects["requirements"].as_array().cloned().unwrap_or_default();
+    let mut reqs = projects["requirements"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     reqs.extend(
         forms["requirements"]
             .as_array()
@@ -82,8 +88,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .take(23 - reqs.len().min(23))
             .cloned(),
     );
-    let checklist = serde_json::json!({"name": "review speed: 23 requirements", "requirements": reqs});
-    std::fs::write(dir.join("checklist.json"), serde_json::to_string_pretty(&checklist)?)?;
-    println!("{} requirements, 7 PDFs of {n_pages} pages in {}", reqs.len(), pdf.display());
+    let checklist =
+        serde_json::json!({"name": "review speed: 23 requirements", "requirements": reqs});
+    std::fs::write(
+        dir.join("checklist.json"),
+        serde_json::to_string_pretty(&checklist)?,
+    )?;
+    println!(
+        "{} requirements, 7 PDFs of {n_pages} pages in {}",
+        reqs.len(),
+        pdf.display()
+    );
     Ok(())
 }

@@ -990,10 +990,51 @@ pub fn review(r: &crate::review::Review) -> String {
         s,
         "The review approves nothing: the decision is the reviewer's."
     );
+    review_documents(r, &mut s);
     for q in &r.requirements {
         review_details(q, &mut s);
     }
     s
+}
+
+/// One line per document: its role, version, the later version that supersedes it, and a
+/// register's title number and proprietors.
+fn review_documents(r: &crate::review::Review, s: &mut String) {
+    use crate::review::documents::VersionFrom;
+    if !r.documents.is_empty() {
+        let _ = writeln!(s, "Documents:");
+    }
+    for d in &r.documents {
+        let file = |p: &str| clean(p.rsplit(['/', '\\']).next().unwrap_or(p)).into_owned();
+        let mut line = format!("  {:<9} {}", d.role.as_str(), file(&d.source));
+        if let Some(v) = &d.version {
+            let from = match v.from {
+                VersionFrom::FileName => "file name",
+                VersionFrom::Text => "text",
+            };
+            let number = if v.number.is_empty() {
+                "?"
+            } else {
+                v.number.as_str()
+            };
+            line.push_str(&format!("; version {number} (from the {from})"));
+        }
+        if let Some(later) = &d.superseded_by {
+            line.push_str(&format!("; superseded by {}", file(later)));
+        }
+        if let Some(t) = &d.register {
+            line.push_str(&format!(
+                "; title {}: proprietors {}",
+                clean(t.title_number.as_deref().unwrap_or("not stated")),
+                if t.proprietors.is_empty() {
+                    "not found".to_string()
+                } else {
+                    clean(&t.proprietors.join("; ")).into_owned()
+                }
+            ));
+        }
+        let _ = writeln!(s, "{line}");
+    }
 }
 
 fn review_details(q: &crate::review::RequirementReview, s: &mut String) {

@@ -210,3 +210,102 @@ fn a_declared_field_named_for_one_form_takes_its_value_from_that_form_only() {
     // Form A-1 prints no catalog number; Form B-2's is not its.
     assert!(values("A2").is_empty(), "{r:#}");
 }
+
+/// Filler that keeps two notices of one file in different chunks.
+fn filler(topic: &str) -> String {
+    (1..=30)
+        .map(|i| format!("Paragraph {i} of the {topic} discussion explains the unsafe condition in plain words."))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+const FORMS_LIST: &str = r#"{"requirements": [
+  {"requirement_id": "D1", "category": "Rulemaking", "requirement_text": "The docket number of the proposed airworthiness directive for the Zephyr Z-9 is stated.", "validation_type": "structured_field", "fields": [{"name": "faa_docket_number", "type": "identifier"}]},
+  {"requirement_id": "D2", "category": "Rulemaking", "requirement_text": "The date by which the FAA must receive comments on the proposed Zephyr AD is stated.", "validation_type": "structured_field", "fields": [{"name": "comment_due_date", "type": "date"}]},
+  {"requirement_id": "P1", "category": "Procurement", "requirement_text": "The Contracting Officer responsible for the RFI is named.", "validation_type": "structured_field", "fields": [{"name": "contracting_officer_name", "type": "name"}]},
+  {"requirement_id": "P2", "category": "Procurement", "requirement_text": "The deadline for submitting responses to the RFI is stated.", "validation_type": "structured_field", "fields": [{"name": "rfi_response_due_date", "type": "date"}]},
+  {"requirement_id": "F1", "category": "Filing", "requirement_text": "The first and last day of the reporting (covering) period are stated.", "validation_type": "structured_field", "fields": [{"name": "coverage_start_date", "type": "date"}, {"name": "coverage_end_date", "type": "date"}]},
+  {"requirement_id": "S1", "category": "Standards", "requirement_text": "The publication date of the Widget Testing Framework is stated.", "validation_type": "structured_field", "fields": [{"name": "framework_publication_date", "type": "date"}]},
+  {"requirement_id": "T1", "category": "Tax", "requirement_text": "The backup withholding rate is stated.", "validation_type": "structured_field", "fields": [{"name": "backup_withholding_rate", "type": "percentage"}]}
+]}"#;
+
+#[test]
+fn declared_fields_are_read_as_forms_notices_and_covers_print_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    // One file, two notices: only the Zephyr notice's docket and deadline are asked for.
+    let notices = format!(
+        "DEPARTMENT OF TRANSPORTATION\n\nFederal Aviation Administration\n\n\
+         [Docket No. FAA-2031-0101; Product Identifier 2031-NM-001-AD]\n\n\
+         Airworthiness Directives; The Zephyr Company Airplanes\n\n\
+         DATES: The FAA must receive comments on this proposed AD by October 2, 2031.\n\n{}\n\n\
+         [Docket No. FAA-2031-0202; Product Identifier 2031-CE-002-AD]\n\n\
+         Airworthiness Directives; Boreal Aircraft Ltd. Airplanes\n\n\
+         DATES: The FAA must receive comments on this proposed AD by November 5, 2031.\n\n{}\n",
+        filler("Zephyr Z-9 airplane"),
+        filler("Boreal airplane")
+    );
+    let rfi = "Request for Information (RFI)\n\nThe points of contact for this RFI are Contract \
+               Specialist, Ann Lee and Contracting Officer, Paul Grant.\n\nRFI responses are \
+               to be submitted directly to Ann Lee by 3:00PM Eastern Time, April 30, 2030.\n\n\
+               Questions were received by the office on March 1, 2030.\n";
+    let filing = "REPORT OF RECEIPTS\n\n5. Covering Period 02 01 2030 through 02 28 2030\n\n\
+                  6. Cash on hand 1000.00\n";
+    let cover = "Widget Testing Framework\n\nVersion 2.0\n\nNational Widget Institute\n\n\
+                 March 3, 2029\n\nThe first version of the framework was issued on January 5, 2020.\n";
+    let w9 = "Form W-9\n\nPersons making certain payments to you must withhold and pay to the \
+              IRS 24% of such payments. This is called backup withholding.\n";
+    let docs = [
+        ("fedreg-notices.txt", notices.as_str()),
+        ("va-rfi.txt", rfi),
+        ("filing.txt", filing),
+        ("widget-framework.txt", cover),
+        ("form-w9.txt", w9),
+    ];
+    let r = super::review_subjects::reviewed(tmp.path(), &docs, FORMS_LIST);
+    let values = |id: &str| -> Vec<String> {
+        let q = r["requirements"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|q| q["id"] == id)
+            .unwrap();
+        q["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| format!("{}={}", f["name"].as_str().unwrap(), f["value"]))
+            .collect()
+    };
+    assert_eq!(
+        values("D1"),
+        ["faa_docket_number=\"FAA-2031-0101\""],
+        "{r:#}"
+    );
+    assert_eq!(values("D2"), ["comment_due_date=\"2031-10-02\""], "{r:#}");
+    assert_eq!(
+        values("P1"),
+        ["contracting_officer_name=\"Paul Grant\""],
+        "{r:#}"
+    );
+    assert_eq!(
+        values("P2"),
+        ["rfi_response_due_date=\"2030-04-30\""],
+        "{r:#}"
+    );
+    let mut f1 = values("F1");
+    f1.sort();
+    assert_eq!(
+        f1,
+        [
+            "coverage_end_date=\"2030-02-28\"",
+            "coverage_start_date=\"2030-02-01\""
+        ],
+        "{r:#}"
+    );
+    assert_eq!(
+        values("S1"),
+        ["framework_publication_date=\"2029-03-03\""],
+        "{r:#}"
+    );
+    assert_eq!(values("T1"), ["backup_withholding_rate=24"], "{r:#}");
+}

@@ -240,3 +240,60 @@ fn an_earlier_version_of_a_plan_is_superseded_not_a_conflict() {
     });
     assert!(superseded, "{sd:#}");
 }
+
+#[test]
+fn versions_stated_inside_documents_roles_and_register_titles_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    // File names say nothing of versions: the documents' own lines do.
+    let old = "# Alder Brook Project Plan\n\nDocument status: SUPERSEDED by Version 2.0.\n\n\
+               Document version: 1.0\n\nThe project start date is 1 March 2020.\n";
+    let new = "# Alder Brook Project Plan\n\nDocument version: 2.0\n\n\
+               The project start date is 1 March 2021.\n";
+    let register = "HM Land Registry\nOfficial copy of register of title\n\n\
+                    Title number AB123456\n\nB: Proprietorship Register\n\n\
+                    1 PROPRIETOR: ALDER BROOK FARMS LIMITED of Brook House.\n\n\
+                    C: Charges Register\n\n\
+                    2 Proprietor: WESTERN COUNTIES BANK PLC of Bank Street.\n";
+    let list = r#"{"requirements": [{"requirement_id": "SD", "category": "Project Start Date", "requirement_text": "The project start date is stated.", "validation_type": "structured_field"},
+        {"requirement_id": "LT", "category": "Land Tenure", "requirement_text": "The owner of the land is named.", "validation_type": "structured_field"}]}"#;
+    let r = reviewed(
+        tmp.path(),
+        &[
+            ("plan-march.md", old),
+            ("plan-june.md", new),
+            ("title-ab123456.txt", register),
+        ],
+        list,
+    );
+    let sd = requirement(&r, "SD");
+    let values: Vec<Value> = values_of(&r, "SD").into_iter().map(|v| v.1).collect();
+    assert_eq!(values, vec![serde_json::json!("2021-03-01")], "{sd:#}");
+    assert!(
+        sd["rejected_values"].as_array().unwrap().iter().any(|x| {
+            x["reason"] == "superseded" && x["note"].as_str().unwrap().contains("plan-june.md")
+        }),
+        "{sd:#}"
+    );
+    let docs = r["documents"].as_array().unwrap();
+    let doc = |name: &str| {
+        docs.iter()
+            .find(|d| d["source"].as_str().unwrap().ends_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {docs:#?}"))
+    };
+    let march = doc("plan-march.md");
+    assert_eq!(march["role"], "plan");
+    assert_eq!(march["version"]["from"], "text");
+    assert_eq!(march["version"]["number"], "1.0");
+    assert!(march["superseded_by"]
+        .as_str()
+        .unwrap()
+        .ends_with("plan-june.md"));
+    assert!(doc("plan-june.md").get("superseded_by").is_none());
+    let title = doc("title-ab123456.txt");
+    assert_eq!(title["role"], "register");
+    assert_eq!(title["register"]["title_number"], "AB123456");
+    assert_eq!(
+        title["register"]["proprietors"],
+        serde_json::json!(["ALDER BROOK FARMS LIMITED"])
+    );
+}

@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::evidence::verify::{Reason, Verdict};
 
 use super::checklist::{field_question, Requirement};
+use super::documents;
 use super::fields::{self, DateOrder, Extraction, FieldSpec, FieldType};
 use super::{DocumentInfo, FieldValue, RejectedValue, ReviewOptions};
 
@@ -139,11 +140,16 @@ impl<'a> Gatherer<'a> {
                 .document_text(&item.doc_id)?
                 .unwrap_or_default();
             let order = self.opts.date_order.or_else(|| fields::infer_order(&text));
+            let role = documents::role(&item.source, &item.title, &text);
             let info = DocumentInfo {
                 doc_id: item.doc_id.clone(),
                 source: item.source.clone(),
                 title: item.title.clone(),
                 date_order: order,
+                role,
+                version: documents::version_of(&item.source, &item.title, &text),
+                superseded_by: None,
+                register: (role == documents::Role::Register).then(|| documents::register(&text)),
             };
             self.docs.insert(item.doc_id.clone(), (info, text));
         }
@@ -242,10 +248,37 @@ impl<'a> Gatherer<'a> {
             .is_some_and(|t| t == v.raw)
     }
 
-    /// Documents that supplied evidence, by source.
+    /// The version of document `doc_id` as versions of one document compare.
+    pub fn version_key(&self, doc_id: &str) -> Option<super::versions::Version> {
+        let (info, _) = self.docs.get(doc_id)?;
+        info.version.as_ref().map(|v| v.key.clone())
+    }
+
+    /// Documents that supplied evidence, by source, each with the later version of it
+    /// the review also read.
     pub fn documents(&self) -> Vec<DocumentInfo> {
         let mut d: Vec<DocumentInfo> = self.docs.values().map(|(i, _)| i.clone()).collect();
         d.sort_by(|a, b| a.source.cmp(&b.source));
+        let keys: Vec<Option<super::versions::Version>> = d
+            .iter()
+            .map(|i| i.version.as_ref().map(|v| v.key.clone()))
+            .collect();
+        for i in 0..d.len() {
+            let Some(k) = &keys[i] else { continue };
+            let later = (0..d.len())
+                .filter(|&j| {
+                    keys[j]
+                        .as_ref()
+                        .is_some_and(|o| o.document == k.document && o.rank > k.rank)
+                })
+                .max_by(|&a, &b| {
+                    keys[a]
+                        .as_ref()
+                        .map(|v| &v.rank)
+                        .cmp(&keys[b].as_ref().map(|v| &v.rank))
+                });
+            d[i].superseded_by = later.map(|j| d[j].source.clone());
+        }
         d
     }
 

@@ -22,6 +22,7 @@ use crate::error::Error;
 pub mod checklist;
 pub mod checks;
 pub mod derive;
+pub mod documents;
 pub mod fields;
 pub mod focus;
 pub mod gather;
@@ -203,6 +204,17 @@ pub struct DocumentInfo {
     pub title: String,
     /// Date order used for its ambiguous numeric dates (`null`: none; they are ambiguous).
     pub date_order: Option<DateOrder>,
+    /// What the document is.
+    pub role: documents::Role,
+    /// The version it is, when its file name or opening states one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<documents::DocVersion>,
+    /// The document of the review that is a later version of this one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// For a land register's official copy: its title number and proprietors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub register: Option<documents::RegisterTitle>,
 }
 
 /// Counts by status, and of the checks performed.
@@ -292,7 +304,7 @@ pub fn review(
         *timings.entry("research".into()).or_default() += ms(t);
         let t = Instant::now();
         let (fields, mut rejected) = g.fields(req, &evidence)?;
-        let (fields, aside) = versions::current(fields);
+        let (fields, aside) = versions::current(fields, &|f| g.version_key(&f.doc_id));
         rejected.extend(aside);
         let (fields, aside) = subject::documents(req, &evidence, fields, &|d| g.text_of(d));
         rejected.extend(aside);

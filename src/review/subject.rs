@@ -372,7 +372,7 @@ const NAMED_SLACK: f64 = 0.5;
 /// Keep, of a field's values that disagree, those read in passages that name the things
 /// the requirement names: one file may hold two notices with a docket number each, and
 /// only the passage of one names "the Boeing 737 MAX" the requirement asks about. A
-/// value's passage is the chunk it was read in with its quote and section; a value stays
+/// value's passage is its quote and what follows it ([`passage`]); a value stays
 /// when one of its places names at least [`NAMED_SLACK`] of the best place's share. Rule
 /// fields are bound by [`bind`].
 pub fn named_things(
@@ -386,46 +386,25 @@ pub fn named_things(
         return Ok((fields, Vec::new()));
     }
     let mut w = Weights::new(engine)?;
+    let weights: Vec<f64> = things.iter().map(|t| w.of(t)).collect::<Result<_, _>>()?;
     let mut passages: HashMap<String, String> = HashMap::new();
-    let mut score = Vec::with_capacity(fields.len());
+    // Per value, which of the named words one of its places names.
+    let mut named: Vec<Vec<bool>> = Vec::with_capacity(fields.len());
     for v in &fields {
-        let mut best = 0.0_f64;
+        let mut n = vec![false; things.len()];
         for lower in passage(engine, evidence, v, &mut passages)? {
-            best = best.max(w.share(&lower, &things)?.unwrap_or(0.0));
+            for (k, t) in things.iter().enumerate() {
+                n[k] |= super::fields::names_word(&lower, t);
+            }
         }
-        score.push(best);
+        named.push(n);
     }
     let mut keep_at = vec![true; fields.len()];
     for spec in req.fields.iter().filter(|f| !f.rule) {
         let mine: Vec<usize> = (0..fields.len())
             .filter(|&i| fields[i].name == spec.name)
             .collect();
-        let agree = |i: usize, j: usize| {
-            let tol = super::fields::Tolerance::default();
-            let (a, b) = (&fields[i], &fields[j]);
-            a.value == b.value
-                || matches!(
-                    (super::checks::typed(a), super::checks::typed(b)),
-                    (Some(x), Some(y)) if super::fields::compare(spec.ty, &x, &y, &tol).0
-                        == super::fields::Agreement::Agree
-                )
-        };
-        // The best share among the places of a value and the values agreeing with it.
-        let of = |i: usize| {
-            mine.iter()
-                .filter(|&&j| agree(i, j))
-                .map(|&j| score[j])
-                .fold(0.0_f64, f64::max)
-        };
-        let best = mine.iter().map(|&i| of(i)).fold(0.0_f64, f64::max);
-        if best <= 0.0 || mine.iter().all(|&i| agree(mine[0], i)) {
-            continue;
-        }
-        for &i in &mine {
-            if of(i) < best * NAMED_SLACK {
-                keep_at[i] = false;
-            }
-        }
+        keep_named(spec, &fields, &mine, &named, &weights, &mut keep_at);
     }
     let (mut keep, mut set_aside) = (Vec::new(), Vec::new());
     for (i, v) in fields.into_iter().enumerate() {
@@ -444,6 +423,60 @@ pub fn named_things(
     Ok((keep, set_aside))
 }
 
+/// Marks in `keep` which of the values `mine` of `spec` stay: the values agreeing with
+/// one another form a group naming every word one of its places names; only the words
+/// some group names and another does not tell them apart, and a group whose weighted
+/// share of those words is below [`NAMED_SLACK`] of the best group's is another thing's.
+fn keep_named(
+    spec: &super::fields::FieldSpec,
+    fields: &[FieldValue],
+    mine: &[usize],
+    named: &[Vec<bool>],
+    weights: &[f64],
+    keep: &mut [bool],
+) {
+    let tol = super::fields::Tolerance::default();
+    let agree = |i: usize, j: usize| {
+        let (a, b) = (&fields[i], &fields[j]);
+        a.value == b.value
+            || matches!(
+                (super::checks::typed(a), super::checks::typed(b)),
+                (Some(x), Some(y)) if super::fields::compare(spec.ty, &x, &y, &tol).0
+                    == super::fields::Agreement::Agree
+            )
+    };
+    if mine.iter().all(|&i| agree(mine[0], i)) {
+        return;
+    }
+    let group = |i: usize| -> Vec<bool> {
+        (0..weights.len())
+            .map(|k| mine.iter().any(|&j| agree(i, j) && named[j][k]))
+            .collect()
+    };
+    let groups: Vec<Vec<bool>> = mine.iter().map(|&i| group(i)).collect();
+    let telling: Vec<usize> = (0..weights.len())
+        .filter(|&k| groups.iter().any(|g| g[k]) && groups.iter().any(|g| !g[k]))
+        .collect();
+    let total: f64 = telling.iter().map(|&k| weights[k]).sum();
+    if total <= 0.0 {
+        return;
+    }
+    let share = |g: &Vec<bool>| {
+        telling
+            .iter()
+            .filter(|&&k| g[k])
+            .map(|&k| weights[k])
+            .sum::<f64>()
+            / total
+    };
+    let best = groups.iter().map(share).fold(0.0_f64, f64::max);
+    for (n, &i) in mine.iter().enumerate() {
+        if share(&groups[n]) < best * NAMED_SLACK {
+            keep[i] = false;
+        }
+    }
+}
+
 /// The words of the things `text` names (lower case): "Boeing 737 MAX" → boeing, max.
 pub(super) fn thing_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
@@ -457,32 +490,39 @@ pub(super) fn thing_words(text: &str) -> Vec<String> {
     out
 }
 
-/// The lower-case passages of `v`: the chunk, quote and section of each evidence item of
-/// its document whose quote holds its text (a value read once may be stated again).
+/// Bytes after a value that make its passage: what a docket line or a heading value
+/// introduces follows it.
+const PASSAGE_BYTES: usize = 1_500;
+
+/// The lower-case passages of `v`: for each evidence item of its document whose quote
+/// holds its text (a value read once may be stated again), the quote and the
+/// [`PASSAGE_BYTES`] of the document that follow the value there.
 fn passage(
     engine: &Engine,
     evidence: &[EvidenceItem],
     v: &FieldValue,
     cache: &mut HashMap<String, String>,
 ) -> Result<Vec<String>, Error> {
+    if !cache.contains_key(&v.doc_id) {
+        let text = engine.store().document_text(&v.doc_id)?.unwrap_or_default();
+        cache.insert(v.doc_id.clone(), text);
+    }
+    let text = &cache[&v.doc_id];
     let mut out = Vec::new();
-    for item in evidence
-        .iter()
-        .filter(|e| e.id == v.evidence || (e.doc_id == v.doc_id && e.quote.contains(&v.raw)))
-    {
-        if !cache.contains_key(&item.chunk_id) {
-            let chunk = engine
-                .store()
-                .chunk_text(&item.chunk_id)?
-                .unwrap_or_default();
-            cache.insert(item.chunk_id.clone(), chunk.to_lowercase());
+    for item in evidence.iter().filter(|e| e.doc_id == v.doc_id) {
+        let at = if item.id == v.evidence {
+            v.start
+        } else if let Some(k) = item.quote.find(&v.raw) {
+            item.start + k
+        } else {
+            continue;
+        };
+        let mut end = (at + PASSAGE_BYTES).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
         }
-        out.push(format!(
-            "{}\n{}\n{}",
-            cache[&item.chunk_id],
-            item.quote.to_lowercase(),
-            item.section.as_deref().unwrap_or("").to_lowercase()
-        ));
+        let after = text.get(at..end).unwrap_or("");
+        out.push(format!("{}\n{}", item.quote, after).to_lowercase());
     }
     Ok(out)
 }

@@ -33,7 +33,7 @@ const VERSION_WORDS: &[(&str, i32)] = &[
 ];
 
 /// A file's document and its place among that document's versions.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Version {
     /// The name without version marks, lower case, words joined by one space.
     pub document: String,
@@ -80,8 +80,11 @@ pub fn of(source: &str) -> Option<Version> {
 
 /// Values from an earlier version of a document whose later version the values also come
 /// from are set aside as superseded, naming the later file.
-pub fn current(fields: Vec<FieldValue>) -> (Vec<FieldValue>, Vec<RejectedValue>) {
-    let versions: Vec<Option<Version>> = fields.iter().map(|f| of(&f.source)).collect();
+pub fn current(
+    fields: Vec<FieldValue>,
+    version_of: &dyn Fn(&FieldValue) -> Option<Version>,
+) -> (Vec<FieldValue>, Vec<RejectedValue>) {
+    let versions: Vec<Option<Version>> = fields.iter().map(version_of).collect();
     let mut keep = Vec::new();
     let mut aside = Vec::new();
     for (i, f) in fields.iter().enumerate() {

@@ -218,11 +218,14 @@ pub fn dates(quote: &str, order: Option<DateOrder>) -> Vec<Candidate> {
 /// or `None` when it has none or they disagree.
 pub fn infer_order(text: &str) -> Option<DateOrder> {
     let (mut dmy, mut mdy) = (false, false);
-    for c in NUMERIC.captures_iter(text) {
-        if c[2] != c[4] || c[5].len() != 4 {
-            continue;
-        }
-        let (a, b, y) = (num(&c[1]), num(&c[3]), num(&c[5]));
+    let written = NUMERIC
+        .captures_iter(text)
+        .filter(|c| c[2] == c[4] && c[5].len() == 4)
+        .map(|c| (num(&c[1]), num(&c[3]), num(&c[5])));
+    let boxed = BOXED
+        .captures_iter(text)
+        .map(|c| (num(&c[1]), num(&c[2]), num(&c[3])));
+    for (a, b, y) in written.chain(boxed) {
         // Only a real date decides: 31/04/2021 shows no order.
         if a > 12 && date(y, b, a).is_ok() {
             dmy = true;
@@ -602,6 +605,10 @@ mod tests {
 
     #[test]
     fn date_order_is_inferred_only_when_the_unambiguous_dates_agree() {
+        assert_eq!(
+            infer_order("Period 02 01 2030 through 02 28 2030"),
+            Some(DateOrder::Mdy)
+        );
         assert_eq!(
             infer_order("signed 31/12/2030 and 01/02/2021"),
             Some(DateOrder::Dmy)
