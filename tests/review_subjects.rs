@@ -297,3 +297,40 @@ fn versions_stated_inside_documents_roles_and_register_titles_are_read() {
         serde_json::json!(["ALDER BROOK FARMS LIMITED"])
     );
 }
+
+#[test]
+fn a_length_stated_beside_its_range_must_agree_with_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = r#"{"requirements": [{"requirement_id": "C1", "category": "Crediting Period", "requirement_text": "The crediting period length and its start and end dates are stated.", "validation_type": "structured_field"}]}"#;
+    let agreeing = "# Alder Brook Project Plan\n\n## Crediting period\n\n\
+                    The crediting period is 10 years, from 01/01/2022 to 31/12/2031.\n";
+    let r = reviewed(tmp.path(), &[("plan.md", agreeing)], list);
+    let years: Vec<Value> = values_of(&r, "C1")
+        .into_iter()
+        .filter(|v| v.0 == "crediting_period_years")
+        .map(|v| v.1)
+        .collect();
+    // The stated length agrees with the range: one value, no second one from the dates.
+    assert_eq!(years, vec![serde_json::json!(10)], "{r:#}");
+    let tmp = tempfile::tempdir().unwrap();
+    let differing = "# Alder Brook Project Plan\n\n## Crediting period\n\n\
+                     The crediting period is 10 years, from 01/01/2022 to 31/12/2030.\n";
+    let r = reviewed(tmp.path(), &[("plan.md", differing)], list);
+    let c1 = requirement(&r, "C1");
+    let mut years: Vec<(Value, String)> = values_of(&r, "C1")
+        .into_iter()
+        .filter(|v| v.0 == "crediting_period_years")
+        .map(|v| (v.1, v.2))
+        .collect();
+    years.sort_by_key(|v| v.1.clone());
+    // Nine years from the dates beside the stated ten: both kept, and reported.
+    assert_eq!(
+        years,
+        vec![
+            (serde_json::json!(9), "01/01/2022 to 31/12/2030".to_string()),
+            (serde_json::json!(10), "10 years".to_string())
+        ],
+        "{c1:#}"
+    );
+    assert_ne!(c1["status"], "evidenced", "{c1:#}");
+}

@@ -2,7 +2,8 @@
 //! start and end dates ("from 01/01/2022 to 31/12/2031" is ten years). The derived value
 //! cites the whole range, verbatim, and is taken only when the dates span whole years,
 //! counted with the end day included (31/12/2031 ends the tenth year) or excluded
-//! (01/01/2032); anything else stays missing rather than rounded.
+//! (01/01/2032); anything else stays missing rather than rounded. A length the same
+//! document states beside the range must agree with it, or both values are reported.
 
 use crate::answer::EvidenceItem;
 
@@ -41,8 +42,10 @@ fn whole_years(start: (i32, u32, u32), end: (i32, u32, u32)) -> Option<i32> {
         .map(|e| e.0 - start.0)
 }
 
-/// Years fields of `req` (`x_years` beside `x_start` and `x_end`) that no value states,
-/// derived from a start and an end date stated in one evidence item.
+/// Years fields of `req` (`x_years` beside `x_start` and `x_end`) derived from a start
+/// and an end date stated in one evidence item: when no value states the field, or when
+/// the range's document states a length that differs from the range's (both are then
+/// kept, and the cross-document check reports them).
 pub fn years_from_ranges(
     req: &Requirement,
     evidence: &[EvidenceItem],
@@ -53,9 +56,6 @@ pub fn years_from_ranges(
         let Some(stem) = spec.name.strip_suffix("_years") else {
             continue;
         };
-        if found.iter().any(|f| f.name == spec.name) {
-            continue;
-        }
         let of = |suffix: &str| {
             let name = format!("{stem}_{suffix}");
             found.iter().filter(move |f| f.name == name)
@@ -75,6 +75,20 @@ pub fn years_from_ranges(
             };
             let span = (s.start - item.start, e.end - item.start);
             if item.quote.get(span.0..span.1).is_none() {
+                continue;
+            }
+            // A length the document states beside its range must agree with it: an equal
+            // one needs no second value, a different one is kept beside it, so the check
+            // reports the disagreement.
+            let stated: Vec<&FieldValue> = found
+                .iter()
+                .filter(|f| f.name == spec.name && f.doc_id == s.doc_id)
+                .collect();
+            let agrees = |f: &&FieldValue| f.value.as_f64() == Some(years as f64);
+            if !stated.is_empty() && stated.iter().all(agrees) {
+                continue;
+            }
+            if stated.is_empty() && found.iter().any(|f| f.name == spec.name) {
                 continue;
             }
             let v = Value::Number(years as f64);
