@@ -266,8 +266,8 @@ pub fn review_eval(r: &crate::eval::review::ReviewEvalReport) -> String {
     }
     let _ = writeln!(
         s,
-        "raw values re-checked at their spans: {}, not verbatim: {}",
-        r.raw_checked, r.raw_not_verbatim
+        "raw values re-checked at their spans: {}, not verbatim: {}; contents or instruction lines cited: {}",
+        r.raw_checked, r.raw_not_verbatim, r.contents_or_instructions_cited
     );
     let times: Vec<String> = r
         .timings_ms

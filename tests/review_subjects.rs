@@ -334,3 +334,18 @@ fn a_length_stated_beside_its_range_must_agree_with_it() {
     );
     assert_ne!(c1["status"], "evidenced", "{c1:#}");
 }
+
+#[test]
+fn a_monitoring_year_is_not_the_permanence_period() {
+    let tmp = tempfile::tempdir().unwrap();
+    let list = r#"{"requirements": [{"requirement_id": "PM", "category": "Permanence", "requirement_text": "The permanence period is stated.", "validation_type": "structured_field"}]}"#;
+    let plan = "# Alder Brook Project Plan\n\n## Permanence\n\n\
+                The project commits to a permanence period of 10 years after the end of the \
+                crediting period.\n\n## Monitoring\n\n\
+                Monitoring rounds take place in Years 1, 5 and 10, with a final permanence \
+                monitoring round in Year 20.\n";
+    let r = reviewed(tmp.path(), &[("plan.md", plan)], list);
+    let years: Vec<Value> = values_of(&r, "PM").into_iter().map(|v| v.1).collect();
+    assert_eq!(years, vec![serde_json::json!(10)], "{r:#}");
+    assert_eq!(requirement(&r, "PM")["status"], "evidenced", "{r:#}");
+}

@@ -143,6 +143,9 @@ pub struct ReviewEvalReport {
     pub raw_checked: usize,
     /// Of those, how many did not hold (must be 0).
     pub raw_not_verbatim: usize,
+    /// Evidence items the review cites that are a table-of-contents entry or a template
+    /// instruction (must be 0).
+    pub contents_or_instructions_cited: usize,
     /// Milliseconds: ingest, then the review's stages.
     pub timings_ms: BTreeMap<String, f64>,
     /// Whether `expected.json` was found (without it only timings and spans are reported).
@@ -231,6 +234,15 @@ pub fn run(
         status_misses: Vec::new(),
         raw_checked: 0,
         raw_not_verbatim: 0,
+        contents_or_instructions_cited: r
+            .requirements
+            .iter()
+            .flat_map(|q| &q.evidence)
+            .filter(|e| {
+                crate::evidence::provision::is_contents_entry(&e.quote)
+                    || crate::evidence::extract::is_instruction(&e.quote)
+            })
+            .count(),
         timings_ms: r.timings_ms.clone(),
         scored: expected.is_some(),
     };

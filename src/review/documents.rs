@@ -153,19 +153,37 @@ fn trimmed(text: &str, (s, e): (usize, usize)) -> (usize, usize) {
     (s + lead, e)
 }
 
-/// A title as the name of a document across its versions: its words without version
-/// marks or digits ("Project Plan (Template PP-3, v3.0)" → "project plan template pp").
+/// A title as the name of a document across its versions: its words without what stands
+/// in brackets (a template's number) and without version marks ("Project Plan (Template
+/// PP-3, v3.0) Version 2" → "project plan"); other numbers stay ("Monitoring Report MR1"
+/// and "… MR2" are two documents).
 fn identity(title: &str) -> String {
-    crate::text::words(title)
-        .into_iter()
-        .map(|w| {
-            w.chars()
-                .filter(|c| !c.is_ascii_digit())
-                .collect::<String>()
-        })
-        .filter(|w| !w.is_empty() && !matches!(w.as_str(), "v" | "version" | "rev" | "revision"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    for c in title.chars() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth = depth.saturating_sub(1),
+            c if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let words = crate::text::words(&plain.replace('.', "_"));
+    let mut out: Vec<String> = Vec::new();
+    let mut skip_number = false;
+    for w in words {
+        let mark = matches!(w.as_str(), "version" | "rev" | "revision" | "v");
+        let versioned =
+            w.starts_with('v') && w[1..].chars().next().is_some_and(|c| c.is_ascii_digit());
+        let number = w.chars().all(|c| c.is_ascii_digit());
+        if mark || versioned {
+            skip_number = true;
+        } else if !(skip_number && number) {
+            out.push(w);
+            skip_number = false;
+        }
+    }
+    out.join(" ")
 }
 
 /// Where a document's version was read.
@@ -326,6 +344,11 @@ mod tests {
         assert_eq!(w.rank, (vec![1, 0], -2));
         // One document across its versions, whatever its template's number.
         assert_eq!(v.document, w.document);
+        assert_eq!(identity("Plan (Template PP-3, v3.0) Version 2.1"), "plan");
+        assert_ne!(
+            identity("Monitoring Report MR1"),
+            identity("Monitoring Report MR2")
+        );
         assert!(v.rank > w.rank);
         // A standard's or a methodology's version inside a line is not the document's.
         assert!(in_text("Plan", "Standard: NUCR Standard v2.2\nMethodology v1.3\n").is_none());
