@@ -105,6 +105,7 @@ fn the_sample_review_gives_every_expected_status_and_no_wrong_value() {
     assert_eq!(out.status.code(), Some(0), "{r}");
     assert_eq!(r["wrong_values"], serde_json::json!([]), "{r}");
     assert_eq!(r["raw_not_verbatim"], 0, "{r}");
+    assert_eq!(r["contents_or_instructions_cited"], 0, "{r}");
     assert!(r["raw_checked"].as_u64().unwrap() >= 15, "{r}");
     assert_eq!(r["status_accuracy"], 1.0, "{r}");
     assert!(r["fields"]["recall"].as_f64().unwrap() >= 0.9, "{r}");
@@ -129,6 +130,7 @@ fn the_blind_project_submission_gives_no_wrong_value() {
     let r = json(&out.stdout);
     assert_eq!(r["wrong_values"], serde_json::json!([]), "{r}");
     assert_eq!(r["raw_not_verbatim"], 0, "{r}");
+    assert_eq!(r["contents_or_instructions_cited"], 0, "{r}");
     assert!(r["fields"]["recall"].as_f64().unwrap() >= 0.7, "{r}");
     assert!(r["status_accuracy"].as_f64().unwrap() >= 0.8, "{r}");
 }
