@@ -12,8 +12,9 @@ use serde::Serialize;
 
 use super::versions::Version;
 
-/// Bytes of a document's opening read for its role and version.
-const OPENING_BYTES: usize = 3_000;
+/// Bytes of a document's opening (its first page's head) read for its role, version,
+/// date of issue and the codes that name it.
+pub const OPENING_BYTES: usize = 2_000;
 
 /// What a document is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -83,7 +84,7 @@ pub fn role(source: &str, title: &str, text: &str) -> Role {
     let file = source.rsplit(['/', '\\']).next().unwrap_or(source);
     let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
     let head = opening(text, 500);
-    [stem, title, head.as_str()]
+    [stem, title, head]
         .iter()
         .find_map(|t| last_role(t))
         .unwrap_or(Role::Other)
@@ -100,12 +101,13 @@ fn last_role(text: &str) -> Option<Role> {
         .map(|(_, r)| r)
 }
 
-fn opening(text: &str, bytes: usize) -> String {
-    let mut end = text.len().min(bytes);
+/// The first `bytes` of `text`, cut back to a character boundary.
+pub fn opening(text: &str, bytes: usize) -> &str {
+    let mut end = bytes.min(text.len());
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    text[..end].to_string()
+    &text[..end]
 }
 
 /// A version line: "Version 2.1", "Document version | Version 1.0", "Rev. 3".
@@ -125,8 +127,8 @@ static SUPERSEDED_BY: LazyLock<Regex> =
 /// opening says it is superseded.
 pub fn in_text(title: &str, text: &str) -> Option<(Version, (usize, usize))> {
     let head = opening(text, OPENING_BYTES);
-    let superseded = SUPERSEDED_BY.find(&head);
-    let numbered = VERSION_LINE.captures(&head);
+    let superseded = SUPERSEDED_BY.find(head);
+    let numbered = VERSION_LINE.captures(head);
     let (numbers, span) = match (&numbered, superseded) {
         (Some(c), _) => {
             let m = c.get(0).expect("whole match");
@@ -136,7 +138,7 @@ pub fn in_text(title: &str, text: &str) -> Option<(Version, (usize, usize))> {
         (None, Some(m)) => (Vec::new(), (m.start(), m.end())),
         (None, None) => return None,
     };
-    let (s, e) = trimmed(&head, span);
+    let (s, e) = trimmed(head, span);
     let version = Version {
         document: identity(title),
         rank: (numbers, if superseded.is_some() { -2 } else { 0 }),

@@ -11,8 +11,7 @@ use crate::error::Error;
 use super::checklist::Requirement;
 use super::fields::{self, DateOrder, Extracted, FieldSpec, FieldType};
 
-/// Bytes of a document's opening read for its date.
-pub const OPENING_BYTES: usize = 2_000;
+use super::documents::OPENING_BYTES;
 
 /// Share of the requirement's named words a document's title must name.
 const TITLE_SHARE: f64 = 0.5;

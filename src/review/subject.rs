@@ -517,18 +517,13 @@ fn passage(
         } else {
             continue;
         };
-        let mut end = (at + PASSAGE_BYTES).min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let after = text.get(at..end).unwrap_or("");
+        let after = text
+            .get(at..)
+            .map_or("", |t| super::documents::opening(t, PASSAGE_BYTES));
         out.push(format!("{}\n{}", item.quote, after).to_lowercase());
     }
     Ok(out)
 }
-
-/// Bytes of a document's opening (its first page's head) that may name its codes.
-const OPENING_BYTES: usize = 2_000;
 
 /// Keep the values of fields whose names start with document codes only from documents
 /// those codes name (in the title, the file name or the opening `text_of` gives); the
@@ -551,9 +546,13 @@ pub fn documents(
             keep.push(v);
             continue;
         }
-        let opening = openings
-            .entry(v.doc_id.clone())
-            .or_insert_with(|| text_of(&v.doc_id).map(|t| opening(&t)).unwrap_or_default());
+        let opening = openings.entry(v.doc_id.clone()).or_insert_with(|| {
+            text_of(&v.doc_id)
+                .map(|t| {
+                    super::documents::opening(&t, super::documents::OPENING_BYTES).to_lowercase()
+                })
+                .unwrap_or_default()
+        });
         let item = evidence.iter().find(|e| e.id == v.evidence);
         if item.is_some_and(|i| codes.iter().all(|c| names_document(c, i, opening))) {
             keep.push(v);
@@ -568,13 +567,4 @@ pub fn documents(
         }
     }
     (keep, set_aside)
-}
-
-/// The first [`OPENING_BYTES`] of `text` (cut at a character), lower case.
-fn opening(text: &str) -> String {
-    let mut end = text.len().min(OPENING_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    text[..end].to_lowercase()
 }
