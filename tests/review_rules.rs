@@ -179,15 +179,7 @@ fn a_declared_field_named_for_one_form_takes_its_value_from_that_form_only() {
     let docs = [("form-a.md", FORM_A), ("form-b.md", FORM_B)];
     let r = super::review_subjects::reviewed(tmp.path(), &docs, FORM_LIST);
     let values = |id: &str| -> Vec<(String, String)> {
-        let q = r["requirements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|q| q["id"] == id)
-            .unwrap();
-        q["fields"]
-            .as_array()
-            .unwrap()
+        fields_of(&r, id)
             .iter()
             .map(|f| {
                 let file = f["source"].as_str().unwrap().rsplit('/').next().unwrap();
@@ -263,15 +255,7 @@ fn declared_fields_are_read_as_forms_notices_and_covers_print_them() {
     ];
     let r = super::review_subjects::reviewed(tmp.path(), &docs, FORMS_LIST);
     let values = |id: &str| -> Vec<String> {
-        let q = r["requirements"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|q| q["id"] == id)
-            .unwrap();
-        q["fields"]
-            .as_array()
-            .unwrap()
+        fields_of(&r, id)
             .iter()
             .map(|f| format!("{}={}", f["name"].as_str().unwrap(), f["value"]))
             .collect()
@@ -308,4 +292,15 @@ fn declared_fields_are_read_as_forms_notices_and_covers_print_them() {
         "{r:#}"
     );
     assert_eq!(values("T1"), ["backup_withholding_rate=24"], "{r:#}");
+}
+
+/// The field values of requirement `id` in review `r`.
+fn fields_of<'a>(r: &'a Value, id: &str) -> &'a Vec<Value> {
+    let q = r["requirements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["id"] == id)
+        .unwrap_or_else(|| panic!("no requirement {id}"));
+    q["fields"].as_array().unwrap()
 }

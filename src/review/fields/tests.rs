@@ -382,13 +382,7 @@ fn deadline(act: &[&str]) -> FieldSpec {
 #[test]
 fn a_deadline_date_is_the_one_set_for_the_requirement_act() {
     let f = deadline(&["submitting", "responses"]);
-    let take = |q: &str| -> Vec<String> {
-        extract(&f, q, None, None)
-            .found
-            .iter()
-            .map(|v| v.raw.clone())
-            .collect()
-    };
+    let take = |q: &str| raws(&f, q);
     // "submitted" (a distractor elsewhere) is the act here; a time may stand between.
     assert_eq!(
         take("RFI responses are to be submitted to the office by 3:00PM Eastern Time, February 28, 2018."),
@@ -426,13 +420,7 @@ fn a_value_named_by_the_next_sentence_is_the_field_it_names() {
     let mut f = field("buffer_pool_percentage");
     f.name = "backup_withholding_rate".into();
     f.cues = vec!["backup withholding".into()];
-    let take = |q: &str| -> Vec<String> {
-        extract(&f, q, None, None)
-            .found
-            .iter()
-            .map(|v| v.raw.clone())
-            .collect()
-    };
+    let take = |q: &str| raws(&f, q);
     assert_eq!(
         take("Payers must withhold and pay to the IRS 24% of such payments. This is called “backup withholding.”"),
         ["24%"]
@@ -443,4 +431,13 @@ fn a_value_named_by_the_next_sentence_is_the_field_it_names() {
     assert!(
         take("Payers must withhold 24% of such payments. This is called a penalty.").is_empty()
     );
+}
+
+/// The raw text of every value `f` takes from `quote`.
+fn raws(f: &FieldSpec, quote: &str) -> Vec<String> {
+    extract(f, quote, None, None)
+        .found
+        .iter()
+        .map(|v| v.raw.clone())
+        .collect()
 }
