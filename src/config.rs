@@ -242,6 +242,9 @@ macro_rules! settings {
             /// Evidence Gate presets per report template (`[presets.NAME]` tables), on top
             /// of the built-in ones (see [`GatePreset`]).
             pub presets: std::collections::BTreeMap<String, GatePreset>,
+            /// What documents are as sources (`[[sources]]` tables: a path glob and the
+            /// fields it declares; see [`crate::source::SourceRule`]).
+            pub sources: Vec<crate::source::SourceRule>,
             /// Where each setting that is not a default came from (key → origin).
             #[serde(skip)]
             pub origins: std::collections::BTreeMap<String, Origin>,
@@ -252,6 +255,7 @@ macro_rules! settings {
                 Config {
                     $($key: $default,)*
                     presets: Default::default(),
+                    sources: Default::default(),
                     origins: Default::default(),
                 }
             }
@@ -641,6 +645,11 @@ impl Config {
                 return Err(self.invalid(&format!("presets.{name}"), v, reason));
             }
         }
+        for (i, rule) in self.sources.iter().enumerate() {
+            if let Err(reason) = rule.check() {
+                return Err(self.invalid(&format!("sources[{i}]"), rule.path.clone(), reason));
+            }
+        }
         if self.cosine_weight + self.coverage_weight > 1.0 {
             let v = format!(
                 "{} (+ coverage_weight {})",
@@ -737,7 +746,7 @@ mod tests {
         names.push("reranker_dir");
         names.push("generator");
         names.push("serve_token");
-        names.retain(|n| *n != "presets"); // tables of their own, not settings
+        names.retain(|n| *n != "presets" && *n != "sources"); // tables of their own, not settings
         names.sort();
         names.dedup();
         let mut keys: Vec<&str> = SETTINGS.iter().map(|s| s.key).collect();

@@ -490,10 +490,12 @@ fn compare_file(
             }
             None => p.counts[0] += 1,
         }
+        let meta = crate::source::infer(&d.title, &source, crate::source::opening(&d.text));
         p.docs.push(NewDoc {
             path: key.clone(),
             key: d.key,
             source: source.clone(),
+            source_meta: serde_json::to_string(&meta).unwrap_or_default(),
             title: d.title,
             kind: d.kind,
             text: d.text,

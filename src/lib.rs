@@ -9,6 +9,7 @@
 pub mod answer;
 pub mod ask;
 pub mod audit;
+pub mod authority;
 pub mod cancel;
 pub mod caught;
 pub mod config;
@@ -33,6 +34,7 @@ pub mod retrieve;
 pub mod review;
 pub mod server;
 pub mod service;
+pub mod source;
 pub mod status;
 pub mod store;
 pub mod text;

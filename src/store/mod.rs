@@ -12,6 +12,8 @@ use rusqlite::types::FromSqlError;
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 mod diverse;
+mod sources;
+pub use sources::CatalogRow;
 
 use crate::corpus::layout::Layout;
 use crate::corpus::load::SourceKind;
@@ -251,6 +253,13 @@ DELETE FROM files WHERE path IN (SELECT path FROM documents
 UPDATE documents SET layout = '{"stale":true,' || substr(layout, 2)
     WHERE layout LIKE '{"%' AND (layout LIKE '%"headings"%' OR layout LIKE '%"labels"%');
 "#,
+    // 8: what each document says about itself as a source (type, dates, supersedes; JSON,
+    // '' until read: documents stored before are read from their opening when listed),
+    // and the source declarations of `attest ingest PATH --source-type …` per path.
+    r#"
+ALTER TABLE documents ADD COLUMN source_meta TEXT NOT NULL DEFAULT '';
+CREATE TABLE source_decl (root TEXT PRIMARY KEY, meta TEXT NOT NULL);
+"#,
 ];
 
 /// A document as stored.
@@ -311,6 +320,8 @@ pub struct NewDoc {
     pub mtime_ns: i64,
     /// Chunks with vectors.
     pub chunks: Vec<NewChunk>,
+    /// What the document says about itself as a source (`source::SourceMeta` JSON).
+    pub source_meta: String,
 }
 
 /// A QA memory row: (id, question vector blob, corpus version, answer JSON).
@@ -1304,8 +1315,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     tx.execute(
-        "INSERT INTO documents(doc_id, path, key, source, title, kind, content_hash, size, mtime_ns, text, layout) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO documents(doc_id, path, key, source, title, kind, content_hash, size, mtime_ns, text, layout, source_meta) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             doc_id(&d.path, &d.key),
             d.path,
@@ -1317,7 +1328,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
             d.text.len() as i64,
             d.mtime_ns,
             d.text,
-            layout_json(&d.layout)
+            layout_json(&d.layout),
+            d.source_meta
         ],
     )?;
     let doc_row = tx.last_insert_rowid();

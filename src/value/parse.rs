@@ -105,7 +105,8 @@ fn date(y: i64, m: i64, d: i64) -> Result<Value, (RejectReason, String)> {
     })
 }
 
-fn month_number(s: &str) -> Option<i64> {
+/// The month (1–12) a month name or abbreviation names.
+pub fn month_number(s: &str) -> Option<i64> {
     let s = s.to_lowercase();
     let s = s.trim_end_matches('.');
     MONTHS

@@ -1,0 +1,331 @@
+//! Sources with authority at query time: the catalog of documents as sources (what each
+//! says about itself, joined with the declarations of `attest.toml` and of `attest
+//! ingest`), the filters that select sources (`--where`, `--collection`, `--as-of`,
+//! `--scope`); `source::govern` decides which of two cited sources governs a value.
+//!
+//! Precedence of a field's value: an ingest flag, then the last matching `[[sources]]`
+//! rule of `attest.toml`, then what the document says (inferred), then the default (type
+//! `other`; authority by type).
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::source::{Date, Origin, SourceMeta, SourceRule, SourceType, Sourced};
+
+pub mod filter;
+
+pub use filter::{Filter, Selection};
+
+/// A document as a source: where it is, what it is, and since when it is in effect.
+#[derive(Debug, Clone, Serialize)]
+pub struct DocSource {
+    /// Document row id.
+    #[serde(skip)]
+    pub row: i64,
+    /// Document id.
+    pub doc_id: String,
+    /// Path shown to users.
+    pub source: String,
+    /// Canonical path of its file.
+    #[serde(skip)]
+    pub path: String,
+    /// Title.
+    pub title: String,
+    /// Kind of file.
+    pub kind: String,
+    /// Pages (0 when the file has none).
+    pub pages: usize,
+    /// Chunks.
+    pub chunks: usize,
+    /// Source type, and where it came from.
+    pub source_type: Sourced<SourceType>,
+    /// Authority rank, and where it came from.
+    pub authority: Sourced<i64>,
+    /// Jurisdiction.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jurisdiction: Option<Sourced<String>>,
+    /// Collection.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collection: Option<Sourced<String>>,
+    /// First day in effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective_from: Option<Sourced<Date>>,
+    /// Day it stops being in effect (exclusive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effective_to: Option<Sourced<Date>>,
+    /// What it supersedes.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub supersedes: Vec<Sourced<String>>,
+    /// The document (path shown) that supersedes it, when the corpus holds one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    /// The day the superseding document takes effect, when it says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_from: Option<Date>,
+}
+
+/// Every document of an index as a source.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Catalog {
+    /// Documents in path order.
+    pub documents: Vec<DocSource>,
+}
+
+impl Catalog {
+    /// The catalog of `engine`'s index under its configuration's `[[sources]]` rules.
+    pub fn load(engine: &Engine) -> Result<Catalog, Error> {
+        let store = engine.store();
+        let rules = &engine.config().sources;
+        let mut decls: Vec<(String, SourceRule)> = Vec::new();
+        for (root, json) in store.source_decls()? {
+            if let Ok(rule) = serde_json::from_str::<SourceRule>(&json) {
+                decls.push((root, rule));
+            }
+        }
+        let matchers: Vec<_> = rules.iter().filter_map(|r| r.check().ok()).collect();
+        let mut documents = Vec::new();
+        for row in store.catalog_rows(crate::source::OPENING_BYTES)? {
+            let inferred = match serde_json::from_str::<SourceMeta>(&row.source_meta) {
+                Ok(m) if !row.source_meta.is_empty() => m,
+                _ => crate::source::infer(&row.title, &row.source, &row.opening),
+            };
+            let mut meta = inferred;
+            for (rule, m) in rules.iter().zip(&matchers) {
+                let shown = row.source.trim_start_matches("./");
+                if m.is_match(shown) || m.is_match(&row.path) {
+                    let from = format!("attest.toml [[sources]] {:?}", rule.path);
+                    meta = meta.overlaid(&rule.meta(&from));
+                }
+            }
+            for (root, rule) in &decls {
+                if under(&row.path, root) {
+                    meta = meta.overlaid(&rule.meta("attest ingest flags"));
+                }
+            }
+            documents.push(doc_source(row, meta));
+        }
+        link_supersessions(&mut documents);
+        Ok(Catalog { documents })
+    }
+
+    /// The document with id `doc_id`.
+    pub fn get(&self, doc_id: &str) -> Option<&DocSource> {
+        self.documents.iter().find(|d| d.doc_id == doc_id)
+    }
+}
+
+/// Whether canonical path `path` is `root` or inside it.
+fn under(path: &str, root: &str) -> bool {
+    path == root
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('\\'))
+}
+
+fn doc_source(row: crate::store::CatalogRow, meta: SourceMeta) -> DocSource {
+    let source_type = meta.source_type.unwrap_or(Sourced {
+        value: SourceType::Other,
+        origin: Origin::Default,
+    });
+    let authority = meta.authority.unwrap_or(Sourced {
+        value: source_type.value.default_authority(),
+        origin: Origin::Default,
+    });
+    DocSource {
+        row: row.id,
+        doc_id: row.doc_id,
+        source: row.source,
+        path: row.path,
+        title: row.title,
+        kind: row.kind,
+        pages: row.pages,
+        chunks: row.chunks,
+        source_type,
+        authority,
+        jurisdiction: meta.jurisdiction,
+        collection: meta.collection,
+        effective_from: meta.effective_from,
+        effective_to: meta.effective_to,
+        supersedes: meta.supersedes,
+        superseded_by: None,
+        superseded_from: None,
+    }
+}
+
+/// Alphanumeric runs of `s`, lower-cased.
+fn runs(s: &str) -> Vec<String> {
+    s.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether a document titled `title` (file `file`) is the source `name` names: every
+/// coded word of the name ("17-02", a word with a digit) stands in the title or file name
+/// as the same runs in a row, and at least one other word ("bulletin") does too; a name
+/// without digits needs all its words ("No.", "Number" and "the" aside).
+pub fn names_document(name: &str, title: &str, file: &str) -> bool {
+    let stem = file.rsplit_once('.').map_or(file, |x| x.0);
+    let hays = [runs(title), runs(stem)];
+    let holds = |parts: &[String]| {
+        hays.iter()
+            .any(|h| h.windows(parts.len()).any(|w| w == parts))
+    };
+    let words: Vec<&str> = name
+        .split_whitespace()
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .filter(|w| !matches!(w.to_lowercase().as_str(), "no" | "number" | "the"))
+        .collect();
+    let (coded, plain): (Vec<&str>, Vec<&str>) = words
+        .iter()
+        .partition(|w| w.chars().any(|c| c.is_ascii_digit()));
+    let plain_held = |w: &&str| holds(&runs(w));
+    if coded.is_empty() {
+        return !plain.is_empty() && plain.iter().all(plain_held);
+    }
+    coded.iter().all(|w| holds(&runs(w))) && plain.iter().any(plain_held)
+}
+
+/// Marks each document another one supersedes, with the later one's path and start.
+fn link_supersessions(docs: &mut [DocSource]) {
+    let mut links: Vec<(usize, usize)> = Vec::new();
+    for (b, later) in docs.iter().enumerate() {
+        for name in &later.supersedes {
+            for (a, earlier) in docs.iter().enumerate() {
+                let file = earlier.source.rsplit(['/', '\\']).next().unwrap_or("");
+                if a != b && names_document(&name.value, &earlier.title, file) {
+                    links.push((a, b));
+                }
+            }
+        }
+    }
+    let taken: BTreeSet<usize> = links.iter().map(|x| x.0).collect();
+    for a in taken {
+        let b = links.iter().find(|x| x.0 == a).map(|x| x.1).unwrap_or(a);
+        docs[a].superseded_by = Some(docs[b].source.clone());
+        docs[a].superseded_from = docs[b].effective_from.as_ref().map(|s| s.value);
+    }
+}
+
+/// Whether a document is in effect on a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Its dates say so.
+    InEffect,
+    /// It states no start: kept, and marked.
+    Undated,
+    /// It starts later.
+    NotYet,
+    /// It ended before.
+    Ended,
+    /// A document in effect that day supersedes it.
+    Superseded,
+}
+
+impl DocSource {
+    /// Whether it is in effect on `day`.
+    pub fn effect_on(&self, day: Date) -> Effect {
+        if self.effective_from.as_ref().is_some_and(|f| f.value > day) {
+            return Effect::NotYet;
+        }
+        if self.effective_to.as_ref().is_some_and(|t| t.value <= day) {
+            return Effect::Ended;
+        }
+        if self.superseded_by.is_some() && self.superseded_from.is_none_or(|f| f <= day) {
+            return Effect::Superseded;
+        }
+        if self.effective_from.is_none() {
+            return Effect::Undated;
+        }
+        Effect::InEffect
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(source: &str, title: &str, from: Option<&str>, supersedes: &[&str]) -> DocSource {
+        let row = crate::store::CatalogRow {
+            id: 0,
+            doc_id: source.into(),
+            path: format!("/c/{source}"),
+            source: source.into(),
+            title: title.into(),
+            kind: "markdown".into(),
+            source_meta: String::new(),
+            opening: String::new(),
+            pages: 0,
+            chunks: 1,
+        };
+        let meta = SourceRule {
+            path: "*".into(),
+            effective_from: from.map(|d| d.parse().unwrap()),
+            supersedes: supersedes.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        }
+        .meta("test");
+        doc_source(row, meta)
+    }
+
+    #[test]
+    fn a_later_bulletin_supersedes_the_one_it_names_from_its_start() {
+        let mut docs = vec![
+            doc(
+                "17-02.md",
+                "Policy Bulletin No. 17-02: Retention",
+                Some("2017-03-01"),
+                &[],
+            ),
+            doc(
+                "19-04.md",
+                "Policy Bulletin No. 19-04",
+                Some("2019-04-01"),
+                &["Policy Bulletin No. 17-02"],
+            ),
+            doc("17-03.md", "Policy Bulletin No. 17-03", None, &[]),
+        ];
+        link_supersessions(&mut docs);
+        assert_eq!(docs[0].superseded_by.as_deref(), Some("19-04.md"));
+        assert_eq!(docs[2].superseded_by, None);
+        let day = |s: &str| s.parse::<Date>().unwrap();
+        assert_eq!(docs[0].effect_on(day("2018-06-01")), Effect::InEffect);
+        assert_eq!(docs[0].effect_on(day("2019-04-01")), Effect::Superseded);
+        assert_eq!(docs[1].effect_on(day("2018-06-01")), Effect::NotYet);
+        assert_eq!(docs[2].effect_on(day("2018-06-01")), Effect::Undated);
+    }
+
+    #[test]
+    fn names_match_by_their_numbers_and_a_word() {
+        assert!(names_document(
+            "Policy Bulletin No. 17-02",
+            "Bulletin 17-02",
+            ""
+        ));
+        assert!(!names_document(
+            "Policy Bulletin No. 17-02",
+            "Bulletin 17-03",
+            ""
+        ));
+        assert!(!names_document(
+            "Policy Bulletin No. 17-02",
+            "Memo 17-02",
+            ""
+        ));
+        assert!(names_document(
+            "the old intake manual",
+            "Old Intake Manual",
+            ""
+        ));
+        assert!(names_document(
+            "Bulletin 17-02",
+            "Retention",
+            "bulletin-17-02.md"
+        ));
+    }
+}
