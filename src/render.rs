@@ -605,6 +605,9 @@ pub fn answer(a: &crate::answer::Answer) -> String {
                     .map(|(id, f)| format!("{} says {}", clean(id), clean(&f.join(", "))))
                     .collect();
                 let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
+                if let Some(r) = &c.ruling {
+                    let _ = writeln!(s, "Which applies: {}.", clean(&r.summary));
+                }
             }
             if !a.conflicts.is_empty() {
                 s.push('\n');
@@ -1145,4 +1148,77 @@ mod tests {
         let s = snippet("alpha beta gamma delta", 12);
         assert_eq!(s, "alpha beta …");
     }
+}
+
+/// How a source value was set: `declared`, `inferred` or `default`.
+fn origin_word(o: &crate::source::Origin) -> &'static str {
+    match o {
+        crate::source::Origin::Declared { .. } => "declared",
+        crate::source::Origin::Inferred { .. } => "inferred",
+        crate::source::Origin::Default => "default",
+    }
+}
+
+/// The source catalog: one block per document.
+pub fn catalog(c: &crate::authority::Catalog) -> String {
+    let mut s = String::new();
+    for d in &c.documents {
+        let _ = writeln!(s, "{}  {}", clean(&d.source), snippet(&d.title, 100));
+        let mut line = format!(
+            "    {} ({}), authority {} ({})",
+            d.source_type.value,
+            origin_word(&d.source_type.origin),
+            d.authority.value,
+            origin_word(&d.authority.origin)
+        );
+        if let Some(c) = &d.collection {
+            line.push_str(&format!(
+                ", collection {} ({})",
+                clean(&c.value),
+                origin_word(&c.origin)
+            ));
+        }
+        if let Some(j) = &d.jurisdiction {
+            line.push_str(&format!(
+                ", {} ({})",
+                clean(&j.value),
+                origin_word(&j.origin)
+            ));
+        }
+        let _ = writeln!(s, "{line}");
+        let from = d
+            .effective_from
+            .as_ref()
+            .map(|f| format!("from {} ({})", f.value, origin_word(&f.origin)));
+        let to = d
+            .effective_to
+            .as_ref()
+            .map(|f| format!("to {} ({})", f.value, origin_word(&f.origin)));
+        let dates: Vec<String> = from.into_iter().chain(to).collect();
+        if !dates.is_empty() {
+            let _ = writeln!(s, "    in effect {}", dates.join(" "));
+        }
+        for x in &d.supersedes {
+            let _ = writeln!(
+                s,
+                "    supersedes {} ({})",
+                snippet(&x.value, 100),
+                origin_word(&x.origin)
+            );
+        }
+        if let Some(b) = &d.superseded_by {
+            let since = d
+                .superseded_from
+                .map(|f| format!(" from {f}"))
+                .unwrap_or_default();
+            let _ = writeln!(s, "    superseded by {}{since}", clean(b));
+        }
+        let _ = writeln!(
+            s,
+            "    {} page(s), {} chunk(s), {}",
+            d.pages, d.chunks, d.kind
+        );
+    }
+    let _ = writeln!(s, "{} document(s)", c.documents.len());
+    s
 }

@@ -2,6 +2,7 @@
 
 mod answers;
 mod ask;
+mod authority;
 mod cli;
 mod common;
 mod documents;

@@ -166,6 +166,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(&mut answer, c, &numbered);
+        crate::authority::rule::rule(engine, &mut answer)?;
         answer.missing_evidence = note;
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         let met = match &answer.answer_value {

@@ -54,8 +54,8 @@ pub struct AskOptions {
     pub memory_threshold: f64,
     /// Let the engine's generator, when one is configured, phrase the answer.
     pub generate: bool,
-    /// When set, only these documents (ids) are searched; the QA memory is not used.
-    pub scope: Option<std::sync::Arc<std::collections::HashSet<String>>>,
+    /// When set, only these documents are searched; the QA memory is not used.
+    pub scope: Option<std::sync::Arc<crate::retrieve::Restrict>>,
 }
 
 impl AskOptions {

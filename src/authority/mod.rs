@@ -7,17 +7,19 @@
 //! rule of `attest.toml`, then what the document says (inferred), then the default (type
 //! `other`; authority by type).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::retrieve::Restrict;
 use crate::source::{Date, Origin, SourceMeta, SourceRule, SourceType, Sourced};
 
 pub mod filter;
+pub mod rule;
 
-pub use filter::{Filter, Selection};
+pub use filter::{Filter, FilterSpec, Selection};
 
 /// A document as a source: where it is, what it is, and since when it is in effect.
 #[derive(Debug, Clone, Serialize)]
@@ -115,6 +117,44 @@ impl Catalog {
     pub fn get(&self, doc_id: &str) -> Option<&DocSource> {
         self.documents.iter().find(|d| d.doc_id == doc_id)
     }
+}
+
+/// Documents a question may draw from: the intersection of a `--scope` (document ids,
+/// when given) and a filter's selection, as a retrieval restriction; `None` when
+/// neither restricts. A restriction that leaves no document is an error saying why.
+pub fn restrict(
+    engine: &Engine,
+    scope: Option<HashSet<String>>,
+    filter: &Filter,
+) -> Result<Option<(Restrict, Selection)>, Error> {
+    if scope.is_none() && filter.is_empty() {
+        return Ok(None);
+    }
+    let selection = match filter.is_empty() {
+        true => Selection::default(),
+        false => filter.select(&Catalog::load(engine)?),
+    };
+    let ids: HashSet<String> = match (scope, filter.is_empty()) {
+        (Some(s), true) => s,
+        (Some(s), false) => s.intersection(&selection.doc_ids).cloned().collect(),
+        (None, _) => selection.doc_ids.clone(),
+    };
+    if ids.is_empty() {
+        let aside: Vec<String> = selection
+            .set_aside
+            .iter()
+            .take(5)
+            .map(|a| format!("{} ({:?})", a.source, a.effect))
+            .collect();
+        let why = match aside.is_empty() {
+            true => String::new(),
+            false => format!("; set aside by date: {}", aside.join(", ")),
+        };
+        return Err(Error::Usage(format!(
+            "no indexed document matches the filter{why} (see `attest documents`)"
+        )));
+    }
+    Ok(Some((Restrict::new(engine, ids)?, selection)))
 }
 
 /// Whether canonical path `path` is `root` or inside it.

@@ -241,7 +241,8 @@ pub fn run(
             let ids = engine
                 .store()
                 .doc_ids_under(&[file.to_string_lossy().into_owned()])?;
-            opts.scope = Some(std::sync::Arc::new(ids));
+            let restrict = crate::retrieve::Restrict::new(&engine, ids)?;
+            opts.scope = Some(std::sync::Arc::new(restrict));
         }
         let outcome = ask_one(&engine, q, &opts, &mut report)?;
         tally(&mut report, q, &outcome);

@@ -69,6 +69,10 @@ pub struct Conflict {
     pub ids: Vec<String>,
     /// The figures each states, in the same order.
     pub figures: Vec<Vec<String>>,
+    /// Which source governs, and why (set by `authority::rule`, when the sources are
+    /// known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruling: Option<crate::source::govern::Ruling>,
 }
 
 /// The composed answer.
@@ -325,6 +329,7 @@ fn pair_conflicts(items: &[Item], groups: &[Group]) -> (Vec<Option<usize>>, Vec<
                 conflicts.push(Conflict {
                     ids: vec![lead(a).id.clone(), lead(b).id.clone()],
                     figures: vec![fa.clone(), figures(&lead(b).quote)],
+                    ruling: None,
                 });
                 break;
             }

@@ -19,6 +19,8 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::store::ChunkRow;
 
+use super::Restrict;
+
 /// Chunks a retriever's candidate list keeps from one document, at least.
 pub const MIN_CANDIDATES_PER_DOCUMENT: usize = 10;
 
@@ -85,27 +87,87 @@ fn merge<S: Copy + PartialOrd>(
     out
 }
 
-/// Dense top-`n` for `qv` with at most [`candidate_cap`] chunks per document.
-pub fn dense_candidates(engine: &Engine, qv: &[f32], n: usize) -> Result<Vec<(i64, f32)>, Error> {
-    let first = engine.dense_search(qv, n);
+/// Dense top-`n` for `qv` among the chunks `scope` allows, with at most
+/// [`candidate_cap`] chunks per document.
+pub fn dense_candidates(
+    engine: &Engine,
+    qv: &[f32],
+    n: usize,
+    scope: Option<&Restrict>,
+) -> Result<Vec<(i64, f32)>, Error> {
+    let allowed = |r: i64| scope.is_none_or(|s| s.chunks.contains(&r));
+    let first = match scope {
+        None => engine.dense_search(qv, n),
+        Some(s) => scoped_dense(engine, qv, n, s)?,
+    };
     let (kept, over, full) = cap_list(engine, &first, candidate_cap(n))?;
     if full.is_empty() {
         return Ok(first);
     }
     let without = engine.store().chunk_rows_of_docs(&full)?;
-    let refill = engine.dense_search_filtered(qv, n, &|r| !without.contains(&r));
+    let refill = engine.dense_search_filtered(qv, n, &|r| !without.contains(&r) && allowed(r));
     Ok(merge(kept, refill, over, n))
 }
 
-/// BM25 top-`n` for the FTS5 expression `expr` with at most [`candidate_cap`] chunks
-/// per document.
-pub fn lexical_candidates(engine: &Engine, expr: &str, n: usize) -> Result<Vec<(i64, f64)>, Error> {
-    let first = engine.store().fts_search(expr, n)?;
+/// Chunks a restriction may hold for which a short dense list is completed by exact
+/// search over their stored vectors. A bound, not tuned.
+pub const EXACT_SCOPE_CHUNKS: usize = 50_000;
+
+/// Dense top-`n` within `scope`: the index's filtered search, completed by exact search
+/// over the allowed chunks' vectors when it finds fewer than it could (a graph search
+/// under a very selective filter may stop early).
+fn scoped_dense(
+    engine: &Engine,
+    qv: &[f32],
+    n: usize,
+    scope: &Restrict,
+) -> Result<Vec<(i64, f32)>, Error> {
+    let hits = engine.dense_search_filtered(qv, n, &|r| scope.chunks.contains(&r));
+    if hits.len() >= n.min(scope.chunks.len()) || scope.chunks.len() > EXACT_SCOPE_CHUNKS {
+        return Ok(hits);
+    }
+    let mut ids: Vec<i64> = scope.chunks.iter().copied().collect();
+    ids.sort_unstable();
+    let vectors = engine.store().vectors_by_ids(&ids)?;
+    let mut scored: Vec<(i64, f32)> = ids
+        .iter()
+        .zip(vectors)
+        .filter_map(|(id, v)| v.map(|v| (*id, v.iter().zip(qv).map(|(a, b)| a * b).sum())))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    scored.truncate(n);
+    Ok(scored)
+}
+
+/// BM25 top-`n` for the FTS5 expression `expr` among the chunks `scope` allows, with at
+/// most [`candidate_cap`] chunks per document.
+pub fn lexical_candidates(
+    engine: &Engine,
+    expr: &str,
+    n: usize,
+    scope: Option<&Restrict>,
+) -> Result<Vec<(i64, f64)>, Error> {
+    let store = engine.store();
+    let first = match scope {
+        None => store.fts_search(expr, n)?,
+        Some(s) => store.fts_search_in_docs(expr, n, &s.docs)?,
+    };
     let (kept, over, full) = cap_list(engine, &first, candidate_cap(n))?;
     if full.is_empty() {
         return Ok(first);
     }
-    let refill = engine.store().fts_search_without_docs(expr, n, &full)?;
+    let refill = match scope {
+        None => store.fts_search_without_docs(expr, n, &full)?,
+        Some(s) => {
+            let docs: Vec<i64> = s
+                .docs
+                .iter()
+                .copied()
+                .filter(|d| !full.contains(d))
+                .collect();
+            store.fts_search_in_docs(expr, n, &docs)?
+        }
+    };
     Ok(merge(kept, refill, over, n))
 }
 

@@ -5,7 +5,7 @@
 //! taken over each retriever's top `candidates` (both configurable; defaults 60 and 100).
 //! Ties are broken by chunk row id so results are deterministic.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::str::FromStr;
 
 use serde::Serialize;
@@ -147,6 +147,41 @@ pub struct SearchResult {
     pub hits: Vec<Hit>,
 }
 
+/// The documents a search may draw from (a `--scope`, a filter): retrieval searches
+/// only their chunks, so a restricted question still gets a full candidate list.
+#[derive(Debug, Clone, Default)]
+pub struct Restrict {
+    /// Document ids.
+    pub doc_ids: HashSet<String>,
+    /// Their row ids, ascending.
+    pub docs: Vec<i64>,
+    /// Their chunks' row ids.
+    pub chunks: HashSet<i64>,
+}
+
+impl Restrict {
+    /// The restriction to documents `doc_ids` of `engine`'s index.
+    pub fn new(engine: &Engine, doc_ids: HashSet<String>) -> Result<Restrict, Error> {
+        let ids: Vec<&str> = doc_ids.iter().map(String::as_str).collect();
+        let docs = engine.store().doc_rows_of(&ids)?;
+        let chunks = engine
+            .store()
+            .chunk_ids_of_docs(&docs)?
+            .into_iter()
+            .collect();
+        Ok(Restrict {
+            doc_ids,
+            docs,
+            chunks,
+        })
+    }
+
+    /// Whether document `doc_id` may be drawn from.
+    pub fn contains(&self, doc_id: &str) -> bool {
+        self.doc_ids.contains(doc_id)
+    }
+}
+
 /// Upper bound on the query length accepted, in bytes (longer queries are cut at a char
 /// boundary; the bi-encoder reads only the first 256 tokens anyway).
 pub const MAX_QUERY_BYTES: usize = 64 * 1024;
@@ -188,6 +223,17 @@ pub fn rrf_weighted(lists: &[(f64, Vec<i64>)], k: f64) -> Vec<(i64, f64)> {
 
 /// Run a search against an open engine.
 pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<SearchResult, Error> {
+    search_in(engine, query, mode, k, None)
+}
+
+/// [`search`] among the chunks `scope` allows (all when `None`).
+pub fn search_in(
+    engine: &Engine,
+    query: &str,
+    mode: Mode,
+    k: usize,
+    scope: Option<&Restrict>,
+) -> Result<SearchResult, Error> {
     let q = clean_query(query)?;
     let cfg = engine.config();
     let n = cfg.candidates.max(k);
@@ -195,11 +241,11 @@ pub fn search(engine: &Engine, query: &str, mode: Mode, k: usize) -> Result<Sear
     let mut lexical_hits: Vec<(i64, f64)> = Vec::new();
     if mode != Mode::Lexical {
         let v = engine.embed_query(q)?;
-        dense = diverse::dense_candidates(engine, &v, n)?;
+        dense = diverse::dense_candidates(engine, &v, n, scope)?;
     }
     if mode != Mode::Dense {
         if let Some(expr) = lexical::fts_query(q) {
-            lexical_hits = diverse::lexical_candidates(engine, &expr, n)?;
+            lexical_hits = diverse::lexical_candidates(engine, &expr, n, scope)?;
         }
     }
     let mut scores: HashMap<i64, ModeScores> = HashMap::new();

@@ -243,8 +243,8 @@ pub struct MultiOptions {
     /// Chunks of one document among the hits before other documents' (3; see
     /// [`super::diverse`]).
     pub per_document: usize,
-    /// When set, only chunks of these documents (ids) are retrieved.
-    pub scope: Option<std::sync::Arc<HashSet<String>>>,
+    /// When set, only chunks of these documents are retrieved.
+    pub scope: Option<std::sync::Arc<super::Restrict>>,
 }
 
 impl Default for MultiOptions {
@@ -268,6 +268,8 @@ pub const FEEDBACK_CHUNKS: usize = 5;
 struct Pool {
     lists: Vec<(f64, Vec<i64>)>,
     scores: HashMap<i64, ModeScores>,
+    /// The documents the lists may hold (all when `None`).
+    scope: Option<std::sync::Arc<super::Restrict>>,
 }
 
 impl Pool {
@@ -281,9 +283,10 @@ impl Pool {
         n: usize,
         weight: f64,
     ) -> Result<(), Error> {
-        let dense = super::diverse::dense_candidates(engine, qv, n)?;
+        let scope = self.scope.as_deref();
+        let dense = super::diverse::dense_candidates(engine, qv, n, scope)?;
         let lex = match lexical::fts_query(query) {
-            Some(e) => super::diverse::lexical_candidates(engine, &e, n)?,
+            Some(e) => super::diverse::lexical_candidates(engine, &e, n, scope)?,
             None => Vec::new(),
         };
         record(&mut self.scores, &dense, &lex);
@@ -308,10 +311,14 @@ pub fn retrieve(
     let cfg = engine.config();
     let n = cfg.candidates.max(opts.k);
     let qv = engine.embed_query(q)?;
-    let mut pool = Pool::default();
+    let mut pool = Pool {
+        scope: opts.scope.clone(),
+        ..Pool::default()
+    };
     pool.add(engine, q, &qv, n, 1.0)?;
     let queries = add_alternatives(engine, q, rewriter, &mut pool, n, opts)?;
-    let fused = pin_printed(engine, q, super::rrf_weighted(&pool.lists, cfg.rrf_k))?;
+    let fused = super::rrf_weighted(&pool.lists, cfg.rrf_k);
+    let fused = pin_printed(engine, q, fused, opts.scope.as_deref())?;
     let fused = pin_head(engine, q, fused)?;
     // Walk the fused list, skipping excluded chunks, until enough are found.
     let want = match reranker {
@@ -393,11 +400,16 @@ fn dotted_numbers(q: &str) -> Vec<String> {
 /// `fused` with the chunks that print a phrase `q` quotes or a dotted number it names
 /// moved to its head (at most [`PINNED_PER_PHRASE`] per phrase, best BM25 first), above
 /// every fused score.
-fn pin_printed(engine: &Engine, q: &str, fused: Vec<(i64, f64)>) -> Result<Vec<(i64, f64)>, Error> {
+fn pin_printed(
+    engine: &Engine,
+    q: &str,
+    fused: Vec<(i64, f64)>,
+    scope: Option<&super::Restrict>,
+) -> Result<Vec<(i64, f64)>, Error> {
     let mut pinned: Vec<i64> = Vec::new();
     for phrase in quoted_phrases(q).into_iter().chain(dotted_numbers(q)) {
         let expr = format!("\"{}\"", words(&phrase).join(" "));
-        let hits = super::diverse::lexical_candidates(engine, &expr, PHRASE_CANDIDATES)?;
+        let hits = super::diverse::lexical_candidates(engine, &expr, PHRASE_CANDIDATES, scope)?;
         let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
         let rows = engine.store().chunks_by_ids(&ids)?;
         let printed = |id: i64| {
@@ -628,7 +640,7 @@ mod tests {
         let phrase: Vec<&str> = target.text.split_whitespace().skip(2).take(3).collect();
         let q = format!("Where is '{}' written?", phrase.join(" "));
         let fused: Vec<(i64, f64)> = vec![(1, 0.05), (2, 0.04)];
-        let out = pin_printed(&e, &q, fused.clone()).unwrap();
+        let out = pin_printed(&e, &q, fused.clone(), None).unwrap();
         let printing = |id: i64| {
             let r = &e.store().chunks_by_ids(&[id]).unwrap()[0];
             words(&r.text)
@@ -652,7 +664,7 @@ mod tests {
         );
         // A question quoting nothing leaves the list as it was.
         assert_eq!(
-            pin_printed(&e, "Where is it written?", fused.clone()).unwrap(),
+            pin_printed(&e, "Where is it written?", fused.clone(), None).unwrap(),
             fused
         );
     }

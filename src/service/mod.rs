@@ -13,7 +13,6 @@ pub mod metrics;
 pub mod requests;
 pub mod validation;
 
-use std::collections::HashSet;
 use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -26,7 +25,7 @@ use crate::engine::{Access, Engine};
 use crate::error::Error;
 use crate::index::Dense;
 use crate::models::cache::CachedEmbed;
-use crate::retrieve::{search, SearchResult};
+use crate::retrieve::{search_in, Restrict, SearchResult};
 use crate::review::{checklist, Review, ReviewOptions};
 
 pub use documents::{DocumentSummary, DocumentView, EvidenceCheck};
@@ -305,8 +304,8 @@ impl Service {
         let mut opts = AskOptions::from_config(&self.cfg);
         req.apply(&self.cfg, &mut opts)?;
         opts.generate &= self.generator;
-        let scope = self.scope(req.scope.as_deref())?;
-        opts.scope = scope.map(Arc::new);
+        let filter = requests::filter_of(&req.conditions, &req.collection, &req.as_of)?;
+        opts.scope = self.scope(req.scope.as_deref(), &filter)?;
         let run = self.run(|e| ask(e, question, &opts).map_err(classify))?;
         let answer = run.value.answer;
         self.evidence.record(&answer.evidence);
@@ -320,7 +319,9 @@ impl Service {
     /// Search the index.
     pub fn search(&self, req: &SearchRequest) -> Result<Versioned<SearchResult>, ServiceError> {
         let (query, mode, k) = req.parts(&self.cfg)?;
-        self.run(|e| search(e, query, mode, k).map_err(classify))
+        let filter = requests::filter_of(&req.conditions, &req.collection, &req.as_of)?;
+        let scope = self.scope(req.scope.as_deref(), &filter)?;
+        self.run(|e| search_in(e, query, mode, k, scope.as_deref()).map_err(classify))
     }
 
     /// Review the index (or the documents under `scope`) against the request's checklist,
@@ -338,7 +339,8 @@ impl Service {
         let list = checklist::from_value(Path::new("request checklist"), req.checklist)
             .map_err(|e| ServiceError::BadRequest(e.to_string()))?;
         review_budget(&list, self.cfg.serve_max_review_queries)?;
-        opts.ask.scope = self.scope(req.scope.as_deref())?.map(Arc::new);
+        let filter = requests::filter_of(&req.conditions, &req.collection, &req.as_of)?;
+        opts.ask.scope = self.scope(req.scope.as_deref(), &filter)?;
         let r = self.run_on(&self.reviewers, cancel, |e| {
             crate::review::review(e, &list, &opts).map_err(classify)
         })?;
@@ -353,12 +355,23 @@ impl Service {
         crate::status::status(&self.cfg, false).map_err(classify)
     }
 
-    /// The ids of the indexed documents whose path or source is one of `scope` or under
-    /// it (matched as text: a request never reads the file system).
-    fn scope(&self, scope: Option<&[String]>) -> Result<Option<HashSet<String>>, ServiceError> {
-        let Some(scope) = scope else { return Ok(None) };
-        let r = self.run(|e| documents::ids_under(e.store(), scope))?;
-        Ok(Some(r.value))
+    /// The indexed documents whose path or source is one of `scope` or under it
+    /// (matched as text: a request never reads the file system) and that `filter`
+    /// selects, as a retrieval restriction (`None` when neither restricts).
+    fn scope(
+        &self,
+        scope: Option<&[String]>,
+        filter: &crate::authority::Filter,
+    ) -> Result<Option<Arc<Restrict>>, ServiceError> {
+        let r = self.run(|e| {
+            let ids = match scope {
+                Some(s) => Some(documents::ids_under(e.store(), s)?),
+                None => None,
+            };
+            let restricted = crate::authority::restrict(e, ids, filter).map_err(classify)?;
+            Ok(restricted.map(|(r, _)| Arc::new(r)))
+        })?;
+        Ok(r.value)
     }
 }
 

@@ -34,6 +34,16 @@ pub struct AskRequest {
     /// Search only documents whose source path is one of these or under them.
     #[serde(default)]
     pub scope: Option<Vec<String>>,
+    /// Only sources where these `KEY=VALUE[,VALUE…]` conditions hold (`source_type`,
+    /// `collection`, `jurisdiction`, `kind`; `authority>=N`).
+    #[serde(default, rename = "where")]
+    pub conditions: Option<Vec<String>>,
+    /// Only sources of this collection.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Only sources in effect on this day (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub as_of: Option<String>,
     /// Neither serve nor store the answer in the QA memory.
     #[serde(default)]
     pub no_memory: Option<bool>,
@@ -76,6 +86,19 @@ pub struct SearchRequest {
     /// `hybrid` (default), `dense` or `lexical`.
     #[serde(default)]
     pub mode: Option<String>,
+    /// Search only documents whose source path is one of these or under them.
+    #[serde(default)]
+    pub scope: Option<Vec<String>>,
+    /// Only sources where these `KEY=VALUE[,VALUE…]` conditions hold (`source_type`,
+    /// `collection`, `jurisdiction`, `kind`; `authority>=N`).
+    #[serde(default, rename = "where")]
+    pub conditions: Option<Vec<String>>,
+    /// Only sources of this collection.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Only sources in effect on this day (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub as_of: Option<String>,
 }
 
 impl SearchRequest {
@@ -107,6 +130,16 @@ pub struct ReviewRequest {
     /// Review only documents whose source path is one of these or under them.
     #[serde(default)]
     pub scope: Option<Vec<String>>,
+    /// Only sources where these `KEY=VALUE[,VALUE…]` conditions hold (`source_type`,
+    /// `collection`, `jurisdiction`, `kind`; `authority>=N`).
+    #[serde(default, rename = "where")]
+    pub conditions: Option<Vec<String>>,
+    /// Only sources of this collection.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Only sources in effect on this day (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub as_of: Option<String>,
     /// Order of ambiguous numeric dates: `dmy`, `mdy` or `ymd` (default: inferred per
     /// document, else reported as ambiguous).
     #[serde(default)]
@@ -126,6 +159,21 @@ impl ReviewRequest {
             ))),
         }
     }
+}
+
+/// The source filter of a request's `where`, `collection` and `as_of`, checked.
+pub fn filter_of(
+    conditions: &Option<Vec<String>>,
+    collection: &Option<String>,
+    as_of: &Option<String>,
+) -> Result<crate::authority::Filter, ServiceError> {
+    let spec = crate::authority::FilterSpec {
+        conditions: conditions.clone().unwrap_or_default(),
+        collection: collection.clone(),
+        as_of: as_of.clone(),
+        scope: Vec::new(),
+    };
+    crate::authority::Filter::parse(&spec).map_err(ServiceError::BadRequest)
 }
 
 /// An evidence item a text may cite.

@@ -351,7 +351,7 @@ impl SourceRule {
 
     /// Whether it declares anything.
     pub fn declares(&self) -> bool {
-        self.meta("").overlaid(&SourceMeta::default()) != SourceMeta::default()
+        self.meta("") != SourceMeta::default()
     }
 
     /// Check the glob and the dates; the error says what is wrong.
@@ -371,6 +371,10 @@ impl SourceRule {
             .map_err(|e| format!("[[sources]] path {:?}: {e}", self.path))
     }
 }
+
+/// Bytes of a document's head in which a date of issue or revision ("Date:", "Last
+/// updated", "revised edition of") is read as its start when it states no effective date.
+pub const HEAD_BYTES: usize = 1200;
 
 /// Bytes of a document's opening that [`infer`] reads.
 pub const OPENING_BYTES: usize = 4000;
@@ -564,7 +568,9 @@ pub fn infer(title: &str, source: &str, opening: &str) -> SourceMeta {
     if let Some((j, from)) = jurisdiction(&head) {
         m.jurisdiction = Some(Sourced::inferred(j, &from));
     }
-    let from = dated_line(opening, &EFFECTIVE).or_else(|| dated_line(opening, &ISSUED));
+    // A date of issue or revision counts only in the document's head.
+    let head_only = &opening[..floor(opening, HEAD_BYTES)];
+    let from = dated_line(opening, &EFFECTIVE).or_else(|| dated_line(head_only, &ISSUED));
     if let Some((d, line)) = from {
         m.effective_from = Some(Sourced::inferred(d, &line));
     }

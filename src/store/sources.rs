@@ -134,3 +134,22 @@ impl Store {
         Ok(rows)
     }
 }
+
+impl Store {
+    /// Row ids of the documents with ids `doc_ids` (unknown ids are left out), ascending.
+    pub fn doc_rows_of(&self, doc_ids: &[&str]) -> Result<Vec<i64>, StoreError> {
+        let json = serde_json::to_string(doc_ids).unwrap_or_else(|_| "[]".into());
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM documents WHERE doc_id IN (SELECT value FROM json_each(?1)) ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([json], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+}

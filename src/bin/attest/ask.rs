@@ -38,10 +38,8 @@ pub struct Args {
     /// Do not use the configured generator (the answer is extractive)
     #[arg(long)]
     no_generator: bool,
-    /// Search only documents from files at or under this path (repeatable); the QA
-    /// memory is not used
-    #[arg(long, value_name = "PATH")]
-    scope: Vec<PathBuf>,
+    #[command(flatten)]
+    sources: crate::sources::Sources,
     /// Add the research steps, retrieved chunks, rejected items and timings
     #[arg(long)]
     explain: bool,
@@ -107,9 +105,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut engine = Engine::open_with_default_model(cfg, false)?;
     engine.load_generator()?;
-    if !args.scope.is_empty() {
-        opts.scope = Some(std::sync::Arc::new(scope_ids(&engine, &args.scope)?));
-    }
+    opts.scope = args.sources.restrict(&engine)?;
     let question = args.question.join(" ");
     let run = ask(&engine, &question, &opts)?;
     if let Some(path) = &args.audit {

@@ -8,6 +8,7 @@ use attest::config::Config;
 use attest::engine::{Access, Engine};
 use attest::ingest::{ingest, IngestOptions};
 use attest::render;
+use attest::source::SourceRule;
 
 use crate::{emit, exit_if, flag_help};
 
@@ -33,9 +34,66 @@ pub struct Args {
     chunk_tokens: Option<usize>,
     #[arg(long, help = flag_help("max_file_bytes"))]
     max_file_bytes: Option<u64>,
+    /// Declare the source type of the documents under these paths (statute,
+    /// regulation, policy, guidance, faq, form, report, contract, other)
+    #[arg(long, value_name = "TYPE")]
+    source_type: Option<attest::source::SourceType>,
+    /// Declare their collection
+    #[arg(long, value_name = "NAME")]
+    collection: Option<String>,
+    /// Declare their jurisdiction
+    #[arg(long, value_name = "NAME")]
+    jurisdiction: Option<String>,
+    /// Declare their authority rank (higher governs; default by type)
+    #[arg(long, value_name = "N")]
+    authority: Option<i64>,
+    /// Declare the first day they are in effect (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    effective_from: Option<attest::source::Date>,
+    /// Declare the day they stop being in effect (YYYY-MM-DD, exclusive)
+    #[arg(long, value_name = "DATE")]
+    effective_to: Option<attest::source::Date>,
+    /// Declare a source they supersede, by name (repeatable)
+    #[arg(long, value_name = "NAME")]
+    supersedes: Vec<String>,
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
+}
+
+impl Args {
+    /// The declaration the flags make for `root` (`None` when they declare nothing).
+    fn declaration(&self, root: &str) -> Option<SourceRule> {
+        let rule = SourceRule {
+            path: root.to_string(),
+            source_type: self.source_type,
+            authority: self.authority,
+            jurisdiction: self.jurisdiction.clone(),
+            collection: self.collection.clone(),
+            effective_from: self.effective_from,
+            effective_to: self.effective_to,
+            supersedes: self.supersedes.clone(),
+        };
+        rule.declares().then_some(rule)
+    }
+}
+
+/// Record the flags' declaration for every path ingested (kept across re-ingests; a
+/// later declaration for the same path replaces it).
+fn declare(engine: &Engine, args: &Args) -> anyhow::Result<()> {
+    for p in &args.paths {
+        let Ok(canonical) = p.canonicalize() else {
+            continue;
+        };
+        let root = attest::store::path_key(&canonical);
+        if let Some(rule) = args.declaration(&root) {
+            rule.check().map_err(|e| anyhow::anyhow!("{e}"))?;
+            engine
+                .store()
+                .set_source_decl(&root, &serde_json::to_string(&rule)?)?;
+        }
+    }
+    Ok(())
 }
 
 pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
@@ -53,6 +111,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         Access::Write
     };
     let mut engine = Engine::open_with_default_model(cfg, access)?;
+    declare(&engine, &args)?;
     let report = ingest(
         &mut engine,
         &args.paths,

@@ -10,11 +10,13 @@
 //! go through [`say`], which never fails (there is nowhere left to report that).
 
 mod ask;
+mod documents;
 mod eval;
 mod ingest;
 mod review;
 mod search;
 mod serve;
+mod sources;
 mod status;
 mod validate;
 
@@ -71,6 +73,9 @@ enum Command {
     Validate(validate::Args),
     /// Show what the index holds and whether it is healthy
     Status(status::Args),
+    /// List the indexed documents as sources: type (declared or inferred), authority,
+    /// collection, effective dates, supersessions, pages and chunks
+    Documents(documents::Args),
     /// Review the indexed documents against a checklist: verified evidence, typed field
     /// values with their spans, cross-document checks and a status per requirement
     /// (exit 0 every mandatory requirement evidenced, 1 otherwise, 2 error)
@@ -217,6 +222,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Eval { what } => eval::run(cfg, what),
         Command::Validate(args) => validate::run(cfg, args),
         Command::Status(args) => status::run(cfg, args),
+        Command::Documents(args) => documents::run(cfg, args),
         Command::Review(args) => review::run(cfg, args),
         Command::Serve(args) => serve::run(cfg, args),
         Command::Mcp(args) => serve::run_mcp(cfg, args),

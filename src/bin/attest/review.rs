@@ -11,7 +11,6 @@ use attest::engine::Engine;
 use attest::review::report::ReportFormat;
 use attest::review::{checklist, report, review, DateOrder, Review, ReviewOptions};
 
-use crate::ask::scope_ids;
 use crate::{exit_if, finite_f64, out, say};
 
 #[derive(clap::Args)]
@@ -19,9 +18,8 @@ pub struct Args {
     /// The checklist: JSON, or by its extension TOML (.toml), YAML (.yaml, .yml) or CSV
     /// (.csv)
     checklist: PathBuf,
-    /// Review only documents from files at or under this path (repeatable)
-    #[arg(long, value_name = "PATH")]
-    scope: Vec<PathBuf>,
+    #[command(flatten)]
+    sources: crate::sources::Sources,
     /// Order of ambiguous numeric dates such as 05/06/2021 (default: inferred per
     /// document from its unambiguous dates, else reported as ambiguous)
     #[arg(long, value_parser = ["dmy", "mdy", "ymd"])]
@@ -88,9 +86,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     }
     let mut engine = Engine::open_with_default_model(cfg, false)?;
     engine.load_generator()?;
-    if !args.scope.is_empty() {
-        opts.ask.scope = Some(std::sync::Arc::new(scope_ids(&engine, &args.scope)?));
-    }
+    opts.ask.scope = args.sources.restrict(&engine)?;
     if let Some(path) = &args.report {
         let file = attest::store::path_key(&path.canonicalize().unwrap_or(path.clone()));
         if engine.store().file_state(&file)?.is_some() {

@@ -6,7 +6,7 @@ use attest::config::Config;
 use attest::engine::Engine;
 use attest::render;
 use attest::retrieve::multi::{retrieve, KeywordPrf, MultiOptions};
-use attest::retrieve::{search, Mode};
+use attest::retrieve::{search_in, Mode};
 
 use crate::{emit, exit_if, finite_f64, flag_help};
 
@@ -31,6 +31,8 @@ pub struct Args {
     /// With --multi-query: keep the fused order even when a cross-encoder is installed
     #[arg(long)]
     no_rerank: bool,
+    #[command(flatten)]
+    sources: crate::sources::Sources,
     /// Print results as JSON
     #[arg(long)]
     json: bool,
@@ -46,9 +48,11 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         cfg.set_by_flag("candidates", "--candidates");
     }
     let engine = Engine::open_with_default_model(cfg, false)?;
+    let scope = args.sources.restrict(&engine)?;
     if args.multi_query {
         let opts = MultiOptions {
             k: args.k,
+            scope,
             rerank_depth: engine.config().rerank_depth,
             per_document: engine.config().max_chunks_per_document,
             ..MultiOptions::default()
@@ -69,7 +73,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         emit(args.json, &r, render::retrieval)?;
         return Ok(exit_if(!r.hits.is_empty(), 1));
     }
-    let result = search(&engine, &args.query, args.mode, args.k)?;
+    let result = search_in(&engine, &args.query, args.mode, args.k, scope.as_deref())?;
     emit(args.json, &result, render::search_result)?;
     Ok(exit_if(!result.hits.is_empty(), 1))
 }

@@ -1,0 +1,114 @@
+//! Rulings on an answer's differences: for each pair of cited items that state different
+//! values for one thing, the sides (the pair and every other cited item stating one value
+//! in the same unit about the same thing), their sources from the catalog, and
+//! `source::govern`'s decision on which governs.
+
+use std::collections::HashSet;
+
+use super::Catalog;
+use crate::answer::{Answer, EvidenceItem};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::figure::{figures_of, normalise};
+use crate::source::govern::{bound_in, govern, Side};
+
+/// Content-word overlap (numbers aside) at or above which another cited item speaks of
+/// the same thing as a side (as compose pairs differences).
+const SAME_THING: f64 = crate::evidence::compose::CONFLICT_JACCARD;
+
+/// Content words of a quote, numbers and number words aside.
+fn thing_words(quote: &str) -> HashSet<String> {
+    crate::text::content_words(quote)
+        .into_iter()
+        .filter(|w| {
+            !w.chars().any(|c| c.is_ascii_digit()) && crate::figure::word_value(w).is_none()
+        })
+        .collect()
+}
+
+fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+    let union = a.union(b).count();
+    match union {
+        0 => 0.0,
+        _ => a.intersection(b).count() as f64 / union as f64,
+    }
+}
+
+/// The one value `e` states in `unit` (value, bound), or the first of `named` when it
+/// states several; `None` when it states none or several and none is named.
+fn value_in(e: &EvidenceItem, unit: &str, named: &[String]) -> Option<Side> {
+    let text = normalise(&e.quote);
+    let figs: Vec<_> = figures_of(&text)
+        .into_iter()
+        .filter(|f| f.unit == unit)
+        .collect();
+    let distinct: HashSet<&str> = figs.iter().map(|f| f.value.as_str()).collect();
+    let f = match distinct.len() {
+        1 => figs.first()?,
+        0 => return None,
+        _ => figs.iter().find(|f| named.contains(&f.key()))?,
+    };
+    Some(Side {
+        id: e.id.clone(),
+        source: e.source.clone(),
+        source_type: crate::source::SourceType::Other,
+        authority: 0,
+        effective_from: None,
+        superseded_by: None,
+        binding: true,
+        value: f.value.parse().ok()?,
+        unit: unit.to_string(),
+        bound: bound_in(&text, f.start, f.end, unit),
+    })
+}
+
+/// Set the ruling of every difference in `answer` (a no-op when it has none).
+pub fn rule(engine: &Engine, answer: &mut Answer) -> Result<(), Error> {
+    if answer.conflicts.is_empty() {
+        return Ok(());
+    }
+    let catalog = Catalog::load(engine)?;
+    let evidence = answer.evidence.clone();
+    for c in &mut answer.conflicts {
+        let Some(unit) = c
+            .figures
+            .iter()
+            .flatten()
+            .next()
+            .and_then(|k| k.split_once(' '))
+            .map(|x| x.1.to_string())
+        else {
+            continue;
+        };
+        let named: Vec<String> = c.figures.iter().flatten().cloned().collect();
+        let members: Vec<&EvidenceItem> =
+            evidence.iter().filter(|e| c.ids.contains(&e.id)).collect();
+        let words: Vec<HashSet<String>> = members.iter().map(|e| thing_words(&e.quote)).collect();
+        let mut sides: Vec<Side> = Vec::new();
+        for e in &evidence {
+            let member = c.ids.contains(&e.id);
+            let same = member
+                || words
+                    .iter()
+                    .any(|w| overlap(w, &thing_words(&e.quote)) >= SAME_THING);
+            let side = match (same, member) {
+                (false, _) => None,
+                (true, true) => value_in(e, &unit, &named),
+                (true, false) => value_in(e, &unit, &[]),
+            };
+            if let Some(mut s) = side {
+                if let Some(d) = catalog.get(&e.doc_id) {
+                    s.source_type = d.source_type.value;
+                    s.authority = d.authority.value;
+                    s.effective_from = d.effective_from.as_ref().map(|f| f.value);
+                    s.superseded_by = d.superseded_by.clone();
+                }
+                sides.push(s);
+            }
+        }
+        if sides.len() >= 2 {
+            c.ruling = Some(govern(&sides));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,265 @@
+//! Sources with authority through the real binary, the real bi-encoder and a real index
+//! of the sample corpus: every document typed, declared or inferred; filters applied
+//! inside retrieval (search, ask, HTTP); `--as-of` choosing the sources in effect; and
+//! the retention question saying which source applies and why.
+
+use serde_json::{json, Value};
+
+use super::ask::ask_json;
+use super::cli::{attest, json, sample_index, scratch_corpus};
+use crate::common::server::{client, Server};
+
+const RETENTION: &str = "How long must client records be retained?";
+
+/// The evidence item `id` of answer `a`.
+fn item<'a>(a: &'a Value, id: &str) -> &'a Value {
+    a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == id)
+        .unwrap_or_else(|| panic!("no item {id}"))
+}
+
+fn sources(a: &Value) -> Vec<String> {
+    a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["source"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_retention_question_says_the_floor_and_the_stricter_bulletin_both_apply_and_as_of_dates_choose_sources(
+) {
+    let (_tmp, idx) = sample_index();
+    let (a, code) = ask_json(&idx, RETENTION, &[]);
+    assert_eq!(code, 0, "{a}");
+    let rulings: Vec<&Value> = a["conflicts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c.get("ruling"))
+        .collect();
+    assert_eq!(rulings.len(), 1, "{}", a["conflicts"]);
+    let r = rulings[0];
+    assert_eq!(r["relation"], "compatible", "{r}");
+    assert_eq!(r["rule"], "stricter");
+    let gov = r["governing"][0].as_str().unwrap();
+    assert!(item(&a, gov)["source"]
+        .as_str()
+        .unwrap()
+        .contains("policy-bulletin-19-04"));
+    let sides = r["sides"].as_array().unwrap();
+    assert!(
+        sides.len() >= 3,
+        "the manual and the county code also apply: {r}"
+    );
+    assert!(sides
+        .iter()
+        .any(|s| s["source_type"] == "statute" && s["standing"] == "also_applies"));
+    assert!(
+        r["summary"].as_str().unwrap().contains("since 2019-04-01"),
+        "{r}"
+    );
+    // Before the bulletin took effect, the seven-year rule alone; after, both.
+    let (before, _) = ask_json(&idx, RETENTION, &["--as-of", "2018-06-01"]);
+    assert!(
+        !sources(&before).iter().any(|s| s.contains("19-04")),
+        "{before}"
+    );
+    assert!(before["answer"].as_str().unwrap().contains("seven"));
+    assert!(!before["answer"].as_str().unwrap().contains("10 years"));
+    let (after, _) = ask_json(&idx, RETENTION, &["--as-of", "2020-01-01"]);
+    assert!(
+        sources(&after).iter().any(|s| s.contains("19-04")),
+        "{after}"
+    );
+    // A date that is not one is refused, naming the flag's format.
+    let out = attest(&idx)
+        .args(["ask", RETENTION, "--as-of", "2019-02-30"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("YYYY-MM-DD"));
+}
+
+#[test]
+fn every_document_is_typed_and_declarations_in_attest_toml_and_flags_win_over_inferences() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = scratch_corpus(tmp.path());
+    let idx = tmp.path().join("idx");
+    let toml = tmp.path().join("attest.toml");
+    std::fs::write(
+        &toml,
+        "[[sources]]\npath = \"**/14-faq-*.md\"\nsource_type = \"guidance\"\ncollection = \"public\"\n",
+    )
+    .unwrap();
+    let ok = attest(&idx)
+        .arg("--config")
+        .arg(&toml)
+        .arg("ingest")
+        .arg(&docs)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let act = docs.join("10-bhsa-5890-5899.md");
+    let flagged = attest(&idx)
+        .arg("--config")
+        .arg(&toml)
+        .arg("ingest")
+        .arg(&act)
+        .args([
+            "--collection",
+            "state-law",
+            "--effective-from",
+            "2015-01-01",
+        ])
+        .output()
+        .unwrap();
+    assert!(flagged.status.success());
+    let list = |extra: &[&str]| {
+        let out = attest(&idx)
+            .arg("--config")
+            .arg(&toml)
+            .arg("documents")
+            .arg("--json")
+            .args(extra)
+            .output()
+            .unwrap();
+        json(&out.stdout)["documents"].as_array().unwrap().clone()
+    };
+    let all = list(&[]);
+    assert_eq!(all.len(), 15);
+    let by = |name: &str| {
+        all.iter()
+            .find(|d| d["source"].as_str().unwrap().contains(name))
+            .unwrap()
+            .clone()
+    };
+    for d in &all {
+        assert_ne!(d["source_type"]["value"], "other", "typed: {d}");
+        assert_ne!(d["source_type"]["origin"], "default");
+    }
+    let faq = by("14-faq");
+    assert_eq!(faq["source_type"]["value"], "guidance");
+    assert_eq!(faq["source_type"]["origin"], "declared");
+    assert_eq!(faq["collection"]["value"], "public");
+    let act = by("10-bhsa");
+    assert_eq!(
+        (
+            act["source_type"]["value"].clone(),
+            act["source_type"]["origin"].clone()
+        ),
+        (json!("statute"), json!("inferred"))
+    );
+    assert_eq!(
+        (
+            act["collection"]["value"].clone(),
+            act["effective_from"]["value"].clone()
+        ),
+        (json!("state-law"), json!("2015-01-01"))
+    );
+    let bulletin = by("15-policy");
+    assert_eq!(bulletin["effective_from"]["value"], "2019-04-01");
+    assert_eq!(bulletin["effective_from"]["origin"], "inferred");
+    assert!(bulletin["effective_from"]["from"]
+        .as_str()
+        .unwrap()
+        .contains("Effective: April 1, 2019"));
+    assert_eq!(
+        bulletin["supersedes"][0]["value"],
+        "Policy Bulletin No. 17-02"
+    );
+    // Filters select; a condition that is not one is refused with the keys it knows.
+    let statutes = list(&["--where", "source_type=statute"]);
+    assert_eq!(statutes.len(), 3);
+    assert_eq!(list(&["--collection", "state-law"]).len(), 1);
+    assert_eq!(list(&["--where", "authority>=90"]).len(), 4);
+    let bad = attest(&idx)
+        .args(["documents", "--where", "colour=red"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("source_type, collection"));
+    // A bad [[sources]] rule is refused at load, naming the rule.
+    std::fs::write(
+        &toml,
+        "[[sources]]\npath = \"a[\"\nsource_type = \"statute\"\n",
+    )
+    .unwrap();
+    let out = attest(&idx)
+        .arg("--config")
+        .arg(&toml)
+        .arg("documents")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sources[0]"));
+}
+
+#[test]
+fn filters_apply_inside_retrieval_so_a_filtered_search_gets_a_full_list_on_the_cli_and_over_http() {
+    let (_tmp, idx) = sample_index();
+    let out = attest(&idx)
+        .args([
+            "search",
+            "client records",
+            "-k",
+            "10",
+            "--json",
+            "--where",
+            "source_type=statute",
+        ])
+        .output()
+        .unwrap();
+    let hits = json(&out.stdout)["hits"].as_array().unwrap().clone();
+    assert_eq!(hits.len(), 10, "statutes hold 20 chunks: a full list");
+    for h in &hits {
+        let s = h["source"].as_str().unwrap();
+        assert!(s.contains("10-bhsa") || s.contains("county-code"), "{s}");
+    }
+    let none = attest(&idx)
+        .args(["search", "records", "--where", "source_type=contract"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no indexed document matches the filter")
+    );
+    let s = Server::start(&idx, &[], &[]);
+    let c = client();
+    let r: Value = c
+        .post(s.url("/v1/search"))
+        .json(&json!({"query": "client records", "k": 5, "where": ["source_type=faq"]}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty());
+    assert!(
+        hits.iter()
+            .all(|h| h["source"].as_str().unwrap().contains("14-faq")),
+        "{r}"
+    );
+    let bad = c
+        .post(s.url("/v1/ask"))
+        .json(&json!({"question": RETENTION, "as_of": "June 2018"}))
+        .send()
+        .unwrap();
+    assert_eq!(bad.status(), 400);
+    let a: Value = c
+        .post(s.url("/v1/ask"))
+        .json(&json!({"question": RETENTION, "as_of": "2018-06-01"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(!sources(&a).iter().any(|s| s.contains("19-04")), "{a}");
+}
