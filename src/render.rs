@@ -1089,67 +1089,6 @@ fn review_details(q: &crate::review::RequirementReview, s: &mut String) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[derive(Debug)]
-    struct E(&'static str, Option<Box<E>>);
-    impl std::fmt::Display for E {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(self.0)
-        }
-    }
-    impl std::error::Error for E {
-        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-            self.1.as_deref().map(|e| e as _)
-        }
-    }
-
-    #[test]
-    fn error_chain_prints_each_cause_once() {
-        let x = "database disk image is malformed";
-        let ffi = E("Error code 11: database disk image is malformed", None);
-        let sqlite = E(x, Some(Box::new(ffi)));
-        let store = E(
-            "/i/attest.sqlite3: database disk image is malformed",
-            Some(Box::new(sqlite)),
-        );
-        let top = E("ingest", Some(Box::new(store)));
-        let s = error_chain(&top);
-        assert_eq!(
-            s,
-            "ingest: /i/attest.sqlite3: database disk image is malformed"
-        );
-        assert_eq!(s.matches(x).count(), 1);
-        // Causes that add something are kept.
-        let e = E(
-            "a",
-            Some(Box::new(E("b", Some(Box::new(E("c\x1b[2J", None)))))),
-        );
-        assert_eq!(error_chain(&e), "a: b: c\\x1b[2J");
-    }
-
-    #[test]
-    fn control_characters_are_escaped_for_terminals() {
-        let name = "a\x1b[31mred\nfake.md:1\r\u{202e}x\u{85}\u{7f}\tb";
-        assert_eq!(
-            clean(name),
-            "a\\x1b[31mred\\nfake.md:1\\r\\u{202e}x\\u{85}\\x7f\\tb"
-        );
-        assert_eq!(clean_text("p1\n\np2\x1b]0;t\x07"), "p1\n\np2\\x1b]0;t\\x07");
-        assert!(matches!(clean("plain ü — text"), Cow::Borrowed(_)));
-        assert_eq!(snippet("x\x1b[2J\n y", 100), "x\\x1b[2J y");
-    }
-
-    #[test]
-    fn snippet_flattens_and_cuts_at_words() {
-        assert_eq!(snippet("a\n\n b   c", 100), "a b c");
-        let s = snippet("alpha beta gamma delta", 12);
-        assert_eq!(s, "alpha beta …");
-    }
-}
-
 /// How a source value was set: `declared`, `inferred` or `default`.
 fn origin_word(o: &crate::source::Origin) -> &'static str {
     match o {
@@ -1221,4 +1160,65 @@ pub fn catalog(c: &crate::authority::Catalog) -> String {
     }
     let _ = writeln!(s, "{} document(s)", c.documents.len());
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug)]
+    struct E(&'static str, Option<Box<E>>);
+    impl std::fmt::Display for E {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+    impl std::error::Error for E {
+        fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+            self.1.as_deref().map(|e| e as _)
+        }
+    }
+
+    #[test]
+    fn error_chain_prints_each_cause_once() {
+        let x = "database disk image is malformed";
+        let ffi = E("Error code 11: database disk image is malformed", None);
+        let sqlite = E(x, Some(Box::new(ffi)));
+        let store = E(
+            "/i/attest.sqlite3: database disk image is malformed",
+            Some(Box::new(sqlite)),
+        );
+        let top = E("ingest", Some(Box::new(store)));
+        let s = error_chain(&top);
+        assert_eq!(
+            s,
+            "ingest: /i/attest.sqlite3: database disk image is malformed"
+        );
+        assert_eq!(s.matches(x).count(), 1);
+        // Causes that add something are kept.
+        let e = E(
+            "a",
+            Some(Box::new(E("b", Some(Box::new(E("c\x1b[2J", None)))))),
+        );
+        assert_eq!(error_chain(&e), "a: b: c\\x1b[2J");
+    }
+
+    #[test]
+    fn control_characters_are_escaped_for_terminals() {
+        let name = "a\x1b[31mred\nfake.md:1\r\u{202e}x\u{85}\u{7f}\tb";
+        assert_eq!(
+            clean(name),
+            "a\\x1b[31mred\\nfake.md:1\\r\\u{202e}x\\u{85}\\x7f\\tb"
+        );
+        assert_eq!(clean_text("p1\n\np2\x1b]0;t\x07"), "p1\n\np2\\x1b]0;t\\x07");
+        assert!(matches!(clean("plain ü — text"), Cow::Borrowed(_)));
+        assert_eq!(snippet("x\x1b[2J\n y", 100), "x\\x1b[2J y");
+    }
+
+    #[test]
+    fn snippet_flattens_and_cuts_at_words() {
+        assert_eq!(snippet("a\n\n b   c", 100), "a b c");
+        let s = snippet("alpha beta gamma delta", 12);
+        assert_eq!(s, "alpha beta …");
+    }
 }

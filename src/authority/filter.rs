@@ -83,12 +83,13 @@ impl FromStr for Condition {
                 v.parse::<crate::source::SourceType>()?;
             }
         }
-        if key == Key::Authority || op != Op::Eq {
-            if key != Key::Authority || values.len() != 1 || values[0].parse::<i64>().is_err() {
-                return Err(format!(
-                    "{s:?}: only authority compares, with one whole number"
-                ));
-            }
+        let compares = key == Key::Authority || op != Op::Eq;
+        if compares
+            && (key != Key::Authority || values.len() != 1 || values[0].parse::<i64>().is_err())
+        {
+            return Err(format!(
+                "{s:?}: only authority compares, with one whole number"
+            ));
         }
         Ok(Condition { key, op, values })
     }

@@ -20,7 +20,7 @@ pub const MAX_HITS: usize = 100;
 pub const MAX_EVIDENCE_ITEMS: usize = 10_000;
 
 /// `POST /v1/ask`: a question.
-#[derive(Debug, Clone, Deserialize, JsonSchema, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AskRequest {
     /// The question.
@@ -75,7 +75,7 @@ impl AskRequest {
 }
 
 /// `POST /v1/search`: a query.
-#[derive(Debug, Clone, Deserialize, JsonSchema, ToSchema)]
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchRequest {
     /// The query.

@@ -60,6 +60,7 @@ fn the_evidence_log_forgets_the_oldest_items_beyond_its_capacity() {
         chunks: None,
         scope: None,
         no_memory: Some(true),
+        ..Default::default()
     };
     let a = s.ask(&q).unwrap().value;
     assert!(!a.evidence.is_empty(), "{:?}", a.status);
@@ -141,6 +142,7 @@ fn a_search_sees_documents_ingested_after_the_service_opened() {
         query: "zanzibar marmalade protocol".into(),
         k: Some(3),
         mode: Some("dense".into()),
+        ..Default::default()
     };
     let before = s.search(&q).unwrap();
     let extra = tmp.path().join("extra");
@@ -227,6 +229,7 @@ fn many_threads_share_two_workers_without_losing_a_request() {
                     query: format!("client records retention {i}"),
                     k: Some(2),
                     mode: None,
+                    ..Default::default()
                 };
                 (0..3)
                     .map(|_| s.search(&q).unwrap().value.hits.len())
