@@ -576,6 +576,25 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     out
 }
 
+/// "Sources differ" and "Which applies" lines, then a blank line (nothing when none).
+fn conflicts(s: &mut String, list: &[crate::evidence::compose::Conflict]) {
+    for c in list {
+        let sides: Vec<String> = c
+            .ids
+            .iter()
+            .zip(&c.figures)
+            .map(|(id, f)| format!("{} says {}", clean(id), clean(&f.join(", "))))
+            .collect();
+        let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
+        if let Some(r) = &c.ruling {
+            let _ = writeln!(s, "Which applies: {}.", clean(&r.summary));
+        }
+    }
+    if !list.is_empty() {
+        s.push('\n');
+    }
+}
+
 /// The answer: text, then each cited item with its quote, `source:line` and score.
 pub fn answer(a: &crate::answer::Answer) -> String {
     use crate::answer::Status;
@@ -597,21 +616,7 @@ pub fn answer(a: &crate::answer::Answer) -> String {
     match a.status {
         Status::Answered => {
             let _ = writeln!(s, "{}\n", clean_text(&a.answer));
-            for c in &a.conflicts {
-                let sides: Vec<String> = c
-                    .ids
-                    .iter()
-                    .zip(&c.figures)
-                    .map(|(id, f)| format!("{} says {}", clean(id), clean(&f.join(", "))))
-                    .collect();
-                let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
-                if let Some(r) = &c.ruling {
-                    let _ = writeln!(s, "Which applies: {}.", clean(&r.summary));
-                }
-            }
-            if !a.conflicts.is_empty() {
-                s.push('\n');
-            }
+            conflicts(&mut s, &a.conflicts);
             let _ = writeln!(s, "Evidence:");
             for e in &a.evidence {
                 let _ = writeln!(
