@@ -164,6 +164,26 @@ pub struct EvidenceItem {
     /// Other places stating the same quote byte for byte (identical quotes are one item).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub locations: Vec<Location>,
+    /// The finest provision the quote stands in ("Article 521(2)(b)", "§ 164.404(b)"),
+    /// when its section is numbered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provision: Option<String>,
+    /// Why the quoted text does not bind (a recital, a note, a summary), when it does not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub non_binding: Option<NonBindingAt>,
+    /// The kind of source it comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_type: Option<crate::source::SourceType>,
+}
+
+/// What non-binding text an item quotes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NonBindingAt {
+    /// Recital, preamble, note, example, summary or citation.
+    pub kind: crate::source::binding::NonBinding,
+    /// Its number, for a recital ("(2)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 /// A rejected candidate.

@@ -573,7 +573,39 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     if let Some(section) = &e.section {
         out.push_str(&format!(" § {}", snippet(section, 80)));
     }
+    if let Some(p) = e.provision.as_ref().filter(|p| p.ends_with(')')) {
+        out.push_str(&format!(" ({})", clean(p)));
+    }
+    if let Some(nb) = &e.non_binding {
+        let label = nb
+            .label
+            .as_ref()
+            .map(|l| format!(" {}", clean(l)))
+            .unwrap_or_default();
+        out.push_str(&format!(" [{}{label}, does not bind]", nb.kind.as_str()));
+    }
     out
+}
+
+/// A line saying that none of the cited text binds, when none does (a recital, a
+/// preamble, a note: context, not the rule), then a blank line.
+fn binding_note(s: &mut String, evidence: &[crate::answer::EvidenceItem]) {
+    if evidence.is_empty() || evidence.iter().any(|e| e.non_binding.is_none()) {
+        return;
+    }
+    let each: Vec<String> = evidence
+        .iter()
+        .filter_map(|e| {
+            let nb = e.non_binding.as_ref()?;
+            let label = nb
+                .label
+                .as_ref()
+                .map(|l| format!(" {}", clean(l)))
+                .unwrap_or_default();
+            Some(format!("{} is {}{label}", clean(&e.id), nb.kind.as_str()))
+        })
+        .collect();
+    let _ = writeln!(s, "No binding provision is cited: {}.\n", each.join("; "));
 }
 
 /// "Sources differ" and "Which applies" lines, then a blank line (nothing when none).
@@ -617,6 +649,7 @@ pub fn answer(a: &crate::answer::Answer) -> String {
         Status::Answered => {
             let _ = writeln!(s, "{}\n", clean_text(&a.answer));
             conflicts(&mut s, &a.conflicts);
+            binding_note(&mut s, &a.evidence);
             let _ = writeln!(s, "Evidence:");
             for e in &a.evidence {
                 let _ = writeln!(
@@ -1164,6 +1197,32 @@ pub fn catalog(c: &crate::authority::Catalog) -> String {
         );
     }
     let _ = writeln!(s, "{} document(s)", c.documents.len());
+    s
+}
+
+/// Requirements: id, place, source type and confidence, then the quote.
+pub fn requirements(list: &[crate::authority::requirements::Requirement]) -> String {
+    let mut s = String::new();
+    for r in list {
+        let mut place = place(&r.source, "");
+        match r.page {
+            Some(p) => place.push_str(&format!(" p. {p}")),
+            None => place.push_str(&format!(":{}", r.line)),
+        }
+        if let Some(p) = r.provision.as_ref().or(r.section.as_ref()) {
+            let mark = if p.starts_with('§') { "" } else { "§ " };
+            place.push_str(&format!(" {mark}{}", snippet(p, 80)));
+        }
+        let _ = writeln!(
+            s,
+            "{}  {place}  [{}, {:.2}]",
+            clean(&r.id),
+            r.source_type,
+            r.confidence
+        );
+        let _ = writeln!(s, "    \"{}\"", snippet(&r.quote, 400));
+    }
+    let _ = writeln!(s, "{} requirement(s)", list.len());
     s
 }
 

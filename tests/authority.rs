@@ -263,3 +263,161 @@ fn filters_apply_inside_retrieval_so_a_filtered_search_gets_a_full_list_on_the_c
         .unwrap();
     assert!(!sources(&a).iter().any(|s| s.contains("19-04")), "{a}");
 }
+
+/// An act in the shape of an official EUR-Lex page: a file id as its `<title>`, the title
+/// marked `doc-ti`, citations, two recitals, the enacting formula, two articles.
+const ACT_HTML: &str = r#"<html><head><title>L_2099001EN.01000101.xml</title></head><body>
+<p class="doc-ti">REGULATION (EU) 2099/1 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL</p>
+<p class="doc-ti">on the safe storage of archived ledgers</p>
+<p class="doc-ti">(Text with EEA relevance)</p>
+<p>THE EUROPEAN PARLIAMENT AND THE COUNCIL OF THE EUROPEAN UNION,</p>
+<p>Having regard to the Treaty on the Functioning of the European Union,</p>
+<p>Whereas:</p>
+<table><tr><td><p>(1)</p></td><td><p>Archived ledgers should be kept in dry vaults for the benefit of historians.</p></td></tr></table>
+<table><tr><td><p>(2)</p></td><td><p>Ledger vaults are best inspected every season by trained wardens.</p></td></tr></table>
+<p>HAVE ADOPTED THIS REGULATION:</p>
+<p class="ti-art">Article 1</p><p class="sti-art">Storage</p>
+<p>1. Ledger custodians shall keep archived ledgers in vaults below 40 percent humidity.</p>
+<p>2. Inspections of vaults shall follow this schedule:</p>
+<table><tr><td><p>(a)</p></td><td><p>Wardens shall inspect each vault every 90 days;</p></td></tr></table>
+<table><tr><td><p>(b)</p></td><td><p>Auditors shall inspect each vault every 365 days.</p></td></tr></table>
+<p class="ti-art">Article 2</p><p class="sti-art">Entry into force</p>
+<p>This Regulation shall enter into force on the twentieth day following that of its publication.</p>
+<p>Done at Brussels, 1 January 2099.</p><p>For the Council</p>
+</body></html>"#;
+
+#[test]
+fn recitals_are_labelled_as_not_binding_articles_are_cited_to_the_point_and_the_marked_title_is_kept(
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("L_2099001EN.01000101.html"), ACT_HTML).unwrap();
+    let idx = tmp.path().join("idx");
+    assert!(attest(&idx)
+        .arg("ingest")
+        .arg(&docs)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let out = attest(&idx).args(["documents", "--json"]).output().unwrap();
+    let d = &json(&out.stdout)["documents"][0];
+    assert_eq!(
+        d["title"],
+        "REGULATION (EU) 2099/1 OF THE EUROPEAN PARLIAMENT AND OF THE COUNCIL on the safe storage of archived ledgers"
+    );
+    assert_eq!(d["source_type"]["value"], "regulation");
+    assert_eq!(d["jurisdiction"]["value"], "European Union");
+    // A point of a numbered paragraph is cited as such, and it binds.
+    let (a, _) = ask_json(
+        &idx,
+        "How often shall wardens inspect each vault?",
+        &["--no-memory"],
+    );
+    let e = a["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| {
+            e["quote"]
+                .as_str()
+                .unwrap()
+                .contains("Wardens shall inspect")
+        })
+        .unwrap_or_else(|| panic!("{a}"));
+    assert_eq!(e["provision"], "Article 1(2)(a)", "{a}");
+    assert!(e.get("non_binding").is_none());
+    // A question only a recital speaks to is answered from it, labelled.
+    let (r, _) = ask_json(
+        &idx,
+        "Where should archived ledgers be kept for the benefit of historians?",
+        &["--no-memory"],
+    );
+    let cited = r["evidence"].as_array().unwrap();
+    let recital = cited
+        .iter()
+        .find(|e| e["quote"].as_str().unwrap().contains("dry vaults"))
+        .unwrap_or_else(|| panic!("{r}"));
+    assert_eq!(recital["non_binding"]["kind"], "recital");
+    assert_eq!(recital["non_binding"]["label"], "(1)");
+    let text = attest(&idx)
+        .args([
+            "ask",
+            "Where should archived ledgers be kept for the benefit of historians?",
+            "--no-memory",
+        ])
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&text.stdout);
+    assert!(shown.contains("recital (1), does not bind"), "{shown}");
+}
+
+#[test]
+fn requirements_are_listed_as_items_with_ids_by_source_type_quoted_verbatim_and_whole() {
+    let (_tmp, idx) = sample_index();
+    let out = attest(&idx)
+        .args(["requirements", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let list = json(&out.stdout);
+    let items = list.as_array().unwrap();
+    assert!(items.len() > 50, "{}", items.len());
+    for r in items {
+        let text = std::fs::read_to_string(r["source"].as_str().unwrap()).unwrap();
+        let (s, e) = (
+            r["start"].as_u64().unwrap() as usize,
+            r["end"].as_u64().unwrap() as usize,
+        );
+        assert_eq!(
+            &text[s..e],
+            r["quote"].as_str().unwrap(),
+            "verbatim at its span"
+        );
+        let id = r["id"].as_str().unwrap();
+        match r["source_type"].as_str().unwrap() {
+            "statute" | "regulation" => assert!(id.starts_with("REQ-S"), "{id}"),
+            "policy" | "guidance" => assert!(id.starts_with("REQ-P"), "{id}"),
+            "faq" => panic!("an FAQ imposes nothing: {r}"),
+            _ => assert!(id.starts_with("REQ-O"), "{id}"),
+        }
+        assert!(
+            !r["quote"].as_str().unwrap().ends_with(':'),
+            "a lead-in is quoted with its list: {r}"
+        );
+    }
+    let retain = items
+        .iter()
+        .find(|r| {
+            r["quote"]
+                .as_str()
+                .unwrap()
+                .starts_with("A county program shall retain each client record")
+        })
+        .expect("§ 5897(a) is a requirement");
+    assert_eq!(retain["provision"], "§ 5897(a)");
+    assert_eq!(retain["id"].as_str().unwrap()[..5].to_string(), "REQ-S");
+    // A list's lead-in and items are one requirement.
+    assert!(items.iter().any(|r| {
+        let q = r["quote"].as_str().unwrap();
+        q.starts_with("Within 24 hours after a crisis contact, the county program shall:")
+            && q.contains("(3) notify")
+    }));
+    // Filters select the sources: statutes only.
+    let out = attest(&idx)
+        .args(["requirements", "--json", "--where", "source_type=statute"])
+        .output()
+        .unwrap();
+    let statutes = json(&out.stdout);
+    assert!(statutes
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["source_type"] == "statute"));
+    assert_eq!(statutes[0]["id"], "REQ-S001");
+}

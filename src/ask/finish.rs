@@ -166,6 +166,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(&mut answer, c, &numbered);
+        crate::authority::label::label(engine, &mut answer.evidence)?;
         crate::authority::rule::rule(engine, &mut answer)?;
         answer.missing_evidence = note;
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
@@ -432,6 +433,9 @@ pub fn item_of(id: &str, v: &Verdict, locations: Vec<crate::answer::Location>) -
         step: c.step,
         content_hash: c.content_hash.clone(),
         locations,
+        provision: None,
+        non_binding: None,
+        source_type: None,
     }
 }
 

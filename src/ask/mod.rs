@@ -151,10 +151,12 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         })
     });
     let keep = kept(&frame, &numbered, &decision, multi_hop);
+    let later = crate::authority::label::non_binding_ids(engine, &numbered.items())?;
     let composed = compose::compose(
         &mut numbered,
         found.classification.class,
         keep.as_deref(),
+        &later,
         opts,
     );
     timings.set("compose", t);

@@ -17,6 +17,8 @@ use crate::retrieve::Restrict;
 use crate::source::{Date, Origin, SourceMeta, SourceRule, SourceType, Sourced};
 
 pub mod filter;
+pub mod label;
+pub mod requirements;
 pub mod rule;
 
 pub use filter::{Filter, FilterSpec, Selection};
@@ -79,6 +81,18 @@ pub struct Catalog {
 impl Catalog {
     /// The catalog of `engine`'s index under its configuration's `[[sources]]` rules.
     pub fn load(engine: &Engine) -> Result<Catalog, Error> {
+        let mut c = Self::load_rows(engine, None)?;
+        link_supersessions(&mut c.documents);
+        Ok(c)
+    }
+
+    /// The catalog entries of documents `doc_ids` only (supersessions are not linked: that
+    /// needs every document).
+    pub fn load_only(engine: &Engine, doc_ids: &[String]) -> Result<Catalog, Error> {
+        Self::load_rows(engine, Some(doc_ids))
+    }
+
+    fn load_rows(engine: &Engine, only: Option<&[String]>) -> Result<Catalog, Error> {
         let store = engine.store();
         let rules = &engine.config().sources;
         let mut decls: Vec<(String, SourceRule)> = Vec::new();
@@ -89,7 +103,7 @@ impl Catalog {
         }
         let matchers: Vec<_> = rules.iter().filter_map(|r| r.check().ok()).collect();
         let mut documents = Vec::new();
-        for row in store.catalog_rows(crate::source::OPENING_BYTES)? {
+        for row in store.catalog_rows(crate::source::OPENING_BYTES, only)? {
             let inferred = match serde_json::from_str::<SourceMeta>(&row.source_meta) {
                 Ok(m) if !row.source_meta.is_empty() => m,
                 _ => crate::source::infer(&row.title, &row.source, &row.opening),
@@ -109,7 +123,6 @@ impl Catalog {
             }
             documents.push(doc_source(row, meta));
         }
-        link_supersessions(&mut documents);
         Ok(Catalog { documents })
     }
 

@@ -55,7 +55,7 @@ fn value_in(e: &EvidenceItem, unit: &str, named: &[String]) -> Option<Side> {
         authority: 0,
         effective_from: None,
         superseded_by: None,
-        binding: true,
+        binding: e.non_binding.is_none(),
         value: f.value.parse().ok()?,
         unit: unit.to_string(),
         bound: bound_in(&text, f.start, f.end, unit),

@@ -1185,7 +1185,8 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
         .select(&selector)
         .filter(|el| title_shown(el))
         .map(|el| collapse_ws(&el.text().collect::<String>()))
-        .find(|t| !t.is_empty());
+        .find(|t| !t.is_empty() && !names_a_file(t))
+        .or_else(|| marked_title(&doc));
 
     // Iterative pre-order walk (deeply nested markup must not overflow the stack).
     let mut w = HtmlText::new();
@@ -1246,6 +1247,40 @@ fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
             .map(|(_, h)| h.clone())
     });
     Some((title, text, headings))
+}
+
+/// Whether a `<title>` is a file's name or identifier rather than a title
+/// (`L_2013176EN.01000101.xml`): one word with a dot or an underscore and a digit.
+fn names_a_file(t: &str) -> bool {
+    !t.contains(char::is_whitespace)
+        && t.contains(['.', '_'])
+        && t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// Classes that mark a document's title in the body (EUR-Lex `doc-ti`, ELI
+/// `eli-main-title`, and the common `doc-title` / `document-title`).
+const TITLE_CLASSES: &str =
+    ".doc-ti, .eli-main-title, .doc-title, .document-title, .title-doc-first";
+
+/// The title the body marks with a title class: its marked elements in order, each
+/// whitespace-collapsed, joined by spaces; parts wholly in parentheses ("(Text with EEA
+/// relevance)") are left out.
+fn marked_title(doc: &scraper::Html) -> Option<String> {
+    let selector = scraper::Selector::parse(TITLE_CLASSES).expect("static selector");
+    let parts: Vec<String> = doc
+        .select(&selector)
+        .filter(|el| title_shown(el))
+        .map(|el| collapse_ws(&el.text().collect::<String>()))
+        .filter(|t| !t.is_empty() && !is_bracketed(t))
+        .take(8)
+        .collect();
+    let title = parts.join(" ");
+    (!title.is_empty()).then(|| title.chars().take(500).collect())
+}
+
+/// Whether `t` is wholly in parentheses ("(Text with EEA relevance)").
+fn is_bracketed(t: &str) -> bool {
+    t.starts_with('(') && t.ends_with(')')
 }
 
 /// Whether a `<title>` element names the page: not hidden by its attributes nor inside a
@@ -2198,6 +2233,27 @@ mod tests {
         assert_eq!(doc.text, "intro\n\nThe H1");
         let path = write(dir.path(), "b.htm", b"<p>just text</p>");
         assert_eq!(load_one(&path).title, "b");
+    }
+
+    #[test]
+    fn an_html_title_that_is_a_file_id_gives_way_to_the_title_the_body_marks() {
+        let html = "<html><head><title>L_2013176EN.01000101.xml</title></head><body>\
+            <p class=\"doc-ti\">REGULATION (EU) No 575/2013</p><p class=\"doc-ti\">of 26 June 2013</p>\
+            <p class=\"doc-ti\">(Text with EEA relevance)</p><h1>Other</h1></body></html>";
+        let (title, ..) = html_to_text(html, &Deadline::never()).unwrap();
+        assert_eq!(
+            title.as_deref(),
+            Some("REGULATION (EU) No 575/2013 of 26 June 2013")
+        );
+        let plain = "<title>Annual report 2.1</title><p class=\"doc-ti\">X</p>";
+        let (title, ..) = html_to_text(plain, &Deadline::never()).unwrap();
+        assert_eq!(title.as_deref(), Some("Annual report 2.1"));
+        let (title, ..) = html_to_text(
+            "<title>report_v2.html</title><h1>Report</h1>",
+            &Deadline::never(),
+        )
+        .unwrap();
+        assert_eq!(title.as_deref(), Some("Report"));
     }
 
     #[test]

@@ -219,6 +219,9 @@ mod tests {
             step: 1,
             content_hash: "h".into(),
             locations: Vec::new(),
+            provision: None,
+            non_binding: None,
+            source_type: None,
         }
     }
 

@@ -218,5 +218,8 @@ fn evidence_item(
         step: 1,
         content_hash: doc.hash.clone(),
         locations: Vec::new(),
+        provision: None,
+        non_binding: None,
+        source_type: None,
     }
 }

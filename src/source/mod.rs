@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+pub mod binding;
 pub mod govern;
 
 /// The kind of a source, a closed set.

@@ -31,9 +31,15 @@ pub struct CatalogRow {
 }
 
 impl Store {
-    /// Every document, in path order, with what the catalog needs; `opening_bytes` of
-    /// text are read for documents stored before source metadata existed.
-    pub fn catalog_rows(&self, opening_bytes: usize) -> Result<Vec<CatalogRow>, StoreError> {
+    /// Every document (or only those with ids `only`), in path order, with what the
+    /// catalog needs; `opening_bytes` of text are read for documents stored before source
+    /// metadata existed.
+    pub fn catalog_rows(
+        &self,
+        opening_bytes: usize,
+        only: Option<&[String]>,
+    ) -> Result<Vec<CatalogRow>, StoreError> {
+        let only_json = only.map(|ids| serde_json::to_string(ids).unwrap_or_else(|_| "[]".into()));
         let mut st = self
             .conn
             .prepare_cached(
@@ -41,11 +47,12 @@ impl Store {
                  CASE WHEN d.source_meta = '' THEN substr(d.text, 1, ?1) ELSE '' END, \
                  CASE WHEN json_valid(d.layout) THEN coalesce(json_array_length(d.layout, '$.pages'), 0) ELSE 0 END, \
                  (SELECT count(*) FROM chunks c WHERE c.doc = d.id) \
-                 FROM documents d ORDER BY d.source, d.key",
+                 FROM documents d WHERE ?2 IS NULL OR d.doc_id IN (SELECT value FROM json_each(?2)) \
+                 ORDER BY d.source, d.key",
             )
             .map_err(|e| self.err(e))?;
         let rows = st
-            .query_map([opening_bytes as i64], |r| {
+            .query_map(params![opening_bytes as i64, only_json], |r| {
                 Ok(CatalogRow {
                     id: r.get(0)?,
                     doc_id: r.get(1)?,

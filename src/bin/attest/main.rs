@@ -13,6 +13,7 @@ mod ask;
 mod documents;
 mod eval;
 mod ingest;
+mod requirements;
 mod review;
 mod search;
 mod serve;
@@ -76,6 +77,10 @@ enum Command {
     /// List the indexed documents as sources: type (declared or inferred), authority,
     /// collection, effective dates, supersessions, pages and chunks
     Documents(documents::Args),
+    /// List the requirement sentences (must, shall, shall not, required, prohibited, may
+    /// not) of the selected sources as items: REQ-S… for statutes and regulations, REQ-P…
+    /// for policy and guidance, each with document, section, provision, quote and span
+    Requirements(requirements::Args),
     /// Review the indexed documents against a checklist: verified evidence, typed field
     /// values with their spans, cross-document checks and a status per requirement
     /// (exit 0 every mandatory requirement evidenced, 1 otherwise, 2 error)
@@ -223,6 +228,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Validate(args) => validate::run(cfg, args),
         Command::Status(args) => status::run(cfg, args),
         Command::Documents(args) => documents::run(cfg, args),
+        Command::Requirements(args) => requirements::run(cfg, args),
         Command::Review(args) => review::run(cfg, args),
         Command::Serve(args) => serve::run(cfg, args),
         Command::Mcp(args) => serve::run_mcp(cfg, args),

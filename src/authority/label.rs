@@ -1,0 +1,118 @@
+//! Labels on an answer's evidence: the finest provision each quote stands in ("Article
+//! 521(2)(b)"), whether its text binds (a recital, a note or a summary does not), and the
+//! kind of source it comes from.
+
+use std::collections::HashMap;
+
+use crate::answer::{EvidenceItem, NonBindingAt};
+use crate::corpus::layout::Layout;
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::source::binding::{
+    heading_citation, non_binding, part_at, provision_path, NonBinding, Part,
+};
+use crate::source::SourceType;
+
+/// What labelling needs of one document.
+struct DocView {
+    text: String,
+    layout: Layout,
+    parts: Vec<Part>,
+    source_type: Option<SourceType>,
+}
+
+fn view(
+    engine: &Engine,
+    doc_id: &str,
+    types: &HashMap<String, SourceType>,
+) -> Result<Option<DocView>, Error> {
+    let Some(text) = engine.store().document_text(doc_id)? else {
+        return Ok(None);
+    };
+    let layout = engine
+        .store()
+        .document_layout(doc_id, &text)
+        .unwrap_or_default();
+    let heads: Vec<(usize, u8, String)> = layout
+        .headings
+        .iter()
+        .map(|h| (h.start, h.level, h.title.clone()))
+        .collect();
+    let parts = non_binding(&text, &heads);
+    Ok(Some(DocView {
+        text,
+        layout,
+        parts,
+        source_type: types.get(doc_id).copied(),
+    }))
+}
+
+/// The finest provision at byte `at` of a document: the last heading before it that
+/// cites ("Article 521", "§ 164.404") and the paragraph labels open between them.
+pub fn provision_at(text: &str, layout: &Layout, at: usize) -> Option<String> {
+    let head = layout
+        .headings
+        .iter()
+        .rev()
+        .filter(|h| h.start <= at)
+        .find_map(|h| heading_citation(&h.title).map(|c| (h.start, c)))?;
+    Some(format!("{}{}", head.1, provision_path(text, head.0, at)))
+}
+
+/// Label one item from its document's view.
+fn label_item(e: &mut EvidenceItem, d: &DocView) {
+    let part = part_at(&d.parts, e.start, e.end);
+    let outside = part.is_some_and(|p| matches!(p.kind, NonBinding::Head | NonBinding::Signature));
+    e.provision = provision_at(&d.text, &d.layout, e.start).filter(|_| !outside);
+    e.non_binding = part.map(|p| NonBindingAt {
+        kind: p.kind,
+        label: p.label.clone(),
+    });
+    e.source_type = d.source_type;
+}
+
+/// Label every item of `items` (each document read once).
+pub fn label(engine: &Engine, items: &mut [EvidenceItem]) -> Result<(), Error> {
+    if items.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<String> = items.iter().map(|e| e.doc_id.clone()).collect();
+    let types: HashMap<String, SourceType> = super::Catalog::load_only(engine, &ids)?
+        .documents
+        .into_iter()
+        .map(|d| (d.doc_id, d.source_type.value))
+        .collect();
+    let mut views: HashMap<String, Option<DocView>> = HashMap::new();
+    for e in items.iter_mut() {
+        if !views.contains_key(&e.doc_id) {
+            let v = view(engine, &e.doc_id, &types)?;
+            views.insert(e.doc_id.clone(), v);
+        }
+        if let Some(Some(d)) = views.get(&e.doc_id) {
+            label_item(e, d);
+        }
+    }
+    Ok(())
+}
+
+/// Ids of the items whose quoted text does not bind (each document read once).
+pub fn non_binding_ids(
+    engine: &Engine,
+    items: &[crate::evidence::compose::Item],
+) -> Result<std::collections::HashSet<String>, Error> {
+    let mut parts: HashMap<String, Vec<Part>> = HashMap::new();
+    let mut out = std::collections::HashSet::new();
+    for it in items {
+        if !parts.contains_key(&it.doc_id) {
+            let found = match view(engine, &it.doc_id, &HashMap::new())? {
+                Some(v) => v.parts,
+                None => Vec::new(),
+            };
+            parts.insert(it.doc_id.clone(), found);
+        }
+        if part_at(&parts[&it.doc_id], it.start, it.end).is_some() {
+            out.insert(it.id.clone());
+        }
+    }
+    Ok(out)
+}

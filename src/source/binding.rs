@@ -1,0 +1,476 @@
+//! Binding and non-binding text within a document, and citations at the finest level
+//! the text numbers.
+//!
+//! [`non_binding`] finds the parts of a text that do not bind, from its structure:
+//!
+//! * an act's **preamble**: from "THE EUROPEAN PARLIAMENT …", "Having regard to" or
+//!   "Whereas" to the enacting formula "HAVE ADOPTED THIS REGULATION:" (directive,
+//!   decision), with each numbered **recital** after "Whereas:" a part of its own
+//!   ("(2)");
+//!   its head before the preamble (publication header, title) and its closing formula and
+//!   signatures ("Done at Brussels, …" up to an annex) bind nothing either;
+//! * "WHEREAS" clauses before "NOW, THEREFORE" (resolutions);
+//! * paragraphs opening with "Note:", "Editorial Note:", "Note to paragraph …",
+//!   "[Comment: …]", "Example:", and a CFR part's "Authority:" / "Source:" notes and
+//!   amendment citations ("[60 FR 1234, Jan. 3, 1995]");
+//! * sections headed "Summary", "Background", "Preamble", "Recitals", "Explanatory
+//!   note", "Notes", "Examples".
+//!
+//! [`provision_path`] reads the paragraph labels between a section's start and a place in
+//! it — "2." then "(b)" give `(2)(b)`; CFR's "(a)", "(1)", "(i)", "(A)" nest — so a quote
+//! is cited as "Article 521(2)(b)" or "§ 164.404(b)", not only by its section.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+/// Why a part of a text does not bind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NonBinding {
+    /// A numbered recital of an act's preamble, or a "WHEREAS" clause.
+    Recital,
+    /// The rest of a preamble: citations ("Having regard to …") and the enacting formula.
+    Preamble,
+    /// A note, comment or editorial note.
+    Note,
+    /// An example or illustration.
+    Example,
+    /// A summary or background section.
+    Summary,
+    /// An amendment citation or source note.
+    Citation,
+    /// An act's head before its preamble: publication header and title.
+    Head,
+    /// An act's closing formula and signatures ("Done at Brussels, …").
+    Signature,
+}
+
+impl NonBinding {
+    /// The kind in words.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NonBinding::Recital => "recital",
+            NonBinding::Preamble => "preamble",
+            NonBinding::Note => "note",
+            NonBinding::Example => "example",
+            NonBinding::Summary => "summary",
+            NonBinding::Citation => "citation",
+            NonBinding::Head => "title",
+            NonBinding::Signature => "signature",
+        }
+    }
+}
+
+/// A part of a text that does not bind.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Part {
+    /// Start byte.
+    pub start: usize,
+    /// End byte (exclusive).
+    pub end: usize,
+    /// Why it does not bind.
+    pub kind: NonBinding,
+    /// Its number, for a recital ("(2)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+fn re(p: &str) -> Regex {
+    Regex::new(p).expect("static pattern")
+}
+
+static ENACTING: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?im)^[ \t]*(?:HAVE|HAS) ADOPTED THIS (?:REGULATION|DIRECTIVE|DECISION)\b[^\n]*")
+});
+static PREAMBLE_START: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?m)^[ \t]*(?:THE EUROPEAN PARLIAMENT|THE COUNCIL|THE EUROPEAN COMMISSION|Having regard to|Whereas)",
+    )
+});
+static DONE_AT: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*Done at [A-Z]"));
+static ANNEX_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*ANNEX\b"));
+static WHEREAS_LINE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*Whereas\s*:"));
+static RECITAL_LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*\((\d{1,4})\)"));
+static WHEREAS_CLAUSE: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*WHEREAS\b"));
+static NOW_THEREFORE: LazyLock<Regex> = LazyLock::new(|| re(r"(?im)^[ \t]*NOW,? THEREFORE\b"));
+static NOTE_OPENER: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?im)^[ \t]*(?:(?:editorial |editor's )?notes?(?: to (?:paragraph|§)[^:\n]{0,40})?\s*[:.—-]|\[comment:|authority:|source:|examples?(?: \d+)?\s*[:.—-]|illustration\s*[:.—-])",
+    )
+});
+static AMENDMENT: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*\[\d+ FR \d+[^\n]*\][ \t]*$"));
+
+/// Section titles whose whole section does not bind, with the kind.
+const NON_BINDING_SECTIONS: &[(&str, NonBinding)] = &[
+    ("summary", NonBinding::Summary),
+    ("executive summary", NonBinding::Summary),
+    ("background", NonBinding::Summary),
+    ("preamble", NonBinding::Preamble),
+    ("recitals", NonBinding::Recital),
+    ("explanatory note", NonBinding::Note),
+    ("explanatory memorandum", NonBinding::Note),
+    ("notes", NonBinding::Note),
+    ("examples", NonBinding::Example),
+];
+
+/// End of the paragraph holding byte `at`: the next blank line, or the end.
+fn paragraph_end(text: &str, at: usize) -> usize {
+    text[at..].find("\n\n").map_or(text.len(), |i| at + i)
+}
+
+/// An act's preamble: its citations and, after "Whereas:", each numbered recital.
+fn preamble(text: &str, out: &mut Vec<Part>) {
+    let Some(enact) = ENACTING.find(text) else {
+        return;
+    };
+    let start = PREAMBLE_START
+        .find(&text[..enact.start()])
+        .map_or(enact.start(), |m| {
+            m.start() + (m.as_str().len() - m.as_str().trim_start().len())
+        });
+    if start > 0 {
+        out.push(Part {
+            start: 0,
+            end: start,
+            kind: NonBinding::Head,
+            label: None,
+        });
+    }
+    if let Some(done) = DONE_AT.find(&text[enact.end()..]) {
+        let from = enact.end() + done.start();
+        let end = ANNEX_LINE
+            .find(&text[from..])
+            .map_or(text.len(), |m| from + m.start());
+        out.push(Part {
+            start: from,
+            end,
+            kind: NonBinding::Signature,
+            label: None,
+        });
+    }
+    let whereas = WHEREAS_LINE
+        .find(&text[start..enact.start()])
+        .map(|m| start + m.end());
+    let recitals_from = whereas.unwrap_or(enact.start());
+    out.push(Part {
+        start,
+        end: recitals_from,
+        kind: NonBinding::Preamble,
+        label: None,
+    });
+    let labels: Vec<(usize, String)> = RECITAL_LABEL
+        .captures_iter(&text[recitals_from..enact.start()])
+        .map(|c| {
+            (
+                recitals_from + c.get(0).unwrap().start(),
+                format!("({})", &c[1]),
+            )
+        })
+        .collect();
+    for (i, (at, label)) in labels.iter().enumerate() {
+        let end = labels.get(i + 1).map_or(enact.start(), |x| x.0);
+        let at = *at + (text[*at..].len() - text[*at..].trim_start().len());
+        out.push(Part {
+            start: at,
+            end,
+            kind: NonBinding::Recital,
+            label: Some(label.clone()),
+        });
+    }
+    out.push(Part {
+        start: enact.start(),
+        end: enact.end(),
+        kind: NonBinding::Preamble,
+        label: None,
+    });
+}
+
+/// "WHEREAS" clauses before "NOW, THEREFORE".
+fn whereas_clauses(text: &str, out: &mut Vec<Part>) {
+    let Some(now) = NOW_THEREFORE.find(text) else {
+        return;
+    };
+    let starts: Vec<usize> = WHEREAS_CLAUSE
+        .find_iter(&text[..now.start()])
+        .map(|m| m.start())
+        .collect();
+    for (i, &s) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(now.start());
+        out.push(Part {
+            start: s,
+            end,
+            kind: NonBinding::Recital,
+            label: None,
+        });
+    }
+}
+
+/// Notes, comments, examples and amendment citations, each to its paragraph's end (a
+/// `[Comment: …]` to its closing bracket).
+fn notes(text: &str, out: &mut Vec<Part>) {
+    for m in NOTE_OPENER.find_iter(text) {
+        let opener = m.as_str().trim_start().to_lowercase();
+        let kind = match opener.starts_with("example") || opener.starts_with("illustration") {
+            true => NonBinding::Example,
+            false => NonBinding::Note,
+        };
+        let end = match opener.starts_with("[comment") {
+            true => text[m.start()..]
+                .find(']')
+                .map_or(text.len(), |i| m.start() + i + 1),
+            false => paragraph_end(text, m.start()),
+        };
+        out.push(Part {
+            start: m.start(),
+            end,
+            kind,
+            label: None,
+        });
+    }
+    for m in AMENDMENT.find_iter(text) {
+        out.push(Part {
+            start: m.start(),
+            end: m.end(),
+            kind: NonBinding::Citation,
+            label: None,
+        });
+    }
+}
+
+/// Whole sections whose heading says they do not bind. `headings` are (start, level,
+/// title) in text order.
+fn sections(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part>) {
+    for (i, (start, level, title)) in headings.iter().enumerate() {
+        let name = title
+            .trim_start_matches(|c: char| c.is_ascii_digit() || c == '.' || c == ' ' || c == '#')
+            .trim()
+            .trim_end_matches(['.', ':'])
+            .to_lowercase();
+        let Some((_, kind)) = NON_BINDING_SECTIONS.iter().find(|(n, _)| *n == name) else {
+            continue;
+        };
+        let end = headings[i + 1..]
+            .iter()
+            .find(|(_, l, _)| l <= level)
+            .map_or(text.len(), |h| h.0);
+        out.push(Part {
+            start: *start,
+            end,
+            kind: *kind,
+            label: None,
+        });
+    }
+}
+
+/// The parts of `text` that do not bind, in text order (see the module documentation).
+pub fn non_binding(text: &str, headings: &[(usize, u8, String)]) -> Vec<Part> {
+    let mut out = Vec::new();
+    preamble(text, &mut out);
+    whereas_clauses(text, &mut out);
+    notes(text, &mut out);
+    sections(text, headings, &mut out);
+    out.retain(|p| p.start < p.end && p.end <= text.len());
+    out.sort_by_key(|p| (p.start, std::cmp::Reverse(p.end)));
+    out
+}
+
+/// The non-binding part holding the span `start..end` (most of it), if one does.
+pub fn part_at(parts: &[Part], start: usize, end: usize) -> Option<&Part> {
+    let len = end.saturating_sub(start).max(1);
+    parts
+        .iter()
+        .filter(|p| {
+            let overlap = end.min(p.end).saturating_sub(start.max(p.start));
+            overlap * 2 >= len || (p.start <= start && start < p.end && end <= p.end)
+        })
+        .min_by_key(|p| p.end - p.start)
+}
+
+/// The kind of a paragraph label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LabelKind {
+    /// "1." (an EU article's paragraph).
+    Numbered,
+    /// "(1)".
+    Digit,
+    /// "(a)".
+    Lower,
+    /// "(i)".
+    Roman,
+    /// "(A)".
+    Upper,
+}
+
+static LABEL_RUN: LazyLock<Regex> =
+    LazyLock::new(|| re(r"^(?:(\d{1,3})\.[ \t\n]|((?:\((?:\d{1,3}|[a-z]{1,4}|[A-Z]{1,2})\))+))"));
+static ONE_LABEL: LazyLock<Regex> = LazyLock::new(|| re(r"\((\d{1,3}|[a-z]{1,4}|[A-Z]{1,2})\)"));
+
+fn is_roman(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| matches!(c, 'i' | 'v' | 'x' | 'l'))
+}
+
+/// The kind of label `s` (inside its brackets), given the labels open before it: "(i)"
+/// after "(h)" is a letter, else a Roman numeral; so are "(v)" after "(u)" and "(x)"
+/// after "(w)".
+fn kind_of(s: &str, open: &[(LabelKind, String)]) -> LabelKind {
+    if s.chars().all(|c| c.is_ascii_digit()) {
+        return LabelKind::Digit;
+    }
+    if s.chars().all(|c| c.is_ascii_uppercase()) {
+        return LabelKind::Upper;
+    }
+    if !is_roman(s) {
+        return LabelKind::Lower;
+    }
+    let follows_letter = open.iter().any(|(k, l)| {
+        *k == LabelKind::Lower
+            && l.len() == 1
+            && s.len() == 1
+            && (l.as_bytes()[0] + 1) == s.as_bytes()[0]
+    });
+    let roman_open = open.iter().any(|(k, _)| *k == LabelKind::Roman);
+    match (follows_letter, roman_open) {
+        (true, false) => LabelKind::Lower,
+        _ => LabelKind::Roman,
+    }
+}
+
+/// Open `label` of `kind`: close every label opened since the last one of its kind.
+fn open_label(open: &mut Vec<(LabelKind, String)>, kind: LabelKind, label: String) {
+    if let Some(k) = open.iter().position(|(x, _)| *x == kind) {
+        open.truncate(k);
+    }
+    open.push((kind, label));
+}
+
+/// The paragraph labels open at byte `at` of the section that starts at `section_start`,
+/// as a citation suffix: `(2)(b)`, `(a)(26)(ii)`; empty when the text numbers none.
+pub fn provision_path(text: &str, section_start: usize, at: usize) -> String {
+    let (from, to) = (section_start.min(text.len()), at.min(text.len()));
+    let mut open: Vec<(LabelKind, String)> = Vec::new();
+    let mut line_start = from;
+    while line_start <= to {
+        let line = &text[line_start..];
+        let trimmed = line.trim_start_matches([' ', '\t']);
+        if let Some(c) = LABEL_RUN.captures(trimmed) {
+            if let Some(n) = c.get(1) {
+                open.clear();
+                open.push((LabelKind::Numbered, n.as_str().to_string()));
+            } else {
+                for l in ONE_LABEL.captures_iter(&c[2]) {
+                    let kind = kind_of(&l[1], &open);
+                    open_label(&mut open, kind, l[1].to_string());
+                }
+            }
+        }
+        match text[line_start..to].find('\n') {
+            Some(i) => line_start += i + 1,
+            None => break,
+        }
+    }
+    open.iter().map(|(_, l)| format!("({l})")).collect()
+}
+
+static CITATION_HEAD: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"^((?:Article|Art\.|Section|Sec\.|Rule|Regulation|Annex|§+)\s*[0-9IVXLC][\w.\-]*|[0-9]+(?:\.[0-9]+)+[a-z]?)",
+    )
+});
+
+/// The part of a section heading that cites it ("Article 521", "§ 164.404",
+/// "9.40.140"), when it starts with one.
+pub fn heading_citation(title: &str) -> Option<String> {
+    CITATION_HEAD
+        .captures(title.trim())
+        .map(|c| c[1].trim_end_matches('.').to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ACT: &str = "REGULATION (EU) No 1/2013\n\nTHE EUROPEAN PARLIAMENT AND THE COUNCIL,\n\nHaving regard to the Treaty,\n\nWhereas:\n\n(1)\n\nThe G-20 called for efforts.\n\n(2)\n\nA rule book should apply to all firms.\n\nHAVE ADOPTED THIS REGULATION:\n\nArticle 1\n\nFirms shall hold capital.\n\nDone at Brussels, 26 June 2013.\n\nFor the Council\n\nANNEX I\n\nList of activities\n";
+
+    #[test]
+    fn an_acts_preamble_and_each_recital_do_not_bind_and_its_articles_do() {
+        let parts = non_binding(ACT, &[]);
+        let at = |s: &str| {
+            let i = ACT.find(s).unwrap();
+            part_at(&parts, i, i + s.len()).map(|p| (p.kind, p.label.clone()))
+        };
+        assert_eq!(
+            at("A rule book should apply"),
+            Some((NonBinding::Recital, Some("(2)".into())))
+        );
+        assert_eq!(
+            at("The G-20 called"),
+            Some((NonBinding::Recital, Some("(1)".into())))
+        );
+        assert_eq!(
+            at("Having regard to the Treaty"),
+            Some((NonBinding::Preamble, None))
+        );
+        assert_eq!(at("Firms shall hold capital."), None);
+        assert_eq!(at("For the Council"), Some((NonBinding::Signature, None)));
+        assert_eq!(at("List of activities"), None);
+        assert_eq!(
+            at("REGULATION (EU) No 1/2013"),
+            Some((NonBinding::Head, None))
+        );
+    }
+
+    #[test]
+    fn notes_comments_examples_citations_and_summary_sections_do_not_bind() {
+        let text = "(a) Waste is solid.\n\n[Comment: This is a comment.] (b) Other.\n\nNote: a note here.\n\nExample: one.\n\n[60 FR 1234, Jan. 3, 1995]\n\n# Summary\n\nIt sums up.\n\n# Rules\n\nStaff must act.\n";
+        let heads = vec![
+            (text.find("# Summary").unwrap(), 1u8, "Summary".to_string()),
+            (text.find("# Rules").unwrap(), 1u8, "Rules".to_string()),
+        ];
+        let parts = non_binding(text, &heads);
+        let kind = |s: &str| {
+            let i = text.find(s).unwrap();
+            part_at(&parts, i, i + s.len()).map(|p| p.kind)
+        };
+        assert_eq!(kind("This is a comment."), Some(NonBinding::Note));
+        assert_eq!(kind("(b) Other."), None);
+        assert_eq!(kind("a note here."), Some(NonBinding::Note));
+        assert_eq!(kind("one."), Some(NonBinding::Example));
+        assert_eq!(kind("60 FR 1234"), Some(NonBinding::Citation));
+        assert_eq!(kind("It sums up."), Some(NonBinding::Summary));
+        assert_eq!(kind("Staff must act."), None);
+        assert_eq!(kind("Waste is solid."), None);
+        let whereas = "WHEREAS the town grew;\nWHEREAS roads wore;\nNOW, THEREFORE, BE IT RESOLVED that roads be paved.";
+        let p = non_binding(whereas, &[]);
+        assert_eq!(p.len(), 2);
+        assert!(part_at(&p, whereas.find("roads be").unwrap(), whereas.len()).is_none());
+    }
+
+    #[test]
+    fn provisions_are_cited_at_the_finest_numbered_level() {
+        let eu = "Article 521\n\n1. This Regulation shall enter into force.\n\n2. It shall apply from 1 January 2014, except:\n\n(a)\n\nArticle 8, from 2015;\n\n(b)\n\nArticle 413(1), from 2016;\n";
+        let at = |t: &str, s: &str| provision_path(t, 0, t.find(s).unwrap());
+        assert_eq!(at(eu, "This Regulation shall enter"), "(1)");
+        assert_eq!(at(eu, "Article 413(1), from"), "(2)(b)");
+        assert_eq!(at(eu, "It shall apply"), "(2)");
+        let cfr = "§ 261.4 Exclusions.\n(a) Materials.\n(1)(i) Domestic sewage.\n(ii) Mixtures.\n(b) Solid wastes.\n(1) Household waste.\n(h) Hazard.\n(i) Item i as a letter.\n";
+        assert_eq!(at(cfr, "Mixtures"), "(a)(1)(ii)");
+        assert_eq!(at(cfr, "Household waste"), "(b)(1)");
+        assert_eq!(at(cfr, "Item i as"), "(i)");
+        assert_eq!(at(cfr, "Exclusions"), "");
+        assert_eq!(
+            heading_citation("Article 521").as_deref(),
+            Some("Article 521")
+        );
+        assert_eq!(
+            heading_citation("§ 164.404 Notification to individuals.").as_deref(),
+            Some("§ 164.404")
+        );
+        assert_eq!(
+            heading_citation("9.40.140 Client records").as_deref(),
+            Some("9.40.140")
+        );
+        assert_eq!(heading_citation("Client records"), None);
+    }
+}
