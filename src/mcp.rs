@@ -25,7 +25,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cancel::Cancel;
 use crate::service::{
-    AskRequest, ReviewRequest, SearchRequest, Service, ServiceError, ValidateRequest,
+    AskRequest, ReviewRequest, SearchRequest, Service, ServiceError, SourcesRequest,
+    ValidateRequest,
 };
 
 /// URI prefix of document resources.
@@ -148,6 +149,40 @@ impl McpServer {
             &self.service,
             move |s| s.review(req, &cancel),
             |r| (crate::render::review(&r.value), json(&r.value)),
+        )
+        .await
+    }
+
+    /// The indexed documents as sources: type (declared or inferred), authority,
+    /// collection, effective dates, supersessions; filtered like `search`.
+    #[tool(annotations(read_only_hint = true))]
+    async fn sources(
+        &self,
+        Parameters(req): Parameters<SourcesRequest>,
+    ) -> Result<CallToolResult, McpError> {
+        call(
+            &self.service,
+            move |s| s.sources(&req),
+            |c| (crate::render::catalog(&c.value), json(&c.value)),
+        )
+        .await
+    }
+
+    /// The requirement sentences (must, shall, shall not, required, prohibited, may not)
+    /// of the selected sources as items: `REQ-S…` statutes and regulations, `REQ-P…`
+    /// policy and guidance, with document, section, provision, quote and span.
+    #[tool(annotations(read_only_hint = true))]
+    async fn requirements(
+        &self,
+        Parameters(req): Parameters<SourcesRequest>,
+    ) -> Result<CallToolResult, McpError> {
+        call(
+            &self.service,
+            move |s| s.requirements(&req),
+            |r| {
+                let text = crate::render::requirements(&r.value);
+                (text, serde_json::json!({ "requirements": json(&r.value) }))
+            },
         )
         .await
     }

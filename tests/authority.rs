@@ -262,6 +262,40 @@ fn filters_apply_inside_retrieval_so_a_filtered_search_gets_a_full_list_on_the_c
         .json()
         .unwrap();
     assert!(!sources(&a).iter().any(|s| s.contains("19-04")), "{a}");
+    // The catalog and the requirements, filtered the same way.
+    let cat: Value = c
+        .post(s.url("/v1/sources"))
+        .json(&json!({"where": ["source_type=statute"]}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(cat["documents"].as_array().unwrap().len(), 3, "{cat}");
+    let reqs: Value = c
+        .post(s.url("/v1/requirements"))
+        .json(&json!({"collection": "none-such"}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(
+        reqs.as_array().is_none(),
+        "no document in that collection: {reqs}"
+    );
+    let reqs: Value = c
+        .post(s.url("/v1/requirements"))
+        .json(&json!({"where": ["source_type=policy"]}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let reqs = reqs.as_array().unwrap();
+    assert!(
+        reqs.len() > 20
+            && reqs
+                .iter()
+                .all(|r| r["id"].as_str().unwrap().starts_with("REQ-P"))
+    );
 }
 
 /// An act in the shape of an official EUR-Lex page: a file id as its `<title>`, the title

@@ -87,6 +87,8 @@ fn an_agent_lists_tools_asks_validates_and_reads_documents_over_stdio() {
         ),
         call(7, "status", json!({})),
         json!({"jsonrpc": "2.0", "id": 8, "method": "resources/list"}),
+        call(9, "requirements", json!({"where": ["source_type=statute"]})),
+        call(10, "sources", json!({"as_of": "2018-06-01"})),
     ];
     let (lines, status, stderr) = session(&requests);
     assert!(status.success(), "exit {status:?}: {stderr}");
@@ -96,9 +98,36 @@ fn an_agent_lists_tools_asks_validates_and_reads_documents_over_stdio() {
         .unwrap()
         .clone();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    for n in ["ask", "search", "validate", "review", "status"] {
+    for n in [
+        "ask",
+        "search",
+        "validate",
+        "review",
+        "sources",
+        "requirements",
+        "status",
+    ] {
         assert!(names.contains(&n), "{names:?}");
     }
+    let reqs = &reply(&lines, 9)["result"]["structuredContent"];
+    let reqs = reqs["requirements"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{reqs}"));
+    assert!(
+        !reqs.is_empty()
+            && reqs
+                .iter()
+                .all(|r| r["id"].as_str().unwrap().starts_with("REQ-S"))
+    );
+    let sources = &reply(&lines, 10)["result"]["structuredContent"]["documents"];
+    assert!(
+        sources
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|d| !d["source"].as_str().unwrap().contains("19-04")),
+        "{sources}"
+    );
     let ask = tools.iter().find(|t| t["name"] == "ask").unwrap();
     assert_eq!(ask["inputSchema"]["additionalProperties"], false, "{ask}");
     assert_eq!(ask["inputSchema"]["required"], json!(["question"]));

@@ -506,6 +506,8 @@ fn openapi_lists_every_endpoint_and_the_viewer_is_self_contained() {
         "/v1/search",
         "/v1/review",
         "/v1/validate",
+        "/v1/sources",
+        "/v1/requirements",
         "/v1/status",
         "/v1/documents/{doc_id}",
         "/v1/evidence/{evidence_key}",

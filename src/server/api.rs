@@ -19,8 +19,8 @@ use super::App;
 use crate::cancel::Cancel;
 use crate::service::validation::{CitationStats, GateThresholds, GateViolation};
 use crate::service::{
-    AskRequest, GateRejection, ReviewRequest, SearchRequest, Service, ServiceError, Thresholds,
-    ValidateRequest, Versioned,
+    AskRequest, GateRejection, ReviewRequest, SearchRequest, Service, ServiceError, SourcesRequest,
+    Thresholds, ValidateRequest, Versioned,
 };
 
 /// Seconds a client told 429 or 503 should wait.
@@ -37,12 +37,24 @@ const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30
         description = "Cited answers, checklist reviews and the Evidence Gate over a local document index"
     ),
     paths(
-        ask, search, review, validate, status, document, evidence, healthz, metrics, openapi
+        ask,
+        search,
+        review,
+        validate,
+        sources,
+        requirements,
+        status,
+        document,
+        evidence,
+        healthz,
+        metrics,
+        openapi
     ),
     components(schemas(
         AskRequest,
         SearchRequest,
         ReviewRequest,
+        SourcesRequest,
         ValidateRequest,
         Thresholds,
         crate::service::requests::EvidenceInput,
@@ -289,6 +301,28 @@ pub async fn validate(State(app): State<Arc<App>>, Body(req): Body<ValidateReque
             .into_response(),
         },
     }
+}
+
+/// The indexed documents as sources: type (declared or inferred), authority, collection,
+/// effective dates, supersessions.
+#[utoipa::path(post, path = "/v1/sources", request_body = SourcesRequest, responses(
+    (status = 200, description = "The catalog JSON of `attest documents --json`", body = Object),
+    (status = 400, description = "Malformed request or filter", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn sources(State(app): State<Arc<App>>, Body(req): Body<SourcesRequest>) -> Response {
+    done(blocking(&app, move |s| s.sources(&req)).await)
+}
+
+/// The requirement sentences of the selected sources, as items (`REQ-S001`, `REQ-P001`).
+#[utoipa::path(post, path = "/v1/requirements", request_body = SourcesRequest, responses(
+    (status = 200, description = "The list of `attest requirements --json`", body = Object),
+    (status = 400, description = "Malformed request or filter", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn requirements(
+    State(app): State<Arc<App>>,
+    Body(req): Body<SourcesRequest>,
+) -> Response {
+    done(blocking(&app, move |s| s.requirements(&req)).await)
 }
 
 /// What the index holds and whether it is healthy.

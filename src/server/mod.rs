@@ -131,6 +131,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/v1/search", post(api::search))
         .route("/v1/review", post(api::review))
         .route("/v1/validate", post(api::validate))
+        .route("/v1/sources", post(api::sources))
+        .route("/v1/requirements", post(api::requirements))
         .route("/v1/status", get(api::status))
         .route("/v1/documents/{doc_id}", get(api::document))
         .route("/v1/evidence/{evidence_key}", get(api::evidence))

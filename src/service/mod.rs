@@ -30,7 +30,9 @@ use crate::review::{checklist, Review, ReviewOptions};
 
 pub use documents::{DocumentSummary, DocumentView, EvidenceCheck};
 pub use metrics::Metrics;
-pub use requests::{AskRequest, ReviewRequest, SearchRequest, Thresholds, ValidateRequest};
+pub use requests::{
+    AskRequest, ReviewRequest, SearchRequest, SourcesRequest, Thresholds, ValidateRequest,
+};
 pub use validation::{GateOutcome, GateRejection};
 
 /// Bytes of embeddings a service keeps (questions, candidate and quote sentences): the
@@ -348,6 +350,41 @@ impl Service {
             self.evidence.record(&req.evidence);
         }
         Ok(r)
+    }
+
+    /// The indexed documents as sources (type, authority, dates, supersessions) that the
+    /// request selects.
+    pub fn sources(
+        &self,
+        req: &requests::SourcesRequest,
+    ) -> Result<Versioned<crate::authority::Catalog>, ServiceError> {
+        let filter = requests::filter_of(&req.conditions, &req.collection, &req.as_of)?;
+        let scope = self.scope(req.scope.as_deref(), &filter)?;
+        self.run(|e| {
+            let mut c = crate::authority::Catalog::load(e).map_err(classify)?;
+            if let Some(s) = &scope {
+                c.documents.retain(|d| s.contains(&d.doc_id));
+            }
+            Ok(c)
+        })
+    }
+
+    /// The requirements of the sources the request selects (see
+    /// [`crate::authority::requirements`]).
+    pub fn requirements(
+        &self,
+        req: &requests::SourcesRequest,
+    ) -> Result<Versioned<Vec<crate::authority::requirements::Requirement>>, ServiceError> {
+        let filter = requests::filter_of(&req.conditions, &req.collection, &req.as_of)?;
+        let scope = self.scope(req.scope.as_deref(), &filter)?;
+        self.run(|e| {
+            let mut list =
+                crate::authority::requirements::requirements(e, &filter).map_err(classify)?;
+            if let Some(s) = &scope {
+                list.retain(|r| s.contains(&r.doc_id));
+            }
+            Ok(list)
+        })
     }
 
     /// What the index holds and whether it is healthy.

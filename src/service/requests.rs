@@ -161,6 +161,25 @@ impl ReviewRequest {
     }
 }
 
+/// `POST /v1/sources` and `POST /v1/requirements`: which sources (all when empty).
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SourcesRequest {
+    /// Only documents whose source path is one of these or under them.
+    #[serde(default)]
+    pub scope: Option<Vec<String>>,
+    /// Only sources where these `KEY=VALUE[,VALUE…]` conditions hold (`source_type`,
+    /// `collection`, `jurisdiction`, `kind`; `authority>=N`).
+    #[serde(default, rename = "where")]
+    pub conditions: Option<Vec<String>>,
+    /// Only sources of this collection.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Only sources in effect on this day (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub as_of: Option<String>,
+}
+
 /// The source filter of a request's `where`, `collection` and `as_of`, checked.
 pub fn filter_of(
     conditions: &Option<Vec<String>>,
