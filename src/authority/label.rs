@@ -49,14 +49,19 @@ fn view(
 
 /// The finest provision at byte `at` of a document: the last heading before it that
 /// cites ("Article 521", "§ 164.404") and the paragraph labels open between them.
+/// A text that numbers its paragraphs but has no citing heading (a section stored as its
+/// own file) gives the labels alone ("(b)(1)").
 pub fn provision_at(text: &str, layout: &Layout, at: usize) -> Option<String> {
     let head = layout
         .headings
         .iter()
         .rev()
         .filter(|h| h.start <= at)
-        .find_map(|h| heading_citation(&h.title).map(|c| (h.start, c)))?;
-    Some(format!("{}{}", head.1, provision_path(text, head.0, at)))
+        .find_map(|h| heading_citation(&h.title).map(|c| (h.start, c)));
+    let (from, cite) = head.unwrap_or((0, String::new()));
+    let path = provision_path(text, from, at);
+    let p = format!("{cite}{path}");
+    (!p.is_empty()).then_some(p)
 }
 
 /// Label one item from its document's view.

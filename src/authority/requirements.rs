@@ -1,6 +1,7 @@
 //! Requirements as items: the obligations the selected sources impose, one item per
 //! requirement sentence (must, must not, shall, shall not, may not, is required to, is
-//! prohibited), quoted whole — a lead-in and its list items together when they fit one
+//! prohibited; a bare "is required" is most often a reference, "on which testimony is
+//! required", and is not read), quoted whole — a lead-in and its list items together when they fit one
 //! provision (`evidence::provision::in_list`) — with the document, section, finest
 //! provision, span and a confidence. Ids: `REQ-S001…` for statutes and regulations,
 //! `REQ-P001…` for policy and guidance, `REQ-O001…` for contracts, forms, reports and
@@ -8,12 +9,19 @@
 //!
 //! Not requirements: text that does not bind (`source::binding`), headings and contents
 //! lines, questions, definitions ("shall mean"), and provisions about the act itself
-//! ("shall apply from", "shall enter into force", "may be cited as"), and fragments that
+//! ("shall apply from", "shall enter into force", "may be cited as"), rules of
+//! construction ("Nothing in this section shall …"), and fragments that
 //! open in lower case (a definition's point, read apart from its list).
+//!
+//! Only whole provisions are listed: a lead-in left open ("…:", "…--", "as follows."), a
+//! list item cut from its list ("…; or", "Must refrain …" without its subject), a
+//! provision too long to quote whole, and a quote with unbalanced quotation marks are
+//! left out; so are rules of construction and deemings ("shall be construed", "shall be
+//! treated as") and "required by law" (a reference, not an obligation).
 //!
 //! Confidence, a fixed scale: 0.95 a modal verb (must, shall, may not) after a subject;
 //! 0.9 "is required to" / "is prohibited from"; 0.8 "is required" / "is prohibited"
-//! alone; 0.6 for a quote the extraction marked incomplete.
+//! alone.
 
 use std::sync::LazyLock;
 
@@ -77,27 +85,118 @@ pub struct Requirement {
 }
 
 static MODAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(must not|must|shall not|shall|may not|(?:is|are|be|been) required to|(?:is|are|be|been) prohibited from|(?:is|are|be|been) (?:required|prohibited))\b")
+    Regex::new(r"(?i)\b(must not|must|shall not|shall|may not|(?:is|are|be|been) required to|(?:is|are|be|been) prohibited from|(?:is|are|be|been) prohibited)\b")
         .expect("static pattern")
 });
 static NOT_AN_OBLIGATION: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:shall|must) (?:mean|have the meaning|include|apply from|apply as from|enter into force|be cited as|be known as|not prevent|be binding in its entirety)\b|\bmay be cited as\b|\bdefinitions shall apply\b")
+    Regex::new(r"(?i)\b(?:shall|must) (?:mean|have the meaning|include|apply from|apply as from|enter into force|be cited as|be known as|not prevent|be binding in its entirety)\b|\bmay be cited as\b|\bdefinitions shall apply\b|\bdoes not apply to\b|\bdo not apply to\b|\bmay or may not\b|^\S+(?: \S+){0,5} means\b|^Nothing\b")
         .expect("static pattern")
 });
 
-/// The modality and confidence of a sentence, when it states a requirement.
+/// Words after a modal that make it no obligation: a rule of construction or a deeming
+/// ("shall be construed", "may be interpreted", "shall be treated as", "shall be deemed").
+static NOT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+(?:be\s+construed|be\s+interpreted|be\s+treated\s+as|be\s+deemed|by\b|under\b|in\b|or\s+addressable)")
+        .expect("static pattern")
+});
+
+/// Words at most of a list's last item that reads as a heading ("(1) Comparison to a
+/// current standard."): a list that ends in one runs on past its end.
+const HEADING_ITEM_WORDS: usize = 8;
+
+/// Whether the lines after a quote's first open with labels of more than one kind
+/// (digits, letters, capitals; "(i)", "(v)", "(x)" fit letters and numerals alike): the
+/// quote runs from a list into the next paragraph ("(2) … (c) Health care …").
+fn mixed_labels(lines: &[&str]) -> bool {
+    let kinds: std::collections::BTreeSet<u8> = lines
+        .iter()
+        .skip(1)
+        .filter_map(|l| {
+            let l = l.trim_start_matches(|c: char| c == '>' || c.is_whitespace());
+            let label = l.strip_prefix('(')?.split(')').next()?;
+            match label {
+                x if x.chars().all(|c| c.is_ascii_digit()) && !x.is_empty() => Some(0),
+                x if x.len() <= 4 && x.chars().all(|c| matches!(c, 'i' | 'v' | 'x')) => None,
+                x if x.len() <= 2 && x.chars().all(|c| c.is_ascii_lowercase()) => Some(1),
+                x if x.len() <= 2 && x.chars().all(|c| c.is_ascii_uppercase()) => Some(2),
+                _ => None,
+            }
+        })
+        .collect();
+    kinds.len() > 1
+}
+
+/// Whether the list a quote holds goes on after it: the quote opens a list (a `:` lead-in)
+/// and the next line after it is another labelled item.
+fn list_goes_on(text: &str, span: Span) -> bool {
+    let quote = span.slice(text);
+    if !quote.contains(":\n") && !quote.contains(":\r\n") && !quote.contains(": ") {
+        return false;
+    }
+    let next = text[span.end..]
+        .lines()
+        .map(|l| l.trim_start_matches(|c: char| c == '>' || c.is_whitespace()))
+        .find(|l| !l.is_empty());
+    next.is_some_and(|l| {
+        let label = l.split(')').next().unwrap_or("");
+        l.starts_with('(') && label.len() <= 5 && label.len() > 1
+    })
+}
+
+/// Whether a quote is a whole provision: not a lead-in left open (":", "--", "as
+/// follows."), not a list item cut from its list ("…; or"), no list nested in it (a
+/// later line that opens one: its extent is not sure), not ending in a list of headings
+/// ("(1) Written notice."), quotation marks balanced.
+fn whole(t: &str) -> bool {
+    let open_end = [":", "--", "—", "–", ";", "; or", "; and", ", or", ", and"];
+    let lead_in = t.contains("as follows.") || t.contains("following requirements.");
+    let straight = t.matches('"').count().is_multiple_of(2);
+    let curly = t.matches('“').count() == t.matches('”').count();
+    let lines: Vec<&str> = t.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+    let nested = lines
+        .iter()
+        .skip(1)
+        .any(|l| l.ends_with(':') || l.ends_with("--") || l.ends_with('—'));
+    let last = lines.last().map_or("", |l| {
+        l.trim_start_matches(|c: char| c == '>' || c.is_whitespace())
+    });
+    let heading_item = lines.len() > 1
+        && last.starts_with('(')
+        && crate::text::word_count(last) <= HEADING_ITEM_WORDS
+        && !MODAL.is_match(last);
+    !open_end.iter().any(|e| t.ends_with(e))
+        && !mixed_labels(&lines)
+        && !lead_in
+        && straight
+        && curly
+        && !nested
+        && !heading_item
+}
+
+/// The modality and confidence of a quote, when it states a requirement: the first
+/// modal that is an obligation, after a subject, in a whole provision.
 pub fn requirement_in(s: &str) -> Option<(Modality, f64)> {
     let t = s.trim();
     let fragment = t.chars().next().is_some_and(|c| c.is_lowercase());
     if fragment
         || t.ends_with('?')
+        || !whole(t)
         || NOT_AN_OBLIGATION.is_match(t)
         || is_heading_or_rule(t)
         || is_contents_entry(t)
     {
         return None;
     }
-    let m = MODAL.find(t)?;
+    let m = MODAL
+        .find_iter(t)
+        .find(|m| !NOT_AFTER.is_match(&t[m.end()..]))?;
+    let before = t[..m.start()]
+        .split_whitespace()
+        .filter(|w| !(w.starts_with('(') && w.ends_with(')')) && *w != ">")
+        .count();
+    if before == 0 {
+        return None; // "Must refrain …": an item whose subject is its list's lead-in
+    }
     let word = m.as_str().to_lowercase();
     let negative = word.contains("not") || word.contains("prohibited");
     let modality = if negative {
@@ -105,12 +204,10 @@ pub fn requirement_in(s: &str) -> Option<(Modality, f64)> {
     } else {
         Modality::Must
     };
-    let subject = t[..m.start()].split_whitespace().count() >= 1;
     let confidence = match () {
         _ if word.ends_with(" to") || word.ends_with(" from") => 0.9,
         _ if word.contains("required") || word.contains("prohibited") => 0.8,
-        _ if subject => 0.95,
-        _ => 0.8,
+        _ => 0.95,
     };
     Some((modality, confidence))
 }
@@ -137,20 +234,22 @@ fn of_document(engine: &Engine, d: &DocSource) -> Result<Vec<Requirement>, Error
         if stripped.start < covered || part_at(&parts, stripped.start, stripped.end).is_some() {
             continue;
         }
-        let Some((modality, mut confidence)) = requirement_in(stripped.slice(&text)) else {
-            continue;
-        };
         let listed = in_list(&text, raw);
         let span = match listed.as_ref().and_then(|q| q.first()) {
-            Some((s, ListQuote::Whole | ListQuote::FromLeadIn)) if s.start <= stripped.start => *s,
-            Some((s, ListQuote::Incomplete(_))) => {
-                confidence = 0.6;
-                *s
-            }
+            Some((s, ListQuote::Whole)) if s.start <= stripped.start => *s,
+            // A lead-in with the items up to this one, or too long to quote whole: left
+            // out rather than cut.
+            Some((_, ListQuote::FromLeadIn | ListQuote::Incomplete(_))) => continue,
             // A lead-in whose list is too long to quote whole: its items are read one
             // by one, and the lead-in alone is no requirement.
             None if listed.is_some() => continue,
             _ => stripped,
+        };
+        if list_goes_on(&text, span) {
+            continue;
+        }
+        let Some((modality, confidence)) = requirement_in(span.slice(&text)) else {
+            continue;
         };
         covered = span.end;
         out.push(item(d, &text, &layout, span, modality, confidence));
@@ -236,9 +335,14 @@ mod tests {
             r("Providers are prohibited from charging fees."),
             Some(Modality::MustNot)
         );
+        // A bare "is required" is not read (most often a reference); "prohibited" is.
         assert_eq!(
             r("Written consent is required before any disclosure."),
-            Some(Modality::Must)
+            None
+        );
+        assert_eq!(
+            r("Retaliation against a client is prohibited."),
+            Some(Modality::MustNot)
         );
         assert_eq!(r("'Record' shall mean any file."), None);
         assert_eq!(r("This Regulation shall apply from 1 January 2014."), None);
@@ -255,5 +359,29 @@ mod tests {
         );
         let (_, c) = requirement_in("Each vault shall be inspected.").unwrap();
         assert!(c > 0.9);
+        for not in [
+            "Nothing in this subchapter shall be construed to diminish the authority of any Inspector General.",
+            "A breach shall be treated as discovered on the first day it is known.",
+            "(A) The disclosure is required by law; or",
+            "The plan documents must be amended to require the plan sponsor to--",
+            "The covered entity must provide an accounting that meets the following requirements.",
+            "Must refrain from intimidation and retaliation.",
+            "Compliance date means the date by which a covered entity must comply with a standard.",
+            "(F) A statement that the information may or may not have been disclosed.",
+            "Nothing in this section shall alter the requirements of a covered entity.",
+            "If the subpoena is addressed to an entity, describe the matter on which testimony is required.",
+            "A plan must comply by these dates:\n> (1) A plan--May 23, 2007.\n> (2) A small plan--May 23, 2008.\n(c) Clearinghouses. A clearinghouse must comply by May 23, 2007.",
+            "For each modification, the organization must meet these requirements:\n\n> (1) Comparison to a current standard.",
+            "The notification shall be provided in the following form:\n\n> (1) Written notice.",
+            "The System must do all of the following:\n\n(a) Assign a single, unique--\n\n> (1) HPID to a plan.",
+            "The notice must contain the statement: \"THIS NOTICE DESCRIBES HOW INFORMATION.",
+        ] {
+            assert_eq!(requirement_in(not), None, "{not}");
+        }
+        assert_eq!(r("(2) Must refrain from retaliation."), None);
+        assert_eq!(
+            r("Uses that are prohibited under § 164.502 may not be made."),
+            Some(Modality::MustNot)
+        );
     }
 }

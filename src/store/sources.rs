@@ -98,6 +98,9 @@ impl Store {
     }
 
     /// BM25 top-`limit` for `match_expr` among the chunks of documents `docs` (row ids).
+    /// The unary `+` keeps SQLite from driving the full-text table by the row-id list
+    /// (one MATCH per allowed chunk: 14× slower on 645 chunks); the MATCH runs once and
+    /// its rows are checked against the list.
     pub fn fts_search_in_docs(
         &self,
         match_expr: &str,
@@ -109,7 +112,7 @@ impl Store {
             .conn
             .prepare_cached(
                 "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts f \
-                 WHERE chunks_fts MATCH ?1 AND f.rowid IN \
+                 WHERE chunks_fts MATCH ?1 AND +f.rowid IN \
                  (SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?3))) \
                  ORDER BY s, f.rowid LIMIT ?2",
             )
