@@ -9,7 +9,7 @@
 //! One file per stage, in data-flow order: [`screen`], [`research`], [`select`],
 //! [`compose`], [`finish`]. Each takes the previous stage's typed output.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
 
 use crate::answer::Run;
@@ -83,6 +83,29 @@ impl AskOptions {
     }
 }
 
+/// Relevance by which a binding item may fall short of a non-binding one and still be
+/// composed before it. A bound, not tuned.
+pub const BINDING_FIRST_MARGIN: f64 = 0.05;
+
+/// Ids of the verified items quoting text that does not bind (a recital, a note, a
+/// summary) that a binding item about as relevant (within [`BINDING_FIRST_MARGIN`])
+/// outranks: those come after the binding ones. A non-binding item clearly more relevant
+/// than every binding one keeps its place, labelled (the rule is not there to be found).
+fn demoted(engine: &Engine, numbered: &select::Numbered) -> Result<HashSet<String>, Error> {
+    let items = numbered.items();
+    let nb = crate::authority::label::non_binding_ids(engine, &items)?;
+    let score = |id: &str| numbered.get(id).map_or(0.0, |v| v.relevance.score);
+    let best_binding = items
+        .iter()
+        .filter(|i| !nb.contains(&i.id))
+        .map(|i| score(&i.id))
+        .fold(f64::NEG_INFINITY, f64::max);
+    Ok(nb
+        .into_iter()
+        .filter(|id| best_binding >= score(id) - BINDING_FIRST_MARGIN)
+        .collect())
+}
+
 /// Milliseconds since `t`, to two decimals.
 fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e5).round() / 100.0
@@ -151,7 +174,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         })
     });
     let keep = kept(&frame, &numbered, &decision, multi_hop);
-    let later = crate::authority::label::non_binding_ids(engine, &numbered.items())?;
+    let later = demoted(engine, &numbered)?;
     let composed = compose::compose(
         &mut numbered,
         found.classification.class,
