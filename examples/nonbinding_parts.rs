@@ -4,9 +4,9 @@
 
 use std::collections::BTreeMap;
 
+use attest::authority::label::DocView;
 use attest::config::Config;
 use attest::engine::Engine;
-use attest::source::binding::non_binding;
 
 fn main() -> anyhow::Result<()> {
     let index = std::env::args().nth(1).unwrap_or_else(|| ".attest".into());
@@ -17,16 +17,11 @@ fn main() -> anyhow::Result<()> {
     let engine = Engine::open_with_default_model(cfg, false)?;
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for d in attest::authority::Catalog::load(&engine)?.documents {
-        let Some(text) = engine.store().document_text(&d.doc_id)? else {
+        let Some(view) = DocView::load(&engine, &d.doc_id)? else {
             continue;
         };
-        let layout = engine.store().document_layout(&d.doc_id, &text)?;
-        let heads: Vec<(usize, u8, String)> = layout
-            .headings
-            .iter()
-            .map(|h| (h.start, h.level, h.title.clone()))
-            .collect();
-        for p in non_binding(&text, &heads) {
+        let text = &view.text;
+        for p in view.parts.iter().cloned() {
             *counts.entry(p.kind.as_str()).or_default() += 1;
             let excerpt: String = text[p.start..p.end]
                 .split_whitespace()

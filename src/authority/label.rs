@@ -13,38 +13,39 @@ use crate::source::binding::{
 };
 use crate::source::SourceType;
 
-/// What labelling needs of one document.
-struct DocView {
-    text: String,
-    layout: Layout,
-    parts: Vec<Part>,
-    source_type: Option<SourceType>,
+/// A stored document as labelling and requirements read it: its text, layout and the
+/// parts that do not bind.
+pub struct DocView {
+    /// The stored text.
+    pub text: String,
+    /// Its layout (pages, headings).
+    pub layout: Layout,
+    /// The parts that do not bind.
+    pub parts: Vec<Part>,
 }
 
-fn view(
-    engine: &Engine,
-    doc_id: &str,
-    types: &HashMap<String, SourceType>,
-) -> Result<Option<DocView>, Error> {
-    let Some(text) = engine.store().document_text(doc_id)? else {
-        return Ok(None);
-    };
-    let layout = engine
-        .store()
-        .document_layout(doc_id, &text)
-        .unwrap_or_default();
-    let heads: Vec<(usize, u8, String)> = layout
-        .headings
-        .iter()
-        .map(|h| (h.start, h.level, h.title.clone()))
-        .collect();
-    let parts = non_binding(&text, &heads);
-    Ok(Some(DocView {
-        text,
-        layout,
-        parts,
-        source_type: types.get(doc_id).copied(),
-    }))
+impl DocView {
+    /// The view of document `doc_id` (`None` when the index does not hold it).
+    pub fn load(engine: &Engine, doc_id: &str) -> Result<Option<DocView>, Error> {
+        let Some(text) = engine.store().document_text(doc_id)? else {
+            return Ok(None);
+        };
+        let layout = engine
+            .store()
+            .document_layout(doc_id, &text)
+            .unwrap_or_default();
+        let heads: Vec<(usize, u8, String)> = layout
+            .headings
+            .iter()
+            .map(|h| (h.start, h.level, h.title.clone()))
+            .collect();
+        let parts = non_binding(&text, &heads);
+        Ok(Some(DocView {
+            text,
+            layout,
+            parts,
+        }))
+    }
 }
 
 /// The finest provision at byte `at` of a document: the last heading before it that
@@ -64,8 +65,8 @@ pub fn provision_at(text: &str, layout: &Layout, at: usize) -> Option<String> {
     (!p.is_empty()).then_some(p)
 }
 
-/// Label one item from its document's view.
-fn label_item(e: &mut EvidenceItem, d: &DocView) {
+/// Label one item from its document's view and source type.
+fn label_item(e: &mut EvidenceItem, d: &DocView, source_type: Option<SourceType>) {
     let part = part_at(&d.parts, e.start, e.end);
     let outside = part.is_some_and(|p| matches!(p.kind, NonBinding::Head | NonBinding::Signature));
     e.provision = provision_at(&d.text, &d.layout, e.start).filter(|_| !outside);
@@ -73,7 +74,7 @@ fn label_item(e: &mut EvidenceItem, d: &DocView) {
         kind: p.kind,
         label: p.label.clone(),
     });
-    e.source_type = d.source_type;
+    e.source_type = source_type;
 }
 
 /// Label every item of `items` (each document read once).
@@ -90,11 +91,11 @@ pub fn label(engine: &Engine, items: &mut [EvidenceItem]) -> Result<(), Error> {
     let mut views: HashMap<String, Option<DocView>> = HashMap::new();
     for e in items.iter_mut() {
         if !views.contains_key(&e.doc_id) {
-            let v = view(engine, &e.doc_id, &types)?;
+            let v = DocView::load(engine, &e.doc_id)?;
             views.insert(e.doc_id.clone(), v);
         }
         if let Some(Some(d)) = views.get(&e.doc_id) {
-            label_item(e, d);
+            label_item(e, d, types.get(&e.doc_id).copied());
         }
     }
     Ok(())
@@ -109,7 +110,7 @@ pub fn non_binding_ids(
     let mut out = std::collections::HashSet::new();
     for it in items {
         if !parts.contains_key(&it.doc_id) {
-            let found = match view(engine, &it.doc_id, &HashMap::new())? {
+            let found = match DocView::load(engine, &it.doc_id)? {
                 Some(v) => v.parts,
                 None => Vec::new(),
             };

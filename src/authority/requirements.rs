@@ -35,7 +35,7 @@ use crate::error::Error;
 use crate::evidence::provision::{
     in_list, is_contents_entry, is_heading_or_rule, strip_marker, ListQuote,
 };
-use crate::source::binding::{non_binding, part_at};
+use crate::source::binding::part_at;
 use crate::source::SourceType;
 
 /// The obligation a requirement states.
@@ -214,27 +214,18 @@ pub fn requirement_in(s: &str) -> Option<(Modality, f64)> {
 
 /// The requirements of one document, in text order (ids not yet assigned).
 fn of_document(engine: &Engine, d: &DocSource) -> Result<Vec<Requirement>, Error> {
-    let Some(text) = engine.store().document_text(&d.doc_id)? else {
+    let Some(view) = super::label::DocView::load(engine, &d.doc_id)? else {
         return Ok(Vec::new());
     };
-    let layout = engine
-        .store()
-        .document_layout(&d.doc_id, &text)
-        .unwrap_or_default();
-    let heads: Vec<(usize, u8, String)> = layout
-        .headings
-        .iter()
-        .map(|h| (h.start, h.level, h.title.clone()))
-        .collect();
-    let parts = non_binding(&text, &heads);
+    let (text, layout, parts) = (&view.text, &view.layout, &view.parts);
     let mut out: Vec<Requirement> = Vec::new();
     let mut covered = 0usize;
-    for raw in sentences(&text) {
-        let stripped = strip_marker(&text, raw);
-        if stripped.start < covered || part_at(&parts, stripped.start, stripped.end).is_some() {
+    for raw in sentences(text) {
+        let stripped = strip_marker(text, raw);
+        if stripped.start < covered || part_at(parts, stripped.start, stripped.end).is_some() {
             continue;
         }
-        let listed = in_list(&text, raw);
+        let listed = in_list(text, raw);
         let span = match listed.as_ref().and_then(|q| q.first()) {
             Some((s, ListQuote::Whole)) if s.start <= stripped.start => *s,
             // A lead-in with the items up to this one, or too long to quote whole: left
@@ -245,14 +236,14 @@ fn of_document(engine: &Engine, d: &DocSource) -> Result<Vec<Requirement>, Error
             None if listed.is_some() => continue,
             _ => stripped,
         };
-        if list_goes_on(&text, span) {
+        if list_goes_on(text, span) {
             continue;
         }
-        let Some((modality, confidence)) = requirement_in(span.slice(&text)) else {
+        let Some((modality, confidence)) = requirement_in(span.slice(text)) else {
             continue;
         };
         covered = span.end;
-        out.push(item(d, &text, &layout, span, modality, confidence));
+        out.push(item(d, text, layout, span, modality, confidence));
     }
     Ok(out)
 }
