@@ -98,33 +98,13 @@ impl Store {
     }
 
     /// BM25 top-`limit` for `match_expr` among the chunks of documents `docs` (row ids).
-    /// The unary `+` keeps SQLite from driving the full-text table by the row-id list
-    /// (one MATCH per allowed chunk: 14× slower on 645 chunks); the MATCH runs once and
-    /// its rows are checked against the list.
     pub fn fts_search_in_docs(
         &self,
         match_expr: &str,
         limit: usize,
         docs: &[i64],
     ) -> Result<Vec<(i64, f64)>, StoreError> {
-        let docs_json = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT f.rowid, bm25(chunks_fts, 1.0, 0.5) AS s FROM chunks_fts f \
-                 WHERE chunks_fts MATCH ?1 AND +f.rowid IN \
-                 (SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?3))) \
-                 ORDER BY s, f.rowid LIMIT ?2",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map(params![match_expr, limit as i64, docs_json], |r| {
-                Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?))
-            })
-            .map_err(|e| self.err(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
-        Ok(rows)
+        self.fts_search_docs(match_expr, limit, docs, true)
     }
 
     /// Chunk row ids of documents `docs` (row ids).
