@@ -583,6 +583,8 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
             .map(|l| format!(" {}", clean(l)))
             .unwrap_or_default();
         out.push_str(&format!(" [{}{label}, does not bind]", nb.kind.as_str()));
+    } else if e.source_type == Some(crate::source::SourceType::Faq) {
+        out.push_str(" [faq: summary, does not control]");
     }
     out
 }

@@ -63,6 +63,28 @@ fn the_retention_question_says_the_floor_and_the_stricter_bulletin_both_apply_an
         r["summary"].as_str().unwrap().contains("since 2019-04-01"),
         "{r}"
     );
+    // The FAQ restates the old rule: it is shown beside the ruling as a summary that
+    // does not control, cited by no sentence of the answer and verbatim in its file.
+    let faq = sides
+        .iter()
+        .find(|s| s["source_type"] == "faq")
+        .unwrap_or_else(|| panic!("the FAQ is a side: {r}"));
+    assert_eq!(faq["standing"], "summary", "{r}");
+    let faq_item = item(&a, faq["id"].as_str().unwrap());
+    assert!(faq_item["source"].as_str().unwrap().contains("14-faq"));
+    assert!(!a["answer"]
+        .as_str()
+        .unwrap()
+        .contains(&format!("[{}]", faq["id"].as_str().unwrap())));
+    let file = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(faq_item["source"].as_str().unwrap()),
+    )
+    .unwrap();
+    let quote = faq_item["quote"].as_str().unwrap();
+    assert!(
+        quote.contains("seven years") && file.contains(quote),
+        "{quote}"
+    );
     // Before the bulletin took effect, the seven-year rule alone; after, both.
     let (before, _) = ask_json(&idx, RETENTION, &["--as-of", "2018-06-01"]);
     assert!(

@@ -91,6 +91,64 @@ pub(super) fn compose(
     }
 }
 
+/// The summary sides of the answer's differences (see `authority::summary`), taken into
+/// `numbered` right after the cited items; their ids. None when the answer states no
+/// difference or its gate failed.
+pub(super) fn add_summaries(
+    engine: &crate::engine::Engine,
+    question: &str,
+    composed: &mut Composed,
+    numbered: &mut Numbered,
+    gate_passed: bool,
+    opts: &AskOptions,
+) -> Result<Vec<String>, crate::error::Error> {
+    use crate::authority::summary::{summary_sides, Difference, Look};
+    let c = &composed.composition;
+    if !gate_passed || c.conflicts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let quote = |id: &String| numbered.get(id).map(|v| v.candidate.quote.clone());
+    let differences: Vec<Difference> = c
+        .conflicts
+        .iter()
+        .filter_map(|k| {
+            let unit = k.figures.iter().flatten().next()?.split_once(' ')?.1;
+            Some(Difference {
+                unit: unit.to_string(),
+                quotes: k.ids.iter().filter_map(quote).collect(),
+            })
+        })
+        .collect();
+    let cited_docs: HashSet<String> = c
+        .cited
+        .iter()
+        .filter_map(|id| numbered.get(id).map(|v| v.candidate.doc_id.clone()))
+        .collect();
+    let look = Look {
+        question,
+        cited_docs: &cited_docs,
+        scope: opts.scope.as_deref(),
+        relevance: &opts.relevance,
+        reranker: opts.rerank.then(|| engine.reranker()).flatten(),
+    };
+    let found = summary_sides(engine, &differences, &look)?;
+    let (ids, rename) = numbered.adopt(&c.cited, found);
+    let renamed = |id: &mut String| {
+        if let Some(n) = rename.get(id.as_str()) {
+            *id = n.clone();
+        }
+    };
+    for (id, _) in composed
+        .composition
+        .unused
+        .iter_mut()
+        .chain(composed.dropped.iter_mut())
+    {
+        renamed(id);
+    }
+    Ok(ids)
+}
+
 /// The items to drop after a gate failure: those cited by a sentence with an error, and
 /// for too low a citation density the longest cited quote (it carries the fewest
 /// citations per word). Empty when the gate passes.

@@ -127,6 +127,9 @@ pub(super) struct Done {
     /// Whether the value was found by the second look (an item whose relevance fell
     /// short of the threshold): never `high`.
     pub second_look: bool,
+    /// Items from summaries shown beside the answer's differences, cited by none of its
+    /// sentences (see `authority::summary`).
+    pub summaries: Vec<String>,
 }
 
 /// Assemble the run.
@@ -144,6 +147,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         note,
         lead,
         second_look,
+        summaries,
     } = d;
     let one_step = found.classification.class != crate::research::Class::MultiHop;
     let mut answer = empty_answer(&question.stem, Status::NoAuthoritativeEvidence);
@@ -165,9 +169,10 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         unmet_frame.push(LEAD_DROPPED.into());
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
-        answered(&mut answer, c, &numbered);
+        answered(&mut answer, c, &numbered, &summaries);
         crate::authority::label::label(engine, &mut answer.evidence)?;
-        crate::authority::rule::rule(engine, &mut answer)?;
+        let beside: HashSet<String> = summaries.iter().cloned().collect();
+        crate::authority::rule::rule(engine, &mut answer, &beside)?;
         answer.missing_evidence = note;
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         let met = match &answer.answer_value {
@@ -176,7 +181,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             None => Met::Text,
         };
         answer.confidence = confidence(Assurance {
-            statements: answer_statements(&answer),
+            statements: answer_statements(&answer, &summaries),
             retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
             met,
             one_step: one_step && !second_look,
@@ -385,7 +390,12 @@ const SCORE_SCALE: f64 = 1e4;
 
 /// Fill an answered `answer` from composition `c`: text, sentences, conflicts, evidence
 /// items and confidence.
-fn answered(answer: &mut Answer, c: &crate::evidence::compose::Composition, n: &Numbered) {
+fn answered(
+    answer: &mut Answer,
+    c: &crate::evidence::compose::Composition,
+    n: &Numbered,
+    summaries: &[String],
+) {
     answer.status = Status::Answered;
     answer.answer = c.answer.clone();
     answer.sentences = c.sentences.clone();
@@ -393,13 +403,20 @@ fn answered(answer: &mut Answer, c: &crate::evidence::compose::Composition, n: &
     answer.evidence = c
         .cited
         .iter()
+        .chain(summaries)
         .filter_map(|id| n.get(id).map(|v| evidence_item(id, v, n)))
         .collect();
 }
 
-/// Distinct statements among the answer's cited quotes.
-fn answer_statements(answer: &Answer) -> usize {
-    let quotes: Vec<&str> = answer.evidence.iter().map(|e| e.quote.as_str()).collect();
+/// Distinct statements among the answer's cited quotes (summaries shown beside a
+/// difference are not the answer's statements).
+fn answer_statements(answer: &Answer, summaries: &[String]) -> usize {
+    let quotes: Vec<&str> = answer
+        .evidence
+        .iter()
+        .filter(|e| !summaries.contains(&e.id))
+        .map(|e| e.quote.as_str())
+        .collect();
     distinct_statements(&quotes)
 }
 

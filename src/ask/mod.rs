@@ -175,7 +175,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     });
     let keep = kept(&frame, &numbered, &decision, multi_hop);
     let later = demoted(engine, &numbered)?;
-    let composed = compose::compose(
+    let mut composed = compose::compose(
         &mut numbered,
         found.classification.class,
         keep.as_deref(),
@@ -186,6 +186,16 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let t = Instant::now();
     let gate = compose::gate(&composed.composition, &numbered, opts);
     timings.set("gate", t);
+    let t = Instant::now();
+    let summaries = compose::add_summaries(
+        engine,
+        &question.stem,
+        &mut composed,
+        &mut numbered,
+        gate.passed,
+        opts,
+    )?;
+    timings.set("summaries", t);
     finish::finish(
         engine,
         finish::Done {
@@ -201,6 +211,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             note: decision.note,
             lead,
             second_look,
+            summaries,
         },
         opts,
     )

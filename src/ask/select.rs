@@ -164,6 +164,30 @@ impl Numbered {
         self.ided.iter().find(|(i, _)| i == id).map(|(_, v)| v)
     }
 
+    /// Take `verdicts` (verified elsewhere) as items numbered right after `cited`, which
+    /// must read E1, E2, … in order (else nothing is taken). Returns their ids and the
+    /// old → new id map of the items renumbered after them.
+    pub fn adopt(
+        &mut self,
+        cited: &[String],
+        verdicts: Vec<Verdict>,
+    ) -> (Vec<String>, HashMap<String, String>) {
+        let in_order = cited
+            .iter()
+            .enumerate()
+            .all(|(n, id)| *id == format!("E{}", n + 1));
+        if !in_order || verdicts.is_empty() {
+            return (Vec::new(), HashMap::new());
+        }
+        let taken: Vec<String> = (1..=verdicts.len()).map(|n| format!("S{n}")).collect();
+        self.ided.extend(taken.iter().cloned().zip(verdicts));
+        let mut first = cited.to_vec();
+        first.extend(taken.iter().cloned());
+        let rename = self.renumber(&first);
+        let ids = taken.iter().map(|t| rename[t.as_str()].clone()).collect();
+        (ids, rename)
+    }
+
     /// Renumber so the answer reads E1, E2, … in order: the `cited` ids first, then the
     /// other verified items, then the rejected ones. Returns the old → new id map.
     pub fn renumber(&mut self, cited: &[String]) -> HashMap<String, String> {

@@ -48,18 +48,37 @@ impl DocView {
     }
 }
 
-/// The finest provision at byte `at` of a document: the last heading before it that
-/// cites ("Article 521", "§ 164.404") and the paragraph labels open between them.
+/// The finest provision at byte `at` of a document: the nearest heading before it, or a
+/// parent of that heading, that cites ("Article 521", "§ 164.404"), and the paragraph
+/// labels open between the nearest heading and `at`.
 /// A text that numbers its paragraphs but has no citing heading (a section stored as its
 /// own file) gives the labels alone ("(b)(1)").
 pub fn provision_at(text: &str, layout: &Layout, at: usize) -> Option<String> {
-    let head = layout
-        .headings
-        .iter()
-        .rev()
-        .filter(|h| h.start <= at)
-        .find_map(|h| heading_citation(&h.title).map(|c| (h.start, c)));
-    let (from, cite) = head.unwrap_or((0, String::new()));
+    let before: Vec<&crate::corpus::layout::Heading> =
+        layout.headings.iter().filter(|h| h.start <= at).collect();
+    // Labels never carry over a heading: the path is read from the last one.
+    let from = before.last().map_or(0, |h| h.start);
+    // The citing heading is the nearest one or one of its parents (each of a higher
+    // level than the last), never a sibling's ("§ 3" does not cite its "Background").
+    // Headings stacked with no text between them ("Article 1" over its subject line)
+    // read as one.
+    let mut cite = String::new();
+    let mut level = u8::MAX;
+    let mut next_start = usize::MAX;
+    for h in before.iter().rev() {
+        let stacked = text
+            .get(h.end..next_start)
+            .is_some_and(|t| t.trim().is_empty());
+        next_start = h.start;
+        if h.level >= level && !stacked {
+            continue;
+        }
+        level = level.min(h.level);
+        if let Some(c) = heading_citation(&h.title) {
+            cite = c;
+            break;
+        }
+    }
     let path = provision_path(text, from, at);
     let p = format!("{cite}{path}");
     (!p.is_empty()).then_some(p)

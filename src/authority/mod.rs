@@ -20,6 +20,7 @@ pub mod filter;
 pub mod label;
 pub mod requirements;
 pub mod rule;
+pub mod summary;
 
 pub use filter::{Filter, FilterSpec, Selection};
 

@@ -17,7 +17,7 @@ use crate::source::govern::{bound_in, govern, Side};
 const SAME_THING: f64 = crate::evidence::compose::CONFLICT_JACCARD;
 
 /// Content words of a quote, numbers and number words aside.
-fn thing_words(quote: &str) -> HashSet<String> {
+pub(super) fn thing_words(quote: &str) -> HashSet<String> {
     crate::text::content_words(quote)
         .into_iter()
         .filter(|w| {
@@ -26,12 +26,23 @@ fn thing_words(quote: &str) -> HashSet<String> {
         .collect()
 }
 
-fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
+/// Jaccard overlap of two word sets (0 when both are empty).
+pub(super) fn overlap(a: &HashSet<String>, b: &HashSet<String>) -> f64 {
     let union = a.union(b).count();
     match union {
         0 => 0.0,
         _ => a.intersection(b).count() as f64 / union as f64,
     }
+}
+
+/// Whether `quote` states exactly one value (perhaps several times) in `unit`.
+pub(super) fn states_one_value(quote: &str, unit: &str) -> bool {
+    let values: HashSet<String> = figures_of(&normalise(quote))
+        .into_iter()
+        .filter(|f| f.unit == unit)
+        .map(|f| f.value)
+        .collect();
+    values.len() == 1
 }
 
 /// The one value `e` states in `unit` (value, bound), or the first of `named` when it
@@ -62,8 +73,14 @@ fn value_in(e: &EvidenceItem, unit: &str, named: &[String]) -> Option<Side> {
     })
 }
 
-/// Set the ruling of every difference in `answer` (a no-op when it has none).
-pub fn rule(engine: &Engine, answer: &mut Answer) -> Result<(), Error> {
+/// Set the ruling of every difference in `answer` (a no-op when it has none). Items in
+/// `summaries` (found by `summary::summary_sides` for these differences) are sides of the
+/// difference whose unit they state, whatever their wording.
+pub fn rule(
+    engine: &Engine,
+    answer: &mut Answer,
+    summaries: &HashSet<String>,
+) -> Result<(), Error> {
     if answer.conflicts.is_empty() {
         return Ok(());
     }
@@ -88,6 +105,7 @@ pub fn rule(engine: &Engine, answer: &mut Answer) -> Result<(), Error> {
         for e in &evidence {
             let member = c.ids.contains(&e.id);
             let same = member
+                || summaries.contains(&e.id)
                 || words
                     .iter()
                     .any(|w| overlap(w, &thing_words(&e.quote)) >= SAME_THING);

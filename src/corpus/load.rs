@@ -27,7 +27,7 @@ use super::textlayout;
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &[
-    "md", "markdown", "txt", "html", "htm", "pdf", "docx", "jsonl",
+    "md", "markdown", "txt", "html", "htm", "xml", "pdf", "docx", "jsonl",
 ];
 
 /// How many leading bytes of a text file are scanned for NUL bytes.
@@ -215,6 +215,8 @@ pub enum SourceKind {
     Text,
     /// `.html` / `.htm`, converted to plain text.
     Html,
+    /// `.xml` (Formex, eCFR, USLM, Akoma Ntoso…), converted to plain text.
+    Xml,
     /// `.pdf`, text extracted page by page (`pdftotext` or `pdf-extract`) and assembled.
     Pdf,
     /// `.docx`, text extracted from `word/document.xml`.
@@ -309,6 +311,13 @@ pub enum LoadError {
         /// What went wrong.
         reason: String,
     },
+    /// The XML is not well-formed or nests too deep.
+    Xml {
+        /// The XML file.
+        path: PathBuf,
+        /// What went wrong.
+        reason: String,
+    },
     /// PDF text extraction did not finish within [`LoadOptions::pdf_timeout`].
     PdfTimeout {
         /// The PDF file.
@@ -361,6 +370,7 @@ impl LoadError {
             | LoadError::Unsupported { path, .. }
             | LoadError::Pdf { path, .. }
             | LoadError::Docx { path, .. }
+            | LoadError::Xml { path, .. }
             | LoadError::PdfTimeout { path, .. }
             | LoadError::OverBudget { path, .. }
             | LoadError::TimedOut { path, .. }
@@ -395,7 +405,9 @@ impl LoadError {
                     SUPPORTED_EXTENSIONS.join(", ")
                 )
             }
-            LoadError::Pdf { reason, .. } | LoadError::Docx { reason, .. } => reason.clone(),
+            LoadError::Pdf { reason, .. }
+            | LoadError::Docx { reason, .. }
+            | LoadError::Xml { reason, .. } => reason.clone(),
             LoadError::PdfTimeout { secs, .. } => {
                 format!("PDF text extraction timed out after {secs} s")
             }
@@ -478,6 +490,7 @@ fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
         "md" | "markdown" => SourceKind::Markdown,
         "txt" => SourceKind::Text,
         "html" | "htm" => SourceKind::Html,
+        "xml" => SourceKind::Xml,
         "pdf" => SourceKind::Pdf,
         "docx" => SourceKind::Docx,
         "jsonl" => SourceKind::Jsonl,
@@ -534,6 +547,7 @@ fn load_kind(
         }
         SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
         SourceKind::Jsonl => load_jsonl(path, &text, deadline),
+        SourceKind::Xml => load_xml(path, &text, deadline).map(|d| vec![d]),
         SourceKind::Pdf | SourceKind::Docx => unreachable!("handled above"),
     }
 }
@@ -565,6 +579,36 @@ fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc,
         layout: textlayout::text_layout(&body, false, &headings),
         text: body,
         kind: SourceKind::Html,
+    })
+}
+
+/// Convert an XML document to readable text (see [`super::xml`]).
+fn load_xml(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc, LoadError> {
+    let doc = super::xml::xml_to_text(source, MAX_HTML_DEPTH, &|| deadline.expired()).map_err(
+        |e| match e {
+            super::xml::XmlError::TimedOut => LoadError::TimedOut {
+                path: path.to_path_buf(),
+                secs: deadline.limit.as_secs_f64(),
+            },
+            other => LoadError::Xml {
+                path: path.to_path_buf(),
+                reason: other.to_string(),
+            },
+        },
+    )?;
+    if is_blank(&doc.text) {
+        return Err(LoadError::Empty {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut layout = textlayout::text_layout(&doc.text, false, &doc.headings);
+    layout.extractor = Some(super::xml::EXTRACTOR.to_string());
+    Ok(LoadedDoc {
+        key: String::new(),
+        title: doc.title.unwrap_or_else(|| file_stem(path)),
+        text: doc.text,
+        kind: SourceKind::Xml,
+        layout,
     })
 }
 

@@ -16,5 +16,6 @@ pub mod pdftext;
 pub mod segment;
 mod tablehead;
 pub mod textlayout;
+pub mod xml;
 
 pub use segment::Span;
