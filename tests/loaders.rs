@@ -509,3 +509,79 @@ fn superscripts_footnote_markers_links_and_entities_never_reach_answers_raw() {
         assert!(!shown.contains(raw), "{raw} shown: {shown}");
     }
 }
+
+/// An eCFR-style part written for this test: a part heading, an authority line, a
+/// section with nested paragraphs, a table and a footnote.
+const CFR_XML: &str = r#"<?xml version="1.0"?>
+<DIV5 N="9" TYPE="PART">
+<HEAD>PART 9&#x2014;STORAGE OF SAMPLE RECORDS</HEAD>
+<AUTH><HED>Authority:</HED><PSPACE>12 U.S.C. 9999.</PSPACE></AUTH>
+<DIV8 N="9.3" TYPE="SECTION">
+<HEAD>&#xA7; 9.3 Retention periods.</HEAD>
+<P>(a) <I>General.</I> Each holder keeps sample records as this section provides.</P>
+<P>(b) <I>Periods.</I></P>
+<P>(1) Sample ledgers must be retained for 6 years after the last entry.</P>
+<P>(2) Sample manifests must be retained for 11 years after shipment.<FTNT><P>See the 2019 revision.</P></FTNT></P>
+<TABLE><TR><TH>Record</TH><TH>Years</TH></TR><TR><TD>Ledger</TD><TD>6</TD></TR></TABLE>
+</DIV8>
+</DIV5>
+"#;
+
+#[test]
+fn xml_documents_are_read_with_their_own_title_provisions_rows_and_footnotes_and_bad_xml_fails_alone(
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("part_12_9.xml"), CFR_XML).unwrap();
+    std::fs::write(docs.join("broken.xml"), "<DIV5><HEAD>Open</DIV5>").unwrap();
+    let xxe = "<?xml version=\"1.0\"?><!DOCTYPE d [<!ENTITY xxe SYSTEM \"file:///etc/passwd\">]>\
+               <d><P>Secret: &xxe; stays a reference.</P></d>";
+    std::fs::write(docs.join("xxe.xml"), xxe).unwrap();
+    let deep = format!("{}x{}", "<a>".repeat(1000), "</a>".repeat(1000));
+    std::fs::write(docs.join("deep.xml"), deep).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = ingest_with(&idx, &docs, &[]);
+    assert_eq!(code, 2, "{r}");
+    assert!(
+        reason_for(&r, "broken.xml").contains("malformed XML"),
+        "{r}"
+    );
+    assert!(
+        reason_for(&r, "deep.xml").contains("deeper than 512"),
+        "{r}"
+    );
+    assert_eq!(r["added"], 2, "{r}");
+    // The entity is never resolved: the file's own text, not /etc/passwd.
+    let secret = stored_text(&idx, "xxe.xml");
+    assert!(
+        secret.contains("Secret: &xxe; stays a reference."),
+        "{secret}"
+    );
+    assert!(!secret.contains("root:"));
+    let text = stored_text(&idx, "part_12_9.xml");
+    assert!(text.contains("Authority: 12 U.S.C. 9999."), "{text}");
+    assert!(text.contains("Record | Years\n\nLedger | 6"), "{text}");
+    assert!(text.ends_with("Notes\n\nSee the 2019 revision."), "{text}");
+    let docs_out = attest(&idx).args(["documents", "--json"]).output().unwrap();
+    let listed = String::from_utf8_lossy(&docs_out.stdout);
+    assert!(
+        listed.contains("PART 9\u{2014}STORAGE OF SAMPLE RECORDS"),
+        "{listed}"
+    );
+    let out = attest(&idx)
+        .args([
+            "ask",
+            "How long must sample manifests be retained?",
+            "--no-memory",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let a = json(&out.stdout);
+    assert_eq!(a["status"], "answered", "{a}");
+    let e = &a["evidence"][0];
+    assert!(e["quote"].as_str().unwrap().contains("11 years"), "{a}");
+    assert_eq!(e["provision"], "§ 9.3(b)(2)", "{a}");
+    assert!(e["non_binding"].is_null(), "{a}");
+}

@@ -169,10 +169,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         unmet_frame.push(LEAD_DROPPED.into());
     }
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
-        answered(&mut answer, c, &numbered, &summaries);
-        crate::authority::label::label(engine, &mut answer.evidence)?;
-        let beside: HashSet<String> = summaries.iter().cloned().collect();
-        crate::authority::rule::rule(engine, &mut answer, &beside)?;
+        answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
         answer.answer_value = answer_value(&answer, frame.answer_type, lead);
         let met = match &answer.answer_value {
@@ -390,12 +387,16 @@ const SCORE_SCALE: f64 = 1e4;
 
 /// Fill an answered `answer` from composition `c`: text, sentences, conflicts, evidence
 /// items and confidence.
+/// Fill `answer` from composition `c`: its text, its evidence (the cited items, then the
+/// summaries beside its differences) labelled with provisions and binding, and the
+/// rulings on its differences.
 fn answered(
+    engine: &Engine,
     answer: &mut Answer,
     c: &crate::evidence::compose::Composition,
     n: &Numbered,
     summaries: &[String],
-) {
+) -> Result<(), Error> {
     answer.status = Status::Answered;
     answer.answer = c.answer.clone();
     answer.sentences = c.sentences.clone();
@@ -406,6 +407,9 @@ fn answered(
         .chain(summaries)
         .filter_map(|id| n.get(id).map(|v| evidence_item(id, v, n)))
         .collect();
+    crate::authority::label::label(engine, &mut answer.evidence)?;
+    let beside: HashSet<String> = summaries.iter().cloned().collect();
+    crate::authority::rule::rule(engine, answer, &beside)
 }
 
 /// Distinct statements among the answer's cited quotes (summaries shown beside a

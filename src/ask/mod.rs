@@ -183,19 +183,14 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         opts,
     );
     timings.set("compose", t);
-    let t = Instant::now();
-    let gate = compose::gate(&composed.composition, &numbered, opts);
-    timings.set("gate", t);
-    let t = Instant::now();
-    let summaries = compose::add_summaries(
+    let (gate, summaries) = gate_and_summaries(
         engine,
         &question.stem,
         &mut composed,
         &mut numbered,
-        gate.passed,
         opts,
+        &mut timings,
     )?;
-    timings.set("summaries", t);
     finish::finish(
         engine,
         finish::Done {
@@ -215,6 +210,25 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         },
         opts,
     )
+}
+
+/// The gate on the composed answer, then the summaries beside its differences (see
+/// `compose::add_summaries`), each timed.
+fn gate_and_summaries(
+    engine: &Engine,
+    stem: &str,
+    composed: &mut compose::Composed,
+    numbered: &mut select::Numbered,
+    opts: &AskOptions,
+    timings: &mut Timings,
+) -> Result<(crate::evidence::gate::GateResult, Vec<String>), Error> {
+    let t = Instant::now();
+    let gate = compose::gate(&composed.composition, numbered, opts);
+    timings.set("gate", t);
+    let t = Instant::now();
+    let summaries = compose::add_summaries(engine, stem, composed, numbered, gate.passed, opts)?;
+    timings.set("summaries", t);
+    Ok((gate, summaries))
 }
 
 /// The decision on the first research's items, and whether `stem` is multi-hop. A
