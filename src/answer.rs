@@ -331,6 +331,9 @@ pub struct AnswerValue {
 pub struct Answer {
     /// The question as asked.
     pub question: String,
+    /// What an `--as-of` date set aside (only for a question asked as of a date).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_of: Option<crate::source::DatedSources>,
     /// Outcome.
     pub status: Status,
     /// Why the input was rejected (only for `rejected_input`).

@@ -697,7 +697,33 @@ pub fn answer(a: &crate::answer::Answer) -> String {
             );
         }
     }
+    dated_note(&mut s, a.as_of.as_ref());
     s
+}
+
+/// What an `--as-of` date set aside and which sources state no date, when asked so.
+fn dated_note(s: &mut String, dated: Option<&crate::source::DatedSources>) {
+    let Some(d) = dated else {
+        return;
+    };
+    for a in &d.set_aside {
+        let _ = writeln!(
+            s,
+            "as of {}: set aside {} ({})",
+            d.as_of,
+            clean(&a.source),
+            a.effect.words()
+        );
+    }
+    if !d.undated.is_empty() {
+        let kept: Vec<String> = d.undated.iter().map(|u| clean(u).into_owned()).collect();
+        let _ = writeln!(
+            s,
+            "as of {}: kept, stating no effective date: {}",
+            d.as_of,
+            kept.join(", ")
+        );
+    }
 }
 
 /// The answer plus its lineage: steps, retrieved chunks, rejected items, timings.

@@ -92,6 +92,21 @@ fn the_retention_question_says_the_floor_and_the_stricter_bulletin_both_apply_an
         "{before}"
     );
     assert!(before["answer"].as_str().unwrap().contains("seven"));
+    // The answer records what the date set aside, and why.
+    assert_eq!(before["as_of"]["as_of"], "2018-06-01", "{before}");
+    assert!(
+        before["as_of"]["set_aside"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["source"].as_str().unwrap().contains("19-04") && a["effect"] == "not_yet"),
+        "{}",
+        before["as_of"]
+    );
+    assert!(
+        a.get("as_of").is_none(),
+        "a question asked without a date records none"
+    );
     assert!(!before["answer"].as_str().unwrap().contains("10 years"));
     let (after, _) = ask_json(&idx, RETENTION, &["--as-of", "2020-01-01"]);
     assert!(
@@ -476,4 +491,59 @@ fn requirements_are_listed_as_items_with_ids_by_source_type_quoted_verbatim_and_
         .iter()
         .all(|r| r["source_type"] == "statute"));
     assert_eq!(statutes[0]["id"], "REQ-S001");
+}
+
+/// A regulation written for this test: its Article 12 sets no time limit, Article 9 is
+/// not in it, and Article 20 says from when Article 5 applies.
+const REGULATION_MD: &str = "# Regulation (XX) 2031/7 on sample registers\n\n\
+## Article 5 Registers\n\n1. Each operator shall keep a register of samples.\n\n\
+## Article 12 Requests\n\n1. The operator shall answer requests from data subjects in \
+writing.\n\n2. The operator shall facilitate requests made by electronic means.\n\n\
+## Article 13 Deadlines for inspections\n\n1. The operator shall allow an inspection \
+within 10 days of a request from the authority.\n\n\
+## Article 20 Entry into force\n\n1. This Regulation shall apply from 1 March 2032.\n\n\
+2. Article 5 shall apply from 1 September 2032.\n";
+
+#[test]
+fn a_question_that_names_a_provision_is_answered_from_it_or_from_text_naming_it_else_abstains() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("regulation-2031-7.md"), REGULATION_MD).unwrap();
+    let idx = tmp.path().join("idx");
+    let (r, code) = super::cli::ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{r}");
+    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    // Article 9 is not in the document: no other article stands in for it.
+    let a = ask("What register does Article 9 of Regulation (XX) 2031/7 require?");
+    assert_eq!(a["status"], "no_authoritative_evidence", "{a:#}");
+    assert!(
+        a["missing_evidence"]
+            .to_string()
+            .contains("names Article 9"),
+        "{a:#}"
+    );
+    // Article 13's ten days are not Article 12's time limit.
+    let a = ask("Within how many days must the operator answer a request under Article 12?");
+    assert!(!a["answer"].as_str().unwrap().contains("10 days"), "{a:#}");
+    assert_ne!(a["answer_value"]["raw"], "10 days", "{a:#}");
+    let outside = a["rejected"].as_array().unwrap().iter().any(|r| {
+        r["reason"] == "outside_named_provision" && r["quote"].as_str().unwrap().contains("10 days")
+    });
+    assert!(
+        outside,
+        "Article 13 is set aside as outside Article 12: {a:#}"
+    );
+    for e in a["evidence"].as_array().unwrap() {
+        assert!(
+            e["provision"].as_str().unwrap().starts_with("Article 12"),
+            "{a:#}"
+        );
+    }
+    // Article 20 names Article 5: it answers when Article 5 applies.
+    let a = ask("From what date does Article 5 apply?");
+    assert_eq!(a["answer_value"]["raw"], "1 September 2032", "{a:#}");
+    // A provision the question leaves out is not held to.
+    let a = ask("From what date does the Regulation apply, apart from Article 5?");
+    assert_eq!(a["answer_value"]["raw"], "1 March 2032", "{a:#}");
 }

@@ -196,6 +196,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answer.missing_evidence = why;
     }
     answer.question_frame = Some(frame);
+    answer.as_of = opts.scope.as_ref().and_then(|s| s.dated.clone());
     answer.metrics = metrics(
         timings,
         started,

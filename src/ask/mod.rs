@@ -141,7 +141,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let mut timings = Timings::default();
     let mut found = research::research(engine, &question.stem, opts, &mut timings)?;
     let t = Instant::now();
-    let mut numbered = select::number(std::mem::take(&mut found.verdicts));
+    let verdicts = std::mem::take(&mut found.verdicts);
+    let (mut numbered, held) = select::number_held(engine, &question.stem, verdicts)?;
     let frame = crate::frame::frame(&question.stem);
     let (mut decision, multi_hop) = first_decision(engine, &question.stem, &frame, &numbered);
     let mut second_look = false;
@@ -167,12 +168,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             decision,
         } = s;
     }
-    let lead = decision.value.as_ref().and_then(|(id, v)| {
-        numbered.get(id).map(|x| {
-            let at = (x.candidate.doc_id.clone(), x.candidate.start);
-            (at.0, at.1, v.clone(), decision.cell.clone())
-        })
-    });
+    decision.unmet.extend(held.unmet);
+    let lead = lead_of(&decision, &numbered);
     let keep = kept(&frame, &numbered, &decision, multi_hop);
     let later = demoted(engine, &numbered)?;
     let mut composed = compose::compose(
@@ -210,6 +207,19 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         },
         opts,
     )
+}
+
+/// The item stating the decided value (document, start), the value and its cell.
+type Lead = (String, usize, crate::value::typed::Found, Option<String>);
+
+/// Where `decision`'s value is stated: its item's document and start, with the value.
+fn lead_of(decision: &decide::Decision, numbered: &select::Numbered) -> Option<Lead> {
+    decision.value.as_ref().and_then(|(id, v)| {
+        numbered.get(id).map(|x| {
+            let at = (x.candidate.doc_id.clone(), x.candidate.start);
+            (at.0, at.1, v.clone(), decision.cell.clone())
+        })
+    })
 }
 
 /// The gate on the composed answer, then the summaries beside its differences (see
@@ -300,14 +310,14 @@ fn search_value(
     let mut found = research::widen(engine, question, opts, timings, found)?;
     let mut verdicts = numbered.into_verdicts();
     verdicts.append(&mut found.verdicts);
-    let mut numbered = select::number(verdicts);
+    let mut numbered = select::number_held(engine, question, verdicts)?.0;
     let mut decision = decide::decide(engine, frame, &numbered, multi_hop);
     if decision.value.is_none() {
         // The bridge step reconsiders what was rejected: all verdicts go with it.
         found.verdicts = numbered.into_verdicts();
         let bridged;
         (found, bridged) = research::bridge(engine, question, opts, timings, found)?;
-        numbered = select::number(std::mem::take(&mut found.verdicts));
+        numbered = select::number_held(engine, question, std::mem::take(&mut found.verdicts))?.0;
         if bridged {
             decision = decide::decide(engine, frame, &numbered, multi_hop);
         }

@@ -112,6 +112,7 @@ pub(super) enum Screened {
 pub(super) fn empty_answer(question: &str, status: Status) -> Answer {
     Answer {
         question: question.to_string(),
+        as_of: None,
         status,
         reason: None,
         answer: String::new(),

@@ -214,3 +214,100 @@ impl Numbered {
         rename
     }
 }
+
+/// Number `verdicts` (see [`number`]) and hold them to the provisions the question
+/// names (see [`hold_to_named`]).
+pub(super) fn number_held(
+    engine: &crate::engine::Engine,
+    stem: &str,
+    verdicts: Vec<Verdict>,
+) -> Result<(Numbered, NamedHold), crate::error::Error> {
+    let mut n = number(verdicts);
+    let held = hold_to_named(engine, stem, &mut n)?;
+    Ok((n, held))
+}
+
+/// What [`hold_to_named`] found.
+#[derive(Debug, Default)]
+pub(super) struct NamedHold {
+    /// Why nothing answers: the question names provisions no verified item is in or names.
+    pub unmet: Option<String>,
+}
+
+/// Hold the answer to the provisions the question names ("Article 12", "40 CFR 261.5"):
+/// a verified item counts when its provision meets a named one or its quote names one;
+/// the others are rejected as not addressing the question. When none counts although
+/// items cite provisions of the same kind, all are rejected and `unmet` says which
+/// provisions the text found is in. A question that names none, or items whose
+/// documents number no such provisions, are left alone.
+pub(super) fn hold_to_named(
+    engine: &crate::engine::Engine,
+    stem: &str,
+    numbered: &mut Numbered,
+) -> Result<NamedHold, crate::error::Error> {
+    use crate::source::named::{named_in, parse_provision};
+    let named = named_in(stem);
+    if named.is_empty() {
+        return Ok(NamedHold::default());
+    }
+    let mut views: HashMap<String, Option<crate::authority::label::DocView>> = HashMap::new();
+    let mut seen: Vec<(usize, bool, Option<String>)> = Vec::new();
+    for (i, (_, v)) in numbered.ided.iter().enumerate() {
+        if v.rejected.is_some() {
+            continue;
+        }
+        let c = &v.candidate;
+        if !views.contains_key(&c.doc_id) {
+            let view = crate::authority::label::DocView::load(engine, &c.doc_id)?;
+            views.insert(c.doc_id.clone(), view);
+        }
+        let provision = views[&c.doc_id]
+            .as_ref()
+            .and_then(|d| crate::authority::label::provision_at(&d.text, &d.layout, c.start));
+        let parsed = provision.as_deref().and_then(parse_provision);
+        let meets = named
+            .iter()
+            .any(|n| parsed.as_ref().is_some_and(|p| n.meets(p)) || n.named_by(&c.quote));
+        let same_kind = parsed
+            .as_ref()
+            .is_some_and(|p| named.iter().any(|n| n.family == p.family));
+        if meets || same_kind {
+            seen.push((i, meets, provision));
+        } else {
+            seen.push((i, false, None));
+        }
+    }
+    let any_meets = seen.iter().any(|(_, m, _)| *m);
+    let any_kind = seen.iter().any(|(_, _, p)| p.is_some());
+    if !any_meets && !any_kind {
+        return Ok(NamedHold::default());
+    }
+    let asked: Vec<&str> = named.iter().map(|n| n.text.as_str()).collect();
+    let mut found: Vec<String> = Vec::new();
+    for (i, meets, provision) in seen {
+        if meets {
+            continue;
+        }
+        let v = &mut numbered.ided[i].1;
+        let here = provision.clone().unwrap_or_else(|| "not numbered".into());
+        v.rejected = Some(crate::evidence::verify::Rejection {
+            reason: crate::evidence::verify::Reason::OutsideNamedProvision,
+            rationale: format!(
+                "in {here}, not in {} which the question names, nor naming it",
+                asked.join(" or ")
+            ),
+        });
+        if let Some(p) = provision.filter(|p| !found.contains(p)) {
+            found.push(p);
+        }
+    }
+    let unmet = (!any_meets).then(|| {
+        found.truncate(6);
+        format!(
+            "the question names {}; no text found is in it or names it (the text found is in {})",
+            asked.join(" and "),
+            found.join(", ")
+        )
+    });
+    Ok(NamedHold { unmet })
+}

@@ -10,7 +10,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::{Catalog, DocSource, Effect};
+use super::{Catalog, DocSource, Effect, SetAside};
 use crate::source::Date;
 
 /// A field a condition tests.
@@ -235,15 +235,6 @@ impl Filter {
 
 fn is_glob(s: &str) -> bool {
     s.contains(['*', '?', '[', '{'])
-}
-
-/// A document a filter set aside by date.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SetAside {
-    /// Its path as shown.
-    pub source: String,
-    /// Why: not yet in effect, ended, or superseded.
-    pub effect: Effect,
 }
 
 /// The documents a filter selects.

@@ -22,6 +22,7 @@ pub mod requirements;
 pub mod rule;
 pub mod summary;
 
+pub use crate::source::{DatedSources, Effect, SetAside};
 pub use filter::{Filter, FilterSpec, Selection};
 
 /// A document as a source: where it is, what it is, and since when it is in effect.
@@ -168,7 +169,13 @@ pub fn restrict(
             "no indexed document matches the filter{why} (see `attest documents`)"
         )));
     }
-    Ok(Some((Restrict::new(engine, ids)?, selection)))
+    let mut r = Restrict::new(engine, ids)?;
+    r.dated = selection.as_of.map(|as_of| DatedSources {
+        as_of,
+        set_aside: selection.set_aside.clone(),
+        undated: selection.undated.clone(),
+    });
+    Ok(Some((r, selection)))
 }
 
 /// Whether canonical path `path` is `root` or inside it.
@@ -263,22 +270,6 @@ fn link_supersessions(docs: &mut [DocSource]) {
         docs[a].superseded_by = Some(docs[b].source.clone());
         docs[a].superseded_from = docs[b].effective_from.as_ref().map(|s| s.value);
     }
-}
-
-/// Whether a document is in effect on a day.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Effect {
-    /// Its dates say so.
-    InEffect,
-    /// It states no start: kept, and marked.
-    Undated,
-    /// It starts later.
-    NotYet,
-    /// It ended before.
-    Ended,
-    /// A document in effect that day supersedes it.
-    Superseded,
 }
 
 impl DocSource {

@@ -94,6 +94,8 @@ pub enum Reason {
     DoesNotAddressQuestion,
     /// Not self-contained.
     IncompleteQuote,
+    /// Outside the provision the question names, and not naming it.
+    OutsideNamedProvision,
 }
 
 impl Reason {
@@ -103,6 +105,7 @@ impl Reason {
             Reason::NotVerbatim => "not_verbatim",
             Reason::DoesNotAddressQuestion => "does_not_address_question",
             Reason::IncompleteQuote => "incomplete_quote",
+            Reason::OutsideNamedProvision => "outside_named_provision",
         }
     }
 }

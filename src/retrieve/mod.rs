@@ -157,6 +157,8 @@ pub struct Restrict {
     pub docs: Vec<i64>,
     /// Their chunks' row ids.
     pub chunks: HashSet<i64>,
+    /// What an `--as-of` date set aside, to record in the answer.
+    pub dated: Option<crate::source::DatedSources>,
 }
 
 impl Restrict {
@@ -173,6 +175,7 @@ impl Restrict {
             doc_ids,
             docs,
             chunks,
+            dated: None,
         })
     }
 

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod binding;
 pub mod govern;
+pub mod named;
 
 /// The kind of a source, a closed set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -112,6 +113,57 @@ impl fmt::Display for SourceType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
+}
+
+/// Whether a document is in effect on a day.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Effect {
+    /// Its dates say so.
+    InEffect,
+    /// It states no start: kept, and marked.
+    Undated,
+    /// It starts later.
+    NotYet,
+    /// It ended before.
+    Ended,
+    /// A document in effect that day supersedes it.
+    Superseded,
+}
+
+impl Effect {
+    /// In words, as a reader says it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Effect::InEffect => "in effect",
+            Effect::Undated => "states no effective date",
+            Effect::NotYet => "not yet in effect",
+            Effect::Ended => "no longer in effect",
+            Effect::Superseded => "superseded",
+        }
+    }
+}
+
+/// A document a filter set aside by date.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetAside {
+    /// Its path as shown.
+    pub source: String,
+    /// Why: not yet in effect, ended, or superseded.
+    pub effect: Effect,
+}
+
+/// What an `--as-of` date did to a question's sources, recorded in its answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DatedSources {
+    /// The day asked about.
+    pub as_of: Date,
+    /// Documents set aside: not yet in effect, ended, or superseded that day.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<SetAside>,
+    /// Documents kept that state no effective date.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub undated: Vec<String>,
 }
 
 /// A calendar date (proleptic Gregorian), ordered by time.
