@@ -69,7 +69,8 @@ impl DateRole {
     pub fn cues(self) -> &'static [&'static str] {
         match self {
             DateRole::Effective => &["effective", "force", "takes effect", "commence"],
-            DateRole::Application => &["appl"],
+            // "apply from", "applies", "application" — never "applicable", "applicant".
+            DateRole::Application => &["apply", "applies", "applied", "applying", "application"],
             DateRole::Expiry => &[
                 "expir",
                 "cease",

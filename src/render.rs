@@ -573,7 +573,12 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     if let Some(section) = &e.section {
         out.push_str(&format!(" § {}", snippet(section, 80)));
     }
-    if let Some(p) = e.provision.as_ref().filter(|p| p.ends_with(')')) {
+    let labelled = e.non_binding.as_ref().is_some_and(|nb| nb.label.is_some());
+    if let Some(p) = e
+        .provision
+        .as_ref()
+        .filter(|p| p.ends_with(')') && !labelled)
+    {
         out.push_str(&format!(" ({})", clean(p)));
     }
     if let Some(nb) = &e.non_binding {

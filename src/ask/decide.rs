@@ -985,9 +985,14 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
+    // Binding text states the rule: a value it states leads before one read from a
+    // recital, an act's head or a note.
+    let mut stated = stated;
+    let non_binding =
+        crate::authority::label::non_binding_ids(engine, &n.items()).unwrap_or_default();
+    stated.sort_by_key(|(id, _, _)| non_binding.contains(*id));
     // A minimum or a maximum is stated as one ("at least 32 bits"): such a value leads
     // before a plain figure of another covering item.
-    let mut stated = stated;
     if let Some(e) = f.extreme {
         let bound = match e {
             Extreme::Min => Bound::Min,
