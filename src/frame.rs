@@ -716,7 +716,17 @@ pub fn frame(question: &str) -> Frame {
     let date_role = matches!(answer_type, AnswerType::Date)
         .then(|| date_role(&w))
         .flatten();
-    let focus = focus(&w, &entities, &periods, answer_type);
+    // A provision the question cites ("40 CFR 261.7") is no word of what is asked.
+    let cited: Vec<String> = periods
+        .iter()
+        .cloned()
+        .chain(
+            crate::source::named::named_in(question)
+                .into_iter()
+                .map(|n| n.text),
+        )
+        .collect();
+    let focus = focus(&w, &entities, &cited, answer_type);
     let figures = question
         .split_whitespace()
         .map(|x| {
@@ -1264,6 +1274,9 @@ fn quoted(question: &str) -> Vec<String> {
 /// not open the question, less the question's own scaffold.
 fn entities(question: &str) -> Vec<String> {
     let periods = crate::period::periods(question);
+    // "40 CFR 261.7", "Article 12": a provision the question names is held to by
+    // `ask::select::hold_to_named`, not a name the evidence must repeat.
+    let cited = crate::source::named::named_in(question);
     let mut out: Vec<String> = quoted(question);
     let mut run: Vec<&str> = Vec::new();
     let words: Vec<&str> = question.split_whitespace().collect();
@@ -1309,9 +1322,11 @@ fn entities(question: &str) -> Vec<String> {
             let in_period = run
                 .iter()
                 .all(|r| periods.iter().any(|p| p.text.contains(r)));
+            let in_citation = run.iter().all(|r| cited.iter().any(|c| c.text.contains(r)));
             if !out.iter().any(|o| o.contains(&e))
                 && crate::period::periods(&e).is_empty()
                 && !in_period
+                && !in_citation
             {
                 out.push(e);
             }

@@ -658,7 +658,14 @@ pub fn answer(a: &crate::answer::Answer) -> String {
             conflicts(&mut s, &a.conflicts);
             binding_note(&mut s, &a.evidence);
             let _ = writeln!(s, "Evidence:");
-            for e in &a.evidence {
+            let groups = obligation_groups(a);
+            for (n, e) in a.evidence.iter().enumerate() {
+                if let Some(g) = groups.as_ref().map(|g| g[n]) {
+                    if n == 0 || groups.as_ref().is_some_and(|gs| gs[n - 1] != g) {
+                        let heading = crate::authority::requirements::group_heading(g);
+                        let _ = writeln!(s, "  {heading}:");
+                    }
+                }
                 let _ = writeln!(
                     s,
                     "  [{}] {}  ({}, score {:.2})",
@@ -704,6 +711,27 @@ pub fn answer(a: &crate::answer::Answer) -> String {
     }
     dated_note(&mut s, a.as_of.as_ref());
     s
+}
+
+/// For a question about obligations whose evidence comes from more than one group of
+/// sources: each item's group (0 statutes and regulations, 1 policy and guidance, 2 the
+/// rest, 3 summaries and text that does not bind), to head the evidence list by.
+fn obligation_groups(a: &crate::answer::Answer) -> Option<Vec<u8>> {
+    use crate::authority::requirements::{asks_obligation, group_of};
+    if !asks_obligation(&a.question) {
+        return None;
+    }
+    let groups: Vec<u8> = a
+        .evidence
+        .iter()
+        .map(|e| match (&e.non_binding, e.source_type) {
+            (Some(_), _) => 3,
+            (None, Some(t)) => group_of(t),
+            (None, None) => 2,
+        })
+        .collect();
+    let first = *groups.first()?;
+    groups.iter().any(|g| *g != first).then_some(groups)
 }
 
 /// What an `--as-of` date set aside and which sources state no date, when asked so.

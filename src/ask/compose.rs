@@ -31,14 +31,14 @@ pub(super) struct Composed {
 
 /// Compose `numbered`'s verified items (only those in `keep`, in its order, when given)
 /// for a question of `class`, drop what the gate rejects, and renumber `numbered` in
-/// citation order. Items quoting text that does not bind (`later`: a
-/// recital, a note, a summary) come after those that bind, so an answer leads with the
-/// rule and shows the rest as context.
+/// citation order. Items are composed in `order` (lower first, stable; see
+/// `ask::composing_order`): text that does not bind (a recital, a note, a summary) after
+/// the text that binds, so an answer leads with the rule and shows the rest as context.
 pub(super) fn compose(
     numbered: &mut Numbered,
     class: Class,
     keep: Option<&[String]>,
-    later: &HashSet<String>,
+    order: &std::collections::HashMap<String, u8>,
     opts: &AskOptions,
 ) -> Composed {
     let per_doc = if class == Class::MultiHop {
@@ -63,9 +63,7 @@ pub(super) fn compose(
             .filter_map(|id| items.iter().find(|i| i.id == *id).cloned())
             .collect();
     }
-    if items.iter().any(|i| !later.contains(&i.id)) {
-        items.sort_by_key(|i| later.contains(&i.id));
-    }
+    items.sort_by_key(|i| order.get(&i.id).copied().unwrap_or(0));
     let mut first = compose_diverse(&items, opts.max_statements, per_doc);
     for _ in 0..GATE_ROUNDS {
         let drop = failing_items(&first, &items, opts);

@@ -106,6 +106,44 @@ fn demoted(engine: &Engine, numbered: &select::Numbered) -> Result<HashSet<Strin
         .collect())
 }
 
+/// The order items are composed in (lower first): 0 for the text that binds, 3 for the
+/// text [`demoted`] puts after it; for a free-text question about obligations, binding
+/// items go by their source as requirements do (0 statutes and regulations, 1 policy
+/// and guidance, 2 the rest). A typed question keeps its lead first.
+fn composing_order(
+    engine: &Engine,
+    numbered: &select::Numbered,
+    frame: &crate::frame::Frame,
+    stem: &str,
+) -> Result<std::collections::HashMap<String, u8>, Error> {
+    use crate::authority::requirements::{asks_obligation, group_of};
+    let later = demoted(engine, numbered)?;
+    let grouped = !frame.answer_type.is_value() && asks_obligation(stem);
+    let types: std::collections::HashMap<String, crate::source::SourceType> = match grouped {
+        true => {
+            let ids: Vec<String> = numbered.items().into_iter().map(|i| i.doc_id).collect();
+            crate::authority::Catalog::load_only(engine, &ids)?
+                .documents
+                .into_iter()
+                .map(|d| (d.doc_id, d.source_type.value))
+                .collect()
+        }
+        false => Default::default(),
+    };
+    Ok(numbered
+        .items()
+        .into_iter()
+        .map(|i| {
+            let rank = match (later.contains(&i.id), types.get(&i.doc_id)) {
+                (true, _) => 3,
+                (false, Some(t)) => group_of(*t),
+                (false, None) => 0,
+            };
+            (i.id, rank)
+        })
+        .collect())
+}
+
 /// Milliseconds since `t`, to two decimals.
 fn ms(t: Instant) -> f64 {
     (t.elapsed().as_secs_f64() * 1e5).round() / 100.0
@@ -171,12 +209,12 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     decision.unmet.extend(held.unmet);
     let lead = lead_of(&decision, &numbered);
     let keep = kept(&frame, &numbered, &decision, multi_hop);
-    let later = demoted(engine, &numbered)?;
+    let order = composing_order(engine, &numbered, &frame, &question.stem)?;
     let mut composed = compose::compose(
         &mut numbered,
         found.classification.class,
         keep.as_deref(),
-        &later,
+        &order,
         opts,
     );
     timings.set("compose", t);

@@ -285,6 +285,52 @@ fn letter(t: SourceType) -> Option<char> {
     }
 }
 
+/// Whether a question asks about obligations ("What must a covered entity do …?",
+/// "What are the requirements for …?"): its evidence is then grouped as requirements
+/// are, statutes and regulations first, then policy and guidance.
+pub fn asks_obligation(question: &str) -> bool {
+    const CUES: &[&str] = &[
+        "must",
+        "shall",
+        "required",
+        "require",
+        "requires",
+        "requirement",
+        "requirements",
+        "obligation",
+        "obligations",
+        "obliged",
+        "duty",
+        "duties",
+        "prohibited",
+        "mandatory",
+    ];
+    crate::text::words(&question.to_lowercase())
+        .iter()
+        .any(|w| CUES.contains(&w.as_str()))
+}
+
+/// The group of a source type among requirements: 0 statutes and regulations, 1 policy
+/// and guidance, 2 the rest (FAQs last of all, 3).
+pub fn group_of(t: SourceType) -> u8 {
+    match letter(t) {
+        Some('S') => 0,
+        Some('P') => 1,
+        Some(_) => 2,
+        None => 3,
+    }
+}
+
+/// A group's heading, as an answer's evidence list shows it.
+pub fn group_heading(group: u8) -> &'static str {
+    match group {
+        0 => "From statutes and regulations",
+        1 => "From policy and guidance",
+        2 => "From other sources",
+        _ => "Summaries and text that does not bind",
+    }
+}
+
 /// The requirements of the sources `filter` selects: statutes and regulations first, then
 /// policy and guidance, then the rest, each group in catalog order, numbered per group.
 pub fn requirements(engine: &Engine, filter: &Filter) -> Result<Vec<Requirement>, Error> {
