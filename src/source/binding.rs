@@ -100,7 +100,10 @@ static NOTE_OPENER: LazyLock<Regex> = LazyLock::new(|| {
         r"(?im)^[ \t]*(?:(?:editorial |editor's )?notes?(?: to (?:paragraph|§)[^:\n]{0,40})?\s*[:.—-]|\[comment:|authority:|source:|examples?(?: \d+)?\s*[:.—-]|illustration\s*[:.—-])",
     )
 });
-static AMENDMENT: LazyLock<Regex> = LazyLock::new(|| re(r"(?m)^[ \t]*\[\d+ FR \d+[^\n]*\][ \t]*$"));
+/// A source note of amendments ("[65 FR 82798, Dec. 28, 2000, as amended at …]"), which
+/// may wrap over lines.
+static AMENDMENT: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^[ \t]*\[\d+ FR \d+[^\]\[]{0,2000}\][ \t\r]*$"));
 
 /// Section titles whose whole section does not bind, with the kind.
 const NON_BINDING_SECTIONS: &[(&str, NonBinding)] = &[
@@ -423,7 +426,7 @@ mod tests {
 
     #[test]
     fn notes_comments_examples_citations_and_summary_sections_do_not_bind() {
-        let text = "(a) Waste is solid.\n\n[Comment: This is a comment.] (b) Other.\n\nNote: a note here.\n\nExample: one.\n\n[60 FR 1234, Jan. 3, 1995]\n\n# Summary\n\nIt sums up.\n\n# Rules\n\nStaff must act.\n";
+        let text = "(a) Waste is solid.\n\n[Comment: This is a comment.] (b) Other.\n\nNote: a note here.\n\nExample: one.\n\n[60 FR 1234, Jan. 3, 1995]\n\n[65 FR 82798, Dec. 28, 2000, as\namended at 67 FR 53266, Aug.\n14, 2002]\r\n\r\n# Summary\n\nIt sums up.\n\n# Rules\n\nStaff must act.\n";
         let heads = vec![
             (text.find("# Summary").unwrap(), 1u8, "Summary".to_string()),
             (text.find("# Rules").unwrap(), 1u8, "Rules".to_string()),
@@ -438,6 +441,7 @@ mod tests {
         assert_eq!(kind("a note here."), Some(NonBinding::Note));
         assert_eq!(kind("one."), Some(NonBinding::Example));
         assert_eq!(kind("60 FR 1234"), Some(NonBinding::Citation));
+        assert_eq!(kind("amended at 67 FR 53266"), Some(NonBinding::Citation));
         assert_eq!(kind("It sums up."), Some(NonBinding::Summary));
         assert_eq!(kind("Staff must act."), None);
         assert_eq!(kind("Waste is solid."), None);
