@@ -104,6 +104,9 @@ static NOTE_OPENER: LazyLock<Regex> = LazyLock::new(|| {
 /// may wrap over lines.
 static AMENDMENT: LazyLock<Regex> =
     LazyLock::new(|| re(r"(?m)^[ \t]*\[\d+ FR \d+[^\]\[]{0,2000}\][ \t\r]*$"));
+/// A footnote citing the Official Journal ("( 1 ) OJ C 105, 11.4.2012, p. 1 .").
+static OJ_FOOTNOTE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?m)^[ \t]*\(\s*(\d{1,3})\s*\)\s*OJ [A-Z]{1,2}\b[^\n]*"));
 
 /// Section titles whose whole section does not bind, with the kind.
 const NON_BINDING_SECTIONS: &[(&str, NonBinding)] = &[
@@ -238,6 +241,15 @@ fn notes(text: &str, out: &mut Vec<Part>) {
             end: m.end(),
             kind: NonBinding::Citation,
             label: None,
+        });
+    }
+    for c in OJ_FOOTNOTE.captures_iter(text) {
+        let m = c.get(0).expect("a match");
+        out.push(Part {
+            start: m.start(),
+            end: m.end(),
+            kind: NonBinding::Note,
+            label: Some(format!("footnote ({})", &c[1])),
         });
     }
 }
@@ -426,7 +438,7 @@ mod tests {
 
     #[test]
     fn notes_comments_examples_citations_and_summary_sections_do_not_bind() {
-        let text = "(a) Waste is solid.\n\n[Comment: This is a comment.] (b) Other.\n\nNote: a note here.\n\nExample: one.\n\n[60 FR 1234, Jan. 3, 1995]\n\n[65 FR 82798, Dec. 28, 2000, as\namended at 67 FR 53266, Aug.\n14, 2002]\r\n\r\n# Summary\n\nIt sums up.\n\n# Rules\n\nStaff must act.\n";
+        let text = "(a) Waste is solid.\n\n[Comment: This is a comment.] (b) Other.\n\nNote: a note here.\n\nExample: one.\n\n[60 FR 1234, Jan. 3, 1995]\n\n[65 FR 82798, Dec. 28, 2000, as\namended at 67 FR 53266, Aug.\n14, 2002]\r\n\r\n( 1 ) OJ C 105, 11.4.2012, p. 1 .\n\n# Summary\n\nIt sums up.\n\n# Rules\n\nStaff must act.\n";
         let heads = vec![
             (text.find("# Summary").unwrap(), 1u8, "Summary".to_string()),
             (text.find("# Rules").unwrap(), 1u8, "Rules".to_string()),
@@ -442,6 +454,7 @@ mod tests {
         assert_eq!(kind("one."), Some(NonBinding::Example));
         assert_eq!(kind("60 FR 1234"), Some(NonBinding::Citation));
         assert_eq!(kind("amended at 67 FR 53266"), Some(NonBinding::Citation));
+        assert_eq!(kind("OJ C 105, 11.4.2012"), Some(NonBinding::Note));
         assert_eq!(kind("It sums up."), Some(NonBinding::Summary));
         assert_eq!(kind("Staff must act."), None);
         assert_eq!(kind("Waste is solid."), None);
