@@ -77,7 +77,8 @@ pub struct Part {
     pub label: Option<String>,
 }
 
-fn re(p: &str) -> Regex {
+/// A regex from a pattern written in this module tree (a bad one is a bug).
+pub(super) fn re(p: &str) -> Regex {
     Regex::new(p).expect("static pattern")
 }
 

@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::binding::re;
+
 /// Kinds of provision, compared by kind: a question's "40 CFR 261.4" is the section a
 /// heading cites as "§ 261.4".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,10 +34,6 @@ pub struct Named {
     pub path: Vec<String>,
     /// As the text writes it.
     pub text: String,
-}
-
-fn re(s: &str) -> Regex {
-    Regex::new(s).expect("static regex")
 }
 
 static ARTICLE: LazyLock<Regex> =
