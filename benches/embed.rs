@@ -10,22 +10,8 @@ use std::path::Path;
 use attest::models::{Embed, MiniLm};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-const BASE: &str =
-    "Counties shall provide community-based services to adults with severe mental illness, \
-including crisis response, housing support and case management within the service area, \
-and each county must document every assessment within sixty days of the first contact. ";
-
-/// The reference script's texts: `n` texts of `words` words, each slightly different.
-fn texts(n: usize, words: usize) -> Vec<String> {
-    let w: Vec<&str> = BASE
-        .repeat(words / 30 + 2)
-        .leak()
-        .split_whitespace()
-        .collect();
-    (0..n)
-        .map(|i| format!("{} item {i}.", w[i % 7..i % 7 + words].join(" ")))
-        .collect()
-}
+mod common;
+use common::texts;
 
 fn bench(c: &mut Criterion) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/all-MiniLM-L6-v2");

@@ -350,7 +350,7 @@ settings! {
     rerank_depth: usize = 25,
         env "ATTEST_RERANK_DEPTH", range Some(Range::Int(0, MAX_SMALL_COUNT)),
         help "Candidates the cross-encoder scores per retrieval";
-    embed_batch_tokens: usize = 4096,
+    embed_batch_tokens: usize = 2048,
         env "ATTEST_EMBED_BATCH_TOKENS", range Some(Range::Int(1, 1 << 20)),
         help "Texts' token budget per forward pass of the bi-encoder";
     ask_chunks: usize = 5,

@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod multihop;
 pub mod retrieval;
 pub mod review;
+pub mod synth;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

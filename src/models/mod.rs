@@ -139,6 +139,13 @@ pub trait Embed: Send + Sync {
         check_vectors(self.model_id(), self.dim(), texts.len(), &vectors)?;
         Ok(vectors)
     }
+    /// [`Embed::embed`], with the number of tokens the model read (special tokens and
+    /// truncation included), for throughput figures. The default counts them apart.
+    fn embed_counted(&self, texts: &[&str]) -> Result<(Vec<Vec<f32>>, usize), ModelError> {
+        let vectors = self.embed(texts)?;
+        let tokens = texts.iter().map(|t| self.count_tokens(t)).sum();
+        Ok((vectors, tokens))
+    }
 }
 
 /// Checks a bi-encoder's output: `n` vectors of `dim` finite values.
@@ -275,7 +282,7 @@ impl MiniLm {
         /// `max_seq_length`), so parity with it truncates there.
         const MINILM_MAX_TOKENS: usize = 256;
         /// Tokens per batch until `embed_batch_tokens` sets it.
-        const DEFAULT_BATCH_TOKENS: usize = 4096;
+        const DEFAULT_BATCH_TOKENS: usize = 2048;
         let encoder = bert::BertEncoder::load(dir)?;
         let max_tokens = MINILM_MAX_TOKENS.min(encoder.config().max_position_embeddings);
         let tokenizer_path = dir.join("tokenizer.json");
@@ -319,11 +326,15 @@ impl MiniLm {
     }
 
     /// Embed already tokenised sequences (with special tokens), in input order.
+    ///
+    /// Sequences are sorted by length and packed into batches of up to `batch_tokens`
+    /// tokens; batches run two at a time, so that one keeps the cores busy while the
+    /// other is in a step that runs on one (each batch's kernels are parallel as well).
     pub fn embed_ids(&self, ids: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, ModelError> {
-        // Batches of similar length: sort by length, then pack up to the token budget.
+        use rayon::prelude::*;
         let mut order: Vec<usize> = (0..ids.len()).collect();
         order.sort_by_key(|&i| (ids[i].len(), i));
-        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        let mut batches: Vec<&[usize]> = Vec::new();
         let mut start = 0;
         while start < order.len() {
             let mut end = start;
@@ -334,12 +345,29 @@ impl MiniLm {
                 tokens += ids[order[end]].len();
                 end += 1;
             }
-            let batch: Vec<&[u32]> = order[start..end]
-                .iter()
-                .map(|&i| ids[i].as_slice())
-                .collect();
-            let hidden = self.encoder.forward(&batch, None)?;
-            for (bi, &oi) in order[start..end].iter().enumerate() {
+            batches.push(&order[start..end]);
+            start = end;
+        }
+        let pooled: Vec<Vec<Vec<f32>>> = batches
+            .par_iter()
+            .with_max_len(1)
+            .map(|b| self.embed_batch(ids, b))
+            .collect::<Result<_, _>>()?;
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); ids.len()];
+        for (b, vectors) in batches.iter().zip(pooled) {
+            for (&oi, v) in b.iter().zip(vectors) {
+                out[oi] = v;
+            }
+        }
+        Ok(out)
+    }
+
+    /// One forward pass over the sequences `which` of `ids`: their pooled vectors.
+    fn embed_batch(&self, ids: &[Vec<u32>], which: &[usize]) -> Result<Vec<Vec<f32>>, ModelError> {
+        let batch: Vec<&[u32]> = which.iter().map(|&i| ids[i].as_slice()).collect();
+        let hidden = self.encoder.forward(&batch, None)?;
+        (0..batch.len())
+            .map(|bi| {
                 let rows = hidden.rows(bi).ok_or_else(|| {
                     ModelError::output(
                         &self.id,
@@ -347,11 +375,9 @@ impl MiniLm {
                         format!("none for sequence {}", bi + 1),
                     )
                 })?;
-                out[oi] = mean_pool_normalise(rows, hidden.hidden);
-            }
-            start = end;
-        }
-        Ok(out)
+                Ok(mean_pool_normalise(rows, hidden.hidden))
+            })
+            .collect()
     }
 }
 
@@ -398,6 +424,13 @@ impl Embed for MiniLm {
             Ok(e) => e.get_ids().len(),
             Err(_) => text.split_whitespace().count(),
         }
+    }
+    fn embed_counted(&self, texts: &[&str]) -> Result<(Vec<Vec<f32>>, usize), ModelError> {
+        let ids = self.tokenize(texts)?;
+        let tokens = ids.iter().map(Vec::len).sum();
+        let vectors = self.embed_ids(&ids)?;
+        check_vectors(self.model_id(), self.dim(), texts.len(), &vectors)?;
+        Ok((vectors, tokens))
     }
 }
 

@@ -11,11 +11,12 @@
 //! file that fails to load, chunk or embed within its budgets is reported with its reason
 //! and nothing stored for it is touched.
 
+mod pipeline;
+
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::config::Config;
@@ -26,7 +27,6 @@ use crate::corpus::load::{
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::models::ModelError;
 use crate::store::{
     doc_id, key_path, layout_json, path_key, sha256_hex, NewChunk, NewDoc, StoreError,
 };
@@ -82,6 +82,13 @@ pub struct IngestReport {
     pub total_ms: u64,
     /// Time spent in the bi-encoder in milliseconds.
     pub embed_ms: u64,
+    /// Model tokens the bi-encoder read in this run (special tokens included).
+    pub tokens_embedded: usize,
+    /// Time spent loading and chunking files, summed over files (they load in parallel,
+    /// beside embedding, so this can exceed the wall time) in milliseconds.
+    pub load_ms: u64,
+    /// Time spent writing files to the store in milliseconds.
+    pub write_ms: u64,
     /// Time spent updating the dense index in milliseconds.
     pub index_ms: u64,
 }
@@ -141,10 +148,6 @@ impl Pending {
     }
 }
 
-/// Chunks embedded per progress step / embedding call (the file's time limit is checked
-/// between calls).
-const EMBED_GROUP: usize = 256;
-
 /// Meta key of the chunk budget the stored chunks were cut with.
 const BUDGET_KEY: &str = "chunk_tokens";
 
@@ -176,9 +179,15 @@ pub fn ingest(
         repair: &repair,
     };
     let to_load = changed_files(engine, &walked.files, &check, &mut lost, &mut report)?;
-    let loaded = load_changed(engine, &cfg, to_load, opts.progress);
-    let pending = compare_with_store(engine, loaded, rechunk, &repair, &mut lost, &mut report)?;
-    let embed_time = embed_and_write(engine, &cfg, pending, opts.progress, &mut report)?;
+    let stage = (rechunk, &repair);
+    let embedded = pipeline::run(
+        engine,
+        to_load,
+        stage,
+        &mut lost,
+        opts.progress,
+        &mut report,
+    )?;
     drop_unrepaired(engine, &repair, &mut report)?;
     report_missing(engine, &walked, &lost, opts.prune, &mut report)?;
     if report.failed.is_empty() || !rechunk {
@@ -192,7 +201,8 @@ pub fn ingest(
     report.documents = engine.store().document_count()?;
     report.chunks = engine.store().chunk_count()?;
     report.corpus_version = engine.store().corpus_version()?;
-    report.embed_ms = embed_time.as_millis() as u64;
+    report.embed_ms = embedded.time.as_millis() as u64;
+    report.tokens_embedded = embedded.tokens;
     report.total_ms = t0.elapsed().as_millis() as u64;
     report.failed.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
@@ -352,78 +362,43 @@ struct Loaded {
     result: Result<(String, Vec<Chunked>), LoadError>,
 }
 
-/// Loads and chunks the files in parallel, each within its time limit; results stay in
-/// file order.
-fn load_changed(
+/// Compares a loaded file's documents with the stored ones by content hash: what to
+/// remove and what to write (and embed). A load failure becomes a failure, reported under
+/// the path the file was found at (`None`); a file that is no longer a readable regular
+/// file goes into `lost` as well.
+fn compare_loaded(
     engine: &Engine,
-    cfg: &Config,
-    to_load: Vec<ToLoad>,
-    progress: bool,
-) -> Vec<Loaded> {
-    let load_opts = load_options(cfg);
-    let embedder = engine.embedder_arc();
-    let budget = cfg.chunk_tokens.max(1);
-    let load_bar = load_bar(progress, to_load.iter().map(|t| t.size).sum());
-    let loaded: Vec<_> = to_load
-        .into_par_iter()
-        .map(|file| {
-            load_bar.set_message(display_path(&file.found.shown));
-            let count = |s: &str| embedder.count_tokens(s);
-            let t = Instant::now();
-            // Read through the path found: its name (a symlink's) gave the walk its format.
-            let result = load_and_chunk(&file.found.shown, &load_opts, budget, &count);
-            load_bar.inc(file.size);
-            Loaded {
-                file,
-                spent: t.elapsed(),
-                result,
-            }
-        })
-        .collect();
-    load_bar.finish_and_clear();
-    loaded
-}
-
-/// Compares each loaded file's documents with the stored ones by content hash: what to
-/// remove and what to write (and embed) per file. Load failures become failures, reported
-/// under the path the file was found at; a file that is no longer a readable regular file
-/// goes into `lost` as well.
-fn compare_with_store(
-    engine: &Engine,
-    loaded: Vec<Loaded>,
+    loaded: Loaded,
     rechunk: bool,
     repair: &Repair,
     lost: &mut BTreeSet<String>,
     report: &mut IngestReport,
-) -> Result<Vec<Pending>, Error> {
-    let mut pending: Vec<Pending> = Vec::new();
-    for Loaded {
+) -> Result<Option<Pending>, Error> {
+    let Loaded {
         file,
         spent,
         result,
-    } in loaded
-    {
-        match result {
-            Ok((file_hash, docs)) => {
-                let state = FileState {
-                    file,
-                    spent,
-                    file_hash,
-                };
-                pending.push(compare_file(engine, state, docs, rechunk, repair, report)?);
+    } = loaded;
+    match result {
+        Ok((file_hash, docs)) => {
+            let state = FileState {
+                file,
+                spent,
+                file_hash,
+            };
+            compare_file(engine, state, docs, rechunk, repair, report).map(Some)
+        }
+        Err(e) => {
+            if is_gone(&e) {
+                lost.insert(file.key);
             }
-            Err(e) => {
-                if is_gone(&e) {
-                    lost.insert(file.key);
-                }
-                report.failed.push(Failure {
-                    path: display_path(&file.found.shown),
-                    reason: e.reason(),
-                });
-            }
+            report.failed.push(Failure {
+                path: display_path(&file.found.shown),
+                reason: e.reason(),
+            });
+            Ok(None)
         }
     }
-    Ok(pending)
 }
 
 /// Whether a load error says the file is no longer there as a readable regular file (not
@@ -512,90 +487,6 @@ fn compare_file(
         }
     }
     Ok(p)
-}
-
-/// Embeds each pending file's chunks in groups and writes the file in its own
-/// transaction; returns the time spent in the bi-encoder. A file whose embedding fails or
-/// runs past what is left of its time limit, or whose writing fails, is a failure and
-/// nothing of it is written; a model that returns malformed output fails the run.
-fn embed_and_write(
-    engine: &mut Engine,
-    cfg: &Config,
-    pending: Vec<Pending>,
-    progress: bool,
-    report: &mut IngestReport,
-) -> Result<Duration, Error> {
-    let total_chunks: usize = pending
-        .iter()
-        .flat_map(|p| p.embed_texts.iter())
-        .map(Vec::len)
-        .sum();
-    let bar = progress_bar(progress, total_chunks as u64);
-    let mut embed_time = Duration::ZERO;
-    let limit = Duration::from_secs(cfg.file_timeout_secs);
-    for mut p in pending {
-        let texts: Vec<&str> = p.embed_texts.iter().flatten().map(String::as_str).collect();
-        let deadline = Deadline::resumed(limit, p.spent);
-        let vectors = match embed_file(engine, &texts, deadline, &bar, &mut embed_time)? {
-            Ok(v) => v,
-            Err(reason) => {
-                // Nothing of this file is written; what is stored for it stays as it was.
-                report.failed.push(Failure {
-                    path: display_path(&p.shown),
-                    reason,
-                });
-                continue;
-            }
-        };
-        let chunks = p.docs.iter_mut().flat_map(|d| d.chunks.iter_mut());
-        for (c, v) in chunks.zip(vectors) {
-            c.vector = v;
-        }
-        if write_file(engine, &p, report)? {
-            report.chunks_embedded += texts.len();
-        }
-    }
-    bar.finish_and_clear();
-    Ok(embed_time)
-}
-
-/// The vectors of one file's texts, embedded in groups of [`EMBED_GROUP`]: `Ok(Err(reason))`
-/// when the bi-encoder failed on them or `deadline` passed (checked before each group and
-/// after the last), `Err` when its output is malformed.
-fn embed_file(
-    engine: &Engine,
-    texts: &[&str],
-    deadline: Deadline,
-    bar: &indicatif::ProgressBar,
-    embed_time: &mut Duration,
-) -> Result<Result<Vec<Vec<f32>>, String>, Error> {
-    let embedder = engine.embedder();
-    let mut vectors = Vec::with_capacity(texts.len());
-    let late = |done: usize| {
-        format!(
-            "loading, chunking and embedding took longer than the {} s limit \
-             (file_timeout_secs; {done} of {} chunks embedded)",
-            deadline.limit().as_secs_f64(),
-            texts.len()
-        )
-    };
-    for group in texts.chunks(EMBED_GROUP) {
-        if deadline.expired() {
-            return Ok(Err(late(vectors.len())));
-        }
-        let te = Instant::now();
-        match embedder.embed(group) {
-            Ok(v) => vectors.extend(v),
-            Err(e @ ModelError::Output { .. }) => return Err(e.into()),
-            Err(e) => return Ok(Err(format!("embedding failed: {e}"))),
-        }
-        *embed_time += te.elapsed();
-        bar.inc(group.len() as u64);
-    }
-    if deadline.expired() {
-        return Ok(Err(late(vectors.len())));
-    }
-    Ok(Ok(vectors))
 }
 
 /// Writes one file's changes in one transaction and counts its documents added, updated
@@ -912,8 +803,11 @@ fn load_bar(enabled: bool, bytes: u64) -> indicatif::ProgressBar {
     bar
 }
 
-fn progress_bar(enabled: bool, len: u64) -> indicatif::ProgressBar {
-    counter_bar(len, enabled, "chunks embedded")
+/// A progress bar over the chunks embedded, its length growing as files are queued.
+fn progress_bar(enabled: bool) -> indicatif::ProgressBar {
+    let bar = counter_bar(1, enabled, "chunks embedded");
+    bar.set_length(0);
+    bar
 }
 
 /// A progress bar on stderr for `len` units of work, hidden when `enabled` is false or

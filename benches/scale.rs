@@ -1,0 +1,408 @@
+//! The scale curve: what one index costs at 10k, 100k and 1M chunks.
+//!
+//! For each size a deterministic synthetic corpus (`attest::eval::synth`) is written and
+//! ingested into a fresh index. The bench then reports:
+//!
+//! - ingest time split by stage;
+//! - database and HNSW file sizes and peak RSS;
+//! - search p50/p95 (lexical, dense, hybrid) and HNSW recall@10 against exact search;
+//! - `ask` p50, and `status` and `status --deep` time;
+//! - the time to re-ingest one changed file.
+//!
+//! **The embedder.** Every stage runs for real except embedding. Vectors come from a fast
+//! deterministic stand-in behind the `Embed` trait (feature hashing of words, as
+//! `HashEmbedder`). Chunks are still cut by the real tokenizer's counts. The embedding
+//! stage is measured on a real sample: 512 chunks of the corpus through all-MiniLM-L6-v2.
+//! Its cost at each size is extrapolated from that sample, and the figures say so.
+//!
+//! Run: `cargo bench --bench scale -- 10000 100000 1000000` (sizes in chunks; default
+//! 10000). Results accumulate in `target/scale/results.json`; every run redraws
+//! `target/scale/scale.svg` from all sizes measured. `ATTEST_SCALE_DIR` sets where corpora
+//! and indexes go (default `target/scale`; 1M chunks take about 6 GB).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use attest::ask::{ask, AskOptions};
+use attest::config::Config;
+use attest::engine::{Access, Engine};
+use attest::eval::synth::{generate, Planted, SynthSpec};
+use attest::eval::{eval_search, Query, SEARCH_MODES};
+use attest::ingest::{ingest, IngestOptions, IngestReport};
+use attest::models::{Embed, HashEmbedder, MiniLm, ModelError};
+use serde_json::{json, Value};
+
+/// Words per synthetic document.
+const WORDS_PER_DOC: usize = 3_000;
+/// Queries timed per mode, and questions asked.
+const QUERIES: usize = 200;
+const ASKED: usize = 40;
+
+/// Real token counts (chunk boundaries as in production), hashed vectors.
+struct ScaleEmbedder {
+    counter: Arc<MiniLm>,
+    vectors: HashEmbedder,
+}
+
+impl Embed for ScaleEmbedder {
+    fn model_id(&self) -> &str {
+        "scale-hash-384"
+    }
+    fn dim(&self) -> usize {
+        384
+    }
+    fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+        self.vectors.embed_unchecked(texts)
+    }
+    fn count_tokens(&self, text: &str) -> usize {
+        self.counter.count_tokens(text)
+    }
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sizes: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.replace('_', "").parse().ok())
+        .collect();
+    let sizes = if sizes.is_empty() {
+        vec![10_000]
+    } else {
+        sizes
+    };
+    let work = std::env::var_os("ATTEST_SCALE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/scale"));
+    std::fs::create_dir_all(&work).expect("the scale folder");
+    let model = Arc::new(
+        MiniLm::load(&root.join("models/all-MiniLM-L6-v2"))
+            .expect("models/all-MiniLM-L6-v2 (run models/fetch.sh)"),
+    );
+    let per_doc = chunks_per_doc(&work, &model);
+    let results = work.join("results.json");
+    let mut all: BTreeMap<String, Value> = std::fs::read(&results)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    for n in sizes {
+        let figures = measure(&work, &model, n, per_doc);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&figures).unwrap_or_default()
+        );
+        all.insert(format!("{n:08}"), figures);
+        let text = serde_json::to_string_pretty(&all).unwrap_or_default();
+        std::fs::write(&results, text).expect("results.json");
+    }
+    table(&all);
+    plot(&all, &work.join("scale.svg"));
+}
+
+/// Chunks per synthetic document, from a 40-document sample ingested for real.
+fn chunks_per_doc(work: &Path, model: &Arc<MiniLm>) -> f64 {
+    let dir = work.join("calibrate");
+    let _ = std::fs::remove_dir_all(&dir);
+    let spec = SynthSpec {
+        documents: 40,
+        words_per_document: WORDS_PER_DOC,
+        fact_every: 0,
+        seed: 1,
+    };
+    generate(&spec, &dir.join("docs")).expect("the sample corpus");
+    let (engine, report) = ingest_fresh(&dir, model);
+    drop(engine);
+    let _ = std::fs::remove_dir_all(&dir);
+    report.chunks as f64 / 40.0
+}
+
+/// A fresh index under `dir/index` with the scale embedder, ingested from `dir/docs`.
+fn ingest_fresh(dir: &Path, model: &Arc<MiniLm>) -> (Engine, IngestReport) {
+    let cfg = Config {
+        index: dir.join("index"),
+        ..Config::default()
+    };
+    let _ = std::fs::remove_dir_all(&cfg.index);
+    let embedder = ScaleEmbedder {
+        counter: model.clone(),
+        vectors: HashEmbedder::new(384),
+    };
+    let mut engine = Engine::open(cfg, Arc::new(embedder), Access::Write).expect("an index");
+    let report =
+        ingest(&mut engine, &[dir.join("docs")], &IngestOptions::default()).expect("the ingest");
+    (engine, report)
+}
+
+/// Every figure of one size.
+fn measure(work: &Path, model: &Arc<MiniLm>, n: usize, per_doc: f64) -> Value {
+    let dir = work.join(format!("n{n}"));
+    let docs = ((n as f64 / per_doc).ceil() as usize).max(1);
+    let facts = corpus(&dir, docs);
+    reset_peak_rss();
+    let t = Instant::now();
+    let (mut engine, report) = ingest_fresh(&dir, model);
+    let ingest_s = t.elapsed().as_secs_f64();
+    let rss_ingest = peak_rss_mib();
+    let search = search_figures(&engine, &facts);
+    let ask_ms = ask_figures(&engine, &facts);
+    let (status_ms, deep_ms) = status_figures(&engine);
+    let reingest_ms = reingest_one(&mut engine, &dir, &facts);
+    let embed = embed_sample(&dir, model, report.chunks);
+    json!({
+        "chunks": report.chunks,
+        "documents": report.documents,
+        "ingest": {
+            "wall_s": ingest_s,
+            "load_chunk_s": report.load_ms as f64 / 1000.0,
+            "embed_stand_in_s": report.embed_ms as f64 / 1000.0,
+            "write_s": report.write_ms as f64 / 1000.0,
+            "hnsw_build_s": report.index_ms as f64 / 1000.0,
+            "tokens": report.tokens_embedded,
+        },
+        "embedding_extrapolated": embed,
+        "sizes_mib": file_sizes(&dir.join("index")),
+        "peak_rss_mib": { "ingest": rss_ingest, "after_queries": peak_rss_mib() },
+        "search": search,
+        "ask_ms": ask_ms,
+        "status_ms": status_ms,
+        "status_deep_ms": deep_ms,
+        "reingest_one_file_ms": reingest_ms,
+    })
+}
+
+/// The corpus of `docs` documents under `dir/docs`, generated once (the planted facts are
+/// kept beside it).
+fn corpus(dir: &Path, docs: usize) -> Vec<Planted> {
+    let facts_file = dir.join("facts.json");
+    let spec = SynthSpec {
+        documents: docs,
+        words_per_document: WORDS_PER_DOC,
+        fact_every: (docs / QUERIES).max(1),
+        seed: 42,
+    };
+    let cached = std::fs::read(&facts_file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<(usize, Vec<Planted>)>(&b).ok())
+        .filter(|(n, _)| *n == docs);
+    if let Some((_, facts)) = cached {
+        return facts;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    let t = Instant::now();
+    let facts = generate(&spec, &dir.join("docs")).expect("the corpus");
+    eprintln!(
+        "generated {docs} documents in {:.1} s",
+        t.elapsed().as_secs_f64()
+    );
+    let text = serde_json::to_vec(&(docs, &facts)).unwrap_or_default();
+    std::fs::write(&facts_file, text).expect("facts.json");
+    facts
+}
+
+/// Search latency per mode, HNSW recall@10, and how often the planted fact's document is
+/// among the hybrid top 10.
+fn search_figures(engine: &Engine, facts: &[Planted]) -> Value {
+    let queries: Vec<Query> = facts
+        .iter()
+        .take(QUERIES)
+        .enumerate()
+        .map(|(i, f)| Query {
+            id: i.to_string(),
+            text: f.question.clone(),
+            answers: vec![f.answer.clone()],
+        })
+        .collect();
+    let eval = eval_search(engine, &queries, "planted", 10, &SEARCH_MODES).expect("search");
+    let found = facts
+        .iter()
+        .take(QUERIES)
+        .filter(|f| {
+            let hits =
+                attest::retrieve::search(engine, &f.question, attest::retrieve::Mode::Hybrid, 10);
+            hits.is_ok_and(|h| h.hits.iter().any(|c| c.chunk.text.contains(&f.sentence)))
+        })
+        .count();
+    let mut v = serde_json::to_value(&eval).unwrap_or_default();
+    v["planted_found_at_10"] = json!(found as f64 / queries.len().max(1) as f64);
+    v
+}
+
+/// `ask` p50 and p95 in milliseconds over the first planted questions, without memory.
+fn ask_figures(engine: &Engine, facts: &[Planted]) -> Value {
+    let mut opts = AskOptions::from_config(engine.config());
+    opts.memory = false;
+    opts.generate = false;
+    let mut ms: Vec<f64> = facts
+        .iter()
+        .take(ASKED)
+        .map(|f| {
+            let t = Instant::now();
+            let _ = ask(engine, &f.question, &opts);
+            t.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    json!({
+        "p50": attest::eval::percentile(&ms, 50.0),
+        "p95": attest::eval::percentile(&ms, 95.0),
+    })
+}
+
+/// `status` and `status --deep`, each as the command runs it (opening the index).
+fn status_figures(engine: &Engine) -> (f64, f64) {
+    let cfg = engine.config();
+    let time = |deep| {
+        let t = Instant::now();
+        attest::status::status(cfg, deep).expect("status");
+        t.elapsed().as_secs_f64() * 1000.0
+    };
+    (time(false), time(true))
+}
+
+/// Appends a sentence to the first fact's file and ingests the corpus again: the time of
+/// the whole `ingest` call (walk, compare, one file re-read and written, dense update).
+fn reingest_one(engine: &mut Engine, dir: &Path, facts: &[Planted]) -> f64 {
+    let Some(f) = facts.first() else {
+        return 0.0;
+    };
+    let path = dir.join("docs").join(&f.file);
+    let mut text = std::fs::read_to_string(&path).expect("the fact's file");
+    text.push_str("\nThis section was amended after the first ingest.\n");
+    std::fs::write(&path, text).expect("the fact's file");
+    let t = Instant::now();
+    let report = ingest(engine, &[dir.join("docs")], &IngestOptions::default()).expect("ingest");
+    assert_eq!(report.updated, 1, "one document changed");
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The real bi-encoder on 512 chunks of the corpus: tokens/s, and the embedding time this
+/// size would take at that rate (extrapolated, not run).
+fn embed_sample(dir: &Path, model: &MiniLm, chunks: usize) -> Value {
+    let store = attest::store::Store::open_existing(&dir.join("index")).expect("the index");
+    let ids: Vec<i64> = store
+        .chunk_row_ids()
+        .expect("ids")
+        .into_iter()
+        .take(512)
+        .collect();
+    let rows = store.chunks_by_ids(&ids).expect("chunks");
+    let texts: Vec<&str> = rows.iter().map(|r| r.text.as_str()).collect();
+    let t = Instant::now();
+    let (_, tokens) = model.embed_counted(&texts).expect("embeddings");
+    let secs = t.elapsed().as_secs_f64();
+    let per_chunk = secs / texts.len().max(1) as f64;
+    json!({
+        "sample_chunks": texts.len(),
+        "tokens_per_s": tokens as f64 / secs,
+        "estimated_s": per_chunk * chunks as f64,
+    })
+}
+
+/// Sizes of the index's files in MiB: the database (with its WAL) and the dense files.
+fn file_sizes(index: &Path) -> Value {
+    let mut db = 0u64;
+    let mut dense = 0u64;
+    for e in std::fs::read_dir(index).into_iter().flatten().flatten() {
+        let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with("attest.sqlite3") {
+            db += len;
+        } else if name.starts_with("hnsw.") {
+            dense += len;
+        }
+    }
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    json!({ "database": mib(db), "dense": mib(dense) })
+}
+
+/// Resets the peak resident set size (Linux: `clear_refs` 5); ignored elsewhere.
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// Peak resident set size in MiB (`VmHWM`), 0 where unknown.
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// Prints the README table: one row per size.
+fn table(all: &BTreeMap<String, Value>) {
+    println!("| chunks | ingest (s) | load+chunk / write / HNSW (s) | embedding, extrapolated (s) | DB / dense (MiB) | peak RSS (MiB) | lexical / dense / hybrid p50 (ms) | hybrid p95 (ms) | recall@10 | ask p50 (ms) | status / --deep (ms) | re-ingest 1 file (ms) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for v in all.values() {
+        let f = |p: &str| v.pointer(p).and_then(Value::as_f64).unwrap_or(f64::NAN);
+        println!(
+            "| {} | {:.1} | {:.1} / {:.1} / {:.1} | {:.0} | {:.0} / {:.0} | {:.0} | {:.1} / {:.1} / {:.1} | {:.1} | {:.3} | {:.0} | {:.0} / {:.0} | {:.0} |",
+            f("/chunks"), f("/ingest/wall_s"), f("/ingest/load_chunk_s"), f("/ingest/write_s"),
+            f("/ingest/hnsw_build_s"), f("/embedding_extrapolated/estimated_s"),
+            f("/sizes_mib/database"), f("/sizes_mib/dense"), f("/peak_rss_mib/after_queries"),
+            f("/search/modes/lexical/p50_ms"), f("/search/modes/dense/p50_ms"),
+            f("/search/modes/hybrid/p50_ms"), f("/search/modes/hybrid/p95_ms"),
+            f("/search/hnsw_recall_at_k"), f("/ask_ms/p50"), f("/status_ms"),
+            f("/status_deep_ms"), f("/reingest_one_file_ms"),
+        );
+    }
+}
+
+/// Draws search and ask p50 against chunks (log-log) into `out` (SVG).
+fn plot(all: &BTreeMap<String, Value>, out: &Path) {
+    use plotters::prelude::*;
+    let series: [(&str, &str, RGBColor); 5] = [
+        ("lexical p50", "/search/modes/lexical/p50_ms", BLUE),
+        ("dense p50", "/search/modes/dense/p50_ms", RED),
+        ("hybrid p50", "/search/modes/hybrid/p50_ms", GREEN),
+        ("ask p50", "/ask_ms/p50", BLACK),
+        ("re-ingest 1 file", "/reingest_one_file_ms", MAGENTA),
+    ];
+    let points = |p: &str| -> Vec<(f64, f64)> {
+        all.values()
+            .filter_map(|v| Some((v["chunks"].as_f64()?, v.pointer(p)?.as_f64()?.max(0.01))))
+            .collect()
+    };
+    let xs: Vec<f64> = all.values().filter_map(|v| v["chunks"].as_f64()).collect();
+    let ymax = series
+        .iter()
+        .flat_map(|s| points(s.1))
+        .map(|p| p.1)
+        .fold(1.0, f64::max);
+    let (x0, x1) = (
+        xs.iter().copied().fold(f64::MAX, f64::min) / 2.0,
+        xs.iter().copied().fold(1.0, f64::max) * 2.0,
+    );
+    let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
+    let _ = root.fill(&WHITE);
+    let Ok(mut chart) = ChartBuilder::on(&root)
+        .caption(
+            "attest at scale: latency (ms) by chunks in the index",
+            ("sans-serif", 20),
+        )
+        .margin(16)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0..x1).log_scale(), (0.05..ymax * 2.0).log_scale())
+    else {
+        return;
+    };
+    let _ = chart.configure_mesh().x_desc("chunks").y_desc("ms").draw();
+    for (name, p, colour) in series {
+        let pts = points(p);
+        let drawn = chart.draw_series(LineSeries::new(pts.clone(), colour.stroke_width(2)));
+        if let Ok(d) = drawn {
+            d.label(name)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], colour));
+        }
+        let _ = chart.draw_series(pts.into_iter().map(|q| Circle::new(q, 3, colour.filled())));
+    }
+    let _ = chart
+        .configure_series_labels()
+        .background_style(WHITE)
+        .border_style(BLACK)
+        .draw();
+    let _ = root.present();
+}

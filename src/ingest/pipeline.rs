@@ -1,0 +1,415 @@
+//! The ingest pipeline: loading, embedding and writing overlap.
+//!
+//! - A loader thread reads and chunks the files in parallel on a pool of its own, a window
+//!   at a time, and hands them on in walk order.
+//! - The calling thread compares each loaded file with the store and hands what changed
+//!   to the embedder; it also writes each embedded file in its own transaction.
+//! - An embedder thread packs the chunks of several files into each bi-encoder call, so
+//!   batches stay full when files are small.
+//!
+//! Every queue between stages is bounded, so memory does not grow with the corpus. Files
+//! are written in walk order, so row ids (and every tie broken by them) never depend on
+//! timing.
+
+use std::collections::{BTreeSet, VecDeque};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::{
+    compare_loaded, display_path, load_and_chunk, load_options, write_file, Failure, IngestReport,
+    Loaded, Pending, Repair, ToLoad,
+};
+use crate::config::Config;
+use crate::corpus::load::{Deadline, LoadOptions};
+use crate::engine::Engine;
+use crate::error::Error;
+use crate::models::{Embed, ModelError};
+
+/// Texts per bi-encoder call. The file time limit is checked between calls.
+const EMBED_GROUP: usize = 256;
+/// Loaded files waiting to be compared.
+const LOAD_QUEUE: usize = 16;
+/// Compared files waiting to be embedded.
+const EMBED_QUEUE: usize = 32;
+
+/// What the embedder thread hands back: a file with its vectors set (or its failure), or
+/// a model that returned malformed output, which fails the run.
+enum Embedded {
+    File(Box<Pending>, Result<(), String>),
+    Fatal(ModelError),
+}
+
+/// Time and tokens of the embedding stage.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct EmbedStats {
+    pub time: Duration,
+    pub tokens: usize,
+}
+
+/// Runs the pipeline over `to_load`: loads, compares, embeds and writes every file,
+/// recording results in `report` and files no longer readable in `lost`.
+pub(super) fn run(
+    engine: &mut Engine,
+    to_load: Vec<ToLoad>,
+    check: (bool, &Repair),
+    lost: &mut BTreeSet<String>,
+    progress: bool,
+    report: &mut IngestReport,
+) -> Result<EmbedStats, Error> {
+    let cfg = engine.config().clone();
+    let embedder = engine.embedder_arc();
+    let bars = Bars::new(progress, to_load.iter().map(|t| t.size).sum());
+    let limit = Duration::from_secs(cfg.file_timeout_secs);
+    std::thread::scope(|s| {
+        let (load_tx, load_rx) = sync_channel::<Loaded>(LOAD_QUEUE);
+        let (embed_tx, embed_rx) = sync_channel::<Pending>(EMBED_QUEUE);
+        let (done_tx, done_rx) = channel::<Embedded>();
+        let (lb, eb) = (bars.load.clone(), bars.embed.clone());
+        let loader_embedder = embedder.clone();
+        s.spawn(move || load_stage(to_load, &cfg, loader_embedder, &lb, load_tx));
+        let stage = s.spawn(move || embed_stage(&*embedder, limit, &eb, embed_rx, done_tx));
+        let fed = feed(
+            engine, load_rx, &embed_tx, &done_rx, check, lost, &bars, report,
+        );
+        drop(embed_tx);
+        // Whatever happened, the embedder ends once its queue is closed.
+        let written = fed.and_then(|()| {
+            done_rx
+                .iter()
+                .try_for_each(|e| write_embedded(engine, e, report))
+        });
+        let stats = stage.join().unwrap_or_default();
+        bars.finish();
+        written.map(|()| stats)
+    })
+}
+
+/// The calling thread's part: compares each loaded file with the store and queues what
+/// changed for embedding, writing embedded files whenever they are ready.
+#[allow(clippy::too_many_arguments)]
+fn feed(
+    engine: &mut Engine,
+    load_rx: Receiver<Loaded>,
+    embed_tx: &SyncSender<Pending>,
+    done_rx: &Receiver<Embedded>,
+    check: (bool, &Repair),
+    lost: &mut BTreeSet<String>,
+    bars: &Bars,
+    report: &mut IngestReport,
+) -> Result<(), Error> {
+    for loaded in load_rx {
+        report.load_ms += loaded.spent.as_millis() as u64;
+        for e in done_rx.try_iter() {
+            write_embedded(engine, e, report)?;
+        }
+        let Some(p) = compare_loaded(engine, loaded, check.0, check.1, lost, report)? else {
+            continue;
+        };
+        bars.embed
+            .inc_length(p.embed_texts.iter().map(Vec::len).sum::<usize>() as u64);
+        if embed_tx.send(p).is_err() {
+            // The embedder stopped on a fatal error, which is waiting in `done_rx`.
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Writes one embedded file (or records its failure); a fatal model error fails the run.
+fn write_embedded(
+    engine: &mut Engine,
+    e: Embedded,
+    report: &mut IngestReport,
+) -> Result<(), Error> {
+    match e {
+        Embedded::Fatal(err) => Err(err.into()),
+        Embedded::File(p, Err(reason)) => {
+            // Nothing of this file is written; what is stored for it stays as it was.
+            report.failed.push(Failure {
+                path: display_path(&p.shown),
+                reason,
+            });
+            Ok(())
+        }
+        Embedded::File(p, Ok(())) => {
+            let t = Instant::now();
+            let written = write_file(engine, &p, report)?;
+            report.write_ms += t.elapsed().as_millis() as u64;
+            if written {
+                report.chunks_embedded += p.embed_texts.iter().map(Vec::len).sum::<usize>();
+            }
+            Ok(())
+        }
+    }
+}
+
+/// The loader thread: loads and chunks the files on a pool of its own, a window at a time
+/// (each window in parallel), and hands them on in walk order.
+fn load_stage(
+    to_load: Vec<ToLoad>,
+    cfg: &Config,
+    embedder: Arc<dyn Embed>,
+    bar: &indicatif::ProgressBar,
+    tx: SyncSender<Loaded>,
+) {
+    let load_opts = load_options(cfg);
+    let budget = cfg.chunk_tokens.max(1);
+    let threads = rayon::current_num_threads().max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("attest-load-{i}"))
+        .build();
+    let window = (threads * 4).max(4);
+    let mut rest = to_load.into_iter();
+    loop {
+        let files: Vec<ToLoad> = rest.by_ref().take(window).collect();
+        if files.is_empty() {
+            return;
+        }
+        let load = || load_window(files, &load_opts, &*embedder, budget, bar);
+        let loaded = match &pool {
+            Ok(pool) => pool.install(load),
+            Err(_) => load(),
+        };
+        for l in loaded {
+            if tx.send(l).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// Loads and chunks `files` in parallel, each within its time limit; results stay in
+/// file order.
+fn load_window(
+    files: Vec<ToLoad>,
+    load_opts: &LoadOptions,
+    embedder: &dyn Embed,
+    budget: usize,
+    bar: &indicatif::ProgressBar,
+) -> Vec<Loaded> {
+    files
+        .into_par_iter()
+        .map(|file| {
+            bar.set_message(display_path(&file.found.shown));
+            let count = |s: &str| embedder.count_tokens(s);
+            let t = Instant::now();
+            // Read through the path found: its name (a symlink's) gave the walk its format.
+            let result = load_and_chunk(&file.found.shown, load_opts, budget, &count);
+            bar.inc(file.size);
+            Loaded {
+                file,
+                spent: t.elapsed(),
+                result,
+            }
+        })
+        .collect()
+}
+
+/// A file in the embedder's hands: its texts, the vectors so far, its deadline (set when
+/// its first text is embedded) and its failure, if any.
+struct Job {
+    pending: Box<Pending>,
+    texts: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+    deadline: Option<Deadline>,
+    failed: Option<String>,
+}
+
+impl Job {
+    fn new(p: Pending) -> Self {
+        let texts: Vec<String> = p.embed_texts.iter().flatten().cloned().collect();
+        Job {
+            vectors: Vec::with_capacity(texts.len()),
+            pending: Box::new(p),
+            texts,
+            deadline: None,
+            failed: None,
+        }
+    }
+
+    /// Texts still to embed (none once it failed).
+    fn left(&self) -> usize {
+        if self.failed.is_some() {
+            0
+        } else {
+            self.texts.len() - self.vectors.len()
+        }
+    }
+
+    /// Fails the job when its deadline passed.
+    fn check_late(&mut self) {
+        if self.failed.is_none() && self.deadline.is_some_and(|d| d.expired()) {
+            let limit = self.deadline.map(|d| d.limit()).unwrap_or_default();
+            self.failed = Some(format!(
+                "loading, chunking and embedding took longer than the {} s limit \
+                 (file_timeout_secs; {} of {} chunks embedded)",
+                limit.as_secs_f64(),
+                self.vectors.len(),
+                self.texts.len()
+            ));
+        }
+    }
+
+    /// Sets the vectors on the pending file and hands it back with its outcome.
+    fn finish(mut self) -> Embedded {
+        if let Some(reason) = self.failed {
+            return Embedded::File(self.pending, Err(reason));
+        }
+        let chunks = self
+            .pending
+            .docs
+            .iter_mut()
+            .flat_map(|d| d.chunks.iter_mut());
+        for (c, v) in chunks.zip(self.vectors) {
+            c.vector = v;
+        }
+        Embedded::File(self.pending, Ok(()))
+    }
+}
+
+/// The embedder thread: takes files in order, embeds up to [`EMBED_GROUP`] texts per call
+/// across as many queued files as it takes, and hands each file back once all its texts
+/// are embedded (or it failed), in order.
+fn embed_stage(
+    embedder: &dyn Embed,
+    limit: Duration,
+    bar: &indicatif::ProgressBar,
+    rx: Receiver<Pending>,
+    tx: Sender<Embedded>,
+) -> EmbedStats {
+    let mut stats = EmbedStats::default();
+    let mut jobs: VecDeque<Job> = VecDeque::new();
+    let mut open = true;
+    loop {
+        if jobs.is_empty() {
+            match rx.recv() {
+                Ok(p) => jobs.push_back(Job::new(p)),
+                Err(_) => return stats,
+            }
+        }
+        while open && jobs.iter().map(Job::left).sum::<usize>() < EMBED_GROUP {
+            match rx.try_recv() {
+                Ok(p) => jobs.push_back(Job::new(p)),
+                Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                Err(std::sync::mpsc::TryRecvError::Disconnected) => open = false,
+            }
+        }
+        if let Err(e) = embed_group(embedder, limit, &mut jobs, &mut stats) {
+            let _ = tx.send(Embedded::Fatal(e));
+            return stats;
+        }
+        while jobs.front().is_some_and(|j| j.left() == 0) {
+            let job = jobs.pop_front().expect("a front job");
+            bar.inc(job.texts.len() as u64);
+            if tx.send(job.finish()).is_err() {
+                return stats;
+            }
+        }
+    }
+}
+
+/// Embeds the next group of texts across the queued jobs, in order. A job whose deadline
+/// passed fails before or after its part; when the call fails, each job's part is embedded
+/// alone, so that only the file the model failed on fails. Malformed output is `Err`.
+fn embed_group(
+    embedder: &dyn Embed,
+    limit: Duration,
+    jobs: &mut VecDeque<Job>,
+    stats: &mut EmbedStats,
+) -> Result<(), ModelError> {
+    let mut parts: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let mut room = EMBED_GROUP;
+    for (i, job) in jobs.iter_mut().enumerate() {
+        if room == 0 {
+            break;
+        }
+        if job.deadline.is_none() {
+            job.deadline = Some(Deadline::resumed(limit, job.pending.spent));
+        }
+        job.check_late();
+        let take = job.left().min(room);
+        if take > 0 {
+            let start = job.vectors.len();
+            parts.push((i, start..start + take));
+            room -= take;
+        }
+    }
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let texts: Vec<&str> = parts
+        .iter()
+        .flat_map(|(i, r)| jobs[*i].texts[r.clone()].iter().map(String::as_str))
+        .collect();
+    let t = Instant::now();
+    let result = embedder.embed_counted(&texts);
+    stats.time += t.elapsed();
+    match result {
+        Ok((vectors, tokens)) => {
+            stats.tokens += tokens;
+            let mut it = vectors.into_iter();
+            for (i, r) in &parts {
+                jobs[*i].vectors.extend(it.by_ref().take(r.len()));
+            }
+        }
+        Err(e @ ModelError::Output { .. }) => return Err(e),
+        Err(_) if parts.len() > 1 => return embed_alone(embedder, jobs, &parts, stats),
+        Err(e) => jobs[parts[0].0].failed = Some(format!("embedding failed: {e}")),
+    }
+    for (i, _) in &parts {
+        jobs[*i].check_late();
+    }
+    Ok(())
+}
+
+/// After a failed call over several files: each file's part on its own.
+fn embed_alone(
+    embedder: &dyn Embed,
+    jobs: &mut VecDeque<Job>,
+    parts: &[(usize, std::ops::Range<usize>)],
+    stats: &mut EmbedStats,
+) -> Result<(), ModelError> {
+    for (i, r) in parts {
+        let job = &mut jobs[*i];
+        let texts: Vec<&str> = job.texts[r.clone()].iter().map(String::as_str).collect();
+        let t = Instant::now();
+        let result = embedder.embed_counted(&texts);
+        stats.time += t.elapsed();
+        match result {
+            Ok((v, tokens)) => {
+                stats.tokens += tokens;
+                job.vectors.extend(v);
+            }
+            Err(e @ ModelError::Output { .. }) => return Err(e),
+            Err(e) => job.failed = Some(format!("embedding failed: {e}")),
+        }
+        job.check_late();
+    }
+    Ok(())
+}
+
+/// The two progress bars of a run: bytes loaded and chunks embedded.
+struct Bars {
+    multi: indicatif::MultiProgress,
+    load: indicatif::ProgressBar,
+    embed: indicatif::ProgressBar,
+}
+
+impl Bars {
+    fn new(progress: bool, bytes: u64) -> Self {
+        let multi = indicatif::MultiProgress::new();
+        let load = multi.add(super::load_bar(progress, bytes));
+        let embed = multi.add(super::progress_bar(progress));
+        Bars { multi, load, embed }
+    }
+
+    fn finish(&self) {
+        self.load.finish_and_clear();
+        self.embed.finish_and_clear();
+        let _ = self.multi.clear();
+    }
+}
