@@ -109,28 +109,34 @@ pub fn inspect(
         },
     };
     if let Some(g) = &graph {
-        let ids: HashSet<u64> = g.ids().into_iter().collect();
-        h.hnsw_points = ids.len();
-        let missing = live.difference(&ids).count();
-        h.dead_points = ids.difference(&live).count();
-        h.dead_fraction = if ids.is_empty() {
-            0.0
-        } else {
-            h.dead_points as f64 / ids.len() as f64
-        };
-        if missing > 0 {
-            h.problems
-                .push(format!("{missing} chunk(s) missing from the HNSW graph"));
-        }
-        if h.hnsw_corpus_version != Some(version) {
-            h.problems.push(format!(
-                "HNSW written for corpus version {:?}, store is at {version}",
-                h.hnsw_corpus_version
-            ));
-        }
+        graph_health(g, &live, version, &mut h);
     }
     h.consistent = h.problems.is_empty();
     Ok((graph, h))
+}
+
+/// Compares a graph with the live chunk rows and the corpus version: points, dead share and
+/// problems go into `h`.
+fn graph_health(g: &HnswIndex, live: &HashSet<u64>, version: u64, h: &mut IndexHealth) {
+    let ids: HashSet<u64> = g.ids().into_iter().collect();
+    h.hnsw_points = ids.len();
+    let missing = live.difference(&ids).count();
+    h.dead_points = ids.difference(&live).count();
+    h.dead_fraction = if ids.is_empty() {
+        0.0
+    } else {
+        h.dead_points as f64 / ids.len() as f64
+    };
+    if missing > 0 {
+        h.problems
+            .push(format!("{missing} chunk(s) missing from the HNSW graph"));
+    }
+    if h.hnsw_corpus_version != Some(version) {
+        h.problems.push(format!(
+            "HNSW written for corpus version {:?}, store is at {version}",
+            h.hnsw_corpus_version
+        ));
+    }
 }
 
 impl Dense {
@@ -220,8 +226,10 @@ impl Dense {
     }
 
     /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
-    /// it lacks, or rebuild when the dead share is too high, the file is unusable or
-    /// `force` is set (repair); then save it and record its dump name and corpus version.
+    /// it lacks (reading only their vectors), or rebuild when the dead share is too high,
+    /// the file is unusable or `force` is set (repair); then save it and record its dump
+    /// name and corpus version. The health returned is the saved graph's, computed in
+    /// memory (a graph of a million points is not read back).
     pub fn update(
         store: &Store,
         dir: &Path,
@@ -231,30 +239,44 @@ impl Dense {
     ) -> Result<IndexHealth, IndexError> {
         let (graph, before) = inspect(store, dir, cfg)?;
         let usable = graph.filter(|_| !force && before.dead_fraction <= cfg.rebuild_dead_fraction);
-        match usable {
+        let g = match usable {
             Some(mut g) => {
                 let have: HashSet<u64> = g.ids().into_iter().collect();
-                let new: Vec<(u64, Vec<f32>)> = store
-                    .all_vectors()?
+                let mut new_ids: Vec<i64> = store
+                    .chunk_row_ids()?
                     .into_iter()
-                    .filter(|(id, _)| !have.contains(&(*id as u64)))
-                    .map(|(id, v)| (id as u64, v))
+                    .filter(|id| !have.contains(&(*id as u64)))
                     .collect();
-                if new.is_empty() && before.consistent {
+                if new_ids.is_empty() && before.consistent {
                     return Ok(before);
                 }
+                new_ids.sort_unstable();
+                let vectors = store.vectors_by_ids(&new_ids)?;
+                let new: Vec<(u64, Vec<f32>)> = new_ids
+                    .iter()
+                    .zip(vectors)
+                    .filter_map(|(id, v)| Some((*id as u64, v?)))
+                    .collect();
                 if !new.is_empty() {
                     let pts: Vec<(u64, &[f32])> =
                         new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
                     g.insert(&pts)?;
                 }
                 save(store, dir, &g)?;
+                g
             }
-            None => {
-                rebuild(store, dir, cfg, dim, true)?;
-            }
-        }
-        Ok(inspect(store, dir, cfg)?.1)
+            None => rebuild(store, dir, cfg, dim, true)?,
+        };
+        let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+        let mut h = IndexHealth {
+            live_chunks: live.len(),
+            hnsw_file: store.meta(META_DUMP)?,
+            hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
+            ..Default::default()
+        };
+        graph_health(&g, &live, store.corpus_version()?, &mut h);
+        h.consistent = h.problems.is_empty();
+        Ok(h)
     }
 
     /// Top-`k` live chunks by cosine similarity: (chunk row id, cosine), best first.
