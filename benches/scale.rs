@@ -144,11 +144,19 @@ fn measure(work: &Path, model: &Arc<MiniLm>, n: usize, per_doc: f64) -> Value {
     let (mut engine, report) = ingest_fresh(&dir, model);
     let ingest_s = t.elapsed().as_secs_f64();
     let rss_ingest = peak_rss_mib();
+    let phase = |name: &str| eprintln!("{n}: {name} done at {:.0} s", t.elapsed().as_secs_f64());
+    phase("ingest");
+    engine.ensure_graph().expect("the HNSW graph");
     let search = search_figures(&engine, &facts);
+    phase("search");
     let ask_ms = ask_figures(&engine, &facts);
+    phase("ask");
     let (status_ms, deep_ms) = status_figures(&engine);
+    phase("status");
     let reingest_ms = reingest_one(&mut engine, &dir, &facts);
+    phase("re-ingest");
     let embed = embed_sample(&dir, model, report.chunks);
+    phase("embedding sample");
     json!({
         "chunks": report.chunks,
         "documents": report.documents,
@@ -200,8 +208,8 @@ fn corpus(dir: &Path, docs: usize) -> Vec<Planted> {
     facts
 }
 
-/// Search latency per mode, HNSW recall@10, and how often the planted fact's document is
-/// among the hybrid top 10.
+/// Search latency per mode, HNSW recall@10 (the graph is built in memory below the exact
+/// threshold), and how often the planted sentence is among the top 10 hits.
 fn search_figures(engine: &Engine, facts: &[Planted]) -> Value {
     let queries: Vec<Query> = facts
         .iter()
@@ -214,17 +222,20 @@ fn search_figures(engine: &Engine, facts: &[Planted]) -> Value {
         })
         .collect();
     let eval = eval_search(engine, &queries, "planted", 10, &SEARCH_MODES).expect("search");
-    let found = facts
-        .iter()
-        .take(QUERIES)
-        .filter(|f| {
-            let hits =
-                attest::retrieve::search(engine, &f.question, attest::retrieve::Mode::Hybrid, 10);
-            hits.is_ok_and(|h| h.hits.iter().any(|c| c.chunk.text.contains(&f.sentence)))
-        })
-        .count();
+    let found = |mode| {
+        let hits = facts.iter().take(QUERIES).filter(|f| {
+            let r = attest::retrieve::search(engine, &f.question, mode, 10);
+            r.is_ok_and(|h| h.hits.iter().any(|c| c.chunk.text.contains(&f.sentence)))
+        });
+        hits.count() as f64 / queries.len().max(1) as f64
+    };
     let mut v = serde_json::to_value(&eval).unwrap_or_default();
-    v["planted_found_at_10"] = json!(found as f64 / queries.len().max(1) as f64);
+    // With hashed vectors the dense ranking means little; lexical shows the planted fact
+    // is findable.
+    v["planted_found_at_10"] = json!({
+        "lexical": found(attest::retrieve::Mode::Lexical),
+        "hybrid": found(attest::retrieve::Mode::Hybrid),
+    });
     v
 }
 
