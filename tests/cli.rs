@@ -403,6 +403,39 @@ fn queries_with_fts_syntax_and_empty_queries_are_safe() {
 }
 
 #[test]
+fn plain_status_reads_metadata_only_and_deep_status_reads_the_graph() {
+    let (_tmp, idx) = sample_index();
+    let data = std::fs::read_dir(&idx)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".hnsw.data"))
+        .expect("an HNSW data file");
+    // Same length, other bytes: only reading the file can tell.
+    let mut bytes = std::fs::read(&data).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xFF;
+    std::fs::write(&data, &bytes).unwrap();
+    let status = |args: &[&str]| {
+        let out = attest(&idx).args(args).output().unwrap();
+        (out.status.code(), json(&out.stdout))
+    };
+    let (code, st) = status(&["status", "--json"]);
+    assert_eq!(code, Some(0), "{st}");
+    assert_eq!(st["index"]["consistent"], true);
+    assert_eq!(st["index"]["hnsw_points"], st["chunks"]);
+    let (code, st) = status(&["status", "--deep", "--json"]);
+    assert_eq!(code, Some(1), "{st}");
+    let problems = st["index"]["problems"].to_string();
+    assert!(problems.contains("HNSW file unreadable"), "{problems}");
+    // A file cut short is seen from its length alone.
+    bytes.truncate(mid);
+    std::fs::write(&data, &bytes).unwrap();
+    let (code, st) = status(&["status", "--json"]);
+    assert_eq!(code, Some(1), "{st}");
+    assert!(st["index"]["problems"].to_string().contains("bytes, the manifest says"));
+}
+
+#[test]
 fn missing_or_stale_hnsw_files_are_detected_and_rebuilt() {
     let (_tmp, idx) = sample_index();
     let q = "What must happen within 24 hours of a crisis call?";

@@ -716,6 +716,51 @@ impl fmt::Debug for HnswIndex {
     }
 }
 
+/// What a saved graph's manifest says: its points and dimension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DumpSummary {
+    /// Points in the graph (removed chunks' included).
+    pub count: usize,
+    /// Vector dimension.
+    pub dim: usize,
+}
+
+impl HnswIndex {
+    /// The manifest of the graph saved under `basename`, its files checked for presence
+    /// and length only: no checksum, nothing loaded, so it costs the same at any size.
+    /// [`HnswIndex::load`] checks everything.
+    pub fn summary(dir: &Path, basename: &str) -> Result<DumpSummary, DenseError> {
+        validate_basename(basename)?;
+        let manifest_path = dir.join(format!("{basename}{MANIFEST_SUFFIX}"));
+        let m = Manifest::read(&manifest_path)?;
+        match &m.dump {
+            Some(files) => {
+                let (graph_path, data_path) = dump_paths(dir, &files.base);
+                for (path, sum) in [(&graph_path, files.graph), (&data_path, files.data)] {
+                    let len = std::fs::metadata(path)
+                        .map_err(|e| DenseError::io(path, e))?
+                        .len();
+                    if len != sum.len {
+                        let why = format!("{len} bytes, the manifest says {}", sum.len);
+                        return Err(DenseError::load(path, why));
+                    }
+                }
+            }
+            None if m.count != 0 => {
+                return Err(DenseError::load(
+                    &manifest_path,
+                    "count > 0 but no dump files",
+                ))
+            }
+            None => {}
+        }
+        Ok(DumpSummary {
+            count: m.count,
+            dim: m.dim,
+        })
+    }
+}
+
 impl HnswIndex {
     /// Builds a graph over `points` (inserted in parallel). The graph's allocation hint is
     /// twice the initial size so later [`insert`](Self::insert)s grow cheaply.

@@ -115,6 +115,45 @@ pub fn inspect(
     Ok((graph, h))
 }
 
+/// [`inspect`] from the HNSW manifest alone (points, files present at their recorded
+/// lengths, the corpus version it was written for), for `status`: milliseconds at any
+/// size. A graph saved at the current corpus version holds every live chunk (it is saved
+/// only once they are all in), so its dead points are its points beyond the live ones.
+pub fn inspect_summary(store: &Store, dir: &Path) -> Result<IndexHealth, IndexError> {
+    let live = store.chunk_count()?;
+    let version = store.corpus_version()?;
+    let mut h = IndexHealth {
+        live_chunks: live,
+        hnsw_file: store.meta(META_DUMP)?,
+        hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
+        ..Default::default()
+    };
+    match &h.hnsw_file {
+        None if live == 0 => {}
+        None => h.problems.push("no HNSW file recorded".into()),
+        Some(name) => match HnswIndex::summary(dir, name) {
+            Err(e) => h.problems.push(format!("HNSW file unreadable: {e}")),
+            Ok(sum) => {
+                h.hnsw_points = sum.count;
+                h.dead_points = sum.count.saturating_sub(live);
+                h.dead_fraction = h.dead_points as f64 / sum.count.max(1) as f64;
+                if h.hnsw_corpus_version != Some(version) {
+                    h.problems.push(format!(
+                        "HNSW written for corpus version {:?}, store is at {version}",
+                        h.hnsw_corpus_version
+                    ));
+                } else if sum.count < live {
+                    let missing = live - sum.count;
+                    h.problems
+                        .push(format!("{missing} chunk(s) missing from the HNSW graph"));
+                }
+            }
+        },
+    }
+    h.consistent = h.problems.is_empty();
+    Ok(h)
+}
+
 /// Compares a graph with the live chunk rows and the corpus version: points, dead share and
 /// problems go into `h`.
 fn graph_health(g: &HnswIndex, live: &HashSet<u64>, version: u64, h: &mut IndexHealth) {
