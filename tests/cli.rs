@@ -432,7 +432,9 @@ fn plain_status_reads_metadata_only_and_deep_status_reads_the_graph() {
     std::fs::write(&data, &bytes).unwrap();
     let (code, st) = status(&["status", "--json"]);
     assert_eq!(code, Some(1), "{st}");
-    assert!(st["index"]["problems"].to_string().contains("bytes, the manifest says"));
+    assert!(st["index"]["problems"]
+        .to_string()
+        .contains("bytes, the manifest says"));
 }
 
 #[test]

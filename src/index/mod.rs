@@ -160,7 +160,7 @@ fn graph_health(g: &HnswIndex, live: &HashSet<u64>, version: u64, h: &mut IndexH
     let ids: HashSet<u64> = g.ids().into_iter().collect();
     h.hnsw_points = ids.len();
     let missing = live.difference(&ids).count();
-    h.dead_points = ids.difference(&live).count();
+    h.dead_points = ids.difference(live).count();
     h.dead_fraction = if ids.is_empty() {
         0.0
     } else {
@@ -306,7 +306,11 @@ impl Dense {
             }
             None => rebuild(store, dir, cfg, dim, true)?,
         };
-        let live: HashSet<u64> = store.chunk_row_ids()?.into_iter().map(|i| i as u64).collect();
+        let live: HashSet<u64> = store
+            .chunk_row_ids()?
+            .into_iter()
+            .map(|i| i as u64)
+            .collect();
         let mut h = IndexHealth {
             live_chunks: live.len(),
             hnsw_file: store.meta(META_DUMP)?,
