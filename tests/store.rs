@@ -426,8 +426,11 @@ fn kill_9_during_ingest_loses_nothing_committed_and_a_rerun_completes_the_index(
     let docs = tmp.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
     let files = 48;
+    // About ten chunks a file: the embedder packs several files' chunks into each call
+    // (256 texts), so files are committed in bursts, and smaller files would all land
+    // in the first burst, before any kill.
     for i in 0..files {
-        let body: String = (0..12)
+        let body: String = (0..120)
             .map(|j| {
                 format!(
                     "Rule {i}.{j}: site {i} must keep form {j} for {} years. ",

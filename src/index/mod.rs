@@ -75,6 +75,26 @@ pub fn hnsw_params(cfg: &Config) -> HnswParams {
 const META_DUMP: &str = "hnsw_dump";
 const META_VERSION: &str = "hnsw_corpus_version";
 
+/// The chunk row ids in the store, as graph point ids.
+fn live_ids(store: &Store) -> Result<HashSet<u64>, IndexError> {
+    Ok(store
+        .chunk_row_ids()?
+        .into_iter()
+        .map(|i| i as u64)
+        .collect())
+}
+
+/// A health record with what the store records about the HNSW file: its dump name and
+/// the corpus version it was written for.
+fn recorded_health(store: &Store, live_chunks: usize) -> Result<IndexHealth, IndexError> {
+    Ok(IndexHealth {
+        live_chunks,
+        hnsw_file: store.meta(META_DUMP)?,
+        hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
+        ..Default::default()
+    })
+}
+
 /// Look at the HNSW file recorded in the store and compare it with the chunk table.
 /// Returns the loaded graph (when loadable) and its health.
 pub fn inspect(
@@ -82,18 +102,9 @@ pub fn inspect(
     dir: &Path,
     cfg: &Config,
 ) -> Result<(Option<HnswIndex>, IndexHealth), IndexError> {
-    let live: HashSet<u64> = store
-        .chunk_row_ids()?
-        .into_iter()
-        .map(|i| i as u64)
-        .collect();
-    let mut h = IndexHealth {
-        live_chunks: live.len(),
-        ..Default::default()
-    };
+    let live = live_ids(store)?;
+    let mut h = recorded_health(store, live.len())?;
     let version = store.corpus_version()?;
-    h.hnsw_file = store.meta(META_DUMP)?;
-    h.hnsw_corpus_version = store.meta(META_VERSION)?.and_then(|v| v.parse().ok());
     let graph = match &h.hnsw_file {
         None if live.is_empty() => None,
         None => {
@@ -122,12 +133,7 @@ pub fn inspect(
 pub fn inspect_summary(store: &Store, dir: &Path) -> Result<IndexHealth, IndexError> {
     let live = store.chunk_count()?;
     let version = store.corpus_version()?;
-    let mut h = IndexHealth {
-        live_chunks: live,
-        hnsw_file: store.meta(META_DUMP)?,
-        hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
-        ..Default::default()
-    };
+    let mut h = recorded_health(store, live)?;
     match &h.hnsw_file {
         None if live == 0 => {}
         None => h.problems.push("no HNSW file recorded".into()),
@@ -189,11 +195,7 @@ impl Dense {
         dim: usize,
         save: bool,
     ) -> Result<Self, IndexError> {
-        let live: HashSet<u64> = store
-            .chunk_row_ids()?
-            .into_iter()
-            .map(|i| i as u64)
-            .collect();
+        let live = live_ids(store)?;
         let mut dense = Dense {
             exact: None,
             hnsw: None,
@@ -205,13 +207,8 @@ impl Dense {
             // (`attest status` inspects the graph itself).
             dense.exact = Some(exact_from_store(store, dim)?);
             let version = store.corpus_version()?;
-            let mut h = IndexHealth {
-                live_chunks: dense.live.len(),
-                hnsw_file: store.meta(META_DUMP)?,
-                hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
-                dense_backend: "exact".into(),
-                ..Default::default()
-            };
+            let mut h = recorded_health(store, dense.live.len())?;
+            h.dense_backend = "exact".into();
             if !dense.live.is_empty() && h.hnsw_corpus_version != Some(version) {
                 h.problems.push(format!(
                     "HNSW written for corpus version {:?}, store is at {version}",
@@ -306,17 +303,8 @@ impl Dense {
             }
             None => rebuild(store, dir, cfg, dim, true)?,
         };
-        let live: HashSet<u64> = store
-            .chunk_row_ids()?
-            .into_iter()
-            .map(|i| i as u64)
-            .collect();
-        let mut h = IndexHealth {
-            live_chunks: live.len(),
-            hnsw_file: store.meta(META_DUMP)?,
-            hnsw_corpus_version: store.meta(META_VERSION)?.and_then(|v| v.parse().ok()),
-            ..Default::default()
-        };
+        let live = live_ids(store)?;
+        let mut h = recorded_health(store, live.len())?;
         graph_health(&g, &live, store.corpus_version()?, &mut h);
         h.consistent = h.problems.is_empty();
         Ok(h)
