@@ -2,13 +2,15 @@
 //! `benches/scale.rs` (its planted questions, embedded by the same hashing stand-in).
 //!
 //! Run: `cargo run --release --example hnsw_recall -- target/scale/n1000000 [EF…]`
-//! (default EF: 64 128 256 512 1024). Prints recall@10 and the mean lookup time per `ef`.
+//! (default EF: 0 64 128 256 512 1024; 0 is the default beam, `ef_search` = 128 grown
+//! with the graph's size by `scaled_ef`, and must come first). Prints recall@10 and the
+//! mean lookup time per beam width.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use attest::index::dense::{ExactIndex, HnswIndex, HnswParams};
+use attest::index::dense::{ExactIndex, HnswIndex};
 use attest::models::{Embed, HashEmbedder};
 use attest::store::Store;
 
@@ -20,7 +22,7 @@ fn main() {
     );
     let efs: Vec<usize> = args.filter_map(|a| a.parse().ok()).collect();
     let efs = if efs.is_empty() {
-        vec![64, 128, 256, 512, 1024]
+        vec![0, 64, 128, 256, 512, 1024]
     } else {
         efs
     };
@@ -49,10 +51,19 @@ fn main() {
         .map(|q| exact.search(q, 10, &all).into_iter().map(|x| x.0).collect())
         .collect();
     let t = Instant::now();
-    let mut graph = HnswIndex::load(&index, "hnsw", &HnswParams::default()).expect("the graph");
+    let mut graph = HnswIndex::load(
+        &index,
+        "hnsw",
+        &attest::index::hnsw_params(&Default::default()),
+    )
+    .expect("the graph");
     eprintln!("graph loaded in {:.1} s", t.elapsed().as_secs_f64());
     for ef in efs {
-        graph.set_ef_search(ef);
+        if ef > 0 {
+            // A fixed beam: `ef` as given, not grown with the graph.
+            graph.set_ef_search(ef);
+        }
+        let beam = graph.beam();
         let t = Instant::now();
         let hit: usize = queries
             .iter()
@@ -67,7 +78,7 @@ fn main() {
             .sum();
         let ms = t.elapsed().as_secs_f64() * 1000.0 / queries.len() as f64;
         println!(
-            "ef_search {ef}: recall@10 {:.3}, {ms:.2} ms per lookup",
+            "ef {ef} (beam {beam}): recall@10 {:.3}, {ms:.2} ms per lookup",
             hit as f64 / (10 * queries.len()) as f64
         );
     }

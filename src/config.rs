@@ -188,6 +188,52 @@ impl SettingValue for PdfExtractor {
     }
 }
 
+/// Which backend keeps the corpus (`backend` in `attest.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BackendKind {
+    /// SQLite and an HNSW file in the index directory.
+    #[default]
+    Sqlite,
+    /// Collections on a Milvus server (`milvus_url`, `milvus_prefix`).
+    Milvus,
+}
+
+impl BackendKind {
+    /// The name used in settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Sqlite => "sqlite",
+            BackendKind::Milvus => "milvus",
+        }
+    }
+}
+
+impl std::fmt::Display for BackendKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for BackendKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [BackendKind::Sqlite, BackendKind::Milvus]
+            .into_iter()
+            .find(|b| b.as_str() == s.trim())
+            .ok_or_else(|| format!("expected sqlite or milvus, not {s:?}"))
+    }
+}
+
+impl SettingValue for BackendKind {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+        parse(var, v)
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
 impl SettingValue for bool {
     fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
         parse(var, v)
@@ -283,6 +329,17 @@ macro_rules! settings {
 settings! {
     index: PathBuf = PathBuf::from(".attest"),
         env "ATTEST_INDEX", range None, help "Index directory";
+    /// `milvus` keeps documents, chunks, vectors and the lexical index on a Milvus server
+    /// instead (see the README's "Scale" section); the index directory then holds nothing.
+    backend: BackendKind = BackendKind::Sqlite,
+        env "ATTEST_BACKEND", range None,
+        help "Where the corpus is kept: sqlite (the index directory) or milvus (a Milvus server)";
+    milvus_url: String = "http://127.0.0.1:19530".to_string(),
+        env "ATTEST_MILVUS_URL", range None, help "Milvus server URL (backend = milvus)";
+    /// Several corpora can share one server under different prefixes.
+    milvus_prefix: String = "attest".to_string(),
+        env "ATTEST_MILVUS_PREFIX", range None,
+        help "Prefix of the corpus's Milvus collection names (letters, digits and _)";
     /// Default: `models/all-MiniLM-L6-v2` in the working directory, then in the source tree.
     model_dir: Option<PathBuf> = None,
         env "ATTEST_MODEL_DIR", range None, help "Bi-encoder model directory",
@@ -340,7 +397,7 @@ settings! {
         help "HNSW construction beam width";
     hnsw_ef_search: usize = 128,
         env "ATTEST_HNSW_EF_SEARCH", range Some(Range::Int(1, MAX_COUNT)),
-        help "HNSW search beam width";
+        help "HNSW search beam width up to 100,000 chunks (grows in proportion past it)";
     rebuild_dead_fraction: f64 = 0.2,
         env "ATTEST_REBUILD_DEAD_FRACTION", range Some(UNIT),
         help "Share of deleted chunks among the HNSW graph's points that triggers a rebuild";

@@ -4,13 +4,14 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use crate::config::BackendKind;
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::{Dense, IndexHealth};
 use crate::models::cross::{find_cross_encoder, CrossEncoder, Rerank};
 use crate::models::generate::{Generate, GgufGenerator};
 use crate::models::{Embed, MiniLm};
-use crate::store::Store;
+use crate::store::{DocFilter, MilvusStore, MilvusTarget, Store, Writer};
 
 /// How a command uses the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +60,7 @@ impl Engine {
         let access = access.into();
         let create = access != Access::Read;
         cfg.validate()?;
-        let store = Store::open(&cfg.index, embedder.model_id(), embedder.dim(), create)?;
+        let store = open_store(&cfg, embedder.model_id(), embedder.dim(), create)?;
         let mut e = Engine {
             cfg,
             store,
@@ -139,6 +140,11 @@ impl Engine {
     /// vectors rather than updated (repair).
     pub fn refresh_dense_with(&mut self, persist: bool, rebuild: bool) -> Result<(), Error> {
         let dim = self.embedder.dim();
+        if self.store.searches_dense() {
+            self.dense = Some(Arc::new(Dense::empty()));
+            self.dense_version = self.store.corpus_version()?;
+            return Ok(());
+        }
         if persist {
             Dense::update(&self.store, &self.cfg.index, &self.cfg, dim, rebuild)?;
         }
@@ -157,8 +163,8 @@ impl Engine {
     /// Another read-only engine on the same index: its own database connection, sharing
     /// this one's models and dense index (a server keeps one per worker).
     pub fn reader(&self) -> Result<Engine, Error> {
-        let store = Store::open(
-            &self.cfg.index,
+        let store = open_store(
+            &self.cfg,
             self.embedder.model_id(),
             self.embedder.dim(),
             false,
@@ -250,18 +256,25 @@ impl Engine {
     }
 
     /// Top-`n` chunks by cosine similarity with `v`.
-    pub fn dense_search(&self, v: &[f32], n: usize) -> Vec<(i64, f32)> {
-        self.dense().search(v, n)
+    pub fn dense_search(&self, v: &[f32], n: usize) -> Result<Vec<(i64, f32)>, Error> {
+        self.dense_search_filtered(v, n, &|_| true, DocFilter::All)
     }
 
-    /// [`Self::dense_search`] among chunk rows where `keep(row)` is true.
+    /// [`Self::dense_search`] among chunk rows where `keep(row)` is true; `docs` says the
+    /// same by document rows, for a backend that searches on its server (where `keep`
+    /// cannot run).
     pub fn dense_search_filtered(
         &self,
         v: &[f32],
         n: usize,
         keep: &(dyn Fn(i64) -> bool + Sync),
-    ) -> Vec<(i64, f32)> {
-        self.dense().search_filtered(v, n, keep)
+        docs: DocFilter<'_>,
+    ) -> Result<Vec<(i64, f32)>, Error> {
+        if !self.store.searches_dense() {
+            return Ok(self.dense().search_filtered(v, n, keep));
+        }
+        let ef = crate::index::dense::scaled_ef(self.cfg.hnsw_ef_search, 0);
+        Ok(self.store.dense_search(v, n, ef, docs)?)
     }
 
     /// Exact top-`n` (for measuring HNSW recall).
@@ -298,6 +311,39 @@ impl Engine {
     pub fn index_health(&self) -> &IndexHealth {
         self.dense().health()
     }
+}
+
+/// The Milvus collections `cfg` names, as writer 0 of 1.
+fn milvus_target(cfg: &Config) -> MilvusTarget {
+    MilvusTarget {
+        url: cfg.milvus_url.clone(),
+        prefix: cfg.milvus_prefix.clone(),
+        writer: Writer::default(),
+    }
+}
+
+/// The store `cfg.backend` names, for `model` / `dim` (created when `create`).
+fn open_store(cfg: &Config, model: &str, dim: usize, create: bool) -> Result<Store, Error> {
+    Ok(match cfg.backend {
+        BackendKind::Sqlite => Store::open(&cfg.index, model, dim, create)?,
+        BackendKind::Milvus => Store::new(Box::new(MilvusStore::open(
+            &milvus_target(cfg),
+            model,
+            dim,
+            create,
+        )?)),
+    })
+}
+
+/// The existing store `cfg.backend` names, opened without checking its model (for
+/// `status` and audits).
+pub fn open_existing_store(cfg: &Config) -> Result<Store, Error> {
+    Ok(match cfg.backend {
+        BackendKind::Sqlite => Store::open_existing(&cfg.index)?,
+        BackendKind::Milvus => {
+            Store::new(Box::new(MilvusStore::open_existing(&milvus_target(cfg))?))
+        }
+    })
 }
 
 /// An engine over the bundled sample corpus with the deterministic fake embedder, in

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::Error;
 use crate::index::{inspect, inspect_summary, IndexHealth};
-use crate::store::{Problem, Store};
+use crate::store::Problem;
 
 /// The `attest status` report.
 #[derive(Debug, Clone, Serialize)]
@@ -59,20 +59,29 @@ pub struct InjectionFlag {
 /// `quick_check`, and check every stored vector, document text, chunk span and the
 /// full-text index ([`Store::deep_check`]).
 pub fn status(cfg: &Config, deep: bool) -> Result<Status, Error> {
-    let store = Store::open_existing(&cfg.index)?;
-    let mut index = if deep {
+    let store = crate::engine::open_existing_store(cfg)?;
+    let mut index = if store.searches_dense() {
+        IndexHealth {
+            live_chunks: store.chunk_count()?,
+            dense_backend: cfg.backend.to_string(),
+            consistent: true,
+            ..IndexHealth::default()
+        }
+    } else if deep {
         inspect(&store, &cfg.index, cfg)?.1
     } else {
         inspect_summary(&store, &cfg.index)?
     };
-    index.dense_backend = if index.live_chunks < cfg.exact_threshold {
-        "exact".into()
-    } else {
-        "hnsw".into()
-    };
+    if !store.searches_dense() {
+        index.dense_backend = if index.live_chunks < cfg.exact_threshold {
+            "exact".into()
+        } else {
+            "hnsw".into()
+        };
+    }
     let mut problems = store.integrity_problems()?;
     let deep = if deep {
-        problems.extend(store.sqlite_problems()?);
+        problems.extend(store.storage_problems()?);
         let found = store.deep_check()?;
         problems.extend(found.iter().map(Problem::to_string));
         Some(found)
@@ -84,7 +93,10 @@ pub fn status(cfg: &Config, deep: bool) -> Result<Status, Error> {
         index.problems.extend(problems);
     }
     Ok(Status {
-        index_dir: cfg.index.display().to_string(),
+        index_dir: match cfg.backend {
+            crate::config::BackendKind::Sqlite => cfg.index.display().to_string(),
+            crate::config::BackendKind::Milvus => store.location().display().to_string(),
+        },
         documents: store.document_count()?,
         chunks: store.chunk_count()?,
         model: store.model_id()?.unwrap_or_default(),

@@ -74,7 +74,7 @@ pub fn support_model(cfg: &Config) -> Result<MiniLm, Error> {
 /// Replay the audit trail at `audit` against the index of `cfg`, then run the model
 /// support check on the recorded answer when some sentence is not a verbatim quote.
 pub fn replay_audit(cfg: &Config, audit: &Path) -> Result<Replay, Error> {
-    let store = crate::store::Store::open_existing(&cfg.index)?;
+    let store = crate::engine::open_existing_store(cfg)?;
     let mut r = crate::audit::replay(&store, audit)?;
     if needs_model(&r.answer, &r.quotes) {
         let model = support_model(cfg)?;

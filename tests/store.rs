@@ -705,7 +705,7 @@ fn an_index_of_the_schema_before_chunk_context_migrates_and_its_chunks_gain_one(
     let version: i64 = c
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, attest::store::MIGRATIONS.len() as i64);
+    assert_eq!(version, attest::store::sqlite::MIGRATIONS.len() as i64);
     assert_eq!(with_context(&c), 0);
     drop(c);
     // The next ingest chunks the documents with headings again.

@@ -10,6 +10,7 @@ mod embed;
 mod generate;
 mod loaders;
 mod mcp;
+mod milvus;
 mod output;
 mod provisions;
 mod review;

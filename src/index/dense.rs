@@ -702,8 +702,26 @@ enum Plan {
 pub struct HnswIndex {
     dim: usize,
     params: HnswParams,
+    /// A beam width set by [`HnswIndex::set_ef_search`]: used as is, not grown with size.
+    fixed_ef: Option<usize>,
     ids: HashSet<u64>,
     graph: OwnedHnsw,
+}
+
+/// Points up to which the configured `ef_search` is the beam width; past it the beam
+/// grows in proportion to the graph (see [`scaled_ef`]).
+pub const EF_SCALE_POINTS: usize = 100_000;
+
+/// Largest beam width [`scaled_ef`] gives.
+pub const EF_MAX: usize = 4096;
+
+/// The beam width for a graph of `points` points: `ef_search` up to [`EF_SCALE_POINTS`],
+/// then `ef_search` times the number of started multiples of it, at most [`EF_MAX`] (and
+/// never below `ef_search`). Measured on 384-d vectors (`examples/hnsw_recall.rs`): a fixed
+/// beam of 128 gives recall@10 0.991 at 100k points and 0.679 at 1M; 1,024 gives 0.963 at 1M.
+pub fn scaled_ef(ef_search: usize, points: usize) -> usize {
+    let grown = ef_search.saturating_mul(points.div_ceil(EF_SCALE_POINTS).max(1));
+    grown.min(EF_MAX).max(ef_search)
 }
 
 impl fmt::Debug for HnswIndex {
@@ -782,6 +800,7 @@ impl HnswIndex {
         let mut index = HnswIndex {
             dim,
             params: params.clone(),
+            fixed_ef: None,
             ids: HashSet::new(),
             graph: OwnedHnsw::new(params, capacity),
         };
@@ -853,9 +872,17 @@ impl HnswIndex {
         &self.params
     }
 
-    /// Changes the search beam width (clamped to at least 1).
+    /// Fixes the search beam width (clamped to at least 1): it no longer grows with the
+    /// graph's size.
     pub fn set_ef_search(&mut self, ef_search: usize) {
-        self.params.ef_search = ef_search.max(1);
+        self.fixed_ef = Some(ef_search.max(1));
+    }
+
+    /// The beam width searches use: the fixed one, or `ef_search` scaled to the graph's
+    /// size ([`scaled_ef`]).
+    pub fn beam(&self) -> usize {
+        self.fixed_ef
+            .unwrap_or_else(|| scaled_ef(self.params.ef_search, self.len()))
     }
 
     /// Every stored point id, ascending.
@@ -911,7 +938,7 @@ impl HnswIndex {
                 filtered,
                 fallback,
             } => {
-                let ef = if ef == 0 { self.params.ef_search } else { ef };
+                let ef = if ef == 0 { self.beam() } else { ef };
                 let hits = self.graph_search(&q, k, keep, ef, filtered);
                 if hits.len() < k && fallback {
                     tracing::debug!(
@@ -967,7 +994,7 @@ impl HnswIndex {
             return Plan::Exact;
         }
         // Unfiltered beam, wide enough to hold ~OVERFETCH * k kept points, then post-filter.
-        let ef = (self.params.ef_search.max(k) as f64).max(OVERFETCH * k as f64 / frac);
+        let ef = (self.beam().max(k) as f64).max(OVERFETCH * k as f64 / frac);
         let graph_cost = ef * GRAPH_COST_PER_EF;
         let exact_cost = n as f64 * (KEEP_CALL_COST + frac);
         let plan = if graph_cost >= exact_cost || ef >= n as f64 {
@@ -1195,6 +1222,7 @@ impl HnswIndex {
             return Ok(HnswIndex {
                 dim: m.dim,
                 params: effective.clone(),
+                fixed_ef: None,
                 ids: HashSet::new(),
                 graph: OwnedHnsw::new(&effective, EMPTY_GRAPH_CAPACITY),
             });
@@ -1204,6 +1232,7 @@ impl HnswIndex {
         Ok(HnswIndex {
             dim: m.dim,
             params: effective,
+            fixed_ef: None,
             ids,
             graph,
         })
@@ -1954,6 +1983,26 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::time::Instant;
+
+    #[test]
+    fn the_beam_grows_with_the_graph_past_the_scale_point_and_is_bounded() {
+        assert_eq!(scaled_ef(128, 0), 128);
+        assert_eq!(scaled_ef(128, EF_SCALE_POINTS), 128);
+        assert_eq!(scaled_ef(128, EF_SCALE_POINTS + 1), 256);
+        assert_eq!(scaled_ef(128, 1_000_000), 1280);
+        assert_eq!(scaled_ef(128, 100_000_000), EF_MAX);
+        assert_eq!(scaled_ef(5000, 10), 5000, "never below the configured beam");
+        assert_eq!(scaled_ef(usize::MAX, usize::MAX), usize::MAX);
+    }
+
+    #[test]
+    fn a_fixed_beam_overrides_the_scaled_one() {
+        let vs = clustered(50, 8, 3, 0.8, 7, 1);
+        let mut idx = HnswIndex::build(8, &fast(), &pairs(&vs)).unwrap();
+        assert_eq!(idx.beam(), fast().ef_search);
+        idx.set_ef_search(7);
+        assert_eq!(idx.beam(), 7);
+    }
 
     fn assert_sorted(hits: &[(u64, f32)]) {
         for w in hits.windows(2) {

@@ -1,4 +1,5 @@
-//! Lexical retrieval: turning user text into a safe FTS5 query for BM25.
+//! Lexical retrieval: turning user text into a safe lexical query ([`LexQuery`]) that a
+//! backend runs as BM25 (FTS5 for SQLite).
 //!
 //! User text never reaches FTS5 syntax: it is split into words (letters and digits),
 //! each word becomes a double-quoted string token, and the tokens are OR-ed. Quotes,
@@ -32,31 +33,30 @@ pub fn query_terms(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// An FTS5 MATCH expression OR-ing the quoted terms of `text`; `None` when the text has
-/// no words at all.
-pub fn fts_query(text: &str) -> Option<String> {
-    let terms = query_terms(text);
+pub use crate::store::LexQuery;
+
+/// The lexical query for `text`: its content terms, the abbreviations forms print for
+/// them, and (for a short text) the text as a phrase; `None` when it has no words at all.
+pub fn lex_query(text: &str) -> Option<LexQuery> {
+    let mut terms = query_terms(text);
     if terms.is_empty() {
         return None;
     }
-    let mut tokens: Vec<String> = terms
-        .iter()
-        .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
-        .collect();
     // "revision" also looks for "Rev." (forms print their abbreviations).
-    let short: Vec<&str> = terms
+    let short: Vec<String> = terms
         .iter()
         .flat_map(|t| crate::text::abbreviations_of(t))
         .filter(|a| !terms.iter().any(|t| t == a))
+        .map(str::to_string)
         .collect();
-    tokens.extend(short.iter().map(|a| format!("\"{a}\"")));
+    terms.extend(short);
     // A short text is also matched as a phrase, its words in order ("other names used"):
     // a passage that prints it scores above one that scatters its words.
     let all = words(text);
     if (2..=MAX_PHRASE_WORDS).contains(&all.len()) {
-        tokens.push(format!("\"{}\"", all.join(" ").replace('"', "\"\"")));
+        terms.push(all.join(" "));
     }
-    Some(tokens.join(" OR "))
+    Some(LexQuery { terms })
 }
 
 /// Most words of a text that is also matched as a phrase.
@@ -65,6 +65,10 @@ pub const MAX_PHRASE_WORDS: usize = 6;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn fts_query(text: &str) -> Option<String> {
+        lex_query(text).map(|q| q.fts5())
+    }
 
     #[test]
     fn syntax_characters_become_plain_quoted_terms() {
@@ -93,6 +97,15 @@ mod tests {
         assert!(q.contains("\"revision\""), "{q}");
         assert!(q.contains("\"rev\""), "{q}");
         assert!(!fts_query("the first article").unwrap().contains("\"art\""));
+    }
+
+    #[test]
+    fn a_phrase_keeps_its_words_in_order_and_no_syntax() {
+        let q = LexQuery::phrase("Project \"ID\" (no.)").unwrap();
+        assert_eq!(q.terms, vec!["project id no"]);
+        assert_eq!(q.fts5(), "\"project id no\"");
+        assert_eq!(q.words(), vec!["project", "id", "no"]);
+        assert_eq!(LexQuery::phrase(" -- "), None);
     }
 
     #[test]

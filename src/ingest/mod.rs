@@ -44,6 +44,19 @@ pub struct IngestOptions {
     /// Hash the bytes of every file whose size and time are unchanged and re-read those
     /// that differ from what was ingested.
     pub verify: bool,
+    /// Ingest only share `k` of `n` of the files (by [`shard_of`] their path), as writer
+    /// `k` of `n` concurrent ingests into one backend that allows it.
+    pub shard: Option<(u64, u64)>,
+}
+
+/// The share (of `n`) that the file with store key `key` belongs to.
+pub fn shard_of(key: &str, n: u64) -> u64 {
+    xxhash_rust::xxh64::xxh64(key.as_bytes(), 0) % n.max(1)
+}
+
+/// Whether the file with store key `key` is this run's to ingest.
+fn in_share(key: &str, shard: Option<(u64, u64)>) -> bool {
+    shard.is_none_or(|(k, n)| shard_of(key, n) == k)
 }
 
 /// A file that could not be ingested.
@@ -162,11 +175,20 @@ pub fn ingest(
     opts: &IngestOptions,
 ) -> Result<IngestReport, Error> {
     let t0 = Instant::now();
-    let _lock = lock_index(engine.dir())?;
+    let _lock = match opts.shard {
+        None => lock_index(engine.dir())?,
+        Some((k, n)) => {
+            engine.store_mut().set_writer(k, n)?;
+            lock_file(engine.dir(), &format!("ingest-{k}of{n}.lock"))?
+        }
+    };
     let mut report = IngestReport::default();
     let repair = plan_repair(engine, opts.repair)?;
     let cfg = engine.config().clone();
-    let walked = walk_roots(engine, roots, &repair, &mut report)?;
+    let mut walked = walk_roots(engine, roots, &repair, &mut report)?;
+    walked
+        .files
+        .retain(|f| in_share(&path_key(&f.canonical), opts.shard));
     // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
     let rechunk = engine
         .store()
@@ -189,7 +211,13 @@ pub fn ingest(
         &mut report,
     )?;
     drop_unrepaired(engine, &repair, &mut report)?;
-    report_missing(engine, &walked, &lost, opts.prune, &mut report)?;
+    report_missing(
+        engine,
+        &walked,
+        &lost,
+        (opts.prune, opts.shard),
+        &mut report,
+    )?;
     if report.failed.is_empty() || !rechunk {
         engine
             .store()
@@ -527,7 +555,7 @@ fn report_missing(
     engine: &mut Engine,
     walked: &Walked,
     lost: &BTreeSet<String>,
-    prune: bool,
+    (prune, shard): (bool, Option<(u64, u64)>),
     report: &mut IngestReport,
 ) -> Result<(), Error> {
     let seen: BTreeSet<String> = walked
@@ -540,7 +568,8 @@ fn report_missing(
         let stored_path = key_path(&stored);
         let under_root = walked.roots.iter().any(|r| stored_path.starts_with(r));
         let shadowed = walked.unreadable.iter().any(|u| stored_path.starts_with(u));
-        if under_root && !seen.contains(&stored) && !shadowed {
+        let ours = in_share(&stored, shard);
+        if under_root && ours && !seen.contains(&stored) && !shadowed {
             if prune {
                 report.removed += engine.store_mut().remove_file(&stored)?;
             } else {
@@ -606,7 +635,13 @@ fn drop_unrepaired(
 /// Take the index's ingest lock (an advisory file lock, released when the returned file
 /// is dropped or the process ends), so two ingests never write the same index at once.
 pub fn lock_index(dir: &Path) -> Result<std::fs::File, Error> {
-    let path = dir.join("ingest.lock");
+    lock_file(dir, "ingest.lock")
+}
+
+/// Take the advisory lock on file `name` in `dir` (created with `dir` when absent).
+fn lock_file(dir: &Path, name: &str) -> Result<std::fs::File, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::Locked(format!("{}: {e}", dir.display())))?;
+    let path = dir.join(name);
     let file = std::fs::File::options()
         .create(true)
         .truncate(false)
@@ -932,7 +967,7 @@ mod tests {
         let e = Engine::open(cfg, Arc::new(HashEmbedder::new(64)), false).unwrap();
         assert_eq!(e.dense_backend(), "hnsw");
         let v = e.embed_query("Penguins swim in cold water").unwrap();
-        let top = e.dense_search(&v, 1)[0].0;
+        let top = e.dense_search(&v, 1).unwrap()[0].0;
         let row = &e.store().chunks_by_ids(&[top]).unwrap()[0];
         assert!(row.text.contains("Penguins"), "{}", row.text);
     }

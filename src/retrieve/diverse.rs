@@ -17,7 +17,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::engine::Engine;
 use crate::error::Error;
-use crate::store::ChunkRow;
+use crate::index::lexical::LexQuery;
+use crate::store::{ChunkRow, DocFilter};
 
 use super::Restrict;
 
@@ -97,7 +98,7 @@ pub fn dense_candidates(
 ) -> Result<Vec<(i64, f32)>, Error> {
     let allowed = |r: i64| scope.is_none_or(|s| s.chunks.contains(&r));
     let first = match scope {
-        None => engine.dense_search(qv, n),
+        None => engine.dense_search(qv, n)?,
         Some(s) => scoped_dense(engine, qv, n, s)?,
     };
     let (kept, over, full) = cap_list(engine, &first, candidate_cap(n))?;
@@ -105,7 +106,21 @@ pub fn dense_candidates(
         return Ok(first);
     }
     let without = engine.store().chunk_rows_of_docs(&full)?;
-    let refill = engine.dense_search_filtered(qv, n, &|r| !without.contains(&r) && allowed(r));
+    let rest: Vec<i64>;
+    let docs = match scope {
+        None => DocFilter::Without(&full),
+        Some(s) => {
+            rest = s
+                .docs
+                .iter()
+                .copied()
+                .filter(|d| !full.contains(d))
+                .collect();
+            DocFilter::Within(&rest)
+        }
+    };
+    let refill =
+        engine.dense_search_filtered(qv, n, &|r| !without.contains(&r) && allowed(r), docs)?;
     Ok(merge(kept, refill, over, n))
 }
 
@@ -122,7 +137,8 @@ fn scoped_dense(
     n: usize,
     scope: &Restrict,
 ) -> Result<Vec<(i64, f32)>, Error> {
-    let hits = engine.dense_search_filtered(qv, n, &|r| scope.chunks.contains(&r));
+    let within = DocFilter::Within(&scope.docs);
+    let hits = engine.dense_search_filtered(qv, n, &|r| scope.chunks.contains(&r), within)?;
     if hits.len() >= n.min(scope.chunks.len()) || scope.chunks.len() > EXACT_SCOPE_CHUNKS {
         return Ok(hits);
     }
@@ -139,25 +155,25 @@ fn scoped_dense(
     Ok(scored)
 }
 
-/// BM25 top-`n` for the FTS5 expression `expr` among the chunks `scope` allows, with at
+/// BM25 top-`n` for the lexical query `expr` among the chunks `scope` allows, with at
 /// most [`candidate_cap`] chunks per document.
 pub fn lexical_candidates(
     engine: &Engine,
-    expr: &str,
+    expr: &LexQuery,
     n: usize,
     scope: Option<&Restrict>,
 ) -> Result<Vec<(i64, f64)>, Error> {
     let store = engine.store();
     let first = match scope {
-        None => store.fts_search(expr, n)?,
-        Some(s) => store.fts_search_in_docs(expr, n, &s.docs)?,
+        None => store.lexical_search(expr, n)?,
+        Some(s) => store.lexical_search_in_docs(expr, n, &s.docs)?,
     };
     let (kept, over, full) = cap_list(engine, &first, candidate_cap(n))?;
     if full.is_empty() {
         return Ok(first);
     }
     let refill = match scope {
-        None => store.fts_search_without_docs(expr, n, &full)?,
+        None => store.lexical_search_without_docs(expr, n, &full)?,
         Some(s) => {
             let docs: Vec<i64> = s
                 .docs
@@ -165,7 +181,7 @@ pub fn lexical_candidates(
                 .copied()
                 .filter(|d| !full.contains(d))
                 .collect();
-            store.fts_search_in_docs(expr, n, &docs)?
+            store.lexical_search_in_docs(expr, n, &docs)?
         }
     };
     Ok(merge(kept, refill, over, n))

@@ -247,7 +247,7 @@ pub fn search_in(
         dense = diverse::dense_candidates(engine, &v, n, scope)?;
     }
     if mode != Mode::Dense {
-        if let Some(expr) = lexical::fts_query(q) {
+        if let Some(expr) = lexical::lex_query(q) {
             lexical_hits = diverse::lexical_candidates(engine, &expr, n, scope)?;
         }
     }

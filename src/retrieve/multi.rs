@@ -285,7 +285,7 @@ impl Pool {
     ) -> Result<(), Error> {
         let scope = self.scope.as_deref();
         let dense = super::diverse::dense_candidates(engine, qv, n, scope)?;
-        let lex = match lexical::fts_query(query) {
+        let lex = match lexical::lex_query(query) {
             Some(e) => super::diverse::lexical_candidates(engine, &e, n, scope)?,
             None => Vec::new(),
         };
@@ -408,7 +408,9 @@ fn pin_printed(
 ) -> Result<Vec<(i64, f64)>, Error> {
     let mut pinned: Vec<i64> = Vec::new();
     for phrase in quoted_phrases(q).into_iter().chain(dotted_numbers(q)) {
-        let expr = format!("\"{}\"", words(&phrase).join(" "));
+        let Some(expr) = lexical::LexQuery::phrase(&phrase) else {
+            continue;
+        };
         let hits = super::diverse::lexical_candidates(engine, &expr, PHRASE_CANDIDATES, scope)?;
         let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
         let rows = engine.store().chunks_by_ids(&ids)?;

@@ -14,6 +14,7 @@ use crate::corpus::segment::sentences;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::extract::{evidence_key, Kind};
+use crate::index::lexical::LexQuery;
 use crate::store::{sha256_hex, ChunkRow};
 
 use super::checklist::Requirement;
@@ -33,11 +34,6 @@ struct Doc {
     hash: String,
 }
 
-/// The FTS5 phrase query of a cue (`"project id"`).
-fn phrase(cue: &str) -> String {
-    format!("\"{}\"", cue.replace('"', " "))
-}
-
 /// Evidence items of `req`'s fields found by their cues in the documents `in_scope`
 /// accepts.
 pub fn scan(
@@ -49,7 +45,10 @@ pub fn scan(
     let mut rows: Vec<i64> = Vec::new();
     for spec in &req.fields {
         for cue in &spec.cues {
-            for (row, _) in store.fts_search(&phrase(cue), CHUNKS_PER_CUE)? {
+            let Some(phrase) = LexQuery::phrase(cue) else {
+                continue;
+            };
+            for (row, _) in store.lexical_search(&phrase, CHUNKS_PER_CUE)? {
                 if !rows.contains(&row) {
                     rows.push(row);
                 }

@@ -109,7 +109,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let e = crate::engine::sample_engine(tmp.path());
         let store = e.store();
-        let hit = store.fts_search("retained", 1).unwrap();
+        let hit = store
+            .lexical_search(&crate::index::lexical::lex_query("retained").unwrap(), 1)
+            .unwrap();
         let c = store.chunks_by_ids(&[hit[0].0]).unwrap().remove(0);
         let text = store.document_text(&c.doc_id).unwrap().unwrap();
         let start = c.span.start;

@@ -56,9 +56,27 @@ pub struct Args {
     /// Declare a source they supersede, by name (repeatable)
     #[arg(long, value_name = "NAME")]
     supersedes: Vec<String>,
+    /// Ingest only this share of the files, as writer K of N concurrent ingests into one
+    /// Milvus backend (`--shard 0/2` on one machine, `--shard 1/2` on another); a file's
+    /// share is fixed by a hash of its path
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(u64, u64)>,
     /// Print the summary as JSON
     #[arg(long)]
     json: bool,
+}
+
+/// `K/N` with `K < N`.
+fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (k, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("expected K/N (e.g. 0/2), not {s:?}"))?;
+    let k: u64 = k.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    let n: u64 = n.trim().parse().map_err(|e| format!("{s:?}: {e}"))?;
+    if n == 0 || k >= n {
+        return Err(format!("{s:?}: K must be below N and N at least 1"));
+    }
+    Ok((k, n))
 }
 
 impl Args {
@@ -120,6 +138,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
             progress: !args.json,
             repair: args.repair,
             verify: args.verify,
+            shard: args.shard,
         },
     )
     .context("ingest")?;

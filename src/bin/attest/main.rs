@@ -46,6 +46,8 @@ struct Cli {
     model_dir: Option<PathBuf>,
     #[arg(long, global = true, help = global_help("generator"))]
     generator: Option<PathBuf>,
+    #[arg(long, global = true, help = global_help("backend"))]
+    backend: Option<attest::config::BackendKind>,
     /// More logging on stderr (repeat for more)
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     verbose: u8,
@@ -219,6 +221,10 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     if let Some(g) = cli.generator {
         cfg.generator = Some(g);
+    }
+    if let Some(b) = cli.backend {
+        cfg.backend = b;
+        cfg.set_by_flag("backend", "--backend");
     }
     match cli.command {
         Command::Ingest(args) => ingest::run(cfg, args),

@@ -5,11 +5,12 @@ use std::collections::{HashMap, HashSet};
 
 use rusqlite::params;
 
-use super::{Store, StoreError};
+use super::super::{Scoped, StoreError};
+use super::SqliteStore;
+use crate::store::LexQuery;
 
-impl Store {
-    /// Document row of each chunk row in `ids` (unknown ids are left out).
-    pub fn chunk_docs(&self, ids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
+impl Scoped for SqliteStore {
+    fn chunk_docs(&self, ids: &[i64]) -> Result<HashMap<i64, i64>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached("SELECT doc FROM chunks WHERE id = ?1")
@@ -31,8 +32,7 @@ impl Store {
         Ok(out)
     }
 
-    /// The row of the first chunk (in reading order) of document row `doc`.
-    pub fn first_chunk_of_doc(&self, doc: i64) -> Result<Option<i64>, StoreError> {
+    fn first_chunk_of_doc(&self, doc: i64) -> Result<Option<i64>, StoreError> {
         self.conn
             .query_row(
                 "SELECT id FROM chunks WHERE doc = ?1 ORDER BY ord LIMIT 1",
@@ -47,8 +47,7 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Every chunk row of the documents `docs` (document row ids).
-    pub fn chunk_rows_of_docs(&self, docs: &[i64]) -> Result<HashSet<i64>, StoreError> {
+    fn chunk_rows_of_docs(&self, docs: &[i64]) -> Result<HashSet<i64>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached("SELECT id FROM chunks WHERE doc = ?1")
@@ -65,21 +64,46 @@ impl Store {
         Ok(out)
     }
 
-    /// [`Store::fts_search`] leaving out the chunks of documents `docs` (document rows).
-    pub fn fts_search_without_docs(
+    fn lexical_search_without_docs(
         &self,
-        match_expr: &str,
+        query: &LexQuery,
         limit: usize,
         docs: &[i64],
     ) -> Result<Vec<(i64, f64)>, StoreError> {
-        self.fts_search_docs(match_expr, limit, docs, false)
+        self.fts_search_docs(&query.fts5(), limit, docs, false)
+    }
+    fn lexical_search_in_docs(
+        &self,
+        query: &LexQuery,
+        limit: usize,
+        docs: &[i64],
+    ) -> Result<Vec<(i64, f64)>, StoreError> {
+        self.fts_search_docs(&query.fts5(), limit, docs, true)
     }
 
+    fn chunk_ids_of_docs(&self, docs: &[i64]) -> Result<Vec<i64>, StoreError> {
+        let docs_json = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
+        let mut st = self
+            .conn
+            .prepare_cached(
+                "SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?1)) ORDER BY id",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = st
+            .query_map([docs_json], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.err(e))?
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
+    }
+}
+
+impl SqliteStore {
     /// BM25 top-`limit` for `match_expr` among the chunks of documents `docs` (`within`)
     /// or among all other chunks. The unary `+` keeps SQLite from driving the full-text
     /// table by the row-id list (one MATCH per allowed chunk: 14× slower on 645 chunks);
     /// the MATCH runs once and its rows are checked against the list.
-    pub(super) fn fts_search_docs(
+    fn fts_search_docs(
         &self,
         match_expr: &str,
         limit: usize,

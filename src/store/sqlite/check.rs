@@ -10,7 +10,8 @@ use std::fmt;
 use rusqlite::types::ValueRef;
 use serde::Serialize;
 
-use super::{chunk_id, lossy, sha256_hex, Store, StoreError};
+use super::super::{chunk_id, sha256_hex, Maintenance, Records, StoreError};
+use super::{lossy, SqliteStore};
 use crate::models::NORM_TOLERANCE;
 
 /// What is wrong with a stored vector.
@@ -162,10 +163,8 @@ struct DocRow {
     text: Vec<u8>,
 }
 
-impl Store {
-    /// Check everything stored (see the module documentation); an empty list means the
-    /// store is sound.
-    pub fn deep_check(&self) -> Result<Vec<Problem>, StoreError> {
+impl Maintenance for SqliteStore {
+    fn deep_check(&self) -> Result<Vec<Problem>, StoreError> {
         let dim = self.dimension()?;
         let mut problems = Vec::new();
         let mut st = self
@@ -204,6 +203,58 @@ impl Store {
         Ok(problems)
     }
 
+    fn rebuild_fulltext(&self) -> Result<(), StoreError> {
+        self.conn
+            .execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+    fn storage_problems(&self) -> Result<Vec<String>, StoreError> {
+        let ok: String = self
+            .conn
+            .query_row("PRAGMA quick_check", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        Ok(if ok == "ok" {
+            Vec::new()
+        } else {
+            vec![format!("sqlite quick_check: {ok}")]
+        })
+    }
+
+    fn integrity_problems(&self) -> Result<Vec<String>, StoreError> {
+        let mut problems = Vec::new();
+        let bad: i64 = self
+            .conn
+            .query_row(
+                "SELECT COUNT(*) FROM chunks c JOIN documents d ON d.id = c.doc \
+                 WHERE c.end > length(CAST(d.text AS BLOB)) OR c.start >= c.end",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        if bad > 0 {
+            problems.push(format!("{bad} chunk span(s) outside their document"));
+        }
+        if let Some(dim) = self.dimension()? {
+            let wrong: i64 = self
+                .conn
+                .query_row(
+                    "SELECT COUNT(*) FROM chunks WHERE length(vector) != ?1",
+                    [dim as i64 * 4],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.err(e))?;
+            if wrong > 0 {
+                problems.push(format!(
+                    "{wrong} chunk vector(s) of the wrong length (`attest status --deep` names them; `attest ingest --repair` rewrites them)"
+                ));
+            }
+        }
+        Ok(problems)
+    }
+}
+
+impl SqliteStore {
     fn check_document(
         &self,
         doc: &DocRow,
@@ -289,7 +340,7 @@ impl Store {
             .collect::<Result<Vec<(String, String, Option<String>)>, _>>()
             .map_err(|e| self.err(e))?;
         for (key, recorded, source) in rows {
-            let path = super::key_path(&key);
+            let path = super::super::key_path(&key);
             let Ok(now) = crate::corpus::load::file_sha256(&path) else {
                 continue;
             };
@@ -336,14 +387,6 @@ impl Store {
             Err(e) => Err(self.err(e)),
         }
     }
-
-    /// Rebuild the FTS5 index from the chunk table.
-    pub fn rebuild_fulltext(&self) -> Result<(), StoreError> {
-        self.conn
-            .execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')", [])
-            .map(|_| ())
-            .map_err(|e| self.err(e))
-    }
 }
 
 /// The fault of a vector column value, if any.
@@ -358,7 +401,7 @@ fn blob_fault(v: ValueRef<'_>, dim: Option<usize>) -> Option<VectorFault> {
 }
 
 /// What is wrong with a chunk's span, text or id against its document, if anything.
-fn chunk_fault(
+pub(crate) fn chunk_fault(
     text: Option<&str>,
     content_hash: &str,
     id: &str,

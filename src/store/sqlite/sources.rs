@@ -3,38 +3,11 @@
 
 use rusqlite::params;
 
-use super::{Store, StoreError};
+use super::super::{Catalog, CatalogRow, StoreError};
+use super::SqliteStore;
 
-/// A document as the source catalog lists it.
-#[derive(Debug, Clone)]
-pub struct CatalogRow {
-    /// Document row id.
-    pub id: i64,
-    /// Document id.
-    pub doc_id: String,
-    /// Canonical path of its file.
-    pub path: String,
-    /// Path shown to users.
-    pub source: String,
-    /// Title.
-    pub title: String,
-    /// Kind of file (`markdown`, `pdf`, …).
-    pub kind: String,
-    /// What it says about itself (JSON; '' when never read).
-    pub source_meta: String,
-    /// The opening of its text, read only when `source_meta` is ''.
-    pub opening: String,
-    /// Pages (0 when the source has none).
-    pub pages: usize,
-    /// Chunks.
-    pub chunks: usize,
-}
-
-impl Store {
-    /// Every document (or only those with ids `only`), in path order, with what the
-    /// catalog needs; `opening_bytes` of text are read for documents stored before source
-    /// metadata existed.
-    pub fn catalog_rows(
+impl Catalog for SqliteStore {
+    fn catalog_rows(
         &self,
         opening_bytes: usize,
         only: Option<&[String]>,
@@ -72,8 +45,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Source declarations made at ingest: (canonical root path, JSON), in path order.
-    pub fn source_decls(&self) -> Result<Vec<(String, String)>, StoreError> {
+    fn source_decls(&self) -> Result<Vec<(String, String)>, StoreError> {
         let mut st = self
             .conn
             .prepare_cached("SELECT root, meta FROM source_decl ORDER BY root")
@@ -86,8 +58,7 @@ impl Store {
         Ok(rows)
     }
 
-    /// Record (or replace) the source declaration of canonical path `root`.
-    pub fn set_source_decl(&self, root: &str, meta_json: &str) -> Result<(), StoreError> {
+    fn set_source_decl(&self, root: &str, meta_json: &str) -> Result<(), StoreError> {
         self.conn
             .execute(
                 "INSERT OR REPLACE INTO source_decl(root, meta) VALUES (?1, ?2)",
@@ -97,37 +68,7 @@ impl Store {
         Ok(())
     }
 
-    /// BM25 top-`limit` for `match_expr` among the chunks of documents `docs` (row ids).
-    pub fn fts_search_in_docs(
-        &self,
-        match_expr: &str,
-        limit: usize,
-        docs: &[i64],
-    ) -> Result<Vec<(i64, f64)>, StoreError> {
-        self.fts_search_docs(match_expr, limit, docs, true)
-    }
-
-    /// Chunk row ids of documents `docs` (row ids).
-    pub fn chunk_ids_of_docs(&self, docs: &[i64]) -> Result<Vec<i64>, StoreError> {
-        let docs_json = serde_json::to_string(docs).unwrap_or_else(|_| "[]".into());
-        let mut st = self
-            .conn
-            .prepare_cached(
-                "SELECT id FROM chunks WHERE doc IN (SELECT value FROM json_each(?1)) ORDER BY id",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = st
-            .query_map([docs_json], |r| r.get::<_, i64>(0))
-            .map_err(|e| self.err(e))?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
-        Ok(rows)
-    }
-}
-
-impl Store {
-    /// Row ids of the documents with ids `doc_ids` (unknown ids are left out), ascending.
-    pub fn doc_rows_of(&self, doc_ids: &[&str]) -> Result<Vec<i64>, StoreError> {
+    fn doc_rows_of(&self, doc_ids: &[&str]) -> Result<Vec<i64>, StoreError> {
         let json = serde_json::to_string(doc_ids).unwrap_or_else(|_| "[]".into());
         let mut st = self
             .conn

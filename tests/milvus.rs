@@ -1,0 +1,274 @@
+//! The Milvus backend through the real binary against a real local Milvus server
+//! (`scripts/milvus.sh start`, run by `scripts/test.sh`, whose URL is in
+//! `ATTEST_TEST_MILVUS_URL`): the sample corpus answers exactly as on SQLite, sharded
+//! ingests load one corpus together, and re-ingests replace and prune. Without a server
+//! the tests say they were skipped (with `ATTEST_REQUIRE_MILVUS=1` that is a failure).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::cli::{attest, json, sample_corpus, sample_index, scratch_corpus};
+
+/// The server's URL, or `None` (with a note) when no server was started.
+fn server() -> Option<String> {
+    match std::env::var("ATTEST_TEST_MILVUS_URL") {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ => {
+            assert!(
+                std::env::var("ATTEST_REQUIRE_MILVUS").is_err(),
+                "ATTEST_REQUIRE_MILVUS is set but ATTEST_TEST_MILVUS_URL is not"
+            );
+            eprintln!("skipped: no Milvus server (run scripts/test.sh, which starts one)");
+            None
+        }
+    }
+}
+
+/// A collection prefix no other test uses.
+fn fresh_prefix(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("t_{name}_{}_{}", std::process::id(), nanos % 1_000_000_000)
+}
+
+/// `attest` on the Milvus backend at `url` under `prefix` (`idx` holds only local files).
+fn on_milvus(idx: &Path, url: &str, prefix: &str) -> Command {
+    let mut c = attest(idx);
+    c.args(["--backend", "milvus"])
+        .env("ATTEST_MILVUS_URL", url)
+        .env("ATTEST_MILVUS_PREFIX", prefix);
+    c
+}
+
+fn ingest_ok(mut c: Command, paths: &[&Path], extra: &[&str]) -> Value {
+    let out = c
+        .arg("ingest")
+        .args(paths)
+        .args(extra)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// The answer JSON of `ask q` with what may differ between backends left out: timings,
+/// the index location and the corpus version.
+fn answer(mut c: Command, q: &str) -> Value {
+    let out = c
+        .args(["ask", q, "--json", "--no-memory"])
+        .output()
+        .unwrap();
+    let mut v = json(&out.stdout);
+    strip(&mut v);
+    v
+}
+
+fn strip(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| !(k.ends_with("_ms") || k == "corpus_version" || k == "index"));
+            m.values_mut().for_each(strip);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip),
+        _ => {}
+    }
+}
+
+const QUESTIONS: [&str; 5] = [
+    "How long must client records be retained?",
+    "How many days does a client have to file a grievance?",
+    "Which is longer, the record retention period under the county code or under Policy Bulletin 19-04?",
+    "What does the Client Rights Office do and what does the Youth Services Division receive?",
+    "What is the boiling point of liquid nitrogen?",
+];
+
+#[test]
+fn the_sample_corpus_answers_the_same_on_milvus_as_on_sqlite() {
+    let Some(url) = server() else { return };
+    let (tmp, idx) = sample_index();
+    let prefix = fresh_prefix("same");
+    let local = tmp.path().join("milvus-local");
+    let corpus = sample_corpus();
+    let r = ingest_ok(on_milvus(&local, &url, &prefix), &[&corpus], &[]);
+    let sqlite_status = json(
+        &attest(&idx)
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(r["documents"], sqlite_status["documents"]);
+    assert_eq!(r["chunks"], sqlite_status["chunks"]);
+    for q in QUESTIONS {
+        let a = answer(attest(&idx), q);
+        let b = answer(on_milvus(&local, &url, &prefix), q);
+        assert_eq!(a, b, "answers differ for {q:?}");
+    }
+    let search = |mut c: Command| {
+        let out = c
+            .args([
+                "search",
+                "youth assessment retention period",
+                "--json",
+                "-k",
+                "4",
+            ])
+            .output()
+            .unwrap();
+        let mut v = json(&out.stdout);
+        strip(&mut v);
+        v
+    };
+    assert_eq!(
+        search(attest(&idx)),
+        search(on_milvus(&local, &url, &prefix))
+    );
+    let status = on_milvus(&local, &url, &prefix)
+        .args(["status", "--deep", "--json"])
+        .output()
+        .unwrap();
+    let s = json(&status.stdout);
+    assert!(status.status.success(), "{s}");
+    assert_eq!(s["index"]["consistent"], true, "{s}");
+    assert_eq!(s["documents"], sqlite_status["documents"]);
+}
+
+#[test]
+fn two_sharded_ingests_load_one_corpus_together() {
+    let Some(url) = server() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = fresh_prefix("shard");
+    let corpus = sample_corpus();
+    let children: Vec<_> = (0..2)
+        .map(|k| {
+            let local = tmp.path().join(format!("local{k}"));
+            let mut c = on_milvus(&local, &url, &prefix);
+            c.arg("ingest")
+                .arg(&corpus)
+                .args(["--shard", &format!("{k}/2"), "--json"]);
+            std::process::Command::from(c)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut added = 0;
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r = json(&out.stdout);
+        added += r["added"].as_u64().unwrap();
+        assert!(
+            r["added"].as_u64().unwrap() > 0,
+            "each shard ingests some files: {r}"
+        );
+    }
+    let (_t, idx) = sample_index();
+    let sqlite = json(
+        &attest(&idx)
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    let local = tmp.path().join("reader");
+    let s = json(
+        &on_milvus(&local, &url, &prefix)
+            .args(["status", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    );
+    assert_eq!(added, sqlite["documents"].as_u64().unwrap());
+    assert_eq!(s["documents"], sqlite["documents"]);
+    assert_eq!(s["chunks"], sqlite["chunks"]);
+    let a = answer(attest(&idx), QUESTIONS[1]);
+    let b = answer(on_milvus(&local, &url, &prefix), QUESTIONS[1]);
+    assert_eq!(a["answer"], b["answer"]);
+    let out = attest(&idx)
+        .args(["ingest"])
+        .arg(&corpus)
+        .args(["--shard", "0/2"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("milvus"));
+}
+
+#[test]
+fn a_changed_file_is_replaced_and_a_deleted_one_pruned_on_milvus() {
+    let Some(url) = server() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = scratch_corpus(tmp.path());
+    let prefix = fresh_prefix("change");
+    let local = tmp.path().join("local");
+    let first = ingest_ok(on_milvus(&local, &url, &prefix), &[&docs], &[]);
+    let files: Vec<_> = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    let changed = files
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "md"))
+        .unwrap();
+    let gone = files.iter().find(|p| *p != changed).unwrap();
+    std::fs::write(
+        changed,
+        "# Parking\n\nVisitors must park in the orange lot for at most 45 minutes.\n",
+    )
+    .unwrap();
+    std::fs::remove_file(gone).unwrap();
+    let second = ingest_ok(on_milvus(&local, &url, &prefix), &[&docs], &["--prune"]);
+    assert!(second["updated"].as_u64().unwrap() >= 1, "{second}");
+    assert!(second["removed"].as_u64().unwrap() >= 1, "{second}");
+    assert!(second["documents"].as_u64() < first["documents"].as_u64());
+    assert!(second["corpus_version"].as_u64() > first["corpus_version"].as_u64());
+    let a = answer(
+        on_milvus(&local, &url, &prefix),
+        "For how many minutes may visitors park in the orange lot?",
+    );
+    assert!(a["answer"].as_str().unwrap().contains("45 minutes"), "{a}");
+    let third = ingest_ok(on_milvus(&local, &url, &prefix), &[&docs], &[]);
+    assert_eq!(third["added"], 0);
+    assert_eq!(third["updated"], 0);
+    assert_eq!(third["corpus_version"], second["corpus_version"]);
+}
+
+#[test]
+fn a_bad_prefix_or_an_absent_server_is_a_clear_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = on_milvus(tmp.path(), "http://127.0.0.1:1", "attest")
+        .args(["search", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("127.0.0.1:1"), "{err}");
+    let Some(url) = server() else { return };
+    let out = on_milvus(tmp.path(), &url, "bad-prefix; drop")
+        .args(["search", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("prefix"));
+    let out = on_milvus(tmp.path(), &url, &fresh_prefix("none"))
+        .args(["search", "x"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no index"));
+}
