@@ -524,6 +524,7 @@ fn bm25_fields(schema: CollectionSchema, text: &str, max: u32, sparse: &str) -> 
         .data_type(DataType::VarChar)
         .max_length(max)
         .enable_analyzer(true)
+        .enable_match(true)
         .analyzer_params(serde_json::json!({"tokenizer": "standard"}));
     let sparse_field = FieldSchema::new()
         .name(sparse)

@@ -1,21 +1,19 @@
 //! Words for the Milvus BM25 index, normalised as SQLite's FTS5 tokenizer
 //! (`porter unicode61 remove_diacritics 2`) normalises them: runs of letters and digits,
-//! lower-cased, diacritics removed, English-stemmed. Milvus's own analyzer (milvus-lite
+//! lower-cased, diacritics removed, Porter-stemmed ([`super::porter`]). Milvus's own analyzer (milvus-lite
 //! offers only the `standard` tokenizer, without stemming) then only splits on spaces,
 //! so both backends match the same words.
 
-use rust_stemmers::{Algorithm, Stemmer};
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 /// The normalised words of `text`, in order.
 pub fn terms(text: &str) -> Vec<String> {
-    let stemmer = Stemmer::create(Algorithm::English);
     crate::text::words(text)
         .into_iter()
         .map(|w| {
             let plain: String = w.nfd().filter(|c| !is_combining_mark(*c)).collect();
-            stemmer.stem(&plain).into_owned()
+            super::porter::stem(&plain)
         })
         .collect()
 }
@@ -56,6 +54,49 @@ mod tests {
         );
         assert_eq!(indexed("retention of records", 100), "retent of record");
         assert_eq!(indexed("retention of records", 10), "retent of");
+    }
+
+    /// FTS5's own words for `line` (porter unicode61 remove_diacritics 2), with counts.
+    fn fts5_words(db: &rusqlite::Connection, line: &str) -> std::collections::BTreeMap<String, i64> {
+        db.execute("DELETE FROM f", []).unwrap();
+        db.execute("INSERT INTO f(t) VALUES (?1)", [line]).unwrap();
+        let mut st = db.prepare("SELECT term, cnt FROM v").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn every_line_of_the_sample_corpus_has_the_words_fts5_indexes() {
+        let db = rusqlite::Connection::open_in_memory().unwrap();
+        db.execute_batch(
+            "CREATE VIRTUAL TABLE f USING fts5(t, tokenize='porter unicode61 remove_diacritics 2');
+             CREATE VIRTUAL TABLE v USING fts5vocab(f, 'row');",
+        )
+        .unwrap();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus");
+        let mut lines: Vec<String> = vec![
+            "Café naïve façade Ünïcödé 東京 agreement documented tries happy try".into(),
+            "generalization controlling hopping filing relational sky skies dying".into(),
+        ];
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
+                lines.extend(text.lines().map(str::to_string));
+            }
+        }
+        let mut checked = 0;
+        for line in lines.iter().filter(|l| !l.trim().is_empty()) {
+            let mut ours = std::collections::BTreeMap::new();
+            for t in terms(line) {
+                *ours.entry(t).or_insert(0i64) += 1;
+            }
+            assert_eq!(ours, fts5_words(&db, line), "{line}");
+            checked += 1;
+        }
+        assert!(checked > 300, "{checked} lines");
     }
 
     #[test]

@@ -25,9 +25,11 @@ use serde_json::{json, Map, Value};
 use super::{MemoryRow, StoreError};
 use client::{Conn, Field};
 
+mod bm25;
 mod check;
 mod client;
 pub mod lex;
+mod porter;
 mod records;
 mod scoped;
 
@@ -90,6 +92,10 @@ pub struct MilvusStore {
     dim: usize,
     next_chunk: i64,
     next_doc: i64,
+    /// Tokens added less tokens removed by this writer since its count was last saved.
+    token_delta: i64,
+    /// Corpus statistics for lexical ranking, at the version they were read.
+    stats: std::sync::Mutex<bm25::Stats>,
 }
 
 /// The `_v` placeholder every collection needs (Milvus requires a vector field).
@@ -154,6 +160,8 @@ impl MilvusStore {
             dim,
             next_chunk: 0,
             next_doc: 0,
+            token_delta: 0,
+            stats: Default::default(),
         };
         store.open_collections(create)?;
         Ok(store)
@@ -274,11 +282,17 @@ impl MilvusStore {
     }
 
     /// Record this writer's next ids and count one more change of the corpus.
-    fn record_write(&self, changed: bool) -> Result<(), StoreError> {
+    fn record_write(&mut self, changed: bool) -> Result<(), StoreError> {
         use super::Records;
         let tag = self.writer.tag();
         self.set_meta(&format!("next/chunk/{tag}"), &self.next_chunk.to_string())?;
         self.set_meta(&format!("next/doc/{tag}"), &self.next_doc.to_string())?;
+        if self.token_delta != 0 {
+            let key = format!("tokens/{tag}");
+            let t: i64 = self.meta(&key)?.and_then(|v| v.parse().ok()).unwrap_or(0);
+            self.set_meta(&key, &(t + self.token_delta).to_string())?;
+            self.token_delta = 0;
+        }
         if changed {
             let key = format!("version/{tag}");
             let v: u64 = self.meta(&key)?.and_then(|v| v.parse().ok()).unwrap_or(0);
@@ -356,6 +370,8 @@ fn chunks_fields(dim: u32) -> Vec<Field> {
         VarChar("text", v),
         VarChar("context", v),
         Bm25Text("lex", v, "sparse"),
+        VarChar("lex_text", v),
+        VarChar("lex_ctx", v),
         FloatVector("vector", dim),
         VarChar("flag_kind", 64),
         VarChar("flag_matched", v),

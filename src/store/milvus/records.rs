@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::{client, int, int_list, lex, parts, placeholder, text, MilvusStore, PLACEHOLDER};
 use crate::corpus::Span;
+use crate::index::dense::ExactIndex;
 use crate::store::LexQuery;
 use crate::store::{
     chunk_id, doc_id, layout_json, sha256_hex, ChunkRow, DocFilter, MemoryRow, NewDoc, Records,
@@ -79,10 +80,16 @@ impl MilvusStore {
 
     /// Remove documents `rows` with their chunks and blobs (chunks first, so no chunk
     /// outlives its document).
-    fn remove_docs(&self, rows: &[i64]) -> Result<(), StoreError> {
+    fn remove_docs(&mut self, rows: &[i64]) -> Result<(), StoreError> {
         if rows.is_empty() {
             return Ok(());
         }
+        let gone: i64 = self
+            .query("chunks", &int_list("doc", rows), &["lex_text", "lex_ctx"])?
+            .iter()
+            .map(|r| word_count(&text(r, "lex_text")) + word_count(&text(r, "lex_ctx")))
+            .sum();
+        self.token_delta -= gone;
         self.delete("chunks", &int_list("doc", rows))?;
         self.delete("blobs", &int_list("doc", rows))?;
         self.delete("docs", &int_list("id", rows))
@@ -134,12 +141,15 @@ impl MilvusStore {
                 Some(f) => (f.kind.as_str().to_string(), f.matched.clone()),
                 None => (String::new(), String::new()),
             };
+            let max = super::VARCHAR_MAX as usize / 2;
+            let (lex_text, lex_ctx) = (lex::indexed(body, max), lex::indexed(&c.context, max));
+            self.token_delta += word_count(&lex_text) + word_count(&lex_ctx);
             rows.push(json!({
                 "id": id, "chunk_id": chunk_id(hash, c.span), "doc": doc, "ord": ord as i64,
                 "span_start": c.span.start as i64, "span_end": c.span.end as i64,
                 "line_start": c.lines.0 as i64, "line_end": c.lines.1 as i64,
                 "tokens": c.tokens as i64, "text": body, "context": c.context,
-                "lex": lex::indexed(&format!("{body} {}", c.context), super::VARCHAR_MAX as usize),
+                "lex": format!("{lex_text} {lex_ctx}"), "lex_text": lex_text, "lex_ctx": lex_ctx,
                 "vector": c.vector, "flag_kind": flag_kind, "flag_matched": flag_matched,
             }));
             ids.push(id);
@@ -176,50 +186,6 @@ impl MilvusStore {
             out.push((int(&r, "id"), v));
         }
         out.sort_by_key(|x| x.0);
-        Ok(out)
-    }
-
-    /// BM25 top-`limit` among chunks matching `filter`, phrases held to their order.
-    pub(super) fn bm25(
-        &self,
-        query: &LexQuery,
-        limit: usize,
-        filter: Option<&str>,
-    ) -> Result<Vec<(i64, f64)>, StoreError> {
-        let words: Vec<String> = query.terms.iter().flat_map(|t| lex::terms(t)).collect();
-        if words.is_empty() || limit == 0 {
-            return Ok(Vec::new());
-        }
-        let phrases: Vec<Vec<String>> = query.terms.iter().map(|t| lex::terms(t)).collect();
-        let only_phrases = phrases.iter().all(|p| p.len() > 1);
-        let fetch = if only_phrases {
-            (limit * 4).min(16_384)
-        } else {
-            limit
-        };
-        let name = self.name("chunks");
-        let mut hits = self
-            .conn
-            .search_bm25(&name, "sparse", &words.join(" "), fetch, filter)
-            .map_err(|e| self.fail(e))?;
-        if only_phrases {
-            let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
-            let lexes: HashMap<i64, String> = self
-                .query("chunks", &int_list("id", &ids), &["id", "lex"])?
-                .iter()
-                .map(|r| (int(r, "id"), text(r, "lex")))
-                .collect();
-            hits.retain(|(id, _)| {
-                let w: Vec<&str> = lexes
-                    .get(id)
-                    .map(|l| l.split(' ').collect())
-                    .unwrap_or_default();
-                phrases.iter().any(|p| lex::holds_phrase(&w, p))
-            });
-        }
-        let mut out: Vec<(i64, f64)> = hits.into_iter().map(|(i, s)| (i, s as f64)).collect();
-        out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        out.truncate(limit);
         Ok(out)
     }
 }
@@ -626,12 +592,20 @@ impl Records for MilvusStore {
             return Ok(Vec::new());
         }
         let name = self.name("chunks");
-        let mut hits = self
+        let fetch = (k * 2).max(k + 16);
+        let hits = self
             .conn
-            .search_dense(&name, "vector", query, k, ef.max(k), filter.as_deref())
+            .search_dense(&name, "vector", query, fetch, ef.max(fetch), filter.as_deref())
             .map_err(|e| self.fail(e))?;
-        hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        Ok(hits)
+        let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
+        let rows = self.vector_rows(&int_list("id", &ids))?;
+        let exact = ExactIndex::from_rows(self.dim, rows.iter().map(|(i, v)| (*i as u64, v.as_slice())))
+            .map_err(|e| self.fail(e.to_string()))?;
+        Ok(exact
+            .search(query, k, &|_| true)
+            .into_iter()
+            .map(|(i, s)| (i as i64, s))
+            .collect())
     }
 
     fn set_writer(&mut self, k: u64, n: u64) -> Result<(), StoreError> {
@@ -643,6 +617,11 @@ impl Records for MilvusStore {
         self.next_doc = self.writer.first_at(self.max_next("doc")?);
         Ok(())
     }
+}
+
+/// Words in a space-joined word list.
+fn word_count(s: &str) -> i64 {
+    s.split(' ').filter(|w| !w.is_empty()).count() as i64
 }
 
 fn chunk_row(r: &Map<String, Value>, d: &StoredDoc) -> ChunkRow {
