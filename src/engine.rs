@@ -302,8 +302,11 @@ impl Engine {
         self.dense().search_hnsw(v, n)
     }
 
-    /// `exact` or `hnsw`.
+    /// `exact` or `hnsw`, or the backend that searches vectors itself (`milvus`).
     pub fn dense_backend(&self) -> &str {
+        if self.store.searches_dense() {
+            return self.cfg.backend.as_str();
+        }
         self.dense().backend()
     }
 

@@ -4,12 +4,12 @@
 //! ingests load one corpus together, and re-ingests replace and prune. Without a server
 //! the tests say they were skipped (with `ATTEST_REQUIRE_MILVUS=1` that is a failure).
 
+use assert_cmd::Command;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 
-use super::cli::{attest, json, sample_corpus, sample_index, scratch_corpus};
+use super::cli::{attest, json, sample_files, sample_index, scratch_corpus};
 
 /// The server's URL, or `None` (with a note) when no server was started.
 fn server() -> Option<String> {
@@ -61,7 +61,7 @@ fn ingest_ok(mut c: Command, paths: &[&Path], extra: &[&str]) -> Value {
 }
 
 /// The answer JSON of `ask q` with what may differ between backends left out: timings,
-/// the index location and the corpus version.
+/// the index location, the corpus version and the name of the dense search.
 fn answer(mut c: Command, q: &str) -> Value {
     let out = c
         .args(["ask", q, "--json", "--no-memory"])
@@ -75,7 +75,10 @@ fn answer(mut c: Command, q: &str) -> Value {
 fn strip(v: &mut Value) {
     match v {
         Value::Object(m) => {
-            m.retain(|k, _| !(k.ends_with("_ms") || k == "corpus_version" || k == "index"));
+            m.retain(|k, _| {
+                !(k.ends_with("_ms")
+                    || ["corpus_version", "index", "dense_backend"].contains(&k.as_str()))
+            });
             m.values_mut().for_each(strip);
         }
         Value::Array(a) => a.iter_mut().for_each(strip),
@@ -97,8 +100,9 @@ fn the_sample_corpus_answers_the_same_on_milvus_as_on_sqlite() {
     let (tmp, idx) = sample_index();
     let prefix = fresh_prefix("same");
     let local = tmp.path().join("milvus-local");
-    let corpus = sample_corpus();
-    let r = ingest_ok(on_milvus(&local, &url, &prefix), &[&corpus], &[]);
+    let files = sample_files();
+    let refs: Vec<&Path> = files.iter().map(|p| p.as_path()).collect();
+    let r = ingest_ok(on_milvus(&local, &url, &prefix), &refs, &[]);
     let sqlite_status = json(
         &attest(&idx)
             .args(["status", "--json"])
@@ -132,6 +136,11 @@ fn the_sample_corpus_answers_the_same_on_milvus_as_on_sqlite() {
         search(attest(&idx)),
         search(on_milvus(&local, &url, &prefix))
     );
+    let out = on_milvus(&local, &url, &prefix)
+        .args(["search", "youth", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(json(&out.stdout)["dense_backend"], "milvus");
     let status = on_milvus(&local, &url, &prefix)
         .args(["status", "--deep", "--json"])
         .output()
@@ -147,15 +156,21 @@ fn two_sharded_ingests_load_one_corpus_together() {
     let Some(url) = server() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let prefix = fresh_prefix("shard");
-    let corpus = sample_corpus();
+    let files = sample_files();
     let children: Vec<_> = (0..2)
         .map(|k| {
             let local = tmp.path().join(format!("local{k}"));
-            let mut c = on_milvus(&local, &url, &prefix);
-            c.arg("ingest")
-                .arg(&corpus)
-                .args(["--shard", &format!("{k}/2"), "--json"]);
-            std::process::Command::from(c)
+            std::process::Command::new(assert_cmd::cargo::cargo_bin!("attest"))
+                .arg("--index")
+                .arg(&local)
+                .arg("--model-dir")
+                .arg(super::common::model_dir())
+                .args(["--backend", "milvus"])
+                .env("ATTEST_MILVUS_URL", &url)
+                .env("ATTEST_MILVUS_PREFIX", &prefix)
+                .arg("ingest")
+                .args(&files)
+                .args(["--shard", &format!("{k}/2"), "--json"])
                 .stdout(std::process::Stdio::piped())
                 .stderr(std::process::Stdio::piped())
                 .spawn()
@@ -201,7 +216,7 @@ fn two_sharded_ingests_load_one_corpus_together() {
     assert_eq!(a["answer"], b["answer"]);
     let out = attest(&idx)
         .args(["ingest"])
-        .arg(&corpus)
+        .args(&files)
         .args(["--shard", "0/2"])
         .output()
         .unwrap();

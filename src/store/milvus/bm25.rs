@@ -84,7 +84,10 @@ fn idf(rows: i64, hits: i64) -> f64 {
 }
 
 fn words(s: &str) -> Vec<String> {
-    s.split(' ').filter(|w| !w.is_empty()).map(str::to_string).collect()
+    s.split(' ')
+        .filter(|w| !w.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 impl MilvusStore {
@@ -238,7 +241,11 @@ mod tests {
         let in_ctx = score(&row("kept here", "record"), &p, &idfs, 3.0).unwrap();
         assert!(in_text > in_ctx, "context hits weigh half");
         assert_eq!(score(&row("nothing", "here"), &p, &idfs, 3.0), None);
-        assert_eq!(idf(10, 9), 1e-6, "a common phrase keeps a tiny positive idf");
+        assert_eq!(
+            idf(10, 9),
+            1e-6,
+            "a common phrase keeps a tiny positive idf"
+        );
         assert!((idf(10, 2) - (8.5f64 / 2.5).ln()).abs() < 1e-12);
     }
 }

@@ -57,7 +57,10 @@ mod tests {
     }
 
     /// FTS5's own words for `line` (porter unicode61 remove_diacritics 2), with counts.
-    fn fts5_words(db: &rusqlite::Connection, line: &str) -> std::collections::BTreeMap<String, i64> {
+    fn fts5_words(
+        db: &rusqlite::Connection,
+        line: &str,
+    ) -> std::collections::BTreeMap<String, i64> {
         db.execute("DELETE FROM f", []).unwrap();
         db.execute("INSERT INTO f(t) VALUES (?1)", [line]).unwrap();
         let mut st = db.prepare("SELECT term, cnt FROM v").unwrap();

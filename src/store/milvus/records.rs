@@ -595,12 +595,22 @@ impl Records for MilvusStore {
         let fetch = (k * 2).max(k + 16);
         let hits = self
             .conn
-            .search_dense(&name, "vector", query, fetch, ef.max(fetch), filter.as_deref())
+            .search_dense(
+                &name,
+                "vector",
+                query,
+                fetch,
+                ef.max(fetch),
+                filter.as_deref(),
+            )
             .map_err(|e| self.fail(e))?;
         let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
         let rows = self.vector_rows(&int_list("id", &ids))?;
-        let exact = ExactIndex::from_rows(self.dim, rows.iter().map(|(i, v)| (*i as u64, v.as_slice())))
-            .map_err(|e| self.fail(e.to_string()))?;
+        let exact = ExactIndex::from_rows(
+            self.dim,
+            rows.iter().map(|(i, v)| (*i as u64, v.as_slice())),
+        )
+        .map_err(|e| self.fail(e.to_string()))?;
         Ok(exact
             .search(query, k, &|_| true)
             .into_iter()
