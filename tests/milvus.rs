@@ -287,3 +287,57 @@ fn a_bad_prefix_or_an_absent_server_is_a_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no index"));
 }
+
+#[test]
+fn serve_and_review_work_on_milvus_as_on_sqlite() {
+    let Some(url) = server() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = fresh_prefix("serve");
+    let review_dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/review");
+    let sqlite_idx = tmp.path().join("sqlite");
+    let local = tmp.path().join("local");
+    ingest_ok(attest(&sqlite_idx), &[&review_dir], &[]);
+    ingest_ok(on_milvus(&local, &url, &prefix), &[&review_dir], &[]);
+    let checklist = review_dir.join("checklist.json");
+    let review = |mut c: Command| {
+        let out = c
+            .arg("review")
+            .arg(&checklist)
+            .arg("--scope")
+            .arg(&review_dir)
+            .arg("--json")
+            .output()
+            .unwrap();
+        let mut v = json(&out.stdout);
+        strip(&mut v);
+        v
+    };
+    let on_sqlite = review(attest(&sqlite_idx));
+    assert!(on_sqlite["requirements"].as_array().is_some_and(|r| !r.is_empty()), "{on_sqlite}");
+    assert_eq!(on_sqlite, review(on_milvus(&local, &url, &prefix)));
+
+    let env = [
+        ("ATTEST_BACKEND", "milvus"),
+        ("ATTEST_MILVUS_URL", url.as_str()),
+        ("ATTEST_MILVUS_PREFIX", prefix.as_str()),
+    ];
+    let srv = super::common::server::Server::start(&local, &[], &env);
+    let c = super::common::server::client();
+    let q = "What is the project area in hectares?";
+    let r: Value = c
+        .post(srv.url("/v1/ask"))
+        .json(&serde_json::json!({"question": q}))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let mut r = r;
+    strip(&mut r);
+    let mut want = answer(attest(&sqlite_idx), q);
+    want.as_object_mut().unwrap().remove("timings");
+    r.as_object_mut().unwrap().remove("timings");
+    assert_eq!(r["answer"], want["answer"], "{r}");
+    let s: Value = c.get(srv.url("/v1/status")).send().unwrap().json().unwrap();
+    assert_eq!(s["index"]["dense_backend"], "milvus");
+    assert!(srv.stop().success());
+}
