@@ -287,6 +287,9 @@ impl Engine {
     /// Load (or rebuild in memory) the HNSW graph even when search uses exact search,
     /// to measure its recall.
     pub fn ensure_graph(&mut self) -> Result<(), Error> {
+        if self.store.searches_dense() {
+            return Ok(());
+        }
         let dim = self.embedder.dim();
         let dense =
             self.dense.as_mut().and_then(Arc::get_mut).ok_or_else(|| {
