@@ -19,6 +19,11 @@
 //! 10000). Results accumulate in `target/scale/results.json`; every run redraws
 //! `target/scale/scale.svg` from all sizes measured. `ATTEST_SCALE_DIR` sets where corpora
 //! and indexes go (default `target/scale`; 1M chunks take about 6 GB).
+//!
+//! `ATTEST_SCALE_BACKEND=milvus` (with `ATTEST_MILVUS_URL`, e.g. from `scripts/milvus.sh
+//! start`) measures the Milvus backend instead: each size goes into fresh collections, the
+//! results into `results-milvus.json` and `scale-milvus.svg`; `status --deep` is not timed
+//! and the server's own peak RSS is read from `/proc` when `ATTEST_MILVUS_PID` names it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,7 +86,11 @@ fn main() {
             .expect("models/all-MiniLM-L6-v2 (run models/fetch.sh)"),
     );
     let per_doc = chunks_per_doc(&work, &model);
-    let results = work.join("results.json");
+    let results = work.join(if milvus() {
+        "results-milvus.json"
+    } else {
+        "results.json"
+    });
     let mut all: BTreeMap<String, Value> = std::fs::read(&results)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
@@ -97,7 +106,28 @@ fn main() {
         std::fs::write(&results, text).expect("results.json");
     }
     table(&all);
-    plot(&all, &work.join("scale.svg"));
+    plot(
+        &all,
+        &work.join(if milvus() {
+            "scale-milvus.svg"
+        } else {
+            "scale.svg"
+        }),
+    );
+}
+
+/// Whether the Milvus backend is measured.
+fn milvus() -> bool {
+    std::env::var("ATTEST_SCALE_BACKEND").is_ok_and(|b| b == "milvus")
+}
+
+/// Peak RSS of the Milvus server, in MiB (`ATTEST_MILVUS_PID`), when known.
+fn server_peak_rss_mib() -> Option<f64> {
+    let pid = std::env::var("ATTEST_MILVUS_PID").ok()?;
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid.trim())).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }
 
 /// Chunks per synthetic document, from a 40-document sample ingested for real.
@@ -119,10 +149,19 @@ fn chunks_per_doc(work: &Path, model: &Arc<MiniLm>) -> f64 {
 
 /// A fresh index under `dir/index` with the scale embedder, ingested from `dir/docs`.
 fn ingest_fresh(dir: &Path, model: &Arc<MiniLm>) -> (Engine, IngestReport) {
-    let cfg = Config {
+    let mut cfg = Config {
         index: dir.join("index"),
         ..Config::default()
     };
+    if milvus() {
+        cfg.backend = attest::config::BackendKind::Milvus;
+        cfg.milvus_url = std::env::var("ATTEST_MILVUS_URL").expect("ATTEST_MILVUS_URL");
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos() % 1_000_000_000)
+            .unwrap_or(0);
+        cfg.milvus_prefix = format!("scale_{}_{nanos}", std::process::id());
+    }
     let _ = std::fs::remove_dir_all(&cfg.index);
     let embedder = ScaleEmbedder {
         counter: model.clone(),
@@ -156,7 +195,7 @@ fn measure(work: &Path, model: &Arc<MiniLm>, n: usize, per_doc: f64) -> Value {
     phase("status");
     let reingest_ms = reingest_one(&mut engine, &dir, &facts);
     phase("re-ingest");
-    let embed = embed_sample(&dir, model, report.chunks);
+    let embed = embed_sample(&engine, model, report.chunks);
     phase("embedding sample");
     json!({
         "chunks": report.chunks,
@@ -171,7 +210,11 @@ fn measure(work: &Path, model: &Arc<MiniLm>, n: usize, per_doc: f64) -> Value {
         },
         "embedding_extrapolated": embed,
         "sizes_mib": file_sizes(&dir.join("index")),
-        "peak_rss_mib": { "ingest": rss_ingest, "after_queries": peak_rss_mib() },
+        "peak_rss_mib": {
+            "ingest": rss_ingest,
+            "after_queries": peak_rss_mib(),
+            "server": server_peak_rss_mib(),
+        },
         "search": search,
         "ask_ms": ask_ms,
         "open_reader_s": open_s,
@@ -284,7 +327,7 @@ fn status_figures(engine: &Engine) -> (f64, f64) {
         attest::status::status(cfg, deep).expect("status");
         t.elapsed().as_secs_f64() * 1000.0
     };
-    (time(false), time(true))
+    (time(false), if milvus() { f64::NAN } else { time(true) })
 }
 
 /// Appends a sentence to the first fact's file and ingests the corpus again: the time of
@@ -305,8 +348,8 @@ fn reingest_one(engine: &mut Engine, dir: &Path, facts: &[Planted]) -> f64 {
 
 /// The real bi-encoder on 512 chunks of the corpus: tokens/s, and the embedding time this
 /// size would take at that rate (extrapolated, not run).
-fn embed_sample(dir: &Path, model: &MiniLm, chunks: usize) -> Value {
-    let store = attest::store::Store::open_existing(&dir.join("index")).expect("the index");
+fn embed_sample(engine: &Engine, model: &MiniLm, chunks: usize) -> Value {
+    let store = engine.store();
     let ids: Vec<i64> = store
         .chunk_row_ids()
         .expect("ids")

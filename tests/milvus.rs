@@ -325,7 +325,12 @@ fn serve_and_review_work_on_milvus_as_on_sqlite() {
         v
     };
     let on_sqlite = review(attest(&sqlite_idx));
-    assert!(on_sqlite["requirements"].as_array().is_some_and(|r| !r.is_empty()), "{on_sqlite}");
+    assert!(
+        on_sqlite["requirements"]
+            .as_array()
+            .is_some_and(|r| !r.is_empty()),
+        "{on_sqlite}"
+    );
     assert_eq!(on_sqlite, review(on_milvus(&local, &url, &prefix)));
 
     let env = [

@@ -17,10 +17,15 @@ use std::time::Duration;
 /// Rows requested per query page are sized so that one page stays below this many bytes
 /// (tonic's default receive limit is 4 MiB; a page that still exceeds it is retried smaller).
 const QUERY_PAGE_BYTES: usize = 3 * 1024 * 1024;
+/// The primary key of every collection searched (only it is asked back: milvus-lite
+/// otherwise returns every field of every hit, past gRPC's 4 MiB message limit).
+const SEARCH_PK: &str = "id";
 /// Milvus's largest query window (and the SDK's largest iterator batch).
 const MAX_QUERY_BATCH: usize = 16_384;
 /// Upserts are split into requests of at most about this many (estimated) bytes.
 const UPSERT_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+/// HNSW ef for the retry of a filtered search that came back short (Milvus's maximum).
+const EXHAUSTIVE_EF: usize = 32_768;
 /// On milvus-lite, flush a collection once this many upserted rows are unflushed: it
 /// searches its in-memory table by brute force (~0.5 s per search at 20k rows), flushed
 /// segments through their indexes (~30-50 ms).
@@ -119,9 +124,15 @@ impl Conn {
         });
         let client = match rx.recv() {
             Ok(Ok(Ok(client))) => client,
-            Ok(Ok(Err(e))) => return Err(format!("milvus connect {url}: {e}")),
-            Ok(Err(_)) => return Err(format!("milvus connect {url}: timed out")),
-            Err(_) => return Err(format!("milvus connect {url}: runtime stopped")),
+            other => {
+                // Never drop a runtime in place: that panics inside an async context.
+                rt.shutdown_background();
+                return Err(match other {
+                    Ok(Ok(Err(e))) => format!("milvus connect {url}: {e}"),
+                    Ok(_) => format!("milvus connect {url}: timed out"),
+                    Err(_) => format!("milvus connect {url}: runtime stopped"),
+                });
+            }
         };
         let mut conn = Conn {
             rt: Some(rt),
@@ -143,11 +154,6 @@ impl Conn {
         });
         conn.lite = version.is_ok_and(|v| v.starts_with("milvus_lite"));
         Ok(conn)
-    }
-
-    /// The URL this connection was made to.
-    pub fn url(&self) -> &str {
-        &self.url
     }
 
     /// Runs `fut` on the connection's runtime and blocks until it finishes.
@@ -205,24 +211,6 @@ impl Conn {
                 .await
                 .map_err(|e| fail("load", &n, e))?;
             Ok(created)
-        })
-    }
-
-    /// Drops the collection; does nothing when it does not exist.
-    pub fn drop_collection(&self, name: &str) -> Result<(), String> {
-        let (client, n) = (self.client.clone(), name.to_owned());
-        self.run("drop", name, async move {
-            if !has_collection(&client, &n).await? {
-                return Ok(());
-            }
-            let req = DropCollectionRequest::builder()
-                .collection_name(n.as_str())
-                .build()
-                .map_err(|e| fail("drop", &n, e))?;
-            client
-                .drop_collection(req)
-                .await
-                .map_err(|e| fail("drop", &n, e))
         })
     }
 
@@ -371,8 +359,10 @@ impl Conn {
     }
 
     /// Top-`limit` by cosine for `vector` on FloatVector field `field` among rows matching
-    /// `filter` (None = all), Strong consistency, with `ef` as the HNSW search param ef:
-    /// (int64 primary key, similarity), best first.
+    /// `filter` (None = all), Strong consistency, with `ef` as the HNSW search param ef
+    /// (raised to `limit` if smaller): (int64 primary key, similarity), best first. A
+    /// filtered search returning fewer than `limit` hits while more rows match the filter
+    /// is repeated once with ef = 32768.
     pub fn search_dense(
         &self,
         name: &str,
@@ -382,10 +372,22 @@ impl Conn {
         ef: usize,
         filter: Option<&str>,
     ) -> Result<Vec<(i64, f32)>, String> {
-        let vectors = SearchVectors::Float(vec![vector.to_vec()]);
-        let params = HashMap::from([("ef".to_owned(), ef.max(limit).to_string())]);
-        let hits = self.search(name, field, vectors, limit, filter, params)?;
-        Ok(hits)
+        let search = |ef: usize| {
+            let vectors = SearchVectors::Float(vec![vector.to_vec()]);
+            let params = HashMap::from([("ef".to_owned(), ef.max(limit).to_string())]);
+            self.search(name, field, vectors, limit, filter, params)
+        };
+        let hits = search(ef)?;
+        // A selective filter can starve a filtered HNSW walk (milvus-lite's FAISS HNSW does
+        // not fall back to brute force as Milvus's Knowhere does): when fewer than `limit`
+        // hits came back but more rows match, search again with an exhaustive ef.
+        let Some(f) = filter.filter(|f| !f.trim().is_empty() && hits.len() < limit) else {
+            return Ok(hits);
+        };
+        if self.count(name, f)? as usize <= hits.len() {
+            return Ok(hits);
+        }
+        search(EXHAUSTIVE_EF.max(ef))
     }
 
     /// BM25 top-`limit` for `text` on the sparse field `field` (SearchVectors::EmbeddedText):
@@ -424,6 +426,7 @@ impl Conn {
             .vector_field(field)
             .vectors(vectors)
             .limit(limit.max(1) as i64)
+            .output_fields([SEARCH_PK])
             .extra_params(params)
             .consistency_level(ConsistencyLevel::Strong);
         if let Some(f) = filter.filter(|f| !f.trim().is_empty()) {
@@ -636,6 +639,7 @@ fn pk_after(a: &Value, b: &Value) -> bool {
 /// One page of at most `batch` rows after `last`, in primary-key order (the `iterator`
 /// query parameter, as pymilvus's QueryIterator sends it, makes both Milvus and
 /// milvus-lite sort by primary key before applying the limit).
+#[allow(clippy::result_large_err)] // the SDK's error type
 async fn query_page(
     client: &ClientV2,
     name: &str,

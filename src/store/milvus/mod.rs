@@ -203,10 +203,7 @@ impl MilvusStore {
         let v = VARCHAR_MAX;
         let ph = FloatVector(PLACEHOLDER, 2);
         vec![
-            (
-                "meta",
-                vec![VarCharPk("k", 1024), VarChar("v", v), ph.clone()],
-            ),
+            ("meta", vec![VarCharPk("k", 1024), VarChar("v", v), ph]),
             (
                 "files",
                 vec![
@@ -214,7 +211,7 @@ impl MilvusStore {
                     Int64("size"),
                     Int64("mtime_ns"),
                     VarChar("file_hash", 128),
-                    ph.clone(),
+                    ph,
                 ],
             ),
             ("docs", docs_fields()),

@@ -583,9 +583,9 @@ impl Records for MilvusStore {
     ) -> Result<Vec<(i64, f32)>, StoreError> {
         let filter = match docs {
             DocFilter::All => None,
-            DocFilter::Within(d) if d.is_empty() => return Ok(Vec::new()),
+            DocFilter::Within([]) => return Ok(Vec::new()),
             DocFilter::Within(d) => Some(int_list("doc", d)),
-            DocFilter::Without(d) if d.is_empty() => None,
+            DocFilter::Without([]) => None,
             DocFilter::Without(d) => Some(int_list("doc", d).replacen(" in [", " not in [", 1)),
         };
         if k == 0 {
