@@ -273,8 +273,28 @@ impl Engine {
         if !self.store.searches_dense() {
             return Ok(self.dense().search_filtered(v, n, keep));
         }
-        let ef = crate::index::dense::scaled_ef(self.cfg.hnsw_ef_search, 0);
-        Ok(self.store.dense_search(v, n, ef, docs)?)
+        let fetch = (n * 2).max(n + 16);
+        let ef = crate::index::dense::scaled_ef(self.cfg.hnsw_ef_search, 0).max(fetch);
+        let hits = self.store.dense_search(v, fetch, ef, docs)?;
+        self.rescore(v, n, &hits)
+    }
+
+    /// `hits` re-scored exactly over their stored vectors (as the exact index scores):
+    /// the top `n`, ties by row id.
+    fn rescore(&self, v: &[f32], n: usize, hits: &[(i64, f32)]) -> Result<Vec<(i64, f32)>, Error> {
+        let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
+        let vectors = self.store.vectors_by_ids(&ids)?;
+        let rows: Vec<(u64, &[f32])> = ids
+            .iter()
+            .zip(&vectors)
+            .filter_map(|(i, v)| v.as_deref().map(|v| (*i as u64, v)))
+            .collect();
+        let exact = crate::index::dense::ExactIndex::from_rows(self.embedder.dim(), rows)?;
+        Ok(exact
+            .search(v, n, &|_| true)
+            .into_iter()
+            .map(|(i, s)| (i as i64, s))
+            .collect())
     }
 
     /// Exact top-`n` (for measuring HNSW recall).

@@ -278,6 +278,17 @@ fn a_changed_file_is_replaced_and_a_deleted_one_pruned_on_milvus() {
 #[test]
 fn a_bad_prefix_or_an_absent_server_is_a_clear_error() {
     let tmp = tempfile::tempdir().unwrap();
+    for bad in ["2/2", "0/0", "x/2", "1", "-1/2"] {
+        let out = attest(tmp.path())
+            .args(["ingest", ".", &format!("--shard={bad}")])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "--shard {bad}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--shard"),
+            "--shard {bad}"
+        );
+    }
     let out = on_milvus(tmp.path(), "http://127.0.0.1:1", "attest")
         .args(["search", "x"])
         .output()

@@ -4,7 +4,7 @@
 //! Row ids are the backend's: a chunk row id keys the chunk in dense and lexical search
 //! and never names another chunk later; a document row id keys the document in filters.
 //! Lexical scores are BM25, higher better; dense search is the dense index's (see
-//! [`crate::index::Dense`]).
+//! `index::Dense`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -174,9 +174,9 @@ pub trait Records {
         false
     }
 
-    /// Dense top-`k` by cosine among the chunks `docs` allows, with HNSW beam `ef`:
-    /// (row id, similarity), best first, ties by row id. Only for backends that
-    /// [`Records::searches_dense`].
+    /// Dense top-`k` candidates by cosine among the chunks `docs` allows, with HNSW beam
+    /// `ef`: (row id, similarity as the backend computes it), best first. Only for backends
+    /// that [`Records::searches_dense`]; the engine re-scores them exactly.
     fn dense_search(
         &self,
         query: &[f32],

@@ -1,4 +1,4 @@
-//! The lexical query a backend runs as BM25, built by [`crate::index::lexical`].
+//! The lexical query a backend runs as BM25, built by `index::lexical`.
 
 use crate::text::words;
 

@@ -110,7 +110,12 @@ mod tests {
         let e = crate::engine::sample_engine(tmp.path());
         let store = e.store();
         let hit = store
-            .lexical_search(&crate::index::lexical::lex_query("retained").unwrap(), 1)
+            .lexical_search(
+                &crate::store::LexQuery {
+                    terms: vec!["retained".into()],
+                },
+                1,
+            )
             .unwrap();
         let c = store.chunks_by_ids(&[hit[0].0]).unwrap().remove(0);
         let text = store.document_text(&c.doc_id).unwrap().unwrap();

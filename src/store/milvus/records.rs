@@ -7,7 +7,6 @@ use serde_json::{json, Map, Value};
 
 use super::{client, int, int_list, lex, parts, placeholder, text, MilvusStore, PLACEHOLDER};
 use crate::corpus::Span;
-use crate::index::dense::ExactIndex;
 use crate::store::LexQuery;
 use crate::store::{
     chunk_id, doc_id, layout_json, sha256_hex, ChunkRow, DocFilter, MemoryRow, NewDoc, Records,
@@ -592,30 +591,9 @@ impl Records for MilvusStore {
             return Ok(Vec::new());
         }
         let name = self.name("chunks");
-        let fetch = (k * 2).max(k + 16);
-        let hits = self
-            .conn
-            .search_dense(
-                &name,
-                "vector",
-                query,
-                fetch,
-                ef.max(fetch),
-                filter.as_deref(),
-            )
-            .map_err(|e| self.fail(e))?;
-        let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
-        let rows = self.vector_rows(&int_list("id", &ids))?;
-        let exact = ExactIndex::from_rows(
-            self.dim,
-            rows.iter().map(|(i, v)| (*i as u64, v.as_slice())),
-        )
-        .map_err(|e| self.fail(e.to_string()))?;
-        Ok(exact
-            .search(query, k, &|_| true)
-            .into_iter()
-            .map(|(i, s)| (i as i64, s))
-            .collect())
+        self.conn
+            .search_dense(&name, "vector", query, k, ef.max(k), filter.as_deref())
+            .map_err(|e| self.fail(e))
     }
 
     fn set_writer(&mut self, k: u64, n: u64) -> Result<(), StoreError> {

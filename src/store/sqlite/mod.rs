@@ -1,6 +1,6 @@
 //! The SQLite backend: documents, chunks with their vectors, an FTS5 index for BM25, and
 //! the metadata that ties an index to one model, in one database file beside the HNSW
-//! graph ([`crate::index::Dense`]).
+//! graph (`index::Dense`).
 //!
 //! Schema changes go through numbered [`MIGRATIONS`] recorded in `PRAGMA user_version`.
 //! Every file's changes are written in one transaction, and every transaction that
