@@ -98,15 +98,6 @@ impl Deadline {
         }
     }
 
-    /// What is left of a `limit` of which `spent` is used up, from now on (work on a file
-    /// that goes on in another stage).
-    pub fn resumed(limit: Duration, spent: Duration) -> Self {
-        Deadline {
-            at: Instant::now().checked_add(limit.saturating_sub(spent)),
-            limit,
-        }
-    }
-
     /// The limit this deadline was set with.
     pub fn limit(&self) -> Duration {
         self.limit

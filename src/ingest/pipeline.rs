@@ -23,7 +23,7 @@ use super::{
     Loaded, Pending, Repair, ToLoad,
 };
 use crate::config::Config;
-use crate::corpus::load::{Deadline, LoadOptions};
+use crate::corpus::load::LoadOptions;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::models::{Embed, ModelError};
@@ -209,24 +209,27 @@ fn load_window(
         .collect()
 }
 
-/// A file in the embedder's hands: its texts, the vectors so far, its deadline (set when
-/// its first text is embedded) and its failure, if any.
+/// A file in the embedder's hands: its texts, the vectors so far, the time charged to it
+/// (loading and chunking, then its share of each embedding call; never the time it waited
+/// in the queue or the share of a file embedded in the same call) and its failure, if any.
 struct Job {
     pending: Box<Pending>,
     texts: Vec<String>,
     vectors: Vec<Vec<f32>>,
-    deadline: Option<Deadline>,
+    charged: Duration,
+    limit: Duration,
     failed: Option<String>,
 }
 
 impl Job {
-    fn new(p: Pending) -> Self {
+    fn new(p: Pending, limit: Duration) -> Self {
         let texts: Vec<String> = p.embed_texts.iter().flatten().cloned().collect();
         Job {
             vectors: Vec::with_capacity(texts.len()),
+            charged: p.spent,
             pending: Box::new(p),
             texts,
-            deadline: None,
+            limit,
             failed: None,
         }
     }
@@ -240,14 +243,13 @@ impl Job {
         }
     }
 
-    /// Fails the job when its deadline passed.
+    /// Fails the job when the time charged to it passed its limit.
     fn check_late(&mut self) {
-        if self.failed.is_none() && self.deadline.is_some_and(|d| d.expired()) {
-            let limit = self.deadline.map(|d| d.limit()).unwrap_or_default();
+        if self.failed.is_none() && self.charged > self.limit {
             self.failed = Some(format!(
                 "loading, chunking and embedding took longer than the {} s limit \
                  (file_timeout_secs; {} of {} chunks embedded)",
-                limit.as_secs_f64(),
+                self.limit.as_secs_f64(),
                 self.vectors.len(),
                 self.texts.len()
             ));
@@ -287,18 +289,18 @@ fn embed_stage(
     loop {
         if jobs.is_empty() {
             match rx.recv() {
-                Ok(p) => jobs.push_back(Job::new(p)),
+                Ok(p) => jobs.push_back(Job::new(p, limit)),
                 Err(_) => return stats,
             }
         }
         while open && jobs.iter().map(Job::left).sum::<usize>() < EMBED_GROUP {
             match rx.try_recv() {
-                Ok(p) => jobs.push_back(Job::new(p)),
+                Ok(p) => jobs.push_back(Job::new(p, limit)),
                 Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => open = false,
             }
         }
-        if let Err(e) = embed_group(embedder, limit, &mut jobs, &mut stats) {
+        if let Err(e) = embed_group(embedder, &mut jobs, &mut stats) {
             let _ = tx.send(Embedded::Fatal(e));
             return stats;
         }
@@ -312,12 +314,12 @@ fn embed_stage(
     }
 }
 
-/// Embeds the next group of texts across the queued jobs, in order. A job whose deadline
-/// passed fails before or after its part; when the call fails, each job's part is embedded
-/// alone, so that only the file the model failed on fails. Malformed output is `Err`.
+/// Embeds the next group of texts across the queued jobs, in order, charging each job its
+/// share of the call by its number of texts. A job over its limit fails before or after its
+/// part; when the call fails, each job's part is embedded alone, so that only the file the
+/// model failed on fails. Malformed output is `Err`.
 fn embed_group(
     embedder: &dyn Embed,
-    limit: Duration,
     jobs: &mut VecDeque<Job>,
     stats: &mut EmbedStats,
 ) -> Result<(), ModelError> {
@@ -326,9 +328,6 @@ fn embed_group(
     for (i, job) in jobs.iter_mut().enumerate() {
         if room == 0 {
             break;
-        }
-        if job.deadline.is_none() {
-            job.deadline = Some(Deadline::resumed(limit, job.pending.spent));
         }
         job.check_late();
         let take = job.left().min(room);
@@ -347,7 +346,13 @@ fn embed_group(
         .collect();
     let t = Instant::now();
     let result = embedder.embed_counted(&texts);
-    stats.time += t.elapsed();
+    let took = t.elapsed();
+    stats.time += took;
+    let total = texts.len() as f64;
+    drop(texts);
+    for (i, r) in &parts {
+        jobs[*i].charged += took.mul_f64(r.len() as f64 / total);
+    }
     match result {
         Ok((vectors, tokens)) => {
             stats.tokens += tokens;
@@ -379,6 +384,7 @@ fn embed_alone(
         let t = Instant::now();
         let result = embedder.embed_counted(&texts);
         stats.time += t.elapsed();
+        job.charged += t.elapsed();
         match result {
             Ok((v, tokens)) => {
                 stats.tokens += tokens;
@@ -411,5 +417,71 @@ impl Bars {
         self.load.finish_and_clear();
         self.embed.finish_and_clear();
         let _ = self.multi.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::HashEmbedder;
+
+    /// A bi-encoder that takes `per_text` for each text of a call.
+    struct Slow {
+        inner: HashEmbedder,
+        per_text: Duration,
+    }
+
+    impl Embed for Slow {
+        fn model_id(&self) -> &str {
+            self.inner.model_id()
+        }
+        fn dim(&self) -> usize {
+            self.inner.dim()
+        }
+        fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+            std::thread::sleep(self.per_text * texts.len() as u32);
+            self.inner.embed_unchecked(texts)
+        }
+        fn count_tokens(&self, text: &str) -> usize {
+            self.inner.count_tokens(text)
+        }
+    }
+
+    fn pending(name: &str, texts: usize) -> Pending {
+        Pending {
+            path: name.into(),
+            shown: name.into(),
+            size: 0,
+            mtime_ns: 0,
+            spent: Duration::ZERO,
+            file_hash: String::new(),
+            counts: [0; 3],
+            remove: Vec::new(),
+            docs: Vec::new(),
+            embed_texts: vec![(0..texts).map(|i| format!("{name} text {i}")).collect()],
+        }
+    }
+
+    #[test]
+    fn a_small_file_embedded_with_a_slow_one_pays_only_its_share() {
+        let slow = Slow {
+            inner: HashEmbedder::new(16),
+            per_text: Duration::from_millis(10),
+        };
+        let limit = Duration::from_millis(500);
+        let mut jobs: VecDeque<Job> = [pending("small", 1), pending("big", 100)]
+            .into_iter()
+            .map(|p| Job::new(p, limit))
+            .collect();
+        let mut stats = EmbedStats::default();
+        embed_group(&slow, &mut jobs, &mut stats).unwrap();
+        // One call of 101 texts took at least 1 s: the big file is over its limit, the
+        // small one was charged about 10 ms and is not.
+        assert!(stats.time >= Duration::from_secs(1), "{stats:?}");
+        assert_eq!(jobs[0].failed, None, "{:?}", jobs[0].charged);
+        assert_eq!(jobs[0].vectors.len(), 1);
+        let reason = jobs[1].failed.as_deref().unwrap_or_default();
+        assert!(reason.contains("0.5 s limit"), "{reason}");
+        assert!(jobs[1].charged > limit);
     }
 }
