@@ -286,3 +286,33 @@ pub trait Maintenance {
 pub trait Backend: Records + Scoped + Catalog + Maintenance + Send {}
 
 impl<T: Records + Scoped + Catalog + Maintenance + Send> Backend for T {}
+
+/// Checks that `store` was built with bi-encoder `model` of dimension `dim`; a store that
+/// records none yet records them and answers `true` (so that the backend can record what
+/// else a new store needs).
+pub(crate) fn check_model<R: Records + ?Sized>(
+    store: &R,
+    model: &str,
+    dim: usize,
+) -> Result<bool, StoreError> {
+    match (store.meta("model_id")?, store.meta("dimension")?) {
+        (Some(m), Some(d)) => {
+            let d: usize = d.parse().unwrap_or(0);
+            if m != model || d != dim {
+                return Err(StoreError::ModelMismatch {
+                    path: store.location().to_path_buf(),
+                    stored_model: m,
+                    stored_dim: d,
+                    model: model.to_string(),
+                    dim,
+                });
+            }
+            Ok(false)
+        }
+        _ => {
+            store.set_meta("model_id", model)?;
+            store.set_meta("dimension", &dim.to_string())?;
+            Ok(true)
+        }
+    }
+}

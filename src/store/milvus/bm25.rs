@@ -6,7 +6,10 @@
 //! `score = Σ_phrases idf · f·(k1+1) / (f + k1·(1 − b + b·D/avgdl))`, `k1` = 1.2, `b` =
 //! 0.75, `idf = ln((N − n + 0.5)/(n + 0.5))` (at least 1e-6), `f` the weighted hits and `D`
 //! the row's tokens. A row FTS5 would rank within the limit is missed only when Milvus's
-//! own BM25 ranks it below [`CANDIDATE_FACTOR`] times the limit.
+//! own BM25 ranks it below [`CANDIDATE_FACTOR`] times the limit. A phrase of several
+//! words that more than [`PHRASE_SAMPLE_ROWS`] rows hold all the words of has its row
+//! count estimated from a sample (its idf, not the rows found, can then differ slightly
+//! from FTS5's).
 
 use std::collections::HashMap;
 
@@ -22,8 +25,9 @@ const MIN_CANDIDATES: usize = 200;
 /// Most rows Milvus returns for one search or one query window.
 const MAX_WINDOW: usize = 16_384;
 
-/// Rows a phrase's row count is verified over (beyond, rows holding all its words count).
-const PHRASE_VERIFY_ROWS: usize = 50_000;
+/// Rows holding all of a phrase's words that are read to see whether they hold the phrase;
+/// when more rows hold the words, the share of these that hold it stands for all of them.
+const PHRASE_SAMPLE_ROWS: usize = 2_000;
 
 const K1: f64 = 1.2;
 const B: f64 = 0.75;
@@ -81,6 +85,15 @@ fn idf(rows: i64, hits: i64) -> f64 {
     } else {
         v
     }
+}
+
+/// Of `all` rows, how many hold what `held` of a sample of `seen` hold (exact when the
+/// sample is all of them).
+fn scale_sample(held: i64, seen: i64, all: i64) -> i64 {
+    if seen >= all || seen == 0 {
+        return held;
+    }
+    ((held as f64) * (all as f64) / (seen as f64)).round() as i64
 }
 
 fn words(s: &str) -> Vec<String> {
@@ -183,8 +196,8 @@ impl MilvusStore {
         Ok((stats.rows, avgdl, idfs))
     }
 
-    /// Rows holding `phrase` in one column (rows holding all its words, when more than
-    /// [`PHRASE_VERIFY_ROWS`] do).
+    /// Rows holding `phrase` in one column: exact when at most [`PHRASE_SAMPLE_ROWS`] rows
+    /// hold all its words, otherwise estimated from the first of them.
     fn phrase_rows(&self, phrase: &[String]) -> Result<i64, StoreError> {
         let filter: Vec<String> = phrase
             .iter()
@@ -192,15 +205,42 @@ impl MilvusStore {
             .collect();
         let filter = filter.join(" and ");
         let name = self.name("chunks");
+        if let [word] = phrase {
+            return self.word_rows(word, &filter);
+        }
         let n = self.conn.count(&name, &filter).map_err(|e| self.fail(e))? as i64;
-        if phrase.len() == 1 || n as usize > PHRASE_VERIFY_ROWS {
+        if n == 0 {
             return Ok(n);
         }
-        let rows = self.rows_words(&filter, n == 0)?;
-        Ok(rows
+        let sample = self
+            .conn
+            .query_first(&name, &filter, &["id", "lex_text", "lex_ctx"], PHRASE_SAMPLE_ROWS)
+            .map_err(|e| self.fail(e))?;
+        let held = sample
             .iter()
-            .filter(|r| r.columns.iter().any(|c| occurrences(c, phrase) > 0))
-            .count() as i64)
+            .filter(|r| {
+                [text(r, "lex_text"), text(r, "lex_ctx")]
+                    .iter()
+                    .any(|c| occurrences(&words(c), phrase) > 0)
+            })
+            .count() as i64;
+        Ok(scale_sample(held, sample.len() as i64, n))
+    }
+
+    /// Rows holding `word`: the hits of a BM25 search for it alone (a sparse search
+    /// returns exactly the rows sharing a word with the query, and is several times faster
+    /// on milvus-lite than counting a `TEXT_MATCH` filter), or that count when the
+    /// search's window is full.
+    fn word_rows(&self, word: &str, filter: &str) -> Result<i64, StoreError> {
+        let name = self.name("chunks");
+        let hits = self
+            .conn
+            .search_bm25(&name, "sparse", word, MAX_WINDOW, None)
+            .map_err(|e| self.fail(e))?;
+        if hits.len() < MAX_WINDOW {
+            return Ok(hits.len() as i64);
+        }
+        Ok(self.conn.count(&name, filter).map_err(|e| self.fail(e))? as i64)
     }
 
     /// Tokens in all chunks: the sum of every writer's running count.
@@ -227,6 +267,14 @@ mod tests {
         assert_eq!(occurrences(&w("a b a b"), &w("a b")), 2);
         assert_eq!(occurrences(&w("a"), &w("a b")), 0);
         assert_eq!(occurrences(&w("a b"), &[]), 0);
+    }
+
+    #[test]
+    fn a_sample_stands_for_all_rows_in_proportion() {
+        assert_eq!(scale_sample(7, 10, 10), 7, "the whole set is exact");
+        assert_eq!(scale_sample(500, 2_000, 10_000), 2_500);
+        assert_eq!(scale_sample(0, 2_000, 10_000), 0);
+        assert_eq!(scale_sample(3, 0, 10), 3);
     }
 
     #[test]

@@ -328,11 +328,22 @@ impl Conn {
         filter: &str,
         fields: &[&str],
     ) -> Result<Vec<Map<String, Value>>, String> {
+        self.query_first(name, filter, fields, usize::MAX)
+    }
+
+    /// [`Conn::query`], stopping after the first `max` rows in primary-key order.
+    pub fn query_first(
+        &self,
+        name: &str,
+        filter: &str,
+        fields: &[&str],
+        max: usize,
+    ) -> Result<Vec<Map<String, Value>>, String> {
         let (client, n, f) = (self.client.clone(), name.to_owned(), filter.to_owned());
         let fields: Vec<String> = fields.iter().map(|s| s.to_string()).collect();
         self.run("query", name, async move {
             let plan = query_plan(&client, &n, &fields).await?;
-            query_all(&client, &n, &f, &fields, plan).await
+            query_all(&client, &n, &f, &fields, plan, max).await
         })
     }
 
@@ -664,28 +675,30 @@ async fn query_page(
     rows.map(|row| row.to_entity_row()).collect()
 }
 
-/// All rows of a query, paged by primary key (`pk > last`); a page too large for the gRPC
-/// receive limit is retried with a quarter of the rows.
+/// The first `max` rows of a query, paged by primary key (`pk > last`); a page too large
+/// for the gRPC receive limit is retried with a quarter of the rows.
 async fn query_all(
     client: &ClientV2,
     name: &str,
     filter: &str,
     fields: &[String],
     mut plan: QueryPlan,
+    max: usize,
 ) -> Result<Vec<Map<String, Value>>, String> {
     let mut out: Vec<Map<String, Value>> = Vec::new();
     let mut last: Option<Value> = None;
-    loop {
+    while out.len() < max {
         let f = page_filter(&plan, &last, filter);
-        let page = match query_page(client, name, f, fields, plan.batch).await {
+        let batch = plan.batch.min(max - out.len());
+        let page = match query_page(client, name, f, fields, batch).await {
             Ok(page) => page,
-            Err(e) if plan.batch > 1 && too_large(&e) => {
-                plan.batch = (plan.batch / 4).max(1);
+            Err(e) if batch > 1 && too_large(&e) => {
+                plan.batch = (batch / 4).max(1);
                 continue;
             }
             Err(e) => return Err(fail("query", name, e)),
         };
-        let full = page.len() >= plan.batch;
+        let full = page.len() >= batch;
         for row in page {
             let pk = row.get(&plan.pk).cloned();
             let pk = pk.ok_or_else(|| fail("query", name, "row without primary key"))?;
@@ -701,9 +714,10 @@ async fn query_all(
             out.push(row);
         }
         if !full {
-            return Ok(out);
+            break;
         }
     }
+    Ok(out)
 }
 
 /// A rough serialized size of a JSON value (numbers count 8 bytes).

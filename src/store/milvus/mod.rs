@@ -230,28 +230,13 @@ impl MilvusStore {
         ]
     }
 
-    fn check_model(&mut self, model: &str, dim: usize) -> Result<(), StoreError> {
-        use super::Records;
-        match (self.meta("model_id")?, self.meta("dimension")?) {
-            (Some(m), Some(d)) => {
-                let d: usize = d.parse().unwrap_or(0);
-                if m != model || d != dim {
-                    return Err(StoreError::ModelMismatch {
-                        path: self.location.clone(),
-                        stored_model: m,
-                        stored_dim: d,
-                        model: model.to_string(),
-                        dim,
-                    });
-                }
-                Ok(())
-            }
-            _ => {
-                self.set_meta("model_id", model)?;
-                self.set_meta("dimension", &dim.to_string())?;
-                self.set_meta("schema_version", &SCHEMA_VERSION.to_string())
-            }
+    /// Checks the stored bi-encoder (recording it, and the schema version, in a new store).
+    fn check_model(&self, model: &str, dim: usize) -> Result<(), StoreError> {
+        if crate::store::backend::check_model(self, model, dim)? {
+            use super::Records;
+            self.set_meta("schema_version", &SCHEMA_VERSION.to_string())?;
         }
+        Ok(())
     }
 
     /// The highest `next/{what}/…` value any writer recorded (1 when none did).

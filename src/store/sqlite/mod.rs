@@ -351,32 +351,14 @@ impl SqliteStore {
         Ok(())
     }
 
-    fn check_model(&mut self, model: &str, dim: usize) -> Result<(), StoreError> {
-        let stored_model = self.meta("model_id")?;
-        let stored_dim = self.meta("dimension")?;
-        match (stored_model, stored_dim) {
-            (Some(m), Some(d)) => {
-                let d: usize = d.parse().unwrap_or(0);
-                if m != model || d != dim {
-                    return Err(StoreError::ModelMismatch {
-                        path: self.path.clone(),
-                        stored_model: m,
-                        stored_dim: d,
-                        model: model.to_string(),
-                        dim,
-                    });
-                }
-                Ok(())
-            }
-            _ => {
-                self.set_meta("model_id", model)?;
-                self.set_meta("dimension", &dim.to_string())?;
-                if self.meta("corpus_version")?.is_none() {
-                    self.set_meta("corpus_version", "0")?;
-                }
-                Ok(())
-            }
+    /// Checks the stored bi-encoder (recording it, and corpus version 0, in a new store).
+    fn check_model(&self, model: &str, dim: usize) -> Result<(), StoreError> {
+        if crate::store::backend::check_model(self, model, dim)?
+            && self.meta("corpus_version")?.is_none()
+        {
+            self.set_meta("corpus_version", "0")?;
         }
+        Ok(())
     }
 
     fn documents_where(
