@@ -505,7 +505,7 @@ pub fn status(st: &Status) -> String {
     let h = &st.index;
     let _ = writeln!(
         s,
-        "dense index:    {} ({} points, {} live, {} dead; dense search uses {})",
+        "dense index:    {} ({} points, {} live, {} dead{}; dense search uses {})",
         if h.consistent {
             "consistent"
         } else {
@@ -514,6 +514,11 @@ pub fn status(st: &Status) -> String {
         h.hnsw_points,
         h.live_chunks,
         h.dead_points,
+        if h.delta_points > 0 {
+            format!(", {} newer beside the graph", h.delta_points)
+        } else {
+            String::new()
+        },
         h.dense_backend
     );
     for p in &h.problems {

@@ -5,6 +5,11 @@
 //! are filtered at search time; the graph is rebuilt from the stored vectors when the
 //! dead share passes `rebuild_dead_fraction`, when its files are missing or unreadable, or
 //! when it no longer matches the chunk table.
+//!
+//! Chunk row ids only grow, so the chunks an ingest adds lie above the graph's highest
+//! point. While they are few ([`delta_limit`]), an ingest leaves the saved graph alone and
+//! searches read them exactly beside it (the delta): re-ingesting one file of a million
+//! chunks then neither loads nor rewrites the graph.
 
 pub mod dense;
 pub mod lexical;
@@ -45,8 +50,12 @@ pub struct IndexHealth {
     pub dead_points: usize,
     /// `dead_points / hnsw_points`.
     pub dead_fraction: f64,
-    /// Corpus version the HNSW file was written for.
+    /// Corpus version the HNSW file, with the chunks above its highest point, was written
+    /// for.
     pub hnsw_corpus_version: Option<u64>,
+    /// Chunks above the graph's highest point, searched exactly beside it (see
+    /// [`delta_limit`]).
+    pub delta_points: usize,
     /// Dense search backend in use: `exact` or `hnsw`.
     pub dense_backend: String,
     /// What was wrong, if anything (and what was done about it).
@@ -59,6 +68,8 @@ pub struct IndexHealth {
 pub struct Dense {
     exact: Option<ExactIndex>,
     hnsw: Option<HnswIndex>,
+    /// Chunks above the graph's highest point, searched exactly beside it.
+    delta: Option<ExactIndex>,
     live: HashSet<u64>,
     health: IndexHealth,
 }
@@ -74,6 +85,23 @@ pub fn hnsw_params(cfg: &Config) -> HnswParams {
 
 const META_DUMP: &str = "hnsw_dump";
 const META_VERSION: &str = "hnsw_corpus_version";
+/// The graph's highest point id when it was saved.
+const META_MAX_ID: &str = "hnsw_max_id";
+
+/// Most chunks kept beside the graph.
+pub const DELTA_MAX: usize = 20_000;
+
+/// Most chunks kept beside a graph of `points` points, searched exactly, before an ingest
+/// inserts them into it and saves it: a twentieth of the graph, at most [`DELTA_MAX`].
+pub fn delta_limit(points: usize) -> usize {
+    (points / 20).min(DELTA_MAX)
+}
+
+/// Marks the dense index as not matching the store (until it is rebuilt or saved), before
+/// a change it cannot see, such as vectors rewritten under their own ids (`--repair`).
+pub fn mark_stale(store: &Store) -> Result<(), IndexError> {
+    Ok(store.set_meta(META_VERSION, "stale")?)
+}
 
 /// The chunk row ids in the store, as graph point ids.
 fn live_ids(store: &Store) -> Result<HashSet<u64>, IndexError> {
@@ -131,8 +159,24 @@ pub fn inspect(
 /// size. A graph saved at the current corpus version holds every live chunk (it is saved
 /// only once they are all in), so its dead points are its points beyond the live ones.
 pub fn inspect_summary(store: &Store, dir: &Path) -> Result<IndexHealth, IndexError> {
-    let live = store.chunk_count()?;
     let version = store.corpus_version()?;
+    let mut h = summary_health(store, dir)?;
+    if h.hnsw_file.is_some() && h.problems.is_empty() && h.hnsw_corpus_version != Some(version) {
+        h.problems.push(format!(
+            "HNSW written for corpus version {:?}, store is at {version}",
+            h.hnsw_corpus_version
+        ));
+    }
+    h.consistent = h.problems.is_empty();
+    Ok(h)
+}
+
+/// [`inspect_summary`] without comparing corpus versions. The chunks above the highest
+/// point the store recorded for the graph are its delta; the graph holds every other live
+/// chunk (it is saved only once they are all in), so its dead points are its points
+/// beyond them.
+fn summary_health(store: &Store, dir: &Path) -> Result<IndexHealth, IndexError> {
+    let live = store.chunk_count()?;
     let mut h = recorded_health(store, live)?;
     match &h.hnsw_file {
         None if live == 0 => {}
@@ -140,19 +184,24 @@ pub fn inspect_summary(store: &Store, dir: &Path) -> Result<IndexHealth, IndexEr
         Some(name) => match HnswIndex::summary(dir, name) {
             Err(e) => h.problems.push(format!("HNSW file unreadable: {e}")),
             Ok(sum) => {
+                h.delta_points = match recorded_max_id(store)? {
+                    Some(max) => store
+                        .chunk_row_ids()?
+                        .into_iter()
+                        .filter(|id| *id as u64 > max)
+                        .count(),
+                    None => 0,
+                };
+                let held = live - h.delta_points;
                 h.hnsw_points = sum.count;
-                h.dead_points = sum.count.saturating_sub(live);
+                h.dead_points = sum.count.saturating_sub(held);
                 h.dead_fraction = h.dead_points as f64 / sum.count.max(1) as f64;
-                if h.hnsw_corpus_version != Some(version) {
-                    h.problems.push(format!(
-                        "HNSW written for corpus version {:?}, store is at {version}",
-                        h.hnsw_corpus_version
-                    ));
-                } else if sum.count < live {
-                    let missing = live - sum.count;
+                if sum.count < held {
+                    let missing = held - sum.count;
                     h.problems
                         .push(format!("{missing} chunk(s) missing from the HNSW graph"));
                 }
+                delta_problem(&mut h);
             }
         },
     }
@@ -160,12 +209,33 @@ pub fn inspect_summary(store: &Store, dir: &Path) -> Result<IndexHealth, IndexEr
     Ok(h)
 }
 
+/// More chunks above the graph than are ever kept beside it (an ingest inserts them first).
+fn delta_problem(h: &mut IndexHealth) {
+    let limit = delta_limit(h.hnsw_points);
+    if h.delta_points > limit {
+        h.problems.push(format!(
+            "{} chunk(s) above the HNSW graph, more than the {limit} kept beside it",
+            h.delta_points
+        ));
+    }
+}
+
+/// The graph's highest point id, as recorded when it was saved.
+fn recorded_max_id(store: &Store) -> Result<Option<u64>, IndexError> {
+    Ok(store.meta(META_MAX_ID)?.and_then(|v| v.parse().ok()))
+}
+
 /// Compares a graph with the live chunk rows and the corpus version: points, dead share and
 /// problems go into `h`.
 fn graph_health(g: &HnswIndex, live: &HashSet<u64>, version: u64, h: &mut IndexHealth) {
     let ids: HashSet<u64> = g.ids().into_iter().collect();
+    let top = ids.iter().max().copied();
     h.hnsw_points = ids.len();
-    let missing = live.difference(&ids).count();
+    h.delta_points = live.iter().filter(|i| top.is_none_or(|t| **i > t)).count();
+    let missing = live
+        .iter()
+        .filter(|i| top.is_some_and(|t| **i <= t) && !ids.contains(i))
+        .count();
     h.dead_points = ids.difference(live).count();
     h.dead_fraction = if ids.is_empty() {
         0.0
@@ -176,6 +246,7 @@ fn graph_health(g: &HnswIndex, live: &HashSet<u64>, version: u64, h: &mut IndexH
         h.problems
             .push(format!("{missing} chunk(s) missing from the HNSW graph"));
     }
+    delta_problem(h);
     if h.hnsw_corpus_version != Some(version) {
         h.problems.push(format!(
             "HNSW written for corpus version {:?}, store is at {version}",
@@ -199,6 +270,7 @@ impl Dense {
         let mut dense = Dense {
             exact: None,
             hnsw: None,
+            delta: None,
             live,
             health: IndexHealth::default(),
         };
@@ -224,6 +296,10 @@ impl Dense {
             if dense.hnsw.is_none() {
                 dense.hnsw = Some(rebuild(store, dir, cfg, dim, save)?);
                 health.rebuilt = true;
+                health.delta_points = 0;
+            }
+            if health.delta_points > 0 {
+                dense.delta = Some(delta_from_store(store, dim, dense.hnsw.as_ref())?);
             }
             dense.health = health;
         }
@@ -256,6 +332,7 @@ impl Dense {
         Dense {
             exact: None,
             hnsw: None,
+            delta: None,
             live: HashSet::new(),
             health: IndexHealth::default(),
         }
@@ -273,6 +350,11 @@ impl Dense {
         dim: usize,
         force: bool,
     ) -> Result<IndexHealth, IndexError> {
+        if !force {
+            if let Some(h) = keep_delta(store, dir, cfg)? {
+                return Ok(h);
+            }
+        }
         let (graph, before) = inspect(store, dir, cfg)?;
         let usable = graph.filter(|_| !force && before.dead_fraction <= cfg.rebuild_dead_fraction);
         let g = match usable {
@@ -313,13 +395,7 @@ impl Dense {
     /// Top-`k` live chunks by cosine similarity: (chunk row id, cosine), best first.
     pub fn search(&self, query: &[f32], k: usize) -> Vec<(i64, f32)> {
         let live = &self.live;
-        let keep = |id: u64| live.contains(&id);
-        let hits = match (&self.exact, &self.hnsw) {
-            (Some(ex), _) => ex.search(query, k, &keep),
-            (None, Some(g)) => g.search(query, k, &keep),
-            (None, None) => Vec::new(),
-        };
-        hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
+        self.search_kept(query, k, &|id: u64| live.contains(&id))
     }
 
     /// [`Self::search`] among chunks where `keep(row)` is also true.
@@ -330,12 +406,27 @@ impl Dense {
         keep: &(dyn Fn(i64) -> bool + Sync),
     ) -> Vec<(i64, f32)> {
         let live = &self.live;
-        let keep = |id: u64| live.contains(&id) && keep(id as i64);
-        let hits = match (&self.exact, &self.hnsw) {
-            (Some(ex), _) => ex.search(query, k, &keep),
-            (None, Some(g)) => g.search(query, k, &keep),
+        self.search_kept(query, k, &|id: u64| live.contains(&id) && keep(id as i64))
+    }
+
+    /// Top-`k` among points where `keep` is true: exact, or the graph's hits merged with
+    /// the delta's.
+    fn search_kept(
+        &self,
+        query: &[f32],
+        k: usize,
+        keep: &(dyn Fn(u64) -> bool + Sync),
+    ) -> Vec<(i64, f32)> {
+        let mut hits = match (&self.exact, &self.hnsw) {
+            (Some(ex), _) => ex.search(query, k, keep),
+            (None, Some(g)) => g.search(query, k, keep),
             (None, None) => Vec::new(),
         };
+        if let (None, Some(d)) = (&self.exact, &self.delta) {
+            hits.extend(d.search(query, k, keep));
+            hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            hits.truncate(k);
+        }
         hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
     }
 
@@ -379,6 +470,56 @@ impl Dense {
     }
 }
 
+/// An exact index over the stored vectors above `graph`'s highest point.
+fn delta_from_store(
+    store: &Store,
+    dim: usize,
+    graph: Option<&HnswIndex>,
+) -> Result<ExactIndex, IndexError> {
+    let top = graph.and_then(|g| g.ids().last().copied());
+    let ids: Vec<i64> = store
+        .chunk_row_ids()?
+        .into_iter()
+        .filter(|id| top.is_none_or(|t| *id as u64 > t))
+        .collect();
+    let vectors = store.vectors_by_ids(&ids)?;
+    let rows: Vec<(u64, Vec<f32>)> = ids
+        .iter()
+        .zip(vectors)
+        .filter_map(|(id, v)| Some((*id as u64, v?)))
+        .collect();
+    Ok(ExactIndex::from_rows(
+        dim,
+        rows.iter().map(|(i, v)| (*i, v.as_slice())),
+    )?)
+}
+
+/// When the saved graph holds every live chunk up to its highest point, few of its points
+/// are dead and few chunks lie above it: the corpus version is recorded for the graph
+/// with those chunks beside it, and the graph is neither loaded nor saved. `None` when
+/// the graph must be updated (or was never saved with its highest point).
+fn keep_delta(store: &Store, dir: &Path, cfg: &Config) -> Result<Option<IndexHealth>, IndexError> {
+    let recorded = store
+        .meta(META_VERSION)?
+        .and_then(|v| v.parse::<u64>().ok());
+    if recorded.is_none() || recorded_max_id(store)?.is_none() {
+        return Ok(None);
+    }
+    let mut h = summary_health(store, dir)?;
+    let keep = h.problems.is_empty()
+        && h.hnsw_points > 0
+        && h.delta_points <= delta_limit(h.hnsw_points)
+        && h.dead_fraction <= cfg.rebuild_dead_fraction;
+    if !keep {
+        return Ok(None);
+    }
+    let version = store.corpus_version()?;
+    store.set_meta(META_VERSION, &version.to_string())?;
+    h.hnsw_corpus_version = Some(version);
+    h.consistent = true;
+    Ok(Some(h))
+}
+
 /// An exact index over every stored vector.
 fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, IndexError> {
     let vectors = store.all_vectors()?;
@@ -414,6 +555,8 @@ fn save(store: &Store, dir: &Path, g: &HnswIndex) -> Result<(), IndexError> {
     let version = store.corpus_version()?;
     let name = g.save(dir, DUMP_BASENAME)?;
     store.set_meta(META_DUMP, &name)?;
+    let top = g.ids().last().copied().unwrap_or(0);
+    store.set_meta(META_MAX_ID, &top.to_string())?;
     store.set_meta(META_VERSION, &version.to_string())?;
     Ok(())
 }

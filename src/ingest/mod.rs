@@ -184,6 +184,10 @@ pub fn ingest(
     };
     let mut report = IngestReport::default();
     let repair = plan_repair(engine, opts.repair)?;
+    if opts.repair && !engine.store().searches_dense() {
+        // Repaired vectors keep their ids: until the rebuild at the end, the graph is stale.
+        crate::index::mark_stale(engine.store())?;
+    }
     let cfg = engine.config().clone();
     let mut walked = walk_roots(engine, roots, &repair, &mut report)?;
     walked
@@ -970,6 +974,67 @@ mod tests {
         let top = e.dense_search(&v, 1).unwrap()[0].0;
         let row = &e.store().chunks_by_ids(&[top]).unwrap()[0];
         assert!(row.text.contains("Penguins"), "{}", row.text);
+    }
+
+    #[test]
+    fn a_few_new_chunks_stay_beside_the_saved_graph_until_there_are_too_many() {
+        let tmp = tempfile::tempdir().unwrap();
+        let docs = tmp.path().join("docs");
+        std::fs::create_dir_all(&docs).unwrap();
+        let animals = [
+            "otter", "heron", "badger", "lynx", "marten", "stoat", "vole", "wren",
+        ];
+        for i in 0..80 {
+            let a = animals[i % animals.len()];
+            let text = format!("# Note {i}\n\nThe {a} number {i} was seen near pond {i}.\n");
+            std::fs::write(docs.join(format!("n{i:02}.md")), text).unwrap();
+        }
+        let cfg = Config {
+            index: tmp.path().join("idx"),
+            chunk_tokens: 30,
+            exact_threshold: 0,
+            ..Config::default()
+        };
+        let open = |create: bool| {
+            Engine::open(cfg.clone(), Arc::new(HashEmbedder::new(64)), create).unwrap()
+        };
+        let mut e = open(true);
+        let points = run(&mut e, &docs).chunks;
+        let dump = |e: &Engine| e.store().meta("hnsw_max_id").unwrap();
+        let first = dump(&e);
+        assert!(first.is_some());
+        let top_text = |e: &Engine, q: &str| {
+            let v = e.embed_query(q).unwrap();
+            let top = e.dense_search(&v, 1).unwrap()[0].0;
+            e.store().chunks_by_ids(&[top]).unwrap()[0].text.clone()
+        };
+        // One new chunk: within the delta, the saved graph is left as it was.
+        std::fs::write(docs.join("p.md"), "# P\n\nPenguins swim in cold water.\n").unwrap();
+        run(&mut e, &docs);
+        assert_eq!(dump(&e), first);
+        assert_eq!(e.index_health().delta_points, 1);
+        assert!(e.index_health().consistent, "{:?}", e.index_health());
+        assert!(top_text(&e, "Penguins swim in cold water").contains("Penguins"));
+        let status = crate::status::status(&cfg, false).unwrap();
+        assert!(status.index.consistent, "{:?}", status.index);
+        assert_eq!(status.index.delta_points, 1);
+        assert_eq!(open(false).index_health().delta_points, 1);
+        // More new chunks than a twentieth of the graph: inserted and saved.
+        assert!(delta_limit_for_test(points) < 8);
+        for i in 0..8 {
+            let text = format!("# Q{i}\n\nPuffin colony {i} nests on the cliffs.\n");
+            std::fs::write(docs.join(format!("q{i}.md")), text).unwrap();
+        }
+        run(&mut e, &docs);
+        assert_ne!(dump(&e), first);
+        assert_eq!(e.index_health().delta_points, 0);
+        assert!(top_text(&e, "Penguins swim in cold water").contains("Penguins"));
+        let deep = crate::status::status(&cfg, true).unwrap();
+        assert!(deep.index.consistent, "{:?}", deep.index);
+    }
+
+    fn delta_limit_for_test(points: usize) -> usize {
+        crate::index::delta_limit(points)
     }
 
     #[test]

@@ -214,7 +214,12 @@ impl MilvusStore {
         }
         let sample = self
             .conn
-            .query_first(&name, &filter, &["id", "lex_text", "lex_ctx"], PHRASE_SAMPLE_ROWS)
+            .query_first(
+                &name,
+                &filter,
+                &["id", "lex_text", "lex_ctx"],
+                PHRASE_SAMPLE_ROWS,
+            )
             .map_err(|e| self.fail(e))?;
         let held = sample
             .iter()
