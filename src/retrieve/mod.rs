@@ -273,15 +273,12 @@ pub fn search_in(
     };
     // At most `max_chunks_per_document` hits from one document before other documents'.
     let (top, _) = diverse::walk(engine, &ranked, &|_| false, k, cfg.max_chunks_per_document)?;
-    let mut layouts: HashMap<String, Layout> = HashMap::new();
+    let layouts = stored_layouts(engine, &top)?;
+    let empty = Layout::default();
     let mut hits = Vec::with_capacity(top.len());
     for (r, score) in &top {
         let mut chunk = ChunkView::from(r);
-        if !layouts.contains_key(&chunk.doc_id) {
-            let layout = stored_layout(engine, &chunk.doc_id)?;
-            layouts.insert(chunk.doc_id.clone(), layout);
-        }
-        let layout = &layouts[&chunk.doc_id];
+        let layout = layouts.get(&chunk.doc_id).unwrap_or(&empty);
         chunk.page = layout.page_of(chunk.start);
         chunk.section = layout.section_of(chunk.start).map(str::to_string);
         hits.push(Hit {
@@ -302,13 +299,21 @@ pub fn search_in(
     })
 }
 
-/// The stored layout of document `doc_id` (pages and sections for display; empty when
-/// the stored JSON is unreadable, which `status --deep` reports).
-fn stored_layout(engine: &Engine, doc_id: &str) -> Result<Layout, Error> {
-    let json = engine.store().layout_json_of(doc_id)?;
-    Ok(json
-        .and_then(|j| serde_json::from_str(&j).ok())
-        .unwrap_or_default())
+/// The stored layouts of the hits' documents, read at once (pages and sections for
+/// display; empty when the stored JSON is unreadable, which `status --deep` reports).
+fn stored_layouts(
+    engine: &Engine,
+    top: &[(ChunkRow, f64)],
+) -> Result<HashMap<String, Layout>, Error> {
+    let mut ids: Vec<&str> = top.iter().map(|(r, _)| r.doc_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(engine
+        .store()
+        .layouts_json_of(&ids)?
+        .into_iter()
+        .map(|(id, j)| (id, serde_json::from_str(&j).unwrap_or_default()))
+        .collect())
 }
 
 #[cfg(test)]

@@ -149,6 +149,18 @@ pub trait Records {
     /// document.
     fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError>;
 
+    /// The stored layout (JSON) of each of `doc_ids` that exists, by document id: one
+    /// read for all of them where the backend can (a search's hits).
+    fn layouts_json_of(&self, doc_ids: &[&str]) -> Result<HashMap<String, String>, StoreError> {
+        let mut out = HashMap::new();
+        for d in doc_ids {
+            if let Some(json) = self.layout_json_of(d)? {
+                out.insert(d.to_string(), json);
+            }
+        }
+        Ok(out)
+    }
+
     /// The layout of document `doc_id`, checked against its `text`: a layout that is not
     /// JSON or does not fit the text is a [`StoreError::Damaged`] error naming it.
     fn document_layout(&self, doc_id: &str, text: &str) -> Result<Layout, StoreError> {

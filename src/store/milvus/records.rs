@@ -5,7 +5,9 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use super::{client, int, int_list, lex, parts, placeholder, text, MilvusStore, PLACEHOLDER};
+use super::{
+    client, int, int_list, lex, parts, placeholder, str_list, text, MilvusStore, PLACEHOLDER,
+};
 use crate::corpus::Span;
 use crate::store::LexQuery;
 use crate::store::{
@@ -559,6 +561,30 @@ impl Records for MilvusStore {
         Ok(Some(
             self.blob(doc, "layout")?.unwrap_or_else(|| "{}".into()),
         ))
+    }
+
+    fn layouts_json_of(&self, doc_ids: &[&str]) -> Result<HashMap<String, String>, StoreError> {
+        if doc_ids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let docs = self.query("docs", &str_list("doc_id", doc_ids), &["id", "doc_id"])?;
+        let rows: Vec<i64> = docs.iter().map(|r| int(r, "id")).collect();
+        let filter = format!("{} and kind == \"layout\"", int_list("doc", &rows));
+        let mut parts = self.query("blobs", &filter, &["doc", "part", "data"])?;
+        parts.sort_by_key(|r| (int(r, "doc"), int(r, "part")));
+        let mut json: HashMap<i64, String> = HashMap::new();
+        for r in &parts {
+            json.entry(int(r, "doc"))
+                .or_default()
+                .push_str(&text(r, "data"));
+        }
+        Ok(docs
+            .iter()
+            .map(|r| {
+                let layout = json.remove(&int(r, "id")).unwrap_or_else(|| "{}".into());
+                (text(r, "doc_id"), layout)
+            })
+            .collect())
     }
 
     fn document_keys(&self) -> Result<HashMap<String, String>, StoreError> {
