@@ -20,6 +20,9 @@
 //! `target/scale/scale.svg` from all sizes measured. `ATTEST_SCALE_DIR` sets where corpora
 //! and indexes go (default `target/scale`; 1M chunks take about 6 GB).
 //!
+//! `ATTEST_SCALE_REINGEST=1` re-measures only the re-ingest of one changed file, on the
+//! index an earlier run left at each size (its other figures are kept).
+//!
 //! `ATTEST_SCALE_BACKEND=milvus` (with `ATTEST_MILVUS_URL`, e.g. from `scripts/milvus.sh
 //! start`) measures the Milvus backend instead: each size goes into fresh collections, the
 //! results into `results-milvus.json` and `scale-milvus.svg`; `status --deep` is not timed
@@ -96,6 +99,13 @@ fn main() {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     for n in sizes {
+        if std::env::var_os("ATTEST_SCALE_REINGEST").is_some() {
+            let before = all.remove(&format!("{n:08}")).unwrap_or_else(|| json!({}));
+            all.insert(format!("{n:08}"), reingest_again(&work, &model, n, before));
+            let text = serde_json::to_string_pretty(&all).unwrap_or_default();
+            std::fs::write(&results, text).expect("results.json");
+            continue;
+        }
         let figures = measure(&work, &model, n, per_doc);
         println!(
             "{}",
@@ -328,6 +338,31 @@ fn status_figures(engine: &Engine) -> (f64, f64) {
         t.elapsed().as_secs_f64() * 1000.0
     };
     (time(false), if milvus() { f64::NAN } else { time(true) })
+}
+
+/// Opens the index an earlier run left at size `n` and times two re-ingests of one changed
+/// file (the first may still fold the chunks an older version left beside the graph).
+fn reingest_again(work: &Path, model: &Arc<MiniLm>, n: usize, mut before: Value) -> Value {
+    let dir = work.join(format!("n{n}"));
+    let facts_file = std::fs::read(dir.join("facts.json")).expect("an earlier run's corpus");
+    let (_, facts): (usize, Vec<Planted>) = serde_json::from_slice(&facts_file).expect("facts");
+    let cfg = Config {
+        index: dir.join("index"),
+        ..Config::default()
+    };
+    let embedder = ScaleEmbedder {
+        counter: model.clone(),
+        vectors: HashEmbedder::new(384),
+    };
+    let t = Instant::now();
+    let mut engine = Engine::open(cfg, Arc::new(embedder), Access::Write).expect("the index");
+    let open_s = t.elapsed().as_secs_f64();
+    let first = reingest_one(&mut engine, &dir, &facts);
+    let second = reingest_one(&mut engine, &dir, &facts);
+    eprintln!("{n}: open {open_s:.1} s, re-ingests {first:.0} ms then {second:.0} ms");
+    before["reingest_one_file_ms"] = json!(second);
+    before["reingest_open_s"] = json!(open_s);
+    before
 }
 
 /// Appends a sentence to the first fact's file and ingests the corpus again: the time of

@@ -146,7 +146,19 @@ impl Engine {
             return Ok(());
         }
         if persist {
-            Dense::update(&self.store, &self.cfg.index, &self.cfg, dim, rebuild)?;
+            let updated = Dense::update(&self.store, &self.cfg.index, &self.cfg, dim, rebuild)?;
+            let version = self.store.corpus_version()?;
+            let dense = Dense::after_update(
+                &self.store,
+                &self.cfg.index,
+                &self.cfg,
+                dim,
+                updated,
+                self.dense.as_deref(),
+            )?;
+            self.dense = Some(Arc::new(dense));
+            self.dense_version = version;
+            return Ok(());
         }
         let version = self.store.corpus_version()?;
         self.dense = Some(Arc::new(Dense::open(

@@ -16,6 +16,7 @@ pub mod lexical;
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -67,7 +68,8 @@ pub struct IndexHealth {
 /// The dense index in use for searching.
 pub struct Dense {
     exact: Option<ExactIndex>,
-    hnsw: Option<HnswIndex>,
+    /// The graph, shared with the index it was refreshed from.
+    hnsw: Option<Arc<HnswIndex>>,
     /// Chunks above the graph's highest point, searched exactly beside it.
     delta: Option<ExactIndex>,
     live: HashSet<u64>,
@@ -292,14 +294,18 @@ impl Dense {
         } else {
             let (graph, mut health) = inspect(store, dir, cfg)?;
             health.dense_backend = "hnsw".into();
-            dense.hnsw = if health.consistent { graph } else { None };
+            dense.hnsw = if health.consistent {
+                graph.map(Arc::new)
+            } else {
+                None
+            };
             if dense.hnsw.is_none() {
-                dense.hnsw = Some(rebuild(store, dir, cfg, dim, save)?);
+                dense.hnsw = Some(Arc::new(rebuild(store, dir, cfg, dim, save)?));
                 health.rebuilt = true;
                 health.delta_points = 0;
             }
             if health.delta_points > 0 {
-                dense.delta = Some(delta_from_store(store, dim, dense.hnsw.as_ref())?);
+                dense.delta = Some(delta_from_store(store, dim, dense.hnsw.as_deref())?);
             }
             dense.health = health;
         }
@@ -320,8 +326,8 @@ impl Dense {
         }
         let (graph, health) = inspect(store, dir, cfg)?;
         self.hnsw = match graph {
-            Some(g) if health.consistent => Some(g),
-            _ => Some(rebuild(store, dir, cfg, dim, false)?),
+            Some(g) if health.consistent => Some(Arc::new(g)),
+            _ => Some(Arc::new(rebuild(store, dir, cfg, dim, false)?)),
         };
         Ok(())
     }
@@ -338,21 +344,25 @@ impl Dense {
         }
     }
 
-    /// Bring the HNSW file up to date after the store changed (ingest): insert the chunks
-    /// it lacks (reading only their vectors), or rebuild when the dead share is too high,
-    /// the file is unusable or `force` is set (repair); then save it and record its dump
-    /// name and corpus version. The health returned is the saved graph's, computed in
-    /// memory (a graph of a million points is not read back).
+    /// Bring the HNSW file up to date after the store changed (ingest): leave it as it is
+    /// when few chunks were added ([`delta_limit`]); else insert the chunks it lacks
+    /// (reading only their vectors), or rebuild when the dead share is too high, the file
+    /// is unusable or `force` is set (repair); then save it and record its dump name and
+    /// corpus version. The health returned is the saved graph's, computed in memory (a
+    /// graph of a million points is not read back).
     pub fn update(
         store: &Store,
         dir: &Path,
         cfg: &Config,
         dim: usize,
         force: bool,
-    ) -> Result<IndexHealth, IndexError> {
+    ) -> Result<Updated, IndexError> {
         if !force {
-            if let Some(h) = keep_delta(store, dir, cfg)? {
-                return Ok(h);
+            if let Some(health) = keep_delta(store, dir, cfg)? {
+                return Ok(Updated {
+                    health,
+                    graph: None,
+                });
             }
         }
         let (graph, before) = inspect(store, dir, cfg)?;
@@ -366,7 +376,10 @@ impl Dense {
                     .filter(|id| !have.contains(&(*id as u64)))
                     .collect();
                 if new_ids.is_empty() && before.consistent {
-                    return Ok(before);
+                    return Ok(Updated {
+                        health: before,
+                        graph: Some(g),
+                    });
                 }
                 new_ids.sort_unstable();
                 let vectors = store.vectors_by_ids(&new_ids)?;
@@ -389,7 +402,51 @@ impl Dense {
         let mut h = recorded_health(store, live.len())?;
         graph_health(&g, &live, store.corpus_version()?, &mut h);
         h.consistent = h.problems.is_empty();
-        Ok(h)
+        Ok(Updated {
+            health: h,
+            graph: Some(g),
+        })
+    }
+
+    /// The dense index for searching after [`Dense::update`], without reading the graph
+    /// file again: the updated graph, or (when the update left the file alone) the graph
+    /// of `previous`, with the chunks above it searched beside it. Falls back to
+    /// [`Dense::open`] when neither fits.
+    pub fn after_update(
+        store: &Store,
+        dir: &Path,
+        cfg: &Config,
+        dim: usize,
+        updated: Updated,
+        previous: Option<&Dense>,
+    ) -> Result<Dense, IndexError> {
+        let live = live_ids(store)?;
+        let graph = match updated.graph {
+            Some(g) => Some(Arc::new(g)),
+            None => previous.and_then(|p| p.hnsw.clone()),
+        };
+        let Some(graph) = graph.filter(|_| live.len() >= cfg.exact_threshold) else {
+            return Dense::open(store, dir, cfg, dim, true);
+        };
+        let mut health = updated.health;
+        graph_health(&graph, &live, store.corpus_version()?, &mut health);
+        health.consistent = health.problems.is_empty();
+        if !health.consistent {
+            return Dense::open(store, dir, cfg, dim, true);
+        }
+        health.dense_backend = "hnsw".into();
+        let delta = if health.delta_points > 0 {
+            Some(delta_from_store(store, dim, Some(&graph))?)
+        } else {
+            None
+        };
+        Ok(Dense {
+            exact: None,
+            hnsw: Some(graph),
+            delta,
+            live,
+            health,
+        })
     }
 
     /// Top-`k` live chunks by cosine similarity: (chunk row id, cosine), best first.
@@ -468,6 +525,23 @@ impl Dense {
     pub fn backend(&self) -> &str {
         &self.health.dense_backend
     }
+}
+
+/// Whether `a` and `b` search the same graph in memory (one was refreshed from the other).
+#[cfg(test)]
+pub(crate) fn same_graph(a: &Dense, b: &Dense) -> bool {
+    match (&a.hnsw, &b.hnsw) {
+        (Some(x), Some(y)) => Arc::ptr_eq(x, y),
+        _ => false,
+    }
+}
+
+/// What [`Dense::update`] did: the health of the dense index, and the graph when the
+/// update had it in memory (inserted into, rebuilt, or found complete).
+pub struct Updated {
+    /// Health of the graph and its delta.
+    pub health: IndexHealth,
+    graph: Option<HnswIndex>,
 }
 
 /// An exact index over the stored vectors above `graph`'s highest point.

@@ -1008,10 +1008,13 @@ mod tests {
             let top = e.dense_search(&v, 1).unwrap()[0].0;
             e.store().chunks_by_ids(&[top]).unwrap()[0].text.clone()
         };
-        // One new chunk: within the delta, the saved graph is left as it was.
+        // One new chunk: within the delta, the saved graph is left as it was, and the
+        // graph in memory is searched on without being read again.
+        let loaded = e.dense_arc().unwrap();
         std::fs::write(docs.join("p.md"), "# P\n\nPenguins swim in cold water.\n").unwrap();
         run(&mut e, &docs);
         assert_eq!(dump(&e), first);
+        assert!(crate::index::same_graph(&loaded, &e.dense_arc().unwrap()));
         assert_eq!(e.index_health().delta_points, 1);
         assert!(e.index_health().consistent, "{:?}", e.index_health());
         assert!(top_text(&e, "Penguins swim in cold water").contains("Penguins"));
