@@ -166,9 +166,19 @@ impl MilvusStore {
             .collect())
     }
 
-    /// Rows, average tokens per row and each phrase's idf, at the current corpus version
-    /// (cached until it moves).
+    /// Rows, average tokens per row and each phrase's idf, at the current corpus version.
     fn phrase_stats(&self, phrases: &[Vec<String>]) -> Result<(i64, f64, Vec<f64>), StoreError> {
+        let (rows, tokens, hits) = self.phrase_hits(phrases)?;
+        let idfs = hits.iter().map(|h| idf(rows, *h)).collect();
+        Ok((rows, tokens as f64 / rows.max(1) as f64, idfs))
+    }
+
+    /// Rows and tokens in all, and rows holding each phrase, at the current corpus version
+    /// (cached until it moves).
+    pub(super) fn phrase_hits(
+        &self,
+        phrases: &[Vec<String>],
+    ) -> Result<(i64, i64, Vec<i64>), StoreError> {
         let version = self.corpus_version()?;
         let mut stats = self.stats.lock().unwrap_or_else(|p| p.into_inner());
         if stats.version != version || stats.rows == 0 {
@@ -179,10 +189,10 @@ impl MilvusStore {
                 hits: HashMap::new(),
             };
         }
-        let mut idfs = Vec::with_capacity(phrases.len());
+        let mut hits = Vec::with_capacity(phrases.len());
         for p in phrases {
             let key = p.join(" ");
-            let hits = match stats.hits.get(&key) {
+            let h = match stats.hits.get(&key) {
                 Some(h) => *h,
                 None => {
                     let h = self.phrase_rows(p)?;
@@ -190,10 +200,9 @@ impl MilvusStore {
                     h
                 }
             };
-            idfs.push(idf(stats.rows, hits));
+            hits.push(h);
         }
-        let avgdl = stats.tokens as f64 / stats.rows.max(1) as f64;
-        Ok((stats.rows, avgdl, idfs))
+        Ok((stats.rows, stats.tokens, hits))
     }
 
     /// Rows holding `phrase` in one column: exact when at most [`PHRASE_SAMPLE_ROWS`] rows

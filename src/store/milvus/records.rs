@@ -378,12 +378,8 @@ impl Records for MilvusStore {
         let Some(term) = lex::terms(word).into_iter().next() else {
             return Ok(0);
         };
-        let name = self.name("chunks");
-        let filter = format!("TEXT_MATCH(lex, {})", client::quote(&term));
-        self.conn
-            .count(&name, &filter)
-            .map(|n| n as usize)
-            .map_err(|e| self.fail(e))
+        let (_, _, hits) = self.phrase_hits(&[vec![term]])?;
+        Ok(hits.first().copied().unwrap_or(0).max(0) as usize)
     }
 
     fn chunks_by_ids(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, StoreError> {
