@@ -481,6 +481,51 @@ fn missing_or_stale_hnsw_files_are_detected_and_rebuilt() {
 }
 
 #[test]
+fn a_file_added_after_the_graph_was_saved_is_searched_beside_it() {
+    let (tmp, idx) = sample_index();
+    let extra = tmp.path().join("extra");
+    std::fs::create_dir_all(&extra).unwrap();
+    std::fs::write(
+        extra.join("penguins.md"),
+        "# Penguin husbandry\n\nPenguin enclosures must be chilled to four degrees Celsius.\n",
+    )
+    .unwrap();
+    let status = |args: &[&str]| {
+        let out = attest(&idx).args(args).output().unwrap();
+        (out.status.code(), json(&out.stdout))
+    };
+    let (_, before) = status(&["status", "--json"]);
+    let out = attest(&idx)
+        .args(["ingest", extra.to_str().unwrap(), "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", json(&out.stdout));
+    // The saved graph is left as it was; its one new chunk is counted beside it.
+    let (code, st) = status(&["status", "--json"]);
+    assert_eq!(code, Some(0), "{st}");
+    assert_eq!(st["index"]["delta_points"], 1, "{st}");
+    assert_eq!(st["index"]["hnsw_points"], before["index"]["hnsw_points"]);
+    let out = attest(&idx)
+        .env("ATTEST_EXACT_THRESHOLD", "0")
+        .args(["search", "penguin enclosures chilled", "--mode", "dense"])
+        .args(["--k", "1", "--json"])
+        .output()
+        .unwrap();
+    let hits = json(&out.stdout);
+    assert_eq!(hits["dense_backend"], "hnsw");
+    assert!(
+        hits["hits"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Penguin enclosures"),
+        "{hits}"
+    );
+    let (code, deep) = status(&["status", "--deep", "--json"]);
+    assert_eq!(code, Some(0), "{deep}");
+    assert_eq!(deep["index"]["delta_points"], 1, "{deep}");
+}
+
+#[test]
 fn an_index_built_with_another_model_is_refused() {
     use attest::config::Config;
     use attest::engine::Engine;
