@@ -790,23 +790,33 @@ impl HnswIndex {
         params: &HnswParams,
         points: &[(u64, &[f32])],
     ) -> Result<Self, DenseError> {
+        let mut index = Self::with_capacity(dim, params, points.len())?;
+        index.insert(points)?;
+        tracing::debug!(dim, n = index.len(), "built HNSW index");
+        Ok(index)
+    }
+
+    /// An empty graph sized for `points` points (twice that, so later inserts grow
+    /// cheaply), to be filled by [`insert`](Self::insert) in batches.
+    pub fn with_capacity(
+        dim: usize,
+        params: &HnswParams,
+        points: usize,
+    ) -> Result<Self, DenseError> {
         params.validate()?;
         if dim == 0 {
             return Err(DenseError::InvalidParams {
                 reason: "dimension must be > 0".into(),
             });
         }
-        let capacity = points.len().saturating_mul(2).max(EMPTY_GRAPH_CAPACITY);
-        let mut index = HnswIndex {
+        let capacity = points.saturating_mul(2).max(EMPTY_GRAPH_CAPACITY);
+        Ok(HnswIndex {
             dim,
             params: params.clone(),
             fixed_ef: None,
             ids: HashSet::new(),
             graph: OwnedHnsw::new(params, capacity),
-        };
-        index.insert(points)?;
-        tracing::debug!(dim, n = index.len(), "built HNSW index");
-        Ok(index)
+        })
     }
 
     /// Adds more points (incremental ingest). The whole batch is validated first; on error

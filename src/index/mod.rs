@@ -608,17 +608,27 @@ fn rebuild(
     dim: usize,
     persist: bool,
 ) -> Result<HnswIndex, IndexError> {
-    let vectors = store.all_vectors()?;
-    let pts: Vec<(u64, &[f32])> = vectors
-        .iter()
-        .map(|(i, v)| (*i as u64, v.as_slice()))
-        .collect();
-    let g = HnswIndex::build(dim, &hnsw_params(cfg), &pts)?;
+    let ids = store.chunk_row_ids()?;
+    let mut g = HnswIndex::with_capacity(dim, &hnsw_params(cfg), ids.len())?;
+    // In batches: the graph keeps its own copy of each vector, so the stored vectors are
+    // never all held a second time.
+    for batch in ids.chunks(REBUILD_BATCH) {
+        let rows: Vec<(u64, Vec<f32>)> = batch
+            .iter()
+            .zip(store.vectors_by_ids(batch)?)
+            .filter_map(|(id, v)| Some((*id as u64, v?)))
+            .collect();
+        let pts: Vec<(u64, &[f32])> = rows.iter().map(|(i, v)| (*i, v.as_slice())).collect();
+        g.insert(&pts)?;
+    }
     if persist {
         save(store, dir, &g)?;
     }
     Ok(g)
 }
+
+/// Vectors read from the store and inserted at a time when the graph is rebuilt.
+const REBUILD_BATCH: usize = 50_000;
 
 /// Base name of the HNSW dump files in the index directory.
 pub const DUMP_BASENAME: &str = "hnsw";

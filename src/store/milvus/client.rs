@@ -194,8 +194,9 @@ impl Conn {
                 match client.create_collection(req).await {
                     Ok(_) => true,
                     Err(e) => {
-                        // Lost a race with another creator: fine if it exists now.
-                        if !has_collection(&client, &n).await.unwrap_or(false) {
+                        // Lost a race with another creator: fine once its collection
+                        // exists (it may still be creating it).
+                        if !appears(&client, &n).await {
                             return Err(fail("create", &n, e));
                         }
                         false
@@ -719,6 +720,24 @@ async fn query_all(
     }
     Ok(out)
 }
+
+/// Whether collection `name` exists within about [`CREATE_WAIT`] (polled), for a creator
+/// that lost a race to another one still creating it.
+async fn appears(client: &ClientV2, name: &str) -> bool {
+    let deadline = tokio::time::Instant::now() + CREATE_WAIT;
+    loop {
+        if has_collection(client, name).await.unwrap_or(false) {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// How long a creator that lost a race waits for the winner's collection.
+const CREATE_WAIT: Duration = Duration::from_secs(30);
 
 /// A rough serialized size of a JSON value (numbers count 8 bytes).
 fn approx_bytes(v: &Value) -> usize {
