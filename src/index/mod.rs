@@ -382,12 +382,7 @@ impl Dense {
                     });
                 }
                 new_ids.sort_unstable();
-                let vectors = store.vectors_by_ids(&new_ids)?;
-                let new: Vec<(u64, Vec<f32>)> = new_ids
-                    .iter()
-                    .zip(vectors)
-                    .filter_map(|(id, v)| Some((*id as u64, v?)))
-                    .collect();
+                let new = stored_vectors(store, &new_ids)?;
                 if !new.is_empty() {
                     let pts: Vec<(u64, &[f32])> =
                         new.iter().map(|(i, v)| (*i, v.as_slice())).collect();
@@ -544,6 +539,16 @@ pub struct Updated {
     graph: Option<HnswIndex>,
 }
 
+/// The stored vectors of chunk rows `ids` (rows gone meanwhile are left out), as graph
+/// points.
+fn stored_vectors(store: &Store, ids: &[i64]) -> Result<Vec<(u64, Vec<f32>)>, IndexError> {
+    Ok(ids
+        .iter()
+        .zip(store.vectors_by_ids(ids)?)
+        .filter_map(|(id, v)| Some((*id as u64, v?)))
+        .collect())
+}
+
 /// An exact index over the stored vectors above `graph`'s highest point.
 fn delta_from_store(
     store: &Store,
@@ -556,12 +561,7 @@ fn delta_from_store(
         .into_iter()
         .filter(|id| top.is_none_or(|t| *id as u64 > t))
         .collect();
-    let vectors = store.vectors_by_ids(&ids)?;
-    let rows: Vec<(u64, Vec<f32>)> = ids
-        .iter()
-        .zip(vectors)
-        .filter_map(|(id, v)| Some((*id as u64, v?)))
-        .collect();
+    let rows = stored_vectors(store, &ids)?;
     Ok(ExactIndex::from_rows(
         dim,
         rows.iter().map(|(i, v)| (*i, v.as_slice())),
@@ -613,11 +613,7 @@ fn rebuild(
     // In batches: the graph keeps its own copy of each vector, so the stored vectors are
     // never all held a second time.
     for batch in ids.chunks(REBUILD_BATCH) {
-        let rows: Vec<(u64, Vec<f32>)> = batch
-            .iter()
-            .zip(store.vectors_by_ids(batch)?)
-            .filter_map(|(id, v)| Some((*id as u64, v?)))
-            .collect();
+        let rows = stored_vectors(store, batch)?;
         let pts: Vec<(u64, &[f32])> = rows.iter().map(|(i, v)| (*i, v.as_slice())).collect();
         g.insert(&pts)?;
     }
