@@ -311,7 +311,7 @@ impl TopK {
 }
 
 /// Sorts hits by descending score, ties by ascending id.
-fn sort_hits(hits: &mut [(u64, f32)]) {
+pub(crate) fn sort_hits(hits: &mut [(u64, f32)]) {
     hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
 }
 

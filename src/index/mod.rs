@@ -476,7 +476,7 @@ impl Dense {
         };
         if let (None, Some(d)) = (&self.exact, &self.delta) {
             hits.extend(d.search(query, k, keep));
-            hits.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            dense::sort_hits(&mut hits);
             hits.truncate(k);
         }
         hits.into_iter().map(|(i, s)| (i as i64, s)).collect()
