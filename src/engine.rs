@@ -361,7 +361,7 @@ fn milvus_target(cfg: &Config) -> MilvusTarget {
 }
 
 /// The store `cfg.backend` names, for `model` / `dim` (created when `create`).
-fn open_store(cfg: &Config, model: &str, dim: usize, create: bool) -> Result<Store, Error> {
+pub fn open_store(cfg: &Config, model: &str, dim: usize, create: bool) -> Result<Store, Error> {
     Ok(match cfg.backend {
         BackendKind::Sqlite => Store::open(&cfg.index, model, dim, create)?,
         BackendKind::Milvus => Store::new(Box::new(MilvusStore::open(

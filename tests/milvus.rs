@@ -369,3 +369,115 @@ fn serve_and_review_work_on_milvus_as_on_sqlite() {
     assert_eq!(s["index"]["dense_backend"], "milvus");
     assert!(srv.stop().success());
 }
+
+/// `attest migrate` with its JSON report, which must succeed.
+fn migrate_ok(mut c: Command, args: &[&str]) -> Value {
+    let out = c.arg("migrate").args(args).arg("--json").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json(&out.stdout)
+}
+
+/// The `documents --json` listing with what may differ between backends left out.
+fn documents(mut c: Command) -> Value {
+    let out = c.args(["documents", "--json"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v = json(&out.stdout);
+    strip(&mut v);
+    v
+}
+
+#[test]
+fn an_index_migrated_to_milvus_and_back_answers_as_before() {
+    let Some(url) = server() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (idx, back, local) = (
+        tmp.path().join("idx"),
+        tmp.path().join("back"),
+        tmp.path().join("local"),
+    );
+    let corpus = scratch_corpus(tmp.path());
+    let mut c = attest(&idx);
+    c.args(["ingest"])
+        .arg(&corpus)
+        .args(["--source-type", "policy", "--collection", "county"]);
+    assert!(c.output().unwrap().status.success());
+    let prefix = fresh_prefix("migrate");
+    let mut to_milvus = attest(&idx);
+    to_milvus.env("ATTEST_MILVUS_URL", &url);
+    let r = migrate_ok(to_milvus, &["--to", "milvus", "--to-prefix", &prefix]);
+    assert!(r["files"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["copied"], r["files"], "{r}");
+    assert_eq!(r["declarations"], 1, "{r}");
+    // Run again: everything is already there, nothing is written twice.
+    let mut again = attest(&idx);
+    again.env("ATTEST_MILVUS_URL", &url);
+    let r2 = migrate_ok(again, &["--to", "milvus", "--to-prefix", &prefix]);
+    assert_eq!(
+        (r2["copied"].as_u64(), r2["chunks"].clone()),
+        (Some(0), r["chunks"].clone())
+    );
+    // And back into a fresh SQLite index, which gets its dense index built.
+    let back_report = migrate_ok(
+        on_milvus(&local, &url, &prefix),
+        &["--to", "sqlite", "--to-index", back.to_str().unwrap()],
+    );
+    assert_eq!(back_report["chunks"], r["chunks"]);
+    for q in QUESTIONS {
+        let a = answer(attest(&idx), q);
+        assert_eq!(
+            a,
+            answer(on_milvus(&local, &url, &prefix), q),
+            "{q:?} on Milvus"
+        );
+        assert_eq!(a, answer(attest(&back), q), "{q:?} migrated back");
+    }
+    assert_eq!(
+        documents(attest(&idx)),
+        documents(on_milvus(&local, &url, &prefix))
+    );
+    let deep = attest(&back)
+        .args(["status", "--deep", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        deep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&deep.stdout)
+    );
+}
+
+#[test]
+fn a_migration_never_mixes_two_corpora_or_copies_onto_itself() {
+    let Some(url) = server() else { return };
+    let (tmp, idx) = sample_index();
+    let prefix = fresh_prefix("mixed");
+    let local = tmp.path().join("milvus-local");
+    let other = scratch_corpus(tmp.path());
+    ingest_ok(on_milvus(&local, &url, &prefix), &[other.as_path()], &[]);
+    let mut c = attest(&idx);
+    c.env("ATTEST_MILVUS_URL", &url)
+        .args(["migrate", "--to", "milvus", "--to-prefix", &prefix]);
+    let out = c.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("already holds") && err.contains(&prefix),
+        "{err}"
+    );
+    let out = attest(&idx)
+        .args(["migrate", "--to", "sqlite", "--to-index"])
+        .arg(&idx)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("same corpus"), "{err}");
+}

@@ -724,3 +724,49 @@ fn an_index_of_the_schema_before_chunk_context_migrates_and_its_chunks_gain_one(
     let (s, code) = deep_status(&idx);
     assert_eq!(code, 0, "{s}");
 }
+
+/// `attest migrate --to sqlite --to-index to --json` from `idx`.
+fn migrate_to(idx: &Path, to: &Path) -> Output {
+    attest(idx)
+        .args(["migrate", "--to", "sqlite", "--json", "--to-index"])
+        .arg(to)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_damaged_source_stops_a_migration_and_the_repaired_one_resumes_it() {
+    let (tmp, _docs, idx) = scratch_index();
+    let to = tmp.path().join("copy");
+    db(&idx)
+        .execute(
+            "UPDATE documents SET text = replace(text, 'seven (7) years', 'eight (8) years') \
+             WHERE source LIKE '%11-county-code%'",
+            [],
+        )
+        .unwrap();
+    let o = migrate_to(&idx, &to);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("11-county-code") && err.contains("content hash"),
+        "{err}"
+    );
+    assert!(err.contains("attest ingest --repair"), "{err}");
+    let o = run(&idx, &["ingest", "--repair", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = migrate_to(&idx, &to);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o.stdout);
+    assert!(r["already_there"].as_u64().unwrap() >= 1, "{r}");
+    assert!(r["copied"].as_u64().unwrap() >= 1, "{r}");
+    let answer = |i: &Path| {
+        let o = run(i, &["ask", QUESTION, "--no-memory", "--json"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        json(&o.stdout)["answer"].clone()
+    };
+    assert_eq!(answer(&idx), answer(&to));
+    assert!(answer(&to).to_string().contains("seven (7) years"));
+    let (s, code) = deep_status(&to);
+    assert_eq!(code, 0, "{s}");
+}

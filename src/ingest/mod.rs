@@ -11,6 +11,7 @@
 //! file that fails to load, chunk or embed within its budgets is reported with its reason
 //! and nothing stored for it is touched.
 
+pub mod migrate;
 mod pipeline;
 
 use std::collections::{BTreeSet, HashMap};

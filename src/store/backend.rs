@@ -9,6 +9,7 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
+use super::export::RawDoc;
 use super::{CatalogRow, ChunkRow, MemoryRow, NewDoc, Problem, StoreError, StoredDoc};
 use crate::corpus::layout::Layout;
 use crate::store::LexQuery;
@@ -78,6 +79,21 @@ pub trait Records {
         remove: &[i64],
         add: &[NewDoc],
     ) -> Result<Vec<i64>, StoreError>;
+
+    /// The documents of file `path` with their chunks and vectors exactly as stored, in
+    /// row order (unchecked; [`Records::export_file`] checks them).
+    fn raw_docs_of_file(&self, path: &str) -> Result<Vec<RawDoc>, StoreError>;
+
+    /// The documents of file `path` as an ingest would insert them again, for copying to
+    /// another backend: a damaged one is a [`StoreError::Damaged`] error naming it
+    /// ([`RawDoc::checked`]).
+    fn export_file(&self, path: &str) -> Result<Vec<NewDoc>, StoreError> {
+        let dim = self.dimension()?;
+        self.raw_docs_of_file(path)?
+            .into_iter()
+            .map(|d| d.checked(self.location(), dim))
+            .collect()
+    }
 
     /// Remove every document of file `path` and its file record; returns how many
     /// documents went.

@@ -16,6 +16,7 @@ use crate::corpus::load::SourceKind;
 use crate::corpus::Span;
 
 mod backend;
+pub mod export;
 mod lexquery;
 pub mod milvus;
 mod pathkey;

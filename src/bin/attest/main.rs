@@ -13,6 +13,7 @@ mod ask;
 mod documents;
 mod eval;
 mod ingest;
+mod migrate;
 mod requirements;
 mod review;
 mod search;
@@ -61,6 +62,10 @@ enum Command {
     Ingest(ingest::Args),
     /// Search the index (hybrid dense + BM25 by default)
     Search(search::Args),
+    /// Copy the corpus (documents, text, chunks, vectors, source declarations) from the
+    /// configured backend to another one, without reading or embedding the files again;
+    /// an interrupted copy resumes when run again
+    Migrate(migrate::Args),
     /// Answer a question from the index: every sentence a verbatim, span-checked quote
     /// with its citation, or "no authoritative evidence" (exit 0 answered, 1 no
     /// authoritative evidence, 2 rejected input or error)
@@ -229,6 +234,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Ingest(args) => ingest::run(cfg, args),
         Command::Search(args) => search::run(cfg, args),
+        Command::Migrate(args) => migrate::run(cfg, args),
         Command::Ask(args) => ask::run(cfg, args),
         Command::Eval { what } => eval::run(cfg, what),
         Command::Validate(args) => validate::run(cfg, args),

@@ -28,6 +28,7 @@ use client::{Conn, Field};
 mod bm25;
 mod check;
 mod client;
+mod export;
 pub mod lex;
 mod porter;
 mod records;

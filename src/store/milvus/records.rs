@@ -55,7 +55,7 @@ impl MilvusStore {
     }
 
     /// The parts of blob `kind` of document row `doc`, joined; `None` when it has none.
-    fn blob(&self, doc: i64, kind: &str) -> Result<Option<String>, StoreError> {
+    pub(super) fn blob(&self, doc: i64, kind: &str) -> Result<Option<String>, StoreError> {
         let filter = format!("doc == {doc} and kind == {}", client::quote(kind));
         let mut rows = self.query("blobs", &filter, &["part", "data"])?;
         if rows.is_empty() {
@@ -165,16 +165,7 @@ impl MilvusStore {
         let dim = self.dim;
         let mut out = Vec::new();
         for r in self.query("chunks", filter, &["id", "vector"])? {
-            let v: Vec<f32> = r
-                .get("vector")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(Value::as_f64)
-                        .map(|x| x as f32)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let v = vector_field(&r);
             if let Some(f) =
                 crate::store::check::vector_fault(&crate::store::vector_to_blob(&v), Some(dim))
             {
@@ -316,6 +307,13 @@ impl Records for MilvusStore {
         }
         self.record_write(changed)?;
         Ok(chunk_ids)
+    }
+
+    fn raw_docs_of_file(
+        &self,
+        path: &str,
+    ) -> Result<Vec<crate::store::export::RawDoc>, StoreError> {
+        self.raw_docs(path)
     }
 
     fn remove_file(&mut self, path: &str) -> Result<usize, StoreError> {
@@ -630,6 +628,20 @@ impl Records for MilvusStore {
 }
 
 /// Words in a space-joined word list.
+/// The `vector` field of a row (empty when absent; a non-number element is left out,
+/// which the length check then catches).
+pub(super) fn vector_field(r: &Map<String, Value>) -> Vec<f32> {
+    r.get("vector")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_f64)
+                .map(|x| x as f32)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn word_count(s: &str) -> i64 {
     s.split(' ').filter(|w| !w.is_empty()).count() as i64
 }

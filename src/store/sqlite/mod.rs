@@ -14,6 +14,7 @@ use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 pub mod check;
 mod diverse;
+mod export;
 mod sources;
 
 use super::{
@@ -570,6 +571,13 @@ impl Records for SqliteStore {
         }
         tx.commit().map_err(e)?;
         Ok(chunk_ids)
+    }
+
+    fn raw_docs_of_file(
+        &self,
+        path: &str,
+    ) -> Result<Vec<crate::store::export::RawDoc>, StoreError> {
+        self.raw_docs(path)
     }
 
     fn remove_file(&mut self, path: &str) -> Result<usize, StoreError> {
