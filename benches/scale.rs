@@ -22,6 +22,9 @@
 //!
 //! `ATTEST_SCALE_REINGEST=1` re-measures only the re-ingest of one changed file, on the
 //! index an earlier run left at each size (its other figures are kept).
+//! `ATTEST_SCALE_SEARCH=1` re-measures search, `ask`, `status` and the time to open the
+//! index on it; with `ATTEST_SCALE_BACKEND=milvus`, on a copy of it in fresh Milvus
+//! collections (`attest migrate`, timed as `migrate_s`).
 //!
 //! `ATTEST_SCALE_BACKEND=milvus` (with `ATTEST_MILVUS_URL`, e.g. from `scripts/milvus.sh
 //! start`) measures the Milvus backend instead: each size goes into fresh collections, the
@@ -99,9 +102,15 @@ fn main() {
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     for n in sizes {
-        if std::env::var_os("ATTEST_SCALE_REINGEST").is_some() {
+        let again = std::env::var_os("ATTEST_SCALE_REINGEST").is_some();
+        if again || std::env::var_os("ATTEST_SCALE_SEARCH").is_some() {
             let before = all.remove(&format!("{n:08}")).unwrap_or_else(|| json!({}));
-            all.insert(format!("{n:08}"), reingest_again(&work, &model, n, before));
+            let after = if again {
+                reingest_again(&work, &model, n, before)
+            } else {
+                search_again(&work, &model, n, before)
+            };
+            all.insert(format!("{n:08}"), after);
             let text = serde_json::to_string_pretty(&all).unwrap_or_default();
             std::fs::write(&results, text).expect("results.json");
             continue;
@@ -164,13 +173,7 @@ fn ingest_fresh(dir: &Path, model: &Arc<MiniLm>) -> (Engine, IngestReport) {
         ..Config::default()
     };
     if milvus() {
-        cfg.backend = attest::config::BackendKind::Milvus;
-        cfg.milvus_url = std::env::var("ATTEST_MILVUS_URL").expect("ATTEST_MILVUS_URL");
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos() % 1_000_000_000)
-            .unwrap_or(0);
-        cfg.milvus_prefix = format!("scale_{}_{nanos}", std::process::id());
+        cfg = milvus_config(dir);
     }
     let _ = std::fs::remove_dir_all(&cfg.index);
     let embedder = ScaleEmbedder {
@@ -181,6 +184,21 @@ fn ingest_fresh(dir: &Path, model: &Arc<MiniLm>) -> (Engine, IngestReport) {
     let report =
         ingest(&mut engine, &[dir.join("docs")], &IngestOptions::default()).expect("the ingest");
     (engine, report)
+}
+
+/// Fresh Milvus collections at `ATTEST_MILVUS_URL` (local lock files in `dir/milvus`).
+fn milvus_config(dir: &Path) -> Config {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() % 1_000_000_000)
+        .unwrap_or(0);
+    Config {
+        index: dir.join("milvus"),
+        backend: attest::config::BackendKind::Milvus,
+        milvus_url: std::env::var("ATTEST_MILVUS_URL").expect("ATTEST_MILVUS_URL"),
+        milvus_prefix: format!("scale_{}_{nanos}", std::process::id()),
+        ..Config::default()
+    }
 }
 
 /// Every figure of one size.
@@ -340,12 +358,55 @@ fn status_figures(engine: &Engine) -> (f64, f64) {
     (time(false), if milvus() { f64::NAN } else { time(true) })
 }
 
+/// The planted facts of the corpus an earlier run left in `dir`.
+fn facts_of(dir: &Path) -> Vec<Planted> {
+    let facts_file = std::fs::read(dir.join("facts.json")).expect("an earlier run's corpus");
+    let (_, facts): (usize, Vec<Planted>) = serde_json::from_slice(&facts_file).expect("facts");
+    facts
+}
+
+/// Search, `ask` and `status` again on the index an earlier run left at size `n`; on
+/// Milvus, that SQLite index is first copied into fresh collections (`attest migrate`),
+/// and the copy is timed.
+fn search_again(work: &Path, model: &Arc<MiniLm>, n: usize, mut before: Value) -> Value {
+    let dir = work.join(format!("n{n}"));
+    let facts = facts_of(&dir);
+    let mut cfg = Config {
+        index: dir.join("index"),
+        ..Config::default()
+    };
+    if milvus() {
+        let to = milvus_config(&dir);
+        let t = Instant::now();
+        let r = attest::ingest::migrate::migrate(&cfg, &to, &mut |_| {}).expect("the copy");
+        before["migrate_s"] = json!(t.elapsed().as_secs_f64());
+        before["chunks"] = json!(r.chunks);
+        before["documents"] = json!(r.documents);
+        eprintln!(
+            "{n}: copied into Milvus in {:.0} s",
+            t.elapsed().as_secs_f64()
+        );
+        cfg = to;
+    }
+    let embedder = ScaleEmbedder {
+        counter: model.clone(),
+        vectors: HashEmbedder::new(384),
+    };
+    let t = Instant::now();
+    let engine = Engine::open(cfg, Arc::new(embedder), Access::Read).expect("the index");
+    before["open_reader_s"] = json!(t.elapsed().as_secs_f64());
+    before["search"] = search_figures(&engine, &facts);
+    before["ask_ms"] = ask_figures(&engine, &facts);
+    before["status_ms"] = json!(status_figures(&engine).0);
+    before["peak_rss_mib"]["server"] = json!(server_peak_rss_mib());
+    before
+}
+
 /// Opens the index an earlier run left at size `n` and times two re-ingests of one changed
 /// file (the first may still fold the chunks an older version left beside the graph).
 fn reingest_again(work: &Path, model: &Arc<MiniLm>, n: usize, mut before: Value) -> Value {
     let dir = work.join(format!("n{n}"));
-    let facts_file = std::fs::read(dir.join("facts.json")).expect("an earlier run's corpus");
-    let (_, facts): (usize, Vec<Planted>) = serde_json::from_slice(&facts_file).expect("facts");
+    let facts = facts_of(&dir);
     let cfg = Config {
         index: dir.join("index"),
         ..Config::default()
