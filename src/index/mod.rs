@@ -595,7 +595,8 @@ fn keep_delta(store: &Store, dir: &Path, cfg: &Config) -> Result<Option<IndexHea
 }
 
 /// An exact index over every stored vector.
-fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, IndexError> {
+/// An exact index over every stored vector.
+pub fn exact_from_store(store: &Store, dim: usize) -> Result<ExactIndex, IndexError> {
     let vectors = store.all_vectors()?;
     let rows = vectors.iter().map(|(id, v)| (*id as u64, v.as_slice()));
     Ok(ExactIndex::from_rows(dim, rows)?)

@@ -90,6 +90,7 @@ pub fn migrate(
         target.set_source_decl(&root, &meta)?;
         report.declarations += 1;
     }
+    target.settle()?;
     let ti = Instant::now();
     if !target.searches_dense() {
         crate::index::Dense::update(&target, &to.index, to, dim, false)?;

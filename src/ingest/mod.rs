@@ -228,6 +228,7 @@ pub fn ingest(
             .store()
             .set_meta(BUDGET_KEY, &cfg.chunk_tokens.to_string())?;
     }
+    engine.store().settle()?;
     let ti = Instant::now();
     engine.refresh_dense_with(true, opts.repair)?;
     report.index_ms = ti.elapsed().as_millis() as u64;

@@ -219,6 +219,13 @@ pub trait Records {
         })
     }
 
+    /// Make what this process wrote fast to search, at the end of an ingest or a copy (a
+    /// server that searches unflushed rows by brute force flushes them); nothing to do by
+    /// default.
+    fn settle(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+
     /// Make this process writer `k` of `n` concurrent writers (`attest ingest --shard
     /// K/N`). Only backends that several processes can write at once accept it.
     fn set_writer(&mut self, k: u64, n: u64) -> Result<(), StoreError> {

@@ -280,6 +280,25 @@ impl Conn {
         if !due {
             return Ok(());
         }
+        self.flush(name)
+    }
+
+    /// On milvus-lite, flushes every collection with upserted rows pending.
+    pub fn flush_pending(&self) -> Result<(), String> {
+        let names: Vec<String> = {
+            let mut map = self.unflushed.lock().unwrap_or_else(|p| p.into_inner());
+            map.iter_mut()
+                .filter(|(_, pending)| **pending > 0)
+                .map(|(name, pending)| {
+                    *pending = 0;
+                    name.clone()
+                })
+                .collect()
+        };
+        names.iter().try_for_each(|n| self.flush(n))
+    }
+
+    fn flush(&self, name: &str) -> Result<(), String> {
         let (client, n) = (self.client.clone(), name.to_owned());
         self.run("flush", name, async move {
             let req = FlushRequest::builder()

@@ -616,6 +616,10 @@ impl Records for MilvusStore {
             .map_err(|e| self.fail(e))
     }
 
+    fn settle(&self) -> Result<(), StoreError> {
+        self.conn.flush_pending().map_err(|e| self.fail(e))
+    }
+
     fn set_writer(&mut self, k: u64, n: u64) -> Result<(), StoreError> {
         if n == 0 || k >= n {
             return Err(self.fail(format!("shard {k}/{n} is not one of 0..{n}")));
