@@ -388,7 +388,7 @@ fn search_again(work: &Path, model: &Arc<MiniLm>, n: usize, mut before: Value) -
     if milvus() {
         let to = milvus_config(&dir);
         let t = Instant::now();
-        let r = attest::ingest::migrate::migrate(&cfg, &to, &mut |_| {}).expect("the copy");
+        let r = attest::ingest::migrate::migrate(&cfg, &to, false, &mut |_| {}).expect("the copy");
         before["migrate_s"] = json!(t.elapsed().as_secs_f64());
         before["chunks"] = json!(r.chunks);
         before["documents"] = json!(r.documents);

@@ -770,3 +770,60 @@ fn a_damaged_source_stops_a_migration_and_the_repaired_one_resumes_it() {
     let (s, code) = deep_status(&to);
     assert_eq!(code, 0, "{s}");
 }
+
+#[test]
+fn a_copy_run_again_follows_the_changed_source_and_prunes_only_when_told() {
+    let (tmp, docs, idx) = scratch_index();
+    let to = tmp.path().join("copy");
+    assert_eq!(migrate_to(&idx, &to).status.code(), Some(0));
+    // The source changes: one file edited, one deleted and pruned.
+    let edited = docs.join("11-county-code-9-40-behavioral-health-services.md");
+    let text = std::fs::read_to_string(&edited).unwrap();
+    std::fs::write(&edited, text.replace("seven (7) years", "nine (9) years")).unwrap();
+    let gone = std::fs::read_dir(&docs)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().contains("faq"))
+        .expect("an FAQ in the sample corpus");
+    std::fs::remove_file(&gone).unwrap();
+    let o = run(
+        &idx,
+        &["ingest", docs.to_str().unwrap(), "--prune", "--json"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = migrate_to(&idx, &to);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("--prune") && err.contains("faq"), "{err}");
+    let o = attest(&idx)
+        .args([
+            "migrate",
+            "--to",
+            "sqlite",
+            "--prune",
+            "--json",
+            "--to-index",
+        ])
+        .arg(&to)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let r = json(&o.stdout);
+    assert_eq!(
+        (r["pruned"].as_u64(), r["copied"].as_u64()),
+        (Some(1), Some(1)),
+        "{r}"
+    );
+    let listing = |i: &Path| {
+        let o = run(i, &["documents", "--json"]);
+        let mut v = json(&o.stdout);
+        v.as_object_mut().map(|m| m.retain(|k, _| k != "index"));
+        v
+    };
+    assert_eq!(listing(&idx), listing(&to));
+    let o = run(
+        &to,
+        &["search", "nine (9) years", "--mode", "lexical", "--json"],
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("nine (9) years"));
+}

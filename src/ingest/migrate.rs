@@ -6,8 +6,9 @@
 //! Every document is checked as it is read ([`crate::store::export::RawDoc::checked`]): a
 //! damaged one stops the copy with its name, and the source is never written. A file the
 //! target already holds in the same state (same file record and document hashes) is
-//! skipped, so an interrupted copy resumes where it stopped. A target that holds files
-//! the source does not is refused: the copy never mixes two corpora. The QA memory is not
+//! skipped, so an interrupted copy resumes where it stopped, and a copy run again after
+//! the source changed rewrites only the files that changed. A target that holds files the
+//! source does not is refused (the copy never mixes two corpora) unless told to prune them. The QA memory is not
 //! copied (its answers are tied to the source's corpus version).
 
 use std::path::Path;
@@ -37,6 +38,8 @@ pub struct MigrateReport {
     pub documents: usize,
     /// Chunks in the target afterwards.
     pub chunks: usize,
+    /// Files the target held that the source does not, removed (`prune`).
+    pub pruned: usize,
     /// Source declarations copied.
     pub declarations: usize,
     /// The target's corpus version afterwards.
@@ -48,10 +51,13 @@ pub struct MigrateReport {
 }
 
 /// Copy the corpus `from` names into the backend `to` names (created when absent, with
-/// the source's model and dimension). `progress` sees the report after every file.
+/// the source's model and dimension). A target holding files the source does not is
+/// refused, unless `prune`, which removes them (bringing an earlier copy up to date after
+/// the source pruned files). `progress` sees the report after every file.
 pub fn migrate(
     from: &Config,
     to: &Config,
+    prune: bool,
     progress: &mut dyn FnMut(&MigrateReport),
 ) -> Result<MigrateReport, Error> {
     let t0 = Instant::now();
@@ -76,7 +82,7 @@ pub fn migrate(
         )));
     }
     let files = source.stored_files()?;
-    refuse_foreign(&target, &files)?;
+    report.pruned = foreign_files(&mut target, &files, prune)?;
     report.files = files.len();
     for path in &files {
         if copy_file(&source, &mut target, path)? {
@@ -126,8 +132,9 @@ fn copy_file(source: &Store, target: &mut Store, path: &str) -> Result<bool, Err
     Ok(true)
 }
 
-/// An error when the target holds files the source does not.
-fn refuse_foreign(target: &Store, files: &[String]) -> Result<(), Error> {
+/// The files the target holds and the source does not: removed with `prune` (how many),
+/// else an error naming the first.
+fn foreign_files(target: &mut Store, files: &[String], prune: bool) -> Result<usize, Error> {
     let known: std::collections::HashSet<&str> = files.iter().map(String::as_str).collect();
     let foreign: Vec<String> = target
         .stored_files()?
@@ -135,13 +142,19 @@ fn refuse_foreign(target: &Store, files: &[String]) -> Result<(), Error> {
         .filter(|f| !known.contains(f.as_str()))
         .collect();
     match foreign.first() {
-        None => Ok(()),
-        Some(first) => Err(Error::Usage(format!(
+        Some(first) if !prune => Err(Error::Usage(format!(
             "{}: the target already holds {} file(s) the source does not (first: {first}); \
-             migrate into an empty index, or another Milvus prefix",
+             migrate into an empty index or another Milvus prefix, or add --prune to remove \
+             them (an earlier copy of this corpus whose source pruned files)",
             target.location().display(),
             foreign.len()
         ))),
+        _ => {
+            for f in &foreign {
+                target.remove_file(f)?;
+            }
+            Ok(foreign.len())
+        }
     }
 }
 

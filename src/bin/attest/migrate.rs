@@ -24,6 +24,10 @@ pub struct Args {
     /// Collection prefix of a milvus target [default: milvus_prefix]
     #[arg(long)]
     to_prefix: Option<String>,
+    /// Remove from the target the files the source does not hold (an earlier copy of this
+    /// corpus, after the source pruned files); without it such a target is refused
+    #[arg(long)]
+    prune: bool,
     /// Print as JSON
     #[arg(long)]
     json: bool,
@@ -55,20 +59,21 @@ pub fn run(cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
             ));
         }
     };
-    let report = migrate(&cfg, &to, &mut progress)?;
+    let report = migrate(&cfg, &to, args.prune, &mut progress)?;
     emit(args.json, &report, human)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn human(r: &MigrateReport) -> String {
     format!(
-        "migrated {} -> {}\n  files: {} ({} copied, {} already there)\n  documents: {}, chunks: {}, \
+        "migrated {} -> {}\n  files: {} ({} copied, {} already there, {} pruned)\n  documents: {}, chunks: {}, \
          source declarations: {}\n  corpus version {}; {:.1} s (dense index {:.1} s)\n",
         r.from,
         r.to,
         r.files,
         r.copied,
         r.already_there,
+        r.pruned,
         r.documents,
         r.chunks,
         r.declarations,
