@@ -1,8 +1,10 @@
 //! [`RawDoc`]s read back from Milvus (`Records::raw_docs_of_file`).
 
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 
-use super::{client, int, text, MilvusStore};
+use super::{client, int, int_list, text, MilvusStore};
 use crate::store::export::{RawChunk, RawDoc};
 use crate::store::StoreError;
 
@@ -18,6 +20,7 @@ const DOC_FIELDS: &[&str] = &[
     "source_meta",
 ];
 const CHUNK_FIELDS: &[&str] = &[
+    "doc",
     "ord",
     "span_start",
     "span_end",
@@ -32,31 +35,55 @@ const CHUNK_FIELDS: &[&str] = &[
 ];
 
 impl MilvusStore {
-    /// The documents of file `path` with their chunks, as stored.
+    /// The documents of file `path` with their chunks, as stored (three queries for the
+    /// whole file: documents, chunks, blobs).
     pub(super) fn raw_docs(&self, path: &str) -> Result<Vec<RawDoc>, StoreError> {
         let filter = format!("path == {}", client::quote(path));
         let mut rows = self.query("docs", &filter, DOC_FIELDS)?;
         rows.sort_by_key(|r| int(r, "id"));
-        let mut out = Vec::with_capacity(rows.len());
-        for r in rows {
-            let row = int(&r, "id");
-            let mut chunks = self.query("chunks", &format!("doc == {row}"), CHUNK_FIELDS)?;
-            chunks.sort_by_key(|c| int(c, "ord"));
-            out.push(RawDoc {
-                path: text(&r, "path"),
-                key: text(&r, "doc_key"),
-                source: text(&r, "source"),
-                title: text(&r, "title"),
-                kind: text(&r, "kind"),
-                content_hash: text(&r, "content_hash"),
-                mtime_ns: int(&r, "mtime_ns"),
-                text: self.blob(row, "text")?.unwrap_or_default(),
-                layout: self.blob(row, "layout")?.unwrap_or_default(),
-                source_meta: text(&r, "source_meta"),
-                chunks: chunks.iter().map(raw_chunk).collect(),
-            });
+        let ids: Vec<i64> = rows.iter().map(|r| int(r, "id")).collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
         }
-        Ok(out)
+        let mut chunks: HashMap<i64, Vec<Map<String, Value>>> = HashMap::new();
+        for c in self.query("chunks", &int_list("doc", &ids), CHUNK_FIELDS)? {
+            chunks.entry(int(&c, "doc")).or_default().push(c);
+        }
+        let mut blobs: HashMap<(i64, String), Vec<(i64, String)>> = HashMap::new();
+        let fields = ["doc", "kind", "part", "data"];
+        for b in self.query("blobs", &int_list("doc", &ids), &fields)? {
+            let key = (int(&b, "doc"), text(&b, "kind"));
+            blobs
+                .entry(key)
+                .or_default()
+                .push((int(&b, "part"), text(&b, "data")));
+        }
+        let mut joined = |row: i64, kind: &str| {
+            let mut parts = blobs.remove(&(row, kind.to_string())).unwrap_or_default();
+            parts.sort_by_key(|p| p.0);
+            parts.into_iter().map(|p| p.1).collect::<String>()
+        };
+        Ok(rows
+            .iter()
+            .map(|r| {
+                let row = int(r, "id");
+                let mut mine = chunks.remove(&row).unwrap_or_default();
+                mine.sort_by_key(|c| int(c, "ord"));
+                RawDoc {
+                    path: text(r, "path"),
+                    key: text(r, "doc_key"),
+                    source: text(r, "source"),
+                    title: text(r, "title"),
+                    kind: text(r, "kind"),
+                    content_hash: text(r, "content_hash"),
+                    mtime_ns: int(r, "mtime_ns"),
+                    text: joined(row, "text"),
+                    layout: joined(row, "layout"),
+                    source_meta: text(r, "source_meta"),
+                    chunks: mine.iter().map(raw_chunk).collect(),
+                }
+            })
+            .collect())
     }
 }
 

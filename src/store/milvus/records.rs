@@ -55,7 +55,7 @@ impl MilvusStore {
     }
 
     /// The parts of blob `kind` of document row `doc`, joined; `None` when it has none.
-    pub(super) fn blob(&self, doc: i64, kind: &str) -> Result<Option<String>, StoreError> {
+    fn blob(&self, doc: i64, kind: &str) -> Result<Option<String>, StoreError> {
         let filter = format!("doc == {doc} and kind == {}", client::quote(kind));
         let mut rows = self.query("blobs", &filter, &["part", "data"])?;
         if rows.is_empty() {
