@@ -44,20 +44,20 @@ fn on_milvus(idx: &Path, url: &str, prefix: &str) -> Command {
     c
 }
 
-fn ingest_ok(mut c: Command, paths: &[&Path], extra: &[&str]) -> Value {
-    let out = c
-        .arg("ingest")
-        .args(paths)
-        .args(extra)
-        .arg("--json")
-        .output()
-        .unwrap();
+/// The JSON output of `c --json`, which must succeed.
+fn json_ok(mut c: Command) -> Value {
+    let out = c.arg("--json").output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     json(&out.stdout)
+}
+
+fn ingest_ok(mut c: Command, paths: &[&Path], extra: &[&str]) -> Value {
+    c.arg("ingest").args(paths).args(extra);
+    json_ok(c)
 }
 
 /// The answer JSON of `ask q` with what may differ between backends left out: timings,
@@ -372,13 +372,8 @@ fn serve_and_review_work_on_milvus_as_on_sqlite() {
 
 /// `attest migrate` with its JSON report, which must succeed.
 fn migrate_ok(mut c: Command, args: &[&str]) -> Value {
-    let out = c.arg("migrate").args(args).arg("--json").output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json(&out.stdout)
+    c.arg("migrate").args(args);
+    json_ok(c)
 }
 
 /// The `documents --json` listing with what may differ between backends left out.
