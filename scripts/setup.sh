@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # System packages the project uses, installed when absent (Debian/Ubuntu):
 #   poppler-utils   pdftotext/pdfinfo, the PDF text extractor ingest prefers (layout kept).
+#   tesseract-ocr   OCR of image-only PDF pages and image files (with its English data).
 #   chromium, chromium-driver
 #                   headless Chromium and its WebDriver, for the evidence viewer's browser
 #                   test (tests/viewer.rs); `attest` itself never needs them.
@@ -11,6 +12,7 @@ set -euo pipefail
 
 need=()
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
 

@@ -11,4 +11,4 @@ models/fetch.sh
 url="$(scripts/milvus.sh start)"
 trap 'scripts/milvus.sh stop' EXIT
 ATTEST_TEST_MILVUS_URL="$url" ATTEST_REQUIRE_MILVUS=1 \
-    ATTEST_REQUIRE_GENERATOR=1 ATTEST_REQUIRE_BROWSER=1 cargo test --quiet "$@"
+    ATTEST_REQUIRE_GENERATOR=1 ATTEST_REQUIRE_BROWSER=1 ATTEST_REQUIRE_OCR=1 cargo test --quiet "$@"

@@ -174,6 +174,10 @@ pub struct EvidenceItem {
     /// The kind of source it comes from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_type: Option<crate::source::SourceType>,
+    /// What the quote owes to OCR (engine, words below the confidence threshold), when
+    /// its page was read by OCR.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<crate::corpus::layout::OcrMark>,
 }
 
 /// What non-binding text an item quotes.

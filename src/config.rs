@@ -179,6 +179,15 @@ impl SettingValue for Option<PathBuf> {
     }
 }
 
+impl SettingValue for crate::corpus::ocr::OcrMode {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+        parse(var, v)
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
 impl SettingValue for PdfExtractor {
     fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
         parse(var, v)
@@ -366,6 +375,9 @@ settings! {
     pdf_extractor: PdfExtractor = PdfExtractor::Auto,
         env "ATTEST_PDF_EXTRACTOR", range None,
         help "PDF text extractor: auto (pdftotext when installed, else pdf-extract), pdftotext or pdf-extract";
+    ocr: crate::corpus::ocr::OcrMode = crate::corpus::ocr::OcrMode::Auto,
+        env "ATTEST_OCR", range None,
+        help "OCR of image-only PDF pages and image files: auto (with tesseract when installed) or off";
     /// 0 makes every file fail at once (a clear per-file failure, never a wrong result).
     file_timeout_secs: u64 = 300,
         env "ATTEST_FILE_TIMEOUT_SECS", range Some(Range::Int(0, 7 * DAY_SECS)),

@@ -596,7 +596,28 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     } else if e.source_type == Some(crate::source::SourceType::Faq) {
         out.push_str(" [faq: summary, does not control]");
     }
+    if let Some(ocr) = &e.ocr {
+        out.push_str(&ocr_note(ocr));
+    }
     out
+}
+
+/// ` [OCR tesseract 5.3.0]`, with the quote's words below the confidence threshold.
+pub fn ocr_note(ocr: &crate::corpus::layout::OcrMark) -> String {
+    if ocr.low_confidence.is_empty() {
+        return format!(" [OCR {}]", clean(&ocr.engine));
+    }
+    let words: Vec<String> = ocr
+        .low_confidence
+        .iter()
+        .take(8)
+        .map(|w| format!("{:?}", clean(w)))
+        .collect();
+    format!(
+        " [OCR {}; low confidence: {}]",
+        clean(&ocr.engine),
+        words.join(", ")
+    )
 }
 
 /// A line saying that none of the cited text binds, when none does (a recital, a

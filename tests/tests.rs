@@ -17,6 +17,7 @@ mod review;
 mod review_formats;
 mod review_rules;
 mod review_subjects;
+mod scans;
 mod serve;
 mod snapshot;
 mod store;

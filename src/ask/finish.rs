@@ -458,6 +458,7 @@ pub fn item_of(id: &str, v: &Verdict, locations: Vec<crate::answer::Location>) -
         provision: None,
         non_binding: None,
         source_type: None,
+        ocr: c.ocr.clone(),
     }
 }
 

@@ -928,6 +928,7 @@ impl Doc {
             pages: self.pages(),
             headings: self.headings,
             labels: self.labels,
+            ocr: None,
         };
         DocxText {
             text: self.out.text,

@@ -72,6 +72,58 @@ impl Labelled {
     }
 }
 
+/// One word read by OCR: its span in the stored text and Tesseract's confidence (0–100).
+/// Stored as `[start, end, conf]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "(usize, usize, u8)", into = "(usize, usize, u8)")]
+pub struct OcrWord {
+    /// First byte of the word.
+    pub start: usize,
+    /// One past its last byte.
+    pub end: usize,
+    /// Confidence, 0–100.
+    pub conf: u8,
+}
+
+impl From<(usize, usize, u8)> for OcrWord {
+    fn from((start, end, conf): (usize, usize, u8)) -> Self {
+        OcrWord { start, end, conf }
+    }
+}
+
+impl From<OcrWord> for (usize, usize, u8) {
+    fn from(w: OcrWord) -> Self {
+        (w.start, w.end, w.conf)
+    }
+}
+
+/// Text that OCR read: by which engine, on which pages, and every word's confidence.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OcrText {
+    /// The OCR engine and its version, e.g. `tesseract 5.3.0`.
+    pub engine: String,
+    /// The 1-based pages read by OCR (every page of an image file).
+    pub pages: Vec<usize>,
+    /// The words placed in the stored text, in text order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub words: Vec<OcrWord>,
+}
+
+/// Words below this confidence are flagged wherever a quote holds them.
+pub const OCR_LOW_CONFIDENCE: u8 = 60;
+
+/// What a quote owes to OCR: the engine, and its words below [`OCR_LOW_CONFIDENCE`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OcrMark {
+    /// The OCR engine and its version.
+    pub engine: String,
+    /// The lowest confidence of a word in the quote (100 when no word was placed).
+    pub min_confidence: u8,
+    /// The quote's words below the threshold, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub low_confidence: Vec<String>,
+}
+
 /// The layout of one document's stored text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Layout {
@@ -89,6 +141,9 @@ pub struct Layout {
     /// Labelled rows and values in text order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub labels: Vec<Labelled>,
+    /// What OCR read, when some of the text came from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<OcrText>,
 }
 
 /// Why a layout does not fit its text.
@@ -103,6 +158,30 @@ impl Layout {
             && self.pages.is_empty()
             && self.headings.is_empty()
             && self.labels.is_empty()
+            && self.ocr.is_none()
+    }
+
+    /// What the span `[start, end)` owes to OCR, when it lies on a page OCR read.
+    pub fn ocr_mark(&self, text: &str, start: usize, end: usize) -> Option<OcrMark> {
+        let ocr = self.ocr.as_ref()?;
+        let page = self.page_of(start).unwrap_or(1);
+        if !ocr.pages.contains(&page) {
+            return None;
+        }
+        let first = ocr.words.partition_point(|w| w.end <= start);
+        let inside: Vec<&OcrWord> = ocr.words[first..]
+            .iter()
+            .take_while(|w| w.start < end)
+            .collect();
+        Some(OcrMark {
+            engine: ocr.engine.clone(),
+            min_confidence: inside.iter().map(|w| w.conf).min().unwrap_or(100),
+            low_confidence: inside
+                .iter()
+                .filter(|w| w.conf < OCR_LOW_CONFIDENCE)
+                .filter_map(|w| text.get(w.start..w.end).map(str::to_string))
+                .collect(),
+        })
     }
 
     /// The 1-based page that byte `at` is on, when the source has pages.
@@ -234,6 +313,9 @@ impl Layout {
                 )));
             }
         }
+        if let Some(ocr) = &self.ocr {
+            check_ocr(ocr, text, self.pages.len().max(1))?;
+        }
         let sorted = |v: Vec<usize>| v.windows(2).all(|w| w[0] <= w[1]);
         if !sorted(self.headings.iter().map(|h| h.start).collect())
             || !sorted(self.labels.iter().map(|l| l.start).collect())
@@ -242,6 +324,33 @@ impl Layout {
         }
         Ok(())
     }
+}
+
+/// OCR words must be spans of `text` in order, without overlap, and OCR pages real pages.
+fn check_ocr(ocr: &OcrText, text: &str, pages: usize) -> Result<(), LayoutMismatch> {
+    if let Some(p) = ocr.pages.iter().find(|&&p| p == 0 || p > pages) {
+        return Err(LayoutMismatch(format!(
+            "OCR page {p} is not a page of the text"
+        )));
+    }
+    let ok = |at: usize| at <= text.len() && text.is_char_boundary(at);
+    if let Some(w) = ocr
+        .words
+        .iter()
+        .find(|w| w.start >= w.end || !ok(w.start) || !ok(w.end))
+    {
+        return Err(LayoutMismatch(format!(
+            "OCR word [{}, {}) is not a span of the text",
+            w.start, w.end
+        )));
+    }
+    if ocr.words.windows(2).any(|w| w[0].end > w[1].start) || ocr.words.iter().any(|w| w.conf > 100)
+    {
+        return Err(LayoutMismatch(
+            "OCR words overlap, are out of order or have a confidence above 100".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Push `span` shrunk past surrounding whitespace, unless nothing is left.
@@ -286,6 +395,7 @@ mod tests {
                 label: "Start date".into(),
                 cells: Vec::new(),
             }],
+            ocr: None,
         };
         assert_eq!(layout.page_of(0), Some(1));
         assert_eq!(layout.page_of(99), Some(1));

@@ -21,13 +21,15 @@ use sha2::{Digest, Sha256};
 use super::docx;
 use super::layout::Layout;
 use super::mdinline;
+use super::ocr::OcrMode;
 use super::pdflayout;
 use super::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
 use super::textlayout;
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &[
-    "md", "markdown", "txt", "html", "htm", "xml", "pdf", "docx", "jsonl",
+    "md", "markdown", "txt", "html", "htm", "xml", "pdf", "docx", "jsonl", "png", "jpg", "jpeg",
+    "tif", "tiff",
 ];
 
 /// How many leading bytes of a text file are scanned for NUL bytes.
@@ -60,6 +62,8 @@ pub struct LoadOptions {
     pub file_timeout: Duration,
     /// Which PDF text extractor to use.
     pub pdf_extractor: PdfExtractor,
+    /// Whether image-only PDF pages and image files are read by OCR.
+    pub ocr: OcrMode,
     /// Most chunks one file's documents may make, all together ([`Budget::Chunks`]; checked
     /// by the caller that chunks them).
     pub max_chunks_per_file: usize,
@@ -77,6 +81,7 @@ impl Default for LoadOptions {
             pdf_memory_bytes: 2 * 1024 * 1024 * 1024,
             file_timeout: Duration::from_secs(300),
             pdf_extractor: PdfExtractor::Auto,
+            ocr: OcrMode::Auto,
             max_chunks_per_file: 5_000,
         }
     }
@@ -214,6 +219,8 @@ pub enum SourceKind {
     Docx,
     /// `.jsonl` in BEIR corpus format, one document per line.
     Jsonl,
+    /// `.png`, `.jpg`, `.tif` (and variants), read by OCR.
+    Image,
 }
 
 /// One loaded document.
@@ -309,6 +316,13 @@ pub enum LoadError {
         /// What went wrong.
         reason: String,
     },
+    /// OCR could not read a page or an image file, or is needed but off or not installed.
+    Ocr {
+        /// The PDF or image file.
+        path: PathBuf,
+        /// What went wrong (with the page, when one page failed).
+        reason: String,
+    },
     /// PDF text extraction did not finish within [`LoadOptions::pdf_timeout`].
     PdfTimeout {
         /// The PDF file.
@@ -362,6 +376,7 @@ impl LoadError {
             | LoadError::Pdf { path, .. }
             | LoadError::Docx { path, .. }
             | LoadError::Xml { path, .. }
+            | LoadError::Ocr { path, .. }
             | LoadError::PdfTimeout { path, .. }
             | LoadError::OverBudget { path, .. }
             | LoadError::TimedOut { path, .. }
@@ -398,7 +413,8 @@ impl LoadError {
             }
             LoadError::Pdf { reason, .. }
             | LoadError::Docx { reason, .. }
-            | LoadError::Xml { reason, .. } => reason.clone(),
+            | LoadError::Xml { reason, .. }
+            | LoadError::Ocr { reason, .. } => reason.clone(),
             LoadError::PdfTimeout { secs, .. } => {
                 format!("PDF text extraction timed out after {secs} s")
             }
@@ -485,6 +501,7 @@ fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
         "pdf" => SourceKind::Pdf,
         "docx" => SourceKind::Docx,
         "jsonl" => SourceKind::Jsonl,
+        e if super::scan::IMAGE_EXTENSIONS.contains(&e) => SourceKind::Image,
         _ => {
             return Err(LoadError::Unsupported {
                 path: path.to_path_buf(),
@@ -507,6 +524,9 @@ fn load_kind(
     }
     if kind == SourceKind::Docx {
         return load_docx(path, &bytes, opts).map(|d| vec![d]);
+    }
+    if kind == SourceKind::Image {
+        return super::scan::load_image(path, opts, deadline).map(|d| vec![d]);
     }
     let text = decode_text(path, bytes)?;
     match kind {
@@ -539,7 +559,7 @@ fn load_kind(
         SourceKind::Html => load_html(path, &text, deadline).map(|d| vec![d]),
         SourceKind::Jsonl => load_jsonl(path, &text, deadline),
         SourceKind::Xml => load_xml(path, &text, deadline).map(|d| vec![d]),
-        SourceKind::Pdf | SourceKind::Docx => unreachable!("handled above"),
+        SourceKind::Pdf | SourceKind::Docx | SourceKind::Image => unreachable!("handled above"),
     }
 }
 
@@ -1671,7 +1691,7 @@ fn load_pdf(
         PdfExtractor::Pdftotext => true,
         PdfExtractor::PdfExtract => false,
     };
-    let (found, extractor) = if poppler {
+    let (mut found, extractor) = if poppler {
         let version = pdftext::poppler().map_or("not installed", |(_, v)| v.as_str());
         let name = format!("pdftotext {version} -layout");
         (poppler_pages(path, &bytes, opts, timeout)?, name)
@@ -1680,11 +1700,13 @@ fn load_pdf(
         (pdf_extract_pages(path, bytes, opts, timeout)?, name)
     };
     deadline.check(path)?;
+    let read = super::scan::read_blank_pages(path, &mut found.pages, opts, deadline)?;
     let (text, mut layout) = pdflayout::assemble(&found.pages);
     layout.extractor = Some(format!(
         "{extractor} + attest-layout {}",
         pdflayout::LAYOUT_VERSION
     ));
+    super::scan::record(&text, &mut layout, &read);
     if text.len() as u64 > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
             path: path.to_path_buf(),
@@ -1694,7 +1716,7 @@ fn load_pdf(
         });
     }
     if text.trim().is_empty() {
-        return Err(pdf_error(path, no_text_reason(found.pages.len())));
+        return Err(pdf_error(path, no_text_reason(found.pages.len(), opts)));
     }
     Ok(LoadedDoc {
         key: String::new(),
@@ -1716,11 +1738,18 @@ fn pdf_error(path: &Path, reason: String) -> LoadError {
 }
 
 /// Why a PDF with `pages` pages gave no text.
-fn no_text_reason(pages: usize) -> String {
+fn no_text_reason(pages: usize, opts: &LoadOptions) -> String {
+    let why = if super::scan::available(opts) {
+        "OCR found no words either"
+    } else if opts.ocr == OcrMode::Off {
+        "a scanned image without a text layer? OCR is off"
+    } else {
+        "a scanned image without a text layer? install tesseract-ocr to read it by OCR"
+    };
     match pages {
         0 => "corrupt PDF (no pages found)".to_string(),
-        1 => "no extractable text on page 1 (a scanned image without a text layer?)".to_string(),
-        n => format!("no extractable text on pages 1-{n} (scanned images without a text layer?)"),
+        1 => format!("no extractable text on page 1 ({why})"),
+        n => format!("no extractable text on pages 1-{n} ({why})"),
     }
 }
 
@@ -2689,6 +2718,8 @@ mod tests {
             "a.htm",
             "a.pdf",
             "a.JSONL",
+            "scan.PNG",
+            "scan.tiff",
         ] {
             assert!(is_supported(Path::new(name)), "{name}");
         }
@@ -2707,7 +2738,7 @@ mod tests {
         write(root, "build/out.txt", b"x");
         write(root, ".hidden.md", b"x");
         write(root, ".secret/inner.md", b"x");
-        write(root, "image.png", b"x");
+        write(root, "image.gif", b"x");
         write(root, "sub/.ignore", b"*.txt\n");
         write(root, "sub/a.txt", b"x");
         write(root, "sub/b.html", b"x");

@@ -79,7 +79,7 @@ pub fn poppler() -> Option<&'static (PathBuf, String)> {
 }
 
 /// The first executable file named `name` in a `PATH` directory.
-fn find_on_path(name: &str) -> Option<PathBuf> {
+pub(super) fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(name))
@@ -140,10 +140,20 @@ pub fn pages(path: &Path, limits: PopplerLimits) -> Result<Vec<String>, PopplerF
 
 /// Run `exe args…` under `ulimit -v`, capturing at most `output_bytes` of stdout, killed
 /// at the time limit; stderr decides between encrypted, corrupt and out of memory.
-fn run_limited(
+pub(super) fn run_limited(
     exe: &Path,
     args: &[&std::ffi::OsStr],
     limits: PopplerLimits,
+) -> Result<Vec<u8>, PopplerFail> {
+    run_limited_env(exe, args, limits, &[])
+}
+
+/// [`run_limited`] with environment variables `env` set for the child.
+pub(super) fn run_limited_env(
+    exe: &Path,
+    args: &[&std::ffi::OsStr],
+    limits: PopplerLimits,
+    env: &[(&str, &str)],
 ) -> Result<Vec<u8>, PopplerFail> {
     let kib = (limits.memory_bytes / 1024).max(1);
     let mut child = Command::new("sh")
@@ -151,6 +161,7 @@ fn run_limited(
         .arg(format!("ulimit -v {kib} 2>/dev/null; exec \"$0\" \"$@\""))
         .arg(exe)
         .args(args)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

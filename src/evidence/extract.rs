@@ -117,6 +117,9 @@ pub struct Candidate {
     /// A table row's column headers, or the prompt or field name a value answers.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub label: Option<String>,
+    /// What the quote owes to OCR, when it lies on a page OCR read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ocr: Option<crate::corpus::layout::OcrMark>,
 }
 
 impl Kind {
@@ -1006,6 +1009,7 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
                 page: doc.layout.page_of(span.start),
                 section: doc.layout.section_of(span.start).map(str::to_string),
                 label: label_of(doc, span),
+                ocr: doc.layout.ocr_mark(&doc.text, span.start, span.end),
             });
         }
     }

@@ -704,6 +704,7 @@ pub fn load_options(cfg: &Config) -> LoadOptions {
         pdf_memory_bytes: cfg.pdf_memory_bytes,
         file_timeout: Duration::from_secs(cfg.file_timeout_secs),
         pdf_extractor: cfg.pdf_extractor,
+        ocr: cfg.ocr,
         max_chunks_per_file: cfg.max_chunks_per_file,
     }
 }

@@ -222,6 +222,7 @@ mod tests {
             provision: None,
             non_binding: None,
             source_type: None,
+            ocr: None,
         }
     }
 

@@ -220,5 +220,6 @@ fn evidence_item(
         provision: None,
         non_binding: None,
         source_type: None,
+        ocr: doc.layout.ocr_mark(&doc.text, s, e),
     }
 }

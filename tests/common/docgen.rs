@@ -131,3 +131,129 @@ pub fn table(rows: &[&[&str]]) -> String {
         .collect();
     format!("<w:tbl>{rows}</w:tbl>")
 }
+
+/// An image-only PDF: each page of `pdf` rendered to grey pixels at `dpi` by poppler's
+/// `pdftoppm`, and only the pixels kept (no text layer), as a scanner makes it. Panics
+/// when `pdftoppm` is missing or fails.
+pub fn scanned_pdf(pdf: &[u8], pages: usize, dpi: u32) -> Vec<u8> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("in.pdf"), pdf).unwrap();
+    let mut images = Vec::new();
+    for p in 1..=pages {
+        let root = dir.path().join(format!("p{p}"));
+        let status = std::process::Command::new("pdftoppm")
+            .args(["-r", &dpi.to_string(), "-gray", "-singlefile"])
+            .args(["-f", &p.to_string(), "-l", &p.to_string()])
+            .arg(dir.path().join("in.pdf"))
+            .arg(&root)
+            .status()
+            .expect("pdftoppm (scripts/setup.sh installs poppler-utils)");
+        assert!(status.success(), "pdftoppm failed");
+        images.push(pgm(&std::fs::read(root.with_extension("pgm")).unwrap()));
+    }
+    image_pdf(&images, dpi)
+}
+
+/// Width, height and pixels of an 8-bit binary PGM.
+fn pgm(data: &[u8]) -> (usize, usize, Vec<u8>) {
+    let mut fields = Vec::new();
+    let mut pos = 0;
+    while fields.len() < 4 {
+        while data[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        let start = pos;
+        while !data[pos].is_ascii_whitespace() {
+            pos += 1;
+        }
+        fields.push(String::from_utf8_lossy(&data[start..pos]).into_owned());
+    }
+    assert_eq!((fields[0].as_str(), fields[3].as_str()), ("P5", "255"));
+    let (w, h) = (fields[1].parse().unwrap(), fields[2].parse().unwrap());
+    (w, h, data[pos + 1..].to_vec())
+}
+
+/// A PDF whose pages are the grey images given (width, height, pixels) at `dpi`.
+fn image_pdf(images: &[(usize, usize, Vec<u8>)], dpi: u32) -> Vec<u8> {
+    let n = images.len();
+    let kids: Vec<String> = (0..n).map(|i| format!("{} 0 R", 3 + 3 * i)).collect();
+    let mut objects: Vec<Vec<u8>> = vec![
+        b"<< /Type /Catalog /Pages 2 0 R >>".to_vec(),
+        format!("<< /Type /Pages /Kids [{}] /Count {n} >>", kids.join(" ")).into_bytes(),
+    ];
+    for (i, (w, h, pixels)) in images.iter().enumerate() {
+        let (wp, hp) = (*w as f64 * 72.0 / dpi as f64, *h as f64 * 72.0 / dpi as f64);
+        let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+        z.write_all(pixels).unwrap();
+        let data = z.finish().unwrap();
+        let content = format!("q {wp:.2} 0 0 {hp:.2} 0 0 cm /Im0 Do Q");
+        objects.push(
+            format!(
+                "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {wp:.2} {hp:.2}] \
+                 /Resources << /XObject << /Im0 {} 0 R >> >> /Contents {} 0 R >>",
+                4 + 3 * i,
+                5 + 3 * i
+            )
+            .into_bytes(),
+        );
+        let mut image = format!(
+            "<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace /DeviceGray \
+             /BitsPerComponent 8 /Filter /FlateDecode /Length {} >>\nstream\n",
+            data.len()
+        )
+        .into_bytes();
+        image.extend_from_slice(&data);
+        image.extend_from_slice(b"\nendstream");
+        objects.push(image);
+        objects.push(
+            format!(
+                "<< /Length {} >>\nstream\n{content}\nendstream",
+                content.len()
+            )
+            .into_bytes(),
+        );
+    }
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
+        out.extend_from_slice(o);
+        out.extend_from_slice(b"\nendobj\n");
+    }
+    let xref = out.len();
+    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
+    for off in offsets {
+        writeln!(out, "{off:010} 00000 n ").unwrap();
+    }
+    write!(
+        out,
+        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+        objects.len() + 1
+    )
+    .unwrap();
+    out
+}
+
+/// Character accuracy of `got` against `want`: 1 − edit distance / length of `want`, both
+/// with whitespace runs collapsed.
+pub fn char_accuracy(want: &str, got: &str) -> f64 {
+    let norm = |s: &str| -> Vec<char> {
+        s.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .collect()
+    };
+    let (a, b) = (norm(want), norm(got));
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    1.0 - prev[b.len()] as f64 / a.len().max(1) as f64
+}

@@ -301,7 +301,8 @@ function renderDocument(doc, item) {
 function renderMeta(doc, item) {
   const pick = (name) => (has(doc[name]) ? doc[name] : item[name]);
   const rows = [['Evidence', item.id], ['Source', pick('source')], ['Page', pick('page')],
-    ['Section', pick('section')], ['Line', item.line]].filter(([, value]) => has(value) && value !== '');
+    ['Section', pick('section')], ['Line', item.line],
+    ['Read by', item.ocr ? ocrLabel(item.ocr) : '']].filter(([, value]) => has(value) && value !== '');
   const pairs = rows.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]);
   $('#document-meta').replaceChildren(...pairs);
 }
@@ -467,7 +468,15 @@ function sourceLabel(item) {
   if (has(item.page)) parts.push(`page ${item.page}`);
   if (has(item.line)) parts.push(`line ${item.line}`);
   if (item.section) parts.push(`§ ${item.section}`);
+  if (item.ocr) parts.push(ocrLabel(item.ocr));
   return parts.join(' · ');
+}
+
+/** "OCR (tesseract 5.3.0)", with the quote's low-confidence words when there are any. */
+function ocrLabel(ocr) {
+  const low = (ocr.low_confidence || []).slice(0, 8);
+  const words = low.length ? `; low confidence: ${low.map((w) => `"${w}"`).join(', ')}` : '';
+  return `OCR (${ocr.engine || 'unknown engine'}${words})`;
 }
 
 function checkControl(key) {
