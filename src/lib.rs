@@ -28,6 +28,7 @@ pub mod memory;
 pub mod models;
 pub mod outfile;
 pub mod period;
+pub mod progress;
 pub mod render;
 pub mod research;
 pub mod retrieve;

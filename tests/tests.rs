@@ -24,4 +24,5 @@ mod store;
 mod structure;
 mod values;
 mod viewer;
+mod workflow;
 mod wrong;

@@ -217,6 +217,7 @@ pub fn run(mut cfg: Config, run: &AnswersRun) -> Result<AnswersReport, Error> {
     let mut engine = open_eval_engine(cfg, &ds, base.progress)?;
     engine.load_generator()?;
     let bar = crate::ingest::counter_bar(questions.len() as u64, base.progress, "questions");
+    let _log = crate::ingest::ticker(base.progress, "eval answers", "questions", &bar);
     let (metrics, results) = evaluate(
         &engine,
         &questions,

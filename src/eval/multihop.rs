@@ -29,6 +29,7 @@ pub fn run(mut cfg: Config, run: &DatasetRun) -> Result<MultihopReport, Error> {
     opts.memory = false; // every question is researched, never served from memory
     let engine = open_eval_engine(cfg, &ds, run.progress)?;
     let bar = crate::ingest::counter_bar(ds.queries.len() as u64, run.progress, "questions");
+    let _log = crate::ingest::ticker(run.progress, "eval multihop", "questions", &bar);
     let report = evaluate(&engine, &ds, &opts, |n| bar.set_position(n as u64))?;
     bar.finish_and_clear();
     Ok(report)

@@ -96,7 +96,12 @@ pub fn run(
     } else {
         modes
     };
-    evaluate(&engine, &ds, &modes)
+    let total = (ds.queries.len() * modes.len()) as u64;
+    let bar = crate::ingest::counter_bar(total, run.progress, "queries");
+    let _log = crate::ingest::ticker(run.progress, "eval retrieval", "queries", &bar);
+    let report = evaluate(&engine, &ds, &modes, &bar);
+    bar.finish_and_clear();
+    report
 }
 
 /// A BEIR dataset split.
@@ -295,6 +300,7 @@ pub fn evaluate(
     engine: &Engine,
     ds: &Dataset,
     modes: &[EvalMode],
+    bar: &indicatif::ProgressBar,
 ) -> Result<RetrievalReport, Error> {
     let mut out = BTreeMap::new();
     for &mode in modes {
@@ -311,6 +317,7 @@ pub fn evaluate(
             sums[2] += recall_at_k(&ranked, j, DOC_DEPTH);
             sums[3] += mrr_at_k(&ranked, j, TOP_K);
             sums[4] += all_found_at_k(&ranked, j, TOP_K) as u8 as f64;
+            bar.inc(1);
         }
         let n = ds.queries.len() as f64;
         let total: f64 = ms.iter().sum();

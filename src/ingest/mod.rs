@@ -828,11 +828,12 @@ fn embedded_text(d: &LoadedDoc, start: usize, body: &str) -> String {
 }
 
 /// A progress bar over the bytes of the files being loaded and chunked, naming the
-/// file in hand; it ticks on its own so a long file still shows progress.
+/// file in hand; it ticks on its own so a long file still shows progress. Hidden (but
+/// counting, for [`crate::progress::Ticker`]) when stderr is not a terminal.
 fn load_bar(enabled: bool, bytes: u64) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !enabled || !std::io::stderr().is_terminal() || bytes == 0 {
-        return indicatif::ProgressBar::hidden();
+        return hidden_bar(bytes);
     }
     let bar = indicatif::ProgressBar::new(bytes);
     bar.set_style(
@@ -845,6 +846,11 @@ fn load_bar(enabled: bool, bytes: u64) -> indicatif::ProgressBar {
     bar
 }
 
+/// A bar that draws nothing but counts `len` units.
+fn hidden_bar(len: u64) -> indicatif::ProgressBar {
+    indicatif::ProgressBar::with_draw_target(Some(len), indicatif::ProgressDrawTarget::hidden())
+}
+
 /// A progress bar over the chunks embedded, its length growing as files are queued.
 fn progress_bar(enabled: bool) -> indicatif::ProgressBar {
     let bar = counter_bar(1, enabled, "chunks embedded");
@@ -852,12 +858,12 @@ fn progress_bar(enabled: bool) -> indicatif::ProgressBar {
     bar
 }
 
-/// A progress bar on stderr for `len` units of work, hidden when `enabled` is false or
-/// stderr is not a terminal.
+/// A progress bar on stderr for `len` units of work, hidden (but counting) when `enabled`
+/// is false or stderr is not a terminal.
 pub fn counter_bar(len: u64, enabled: bool, unit: &str) -> indicatif::ProgressBar {
     use std::io::IsTerminal;
     if !enabled || !std::io::stderr().is_terminal() || len == 0 {
-        return indicatif::ProgressBar::hidden();
+        return hidden_bar(len);
     }
     let bar = indicatif::ProgressBar::new(len);
     bar.set_style(
@@ -867,6 +873,25 @@ pub fn counter_bar(len: u64, enabled: bool, unit: &str) -> indicatif::ProgressBa
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     bar
+}
+
+/// A log line every ten seconds for `bar` when stderr is not a terminal (see
+/// [`crate::progress`]); `what` names the work, `label` what the bar counts.
+pub fn ticker(
+    enabled: bool,
+    what: &str,
+    label: &str,
+    bar: &indicatif::ProgressBar,
+) -> crate::progress::Ticker {
+    crate::progress::Ticker::start(
+        enabled,
+        what,
+        vec![crate::progress::Counter {
+            label: label.to_string(),
+            unit: crate::progress::Unit::Items,
+            bar: bar.clone(),
+        }],
+    )
 }
 
 #[cfg(test)]

@@ -61,13 +61,14 @@ pub(super) fn run(
 ) -> Result<EmbedStats, Error> {
     let cfg = engine.config().clone();
     let embedder = engine.embedder_arc();
-    let bars = Bars::new(progress, to_load.iter().map(|t| t.size).sum());
+    let bytes = to_load.iter().map(|t| t.size).sum();
+    let bars = Bars::new(progress, to_load.len() as u64, bytes);
     let limit = Duration::from_secs(cfg.file_timeout_secs);
     std::thread::scope(|s| {
         let (load_tx, load_rx) = sync_channel::<Loaded>(LOAD_QUEUE);
         let (embed_tx, embed_rx) = sync_channel::<Pending>(EMBED_QUEUE);
         let (done_tx, done_rx) = channel::<Embedded>();
-        let (lb, eb) = (bars.load.clone(), bars.embed.clone());
+        let (lb, eb) = ((bars.load.clone(), bars.files.clone()), bars.embed.clone());
         let loader_embedder = embedder.clone();
         s.spawn(move || load_stage(to_load, &cfg, loader_embedder, &lb, load_tx));
         let stage = s.spawn(move || embed_stage(&*embedder, limit, &eb, embed_rx, done_tx));
@@ -152,7 +153,7 @@ fn load_stage(
     to_load: Vec<ToLoad>,
     cfg: &Config,
     embedder: Arc<dyn Embed>,
-    bar: &indicatif::ProgressBar,
+    bar: &(indicatif::ProgressBar, indicatif::ProgressBar),
     tx: SyncSender<Loaded>,
 ) {
     let load_opts = load_options(cfg);
@@ -189,7 +190,7 @@ fn load_window(
     load_opts: &LoadOptions,
     embedder: &dyn Embed,
     budget: usize,
-    bar: &indicatif::ProgressBar,
+    (bar, files_bar): &(indicatif::ProgressBar, indicatif::ProgressBar),
 ) -> Vec<Loaded> {
     files
         .into_par_iter()
@@ -200,6 +201,7 @@ fn load_window(
             // Read through the path found: its name (a symlink's) gave the walk its format.
             let result = load_and_chunk(&file.found.shown, load_opts, budget, &count);
             bar.inc(file.size);
+            files_bar.inc(1);
             Loaded {
                 file,
                 spent: t.elapsed(),
@@ -398,19 +400,40 @@ fn embed_alone(
     Ok(())
 }
 
-/// The two progress bars of a run: bytes loaded and chunks embedded.
+/// The progress of a run: files and bytes loaded, chunks embedded (bars on a terminal,
+/// a log line every ten seconds elsewhere).
 struct Bars {
     multi: indicatif::MultiProgress,
+    files: indicatif::ProgressBar,
     load: indicatif::ProgressBar,
     embed: indicatif::ProgressBar,
+    _ticker: crate::progress::Ticker,
 }
 
 impl Bars {
-    fn new(progress: bool, bytes: u64) -> Self {
+    fn new(progress: bool, files: u64, bytes: u64) -> Self {
+        use crate::progress::{Counter, Ticker, Unit};
         let multi = indicatif::MultiProgress::new();
         let load = multi.add(super::load_bar(progress, bytes));
         let embed = multi.add(super::progress_bar(progress));
-        Bars { multi, load, embed }
+        let files = super::hidden_bar(files);
+        let counter = |label: &str, unit, bar: &indicatif::ProgressBar| Counter {
+            label: label.to_string(),
+            unit,
+            bar: bar.clone(),
+        };
+        let counters = vec![
+            counter("files loaded", Unit::Items, &files),
+            counter("loaded", Unit::Bytes, &load),
+            counter("chunks embedded", Unit::Items, &embed),
+        ];
+        Bars {
+            _ticker: Ticker::start(progress, "ingest", counters),
+            multi,
+            files,
+            load,
+            embed,
+        }
     }
 
     fn finish(&self) {

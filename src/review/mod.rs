@@ -60,6 +60,9 @@ pub struct ReviewOptions {
     /// Checked before each research query: a cancelled review stops with
     /// [`Error::Cancelled`].
     pub cancel: crate::cancel::Cancel,
+    /// Report progress on stderr (a bar on a terminal, a log line every ten seconds
+    /// elsewhere).
+    pub progress: bool,
 }
 
 impl ReviewOptions {
@@ -77,6 +80,7 @@ impl ReviewOptions {
             per_query: 8,
             propose: true,
             cancel: crate::cancel::Cancel::never(),
+            progress: false,
         }
     }
 }
@@ -298,7 +302,11 @@ pub fn review(
     let mut g = gather::Gatherer::new(engine, opts);
     let mut requirements = Vec::with_capacity(checklist.requirements.len());
     let mut timings: BTreeMap<String, f64> = BTreeMap::new();
+    let n = checklist.requirements.len() as u64;
+    let bar = crate::ingest::counter_bar(n, opts.progress, "requirements");
+    let _log = crate::ingest::ticker(opts.progress, "review", "requirements reviewed", &bar);
     for req in &checklist.requirements {
+        bar.inc(1);
         let t = Instant::now();
         let (evidence, unshown) = focus::presence(engine, req, g.gather(req)?)?;
         *timings.entry("research".into()).or_default() += ms(t);

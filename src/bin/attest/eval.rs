@@ -148,7 +148,7 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
                 split,
                 eval_index,
                 limit,
-                progress: !json,
+                progress: true,
             };
             let report = attest::eval::multihop::run(cfg, &run)?;
             emit(json, &report, render::multihop_eval)?;
@@ -192,7 +192,7 @@ pub fn run(cfg: Config, what: EvalCommand) -> anyhow::Result<ExitCode> {
                 split,
                 eval_index,
                 limit,
-                progress: !json,
+                progress: true,
             };
             let report = attest::eval::retrieval::run(cfg, &run, mode)?;
             emit(json, &report, render::retrieval_eval)?;
@@ -258,7 +258,7 @@ fn answers(cfg: Config, args: AnswersArgs) -> anyhow::Result<()> {
             split: args.split,
             eval_index: args.eval_index,
             limit: args.limit,
-            progress: !json,
+            progress: true,
         },
         questions_from: args.questions_from,
         questions_split: args.questions_split,

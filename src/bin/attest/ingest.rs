@@ -135,7 +135,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         &args.paths,
         &IngestOptions {
             prune: args.prune,
-            progress: !args.json,
+            progress: true,
             repair: args.repair,
             verify: args.verify,
             shard: args.shard,

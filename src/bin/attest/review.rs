@@ -74,6 +74,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         }
     }
     let mut opts = ReviewOptions::from_config(&cfg);
+    opts.progress = true;
     opts.date_order = args.date_order.as_deref().map(|s| match s {
         "mdy" => DateOrder::Mdy,
         "ymd" => DateOrder::Ymd,
