@@ -18,6 +18,7 @@ pub mod engine;
 pub mod error;
 pub mod eval;
 pub mod evidence;
+pub mod export;
 pub mod figure;
 pub mod frame;
 pub mod guard;

@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
+pub mod batch;
 pub mod cell;
 pub mod compose;
 pub mod decide;

@@ -8,6 +8,7 @@ use attest::answer::Status;
 use attest::ask::{ask, AskOptions};
 use attest::config::Config;
 use attest::engine::Engine;
+use attest::export::Format;
 use attest::render;
 
 use crate::{finite_f64, flag_help, out, say};
@@ -15,8 +16,21 @@ use crate::{finite_f64, flag_help, out, say};
 #[derive(clap::Args)]
 pub struct Args {
     /// The question (several words are joined with spaces)
-    #[arg(required = true, num_args = 1..)]
+    #[arg(required_unless_present = "questions", num_args = 1..)]
     question: Vec<String>,
+    /// Ask every question of this file (one per line, or JSON Lines with `id` and
+    /// `question`); results go to standard output, one per question, and a summary to
+    /// standard error
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "audit"])]
+    pub questions: Option<PathBuf>,
+    /// Write the batch summary (questions, answered, abstained, rejected, time) as JSON to
+    /// this file
+    #[arg(long, value_name = "FILE", requires = "questions")]
+    pub summary: Option<PathBuf>,
+    /// Output format: text, json (JSON Lines for a batch), md (Markdown: the cited answer
+    /// and its quotes with `source p. N § section`) or csv (one row per cited item)
+    #[arg(long, value_name = "FORMAT", conflicts_with = "json")]
+    format: Option<attest::export::Format>,
     #[arg(long, help = flag_help("ask_chunks"))]
     chunks: Option<usize>,
     #[arg(long, help = flag_help("max_statements"))]
@@ -46,9 +60,20 @@ pub struct Args {
     /// Write the full lineage (audit trail) as JSON to this file
     #[arg(long)]
     audit: Option<PathBuf>,
-    /// Print the answer JSON
+    /// Print the answer JSON (the same as --format json)
     #[arg(long)]
     json: bool,
+}
+
+impl Args {
+    /// The output format the flags ask for.
+    pub fn output(&self) -> Format {
+        match (self.json, self.format) {
+            (true, _) => Format::Json,
+            (false, Some(f)) => f,
+            (false, None) => Format::Text,
+        }
+    }
 }
 
 /// The ids of the indexed documents under `paths`; an error names a path that does not
@@ -106,17 +131,21 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     let mut engine = Engine::open_with_default_model(cfg, false)?;
     engine.load_generator()?;
     opts.scope = args.sources.restrict(&engine)?;
+    if let Some(file) = &args.questions {
+        return crate::batch::run(&engine, &opts, file, &args);
+    }
     let question = args.question.join(" ");
     let run = ask(&engine, &question, &opts)?;
     if let Some(path) = &args.audit {
         attest::audit::write(path, &engine, &run)?;
     }
-    if args.json {
-        out(&format!("{}\n", serde_json::to_string_pretty(&run.answer)?))?;
-    } else if args.explain {
-        out(&render::answer_explained(&run))?;
-    } else {
-        out(&render::answer(&run.answer))?;
+    let json = args.output() == Format::Json;
+    match args.output() {
+        Format::Json => out(&format!("{}\n", serde_json::to_string_pretty(&run.answer)?))?,
+        Format::Markdown => out(&attest::export::markdown(&run.answer))?,
+        Format::Csv => out(&csv_of(&[("1", &run.answer)])?)?,
+        Format::Text if args.explain => out(&render::answer_explained(&run))?,
+        Format::Text => out(&render::answer(&run.answer))?,
     }
     let undecided = run
         .answer
@@ -128,7 +157,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         Status::Answered => ExitCode::SUCCESS,
         Status::NoAuthoritativeEvidence => ExitCode::from(1),
         Status::RejectedInput => {
-            if !args.json {
+            if !json {
                 say(run
                     .answer
                     .reason
@@ -138,4 +167,14 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
             ExitCode::from(2)
         }
     })
+}
+
+/// `answers` (question id, answer) as CSV with its header.
+pub fn csv_of(answers: &[(&str, &attest::answer::Answer)]) -> anyhow::Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(attest::export::CSV_HEADER)?;
+    for (id, a) in answers {
+        attest::export::csv_rows(&mut w, id, a)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
 }

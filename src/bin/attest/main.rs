@@ -10,6 +10,7 @@
 //! go through [`say`], which never fails (there is nowhere left to report that).
 
 mod ask;
+mod batch;
 mod documents;
 mod eval;
 mod ingest;
