@@ -19,6 +19,8 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use super::docx;
+
+pub mod scan;
 use super::layout::Layout;
 use super::mdinline;
 use super::ocr::OcrMode;
@@ -501,7 +503,7 @@ fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
         "pdf" => SourceKind::Pdf,
         "docx" => SourceKind::Docx,
         "jsonl" => SourceKind::Jsonl,
-        e if super::scan::IMAGE_EXTENSIONS.contains(&e) => SourceKind::Image,
+        e if scan::IMAGE_EXTENSIONS.contains(&e) => SourceKind::Image,
         _ => {
             return Err(LoadError::Unsupported {
                 path: path.to_path_buf(),
@@ -526,7 +528,7 @@ fn load_kind(
         return load_docx(path, &bytes, opts).map(|d| vec![d]);
     }
     if kind == SourceKind::Image {
-        return super::scan::load_image(path, opts, deadline).map(|d| vec![d]);
+        return scan::load_image(path, opts, deadline).map(|d| vec![d]);
     }
     let text = decode_text(path, bytes)?;
     match kind {
@@ -1700,13 +1702,13 @@ fn load_pdf(
         (pdf_extract_pages(path, bytes, opts, timeout)?, name)
     };
     deadline.check(path)?;
-    let read = super::scan::read_blank_pages(path, &mut found.pages, opts, deadline)?;
+    let read = scan::read_blank_pages(path, &mut found.pages, opts, deadline)?;
     let (text, mut layout) = pdflayout::assemble(&found.pages);
     layout.extractor = Some(format!(
         "{extractor} + attest-layout {}",
         pdflayout::LAYOUT_VERSION
     ));
-    super::scan::record(&text, &mut layout, &read);
+    scan::record(&text, &mut layout, &read);
     if text.len() as u64 > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
             path: path.to_path_buf(),
@@ -1739,7 +1741,7 @@ fn pdf_error(path: &Path, reason: String) -> LoadError {
 
 /// Why a PDF with `pages` pages gave no text.
 fn no_text_reason(pages: usize, opts: &LoadOptions) -> String {
-    let why = if super::scan::available(opts) {
+    let why = if scan::available(opts) {
         "OCR found no words either"
     } else if opts.ocr == OcrMode::Off {
         "a scanned image without a text layer? OCR is off"

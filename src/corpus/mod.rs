@@ -14,7 +14,6 @@ pub mod mdinline;
 pub mod ocr;
 pub mod pdflayout;
 pub mod pdftext;
-pub mod scan;
 pub mod segment;
 mod tablehead;
 pub mod textlayout;

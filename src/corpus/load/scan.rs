@@ -11,11 +11,11 @@ use std::path::Path;
 
 use rayon::prelude::*;
 
-use super::layout::{Layout, OcrText};
-use super::load::{Budget, Deadline, LoadError, LoadOptions, LoadedDoc, SourceKind};
-use super::ocr::{self, OcrMode, OcrPage};
-use super::pdflayout;
-use super::pdftext::PopplerFail;
+use super::{Budget, Deadline, LoadError, LoadOptions, LoadedDoc, SourceKind};
+use crate::corpus::layout::{Layout, OcrText};
+use crate::corpus::ocr::{self, OcrMode, OcrPage};
+use crate::corpus::pdflayout;
+use crate::corpus::pdftext::PopplerFail;
 
 /// Image file extensions read by OCR.
 pub const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "tif", "tiff"];
@@ -61,7 +61,7 @@ pub fn read_blank_pages(
     opts: &LoadOptions,
     deadline: Deadline,
 ) -> Result<Vec<(usize, OcrPage)>, LoadError> {
-    if !available(opts) || super::pdftext::poppler().is_none() {
+    if !available(opts) || crate::corpus::pdftext::poppler().is_none() {
         return Ok(Vec::new());
     }
     let blank: Vec<usize> = (0..pages.len())
