@@ -63,11 +63,20 @@ pub fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
             "33".repeat(16)
         );
     }
+    let bodies: Vec<Vec<u8>> = objects.into_iter().map(String::into_bytes).collect();
+    pdf_file(&bodies, &trailer_extra)
+}
+
+/// A PDF file of `objects` (numbered from 1, the catalog first) with a correct xref table;
+/// `trailer_extra` is added to the trailer dictionary.
+fn pdf_file(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
     let mut out = b"%PDF-1.4\n".to_vec();
     let mut offsets = Vec::new();
     for (i, o) in objects.iter().enumerate() {
         offsets.push(out.len());
-        write!(out, "{} 0 obj\n{o}\nendobj\n", i + 1).unwrap();
+        writeln!(out, "{} 0 obj", i + 1).unwrap();
+        out.extend_from_slice(o);
+        out.extend_from_slice(b"\nendobj\n");
     }
     let xref = out.len();
     write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
@@ -213,26 +222,7 @@ fn image_pdf(images: &[(usize, usize, Vec<u8>)], dpi: u32) -> Vec<u8> {
             .into_bytes(),
         );
     }
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (i, o) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        writeln!(out, "{} 0 obj", i + 1).unwrap();
-        out.extend_from_slice(o);
-        out.extend_from_slice(b"\nendobj\n");
-    }
-    let xref = out.len();
-    write!(out, "xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).unwrap();
-    for off in offsets {
-        writeln!(out, "{off:010} 00000 n ").unwrap();
-    }
-    write!(
-        out,
-        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-        objects.len() + 1
-    )
-    .unwrap();
-    out
+    pdf_file(&objects, "")
 }
 
 /// Character accuracy of `got` against `want`: 1 − edit distance / length of `want`, both
