@@ -45,6 +45,17 @@ fn permit_lines() -> Vec<Line<'static>> {
         .collect()
 }
 
+/// `attest ingest --json DOCS` into `idx` with OCR `ocr` (`auto` or `off`): its report.
+fn ingest(idx: &Path, docs: &Path, ocr: &str) -> serde_json::Value {
+    let out = attest(idx)
+        .env("ATTEST_OCR", ocr)
+        .args(["ingest", "--json"])
+        .arg(docs)
+        .output()
+        .unwrap();
+    json(&out.stdout)
+}
+
 /// The stored text and layout of the only document in index `idx`.
 fn stored(idx: &Path) -> (String, serde_json::Value, String) {
     let db = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
@@ -66,12 +77,7 @@ fn a_scanned_page_is_read_by_ocr_and_its_evidence_says_so() {
     let born_digital = paged_pdf(&[permit_lines()], false);
     std::fs::write(docs.join("permit.pdf"), scanned_pdf(&born_digital, 1, 300)).unwrap();
     let idx = dir.path().join("idx");
-    let out = attest(&idx)
-        .args(["ingest", "--json"])
-        .arg(&docs)
-        .output()
-        .unwrap();
-    let r = json(&out.stdout);
+    let r = ingest(&idx, &docs, "auto");
     assert_eq!(r["added"], 1, "{r}");
 
     let (text, layout, _) = stored(&idx);
@@ -142,12 +148,7 @@ fn an_image_file_is_read_by_ocr_and_ocr_off_refuses_it_clearly() {
     std::fs::write(docs.join("truncated.png"), b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
 
     let idx = dir.path().join("idx");
-    let out = attest(&idx)
-        .args(["ingest", "--json"])
-        .arg(&docs)
-        .output()
-        .unwrap();
-    let r = json(&out.stdout);
+    let r = ingest(&idx, &docs, "auto");
     assert_eq!(r["added"], 1, "{r}");
     let failed = r["failed"].as_array().unwrap();
     assert_eq!(failed.len(), 1, "{r}");
@@ -171,13 +172,7 @@ fn an_image_file_is_read_by_ocr_and_ocr_off_refuses_it_clearly() {
         .starts_with("tesseract"));
 
     let off = dir.path().join("off");
-    let out = attest(&off)
-        .env("ATTEST_OCR", "off")
-        .args(["ingest", "--json"])
-        .arg(&docs)
-        .output()
-        .unwrap();
-    let r = json(&out.stdout);
+    let r = ingest(&off, &docs, "off");
     assert_eq!(r["added"], 0, "{r}");
     let reasons: Vec<&str> = r["failed"]
         .as_array()
@@ -196,13 +191,7 @@ fn a_scanned_pdf_with_ocr_off_keeps_the_clear_no_text_error() {
     let born_digital = paged_pdf(&[permit_lines()], false);
     std::fs::write(docs.join("scan.pdf"), scanned_pdf(&born_digital, 1, 150)).unwrap();
     let idx = dir.path().join("idx");
-    let out = attest(&idx)
-        .env("ATTEST_OCR", "off")
-        .args(["ingest", "--json"])
-        .arg(&docs)
-        .output()
-        .unwrap();
-    let r = json(&out.stdout);
+    let r = ingest(&idx, &docs, "off");
     let reason = r["failed"][0]["reason"].as_str().unwrap_or_default();
     assert!(
         reason.contains("no extractable text on page 1") && reason.contains("OCR is off"),
