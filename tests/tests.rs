@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod documents;
 mod embed;
+mod forms;
 mod generate;
 mod loaders;
 mod mcp;

@@ -19,6 +19,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::select::Numbered;
+
+mod boxes;
 use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
 use crate::figure::Bound;
@@ -968,6 +970,11 @@ fn unvalued(
 
 /// Decide what answers `f` among `n`'s verified items.
 pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
+    boxes::decide(f, n).unwrap_or_else(|| decide_frame(engine, f, n, multi_hop))
+}
+
+/// [`decide`] for every question but a checkbox's.
+fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
     let measured = without_measure(f);
     let f = measured.as_ref().unwrap_or(f);
     let (covering, misses, named) = covering(engine, f, n, multi_hop);

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 use super::docx;
 
+pub mod form;
 pub mod scan;
 use super::layout::Layout;
 use super::mdinline;
@@ -1544,36 +1545,80 @@ pub fn pdf_worker_entry() -> Option<i32> {
     Some(worker_main(&rest))
 }
 
-/// The worker process: `PATH MAX_FILE_BYTES MAX_INFLATED MAX_TEXT MEMORY_BYTES`.
+/// What a worker process does with its PDF.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WorkerJob {
+    /// Extract the text of every page with `pdf-extract` ([`PdfText`]).
+    Text,
+    /// Read the fillable form's fields ([`form::read`]).
+    Form,
+}
+
+impl WorkerJob {
+    fn as_arg(self) -> &'static str {
+        match self {
+            WorkerJob::Text => "text",
+            WorkerJob::Form => "form",
+        }
+    }
+}
+
+/// The worker process: `PATH MAX_FILE_BYTES MAX_INFLATED MAX_TEXT MEMORY_BYTES [JOB]`.
 fn worker_main(args: &[String]) -> i32 {
     let [path, numbers @ ..] = args else {
-        eprintln!("usage: attest {PDF_WORKER_ARG} PATH MAX_FILE MAX_INFLATED MAX_TEXT MEMORY");
+        eprintln!(
+            "usage: attest {PDF_WORKER_ARG} PATH MAX_FILE MAX_INFLATED MAX_TEXT MEMORY [JOB]"
+        );
         return 2;
     };
-    let numbers: Vec<u64> = numbers.iter().filter_map(|n| n.parse().ok()).collect();
+    let job = match numbers.get(4).map(String::as_str) {
+        None | Some("text") => WorkerJob::Text,
+        Some("form") => WorkerJob::Form,
+        Some(other) => {
+            eprintln!("attest {PDF_WORKER_ARG}: unknown job {other:?}");
+            return 2;
+        }
+    };
+    let numbers: Vec<u64> = numbers
+        .iter()
+        .take(4)
+        .filter_map(|n| n.parse().ok())
+        .collect();
     let [max_file, inflated, text, memory] = numbers[..] else {
         eprintln!("attest {PDF_WORKER_ARG}: expected four numbers");
         return 2;
     };
     limit_address_space(memory);
-    let reply = match read_limited(Path::new(path), max_file) {
-        Ok(bytes) => {
-            let limits = PdfLimits { inflated, text };
-            match run_isolated(move || extract_pdf(&bytes, limits), Duration::MAX) {
-                Ok(r) => r,
-                Err(WorkerError::Panicked(m)) => Err(PdfFail::Panicked(m)),
-                Err(e) => Err(PdfFail::Corrupt(format!("{e:?}"))),
-            }
-        }
-        Err(e) => Err(PdfFail::Corrupt(e.reason())),
-    };
+    let bytes = read_limited(Path::new(path), max_file).map_err(|e| PdfFail::Corrupt(e.reason()));
     let mut out = io::stdout().lock();
-    match serde_json::to_writer(&mut out, &reply) {
+    let written = match job {
+        WorkerJob::Text => {
+            let limits = PdfLimits { inflated, text };
+            let reply = bytes.and_then(|b| in_thread(move || extract_pdf(&b, limits)));
+            serde_json::to_writer(&mut out, &reply)
+        }
+        WorkerJob::Form => {
+            let reply = bytes.and_then(|b| in_thread(move || form::read_bytes(&b)));
+            serde_json::to_writer(&mut out, &reply)
+        }
+    };
+    match written {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("attest {PDF_WORKER_ARG}: {e}");
             2
         }
+    }
+}
+
+/// Run a worker job on a thread of this (already limited) process, panics caught.
+fn in_thread<T: Send + 'static>(
+    job: impl FnOnce() -> Result<T, PdfFail> + Send + 'static,
+) -> Result<T, PdfFail> {
+    match run_isolated(job, Duration::MAX) {
+        Ok(r) => r,
+        Err(WorkerError::Panicked(m)) => Err(PdfFail::Panicked(m)),
+        Err(e) => Err(PdfFail::Corrupt(format!("{e:?}"))),
     }
 }
 
@@ -1601,13 +1646,15 @@ fn read_capped(mut r: impl Read, cap: u64) -> Option<Vec<u8>> {
     (rest == 0).then_some(buf)
 }
 
-/// Extract one PDF in a worker process (see [`pdf_worker_entry`]), killing it at `timeout`.
-fn run_worker_process(
+/// Run `job` on one PDF in a worker process (see [`pdf_worker_entry`]), killing it at
+/// `timeout`.
+fn run_worker_process<T: serde::de::DeserializeOwned>(
     exe: &Path,
     path: &Path,
     opts: &LoadOptions,
     timeout: Duration,
-) -> Result<Result<PdfText, PdfFail>, WorkerError> {
+    job: WorkerJob,
+) -> Result<Result<T, PdfFail>, WorkerError> {
     let mut child = std::process::Command::new(exe)
         .arg(PDF_WORKER_ARG)
         .arg(path)
@@ -1620,6 +1667,7 @@ fn run_worker_process(
             ]
             .map(|n| n.to_string()),
         )
+        .arg(job.as_arg())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -1693,6 +1741,7 @@ fn load_pdf(
         PdfExtractor::Pdftotext => true,
         PdfExtractor::PdfExtract => false,
     };
+    let form = form::read(path, &bytes, opts, timeout);
     let (mut found, extractor) = if poppler {
         let version = pdftext::poppler().map_or("not installed", |(_, v)| v.as_str());
         let name = format!("pdftotext {version} -layout");
@@ -1703,9 +1752,10 @@ fn load_pdf(
     };
     deadline.check(path)?;
     let read = scan::read_blank_pages(path, &mut found.pages, opts, deadline)?;
-    let (text, mut layout) = pdflayout::assemble(&found.pages);
+    let (text, mut layout) = pdflayout::assemble_with_fields(&found.pages, &form.pages);
+    let form_note = form.note.map(|n| format!("; {n}")).unwrap_or_default();
     layout.extractor = Some(format!(
-        "{extractor} + attest-layout {}",
+        "{extractor} + attest-layout {}{form_note}",
         pdflayout::LAYOUT_VERSION
     ));
     scan::record(&text, &mut layout, &read);
@@ -1818,7 +1868,7 @@ fn pdf_extract_pages(
         text: opts.max_text_bytes,
     };
     let outcome = match WORKER_EXE.get() {
-        Some(exe) => run_worker_process(exe, path, opts, timeout),
+        Some(exe) => run_worker_process(exe, path, opts, timeout, WorkerJob::Text),
         None => run_isolated(move || extract_pdf(&bytes, limits), timeout),
     };
     let over = |budget: Budget| LoadError::OverBudget {

@@ -8,6 +8,7 @@
 
 pub mod chunk;
 pub mod docx;
+pub mod forms;
 pub mod layout;
 pub mod load;
 pub mod mdinline;

@@ -20,20 +20,54 @@ const ALIGN: usize = 3;
 
 /// Turn the `pdftotext -layout` text of each page into clean stored text and its layout.
 pub fn assemble(pages: &[String]) -> (String, Layout) {
+    assemble_with_fields(pages, &[])
+}
+
+/// [`assemble`], with each page's form fields before the page's text (`fields[i]` for
+/// page `i + 1`: label and "label: value" line), each line a labelled value.
+pub fn assemble_with_fields(
+    pages: &[String],
+    fields: &[Vec<(String, String)>],
+) -> (String, Layout) {
     let mut lines: Vec<Vec<Seg>> = pages.iter().map(|p| page_lines(p)).collect();
     drop_running_lines(&mut lines);
     let mut out = Output::default();
-    for page in lines {
+    for (i, page) in lines.into_iter().enumerate() {
         let mut ordered = Vec::new();
         reorder(page, 0, &mut ordered);
         join_hanging_stubs(&mut ordered);
         out.start_page();
+        // Before the page's own text: after it, the fields would read as part of the
+        // page's last section.
+        for block in fields
+            .get(i)
+            .map_or_else(Vec::new, |f| field_blocks(i + 1, f))
+        {
+            out.push_block(block);
+        }
         let kinds = classify(&ordered);
         for block in build_blocks(&ordered, &kinds) {
             out.push_block(block);
         }
     }
     out.finish()
+}
+
+/// A page's form fields as blocks: a plain line saying what follows, then one labelled
+/// "label: value" line per field, each its own paragraph (a sentence of its own).
+fn field_blocks(page: usize, fields: &[(String, String)]) -> Vec<Block> {
+    if fields.is_empty() {
+        return Vec::new();
+    }
+    let mut blocks = vec![Block::line(
+        format!("Form fields on page {page}, as filled in:"),
+        None,
+    )];
+    for (label, line) in fields {
+        let tag = (LabelKind::Value, label.clone(), Vec::new());
+        blocks.push(Block::line(line.clone(), Some(tag)));
+    }
+    blocks
 }
 
 /// A line (or the part of one) placed at a character column.

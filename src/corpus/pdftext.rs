@@ -246,6 +246,36 @@ pub fn title(path: &Path, limits: PopplerLimits) -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
+/// Every word of pages `first..=last` with its box, as `pdftotext -bbox` prints it (an
+/// XHTML page per page; see [`super::forms::parse_bbox`]).
+pub fn word_boxes(
+    path: &Path,
+    first: usize,
+    last: usize,
+    limits: PopplerLimits,
+) -> Result<String, PopplerFail> {
+    let Some((exe, _)) = poppler() else {
+        return Err(PopplerFail::Spawn("pdftotext is not installed".into()));
+    };
+    let (first, last) = (first.to_string(), last.to_string());
+    let out = run_limited(
+        exe,
+        &[
+            "-bbox".as_ref(),
+            "-enc".as_ref(),
+            "UTF-8".as_ref(),
+            "-f".as_ref(),
+            first.as_ref(),
+            "-l".as_ref(),
+            last.as_ref(),
+            path.as_os_str(),
+            "-".as_ref(),
+        ],
+        limits,
+    )?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -809,8 +809,17 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         }
         let mut pieces = Vec::new();
         cut(doc_text, sent, &mut pieces);
+        // A form value stands on its own line: a lower-case field name ("phone: …")
+        // does not continue the line before it.
+        let value = layout
+            .label_for(sent.start, sent.end)
+            .is_some_and(|l| l.kind == crate::corpus::layout::LabelKind::Value);
         for (i, p) in pieces.iter().enumerate() {
-            let (span, state) = repair_piece(doc_text, sent, raw_start, i, *p);
+            let (span, state) = if value && pieces.len() == 1 {
+                (*p, Completeness::Complete)
+            } else {
+                repair_piece(doc_text, sent, raw_start, i, *p)
+            };
             let q = span.slice(doc_text);
             if word_count(q) >= MIN_WORDS || is_value(q, labelled, after_prompt) {
                 out.push((span, state));

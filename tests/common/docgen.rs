@@ -67,6 +67,79 @@ pub fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
     pdf_file(&bodies, &trailer_extra)
 }
 
+/// A field of a fillable PDF form built by [`form_pdf`].
+pub struct FormField<'a> {
+    /// The field name (`/T`).
+    pub name: &'a str,
+    /// The tooltip (`/TU`), if any.
+    pub tooltip: Option<&'a str>,
+    /// The widget rectangle: left, bottom, right, top.
+    pub rect: [u32; 4],
+    /// A checkbox ticked or not, or a text field's value ("" = left empty).
+    pub value: FormValue<'a>,
+}
+
+/// What a [`FormField`] holds.
+pub enum FormValue<'a> {
+    /// A checkbox, ticked or not.
+    Check(bool),
+    /// A text field's value.
+    Text(&'a str),
+}
+
+/// A one-page fillable PDF form: `lines` printed on the page, `fields` as AcroForm
+/// widgets (merged field and widget dictionaries, listed in the page's `/Annots`).
+pub fn form_pdf(lines: &[Line], fields: &[FormField]) -> Vec<u8> {
+    let first_field = 6;
+    let refs: Vec<String> = (0..fields.len())
+        .map(|i| format!("{} 0 R", first_field + i))
+        .collect();
+    let mut content = String::new();
+    for (x, y, text) in lines {
+        content.push_str(&format!(
+            "BT /F1 10 Tf {x} {y} Td ({}) Tj ET\n",
+            pdf_string(text)
+        ));
+    }
+    let mut objects = vec![
+        format!(
+            "<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [{}] >> >>",
+            refs.join(" ")
+        ),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        format!(
+            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R \
+             /Resources << /Font << /F1 5 0 R >> >> /Annots [{}] >>",
+            refs.join(" ")
+        ),
+        format!(
+            "<< /Length {} >>\nstream\n{content}endstream",
+            content.len()
+        ),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+    ];
+    for f in fields {
+        let [a, b, c, d] = f.rect;
+        let tu = f
+            .tooltip
+            .map(|t| format!(" /TU ({})", pdf_string(t)))
+            .unwrap_or_default();
+        let value = match f.value {
+            FormValue::Check(on) => {
+                let state = if on { "/Yes" } else { "/Off" };
+                format!("/FT /Btn /V {state} /AS {state}")
+            }
+            FormValue::Text(v) => format!("/FT /Tx /V ({})", pdf_string(v)),
+        };
+        objects.push(format!(
+            "<< /Type /Annot /Subtype /Widget /T ({}){tu} {value} /Rect [{a} {b} {c} {d}] /P 3 0 R >>",
+            pdf_string(f.name)
+        ));
+    }
+    let bodies: Vec<Vec<u8>> = objects.into_iter().map(String::into_bytes).collect();
+    pdf_file(&bodies, "")
+}
+
 /// A PDF file of `objects` (numbered from 1, the catalog first) with a correct xref table;
 /// `trailer_extra` is added to the trailer dictionary.
 fn pdf_file(objects: &[Vec<u8>], trailer_extra: &str) -> Vec<u8> {
