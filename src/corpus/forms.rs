@@ -97,12 +97,22 @@ pub fn read_fields(bytes: &[u8]) -> Result<Vec<Field>, String> {
     let Some(fields) = form_roots(&doc) else {
         return Ok(Vec::new());
     };
-    let pages = annotation_pages(&doc);
-    let mut out = Vec::new();
+    let mut walk = Walk {
+        doc: &doc,
+        pages: annotation_pages(&doc),
+        page_ids: doc
+            .get_pages()
+            .into_iter()
+            .map(|(n, id)| (id, n as usize))
+            .collect(),
+        seen: Default::default(),
+        visits: 0,
+        out: Vec::new(),
+    };
     for root in fields {
-        walk(&doc, root, &Inherited::default(), &pages, 0, &mut out);
+        walk.visit(root, &Inherited::default(), 0);
     }
-    Ok(out)
+    Ok(walk.out)
 }
 
 /// The `/Fields` array of the catalog's `/AcroForm`, when there is one.
@@ -137,40 +147,56 @@ fn annotation_pages(doc: &Document) -> HashMap<ObjectId, usize> {
     map
 }
 
-/// Visit one node of the field tree: a field (with `/Kids`), or a widget (a leaf).
-fn walk(
-    doc: &Document,
-    node: &Object,
-    parent: &Inherited,
-    pages: &HashMap<ObjectId, usize>,
-    depth: usize,
-    out: &mut Vec<Field>,
-) {
-    if depth > MAX_DEPTH || out.len() >= MAX_FIELDS {
-        return;
-    }
-    let Ok((id, obj)) = doc.dereference(node) else {
-        return;
-    };
-    let Ok(dict) = obj.as_dict() else {
-        return;
-    };
-    let here = inherit(doc, dict, parent);
-    let kids = dict
-        .get(b"Kids")
-        .ok()
-        .and_then(|k| doc.dereference(k).ok())
-        .and_then(|(_, k)| k.as_array().ok())
-        .filter(|k| !k.is_empty());
-    match kids {
-        Some(kids) => {
-            for kid in kids {
-                walk(doc, kid, &here, pages, depth + 1, out);
-            }
+/// A walk over the field tree: every node is visited once (a tree whose kids point back
+/// at their ancestors is read as far as it is a tree), at most [`MAX_VISITS`] nodes.
+struct Walk<'a> {
+    doc: &'a Document,
+    /// Page number of each annotation a page lists.
+    pages: HashMap<ObjectId, usize>,
+    /// Page number of each page object.
+    page_ids: HashMap<ObjectId, usize>,
+    seen: std::collections::HashSet<ObjectId>,
+    visits: usize,
+    out: Vec<Field>,
+}
+
+/// Nodes of the field tree visited at most (fields, their kids and widgets).
+const MAX_VISITS: usize = 4 * MAX_FIELDS;
+
+impl Walk<'_> {
+    /// Visit one node of the field tree: a field (with `/Kids`), or a widget (a leaf).
+    fn visit(&mut self, node: &Object, parent: &Inherited, depth: usize) {
+        self.visits += 1;
+        if depth > MAX_DEPTH || self.out.len() >= MAX_FIELDS || self.visits > MAX_VISITS {
+            return;
         }
-        None => {
-            if let Some(field) = widget(doc, id, dict, &here, pages) {
-                out.push(field);
+        let doc = self.doc;
+        let Ok((id, obj)) = doc.dereference(node) else {
+            return;
+        };
+        if id.is_some_and(|id| !self.seen.insert(id)) {
+            return;
+        }
+        let Ok(dict) = obj.as_dict() else {
+            return;
+        };
+        let here = inherit(doc, dict, parent);
+        let kids = dict
+            .get(b"Kids")
+            .ok()
+            .and_then(|k| doc.dereference(k).ok())
+            .and_then(|(_, k)| k.as_array().ok())
+            .filter(|k| !k.is_empty());
+        match kids {
+            Some(kids) => {
+                for kid in kids {
+                    self.visit(kid, &here, depth + 1);
+                }
+            }
+            None => {
+                if let Some(field) = widget(self, id, dict, &here) {
+                    self.out.push(field);
+                }
             }
         }
     }
@@ -208,20 +234,17 @@ fn inherit(doc: &Document, dict: &Dictionary, parent: &Inherited) -> Inherited {
 /// A leaf of the field tree as a [`Field`]; `None` for push buttons, signatures and
 /// widgets on no page.
 fn widget(
-    doc: &Document,
+    walk: &Walk,
     id: Option<ObjectId>,
     dict: &Dictionary,
     field: &Inherited,
-    pages: &HashMap<ObjectId, usize>,
 ) -> Option<Field> {
+    let doc = walk.doc;
     let page = id
-        .and_then(|id| pages.get(&id).copied())
+        .and_then(|id| walk.pages.get(&id).copied())
         .or_else(|| {
             let p = dict.get(b"P").ok()?.as_reference().ok()?;
-            doc.get_pages()
-                .into_iter()
-                .find(|(_, pid)| *pid == p)
-                .map(|(n, _)| n as usize)
+            walk.page_ids.get(&p).copied()
         })
         .filter(|p| *p >= 1)?;
     let rect = rect_of(doc, dict)?;
@@ -679,8 +702,87 @@ mod tests {
         assert_eq!(text_value(None), FieldValue::Empty);
     }
 
+    /// A one-page PDF whose form has `fields` (built by each caller from the page id).
+    fn pdf_with(fields: impl FnOnce(&mut Document, ObjectId) -> Vec<Object>) -> Vec<u8> {
+        use lopdf::dictionary;
+        let mut doc = Document::with_version("1.5");
+        let pages_id = doc.new_object_id();
+        let page_id = doc.add_object(dictionary! {
+            "Type" => "Page",
+            "Parent" => pages_id,
+            "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+        });
+        let roots = fields(&mut doc, page_id);
+        let pages = dictionary! { "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1 };
+        doc.objects.insert(pages_id, Object::Dictionary(pages));
+        let catalog = doc.add_object(dictionary! {
+            "Type" => "Catalog",
+            "Pages" => pages_id,
+            "AcroForm" => dictionary! { "Fields" => roots },
+        });
+        doc.trailer.set("Root", catalog);
+        let mut bytes = Vec::new();
+        doc.save_to(&mut bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_field_tree_that_loops_back_is_read_once() {
+        use lopdf::dictionary;
+        let bytes = pdf_with(|doc, page| {
+            let parent = doc.new_object_id();
+            let widget = doc.add_object(dictionary! {
+                "Subtype" => "Widget", "Parent" => parent, "P" => page,
+                "Rect" => vec![10.into(), 10.into(), 20.into(), 20.into()], "AS" => "Yes",
+            });
+            // The parent lists its widget, itself and its widget again.
+            let kids: Vec<Object> = vec![widget.into(), parent.into(), widget.into()];
+            let field = dictionary! { "FT" => "Btn", "T" => Object::string_literal("agree"), "Kids" => kids };
+            doc.objects.insert(parent, Object::Dictionary(field));
+            vec![parent.into(), parent.into()]
+        });
+        let fields = read_fields(&bytes).unwrap();
+        assert_eq!(fields.len(), 1, "{fields:?}");
+        assert_eq!(fields[0].name, "agree");
+        assert_eq!(fields[0].page, 1);
+        assert_eq!(fields[0].value, FieldValue::Ticked(true));
+    }
+
+    #[test]
+    fn widgets_without_a_page_or_a_finite_rectangle_are_skipped() {
+        use lopdf::dictionary;
+        let bytes = pdf_with(|doc, page| {
+            let nan = doc.add_object(dictionary! {
+                "FT" => "Tx", "T" => Object::string_literal("nan"), "P" => page,
+                "Rect" => vec![Object::Real(f32::NAN), 0.into(), 1.into(), 1.into()],
+            });
+            let nowhere = doc.add_object(dictionary! {
+                "FT" => "Tx", "T" => Object::string_literal("nowhere"),
+                "Rect" => vec![0.into(), 0.into(), 1.into(), 1.into()],
+            });
+            let push = doc.add_object(dictionary! {
+                "FT" => "Btn", "Ff" => 1 << 16, "T" => Object::string_literal("submit"), "P" => page,
+                "Rect" => vec![0.into(), 0.into(), 1.into(), 1.into()],
+            });
+            let ok = doc.add_object(dictionary! {
+                "FT" => "Tx", "T" => Object::string_literal("name"), "P" => page,
+                "V" => Object::string_literal("Ann"),
+                "Rect" => vec![30.into(), 700.into(), 200.into(), 712.into()],
+            });
+            vec![nan.into(), nowhere.into(), push.into(), ok.into()]
+        });
+        let fields = read_fields(&bytes).unwrap();
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["name"]);
+        assert_eq!(fields[0].value, FieldValue::Text("Ann".into()));
+    }
+
     #[test]
     fn a_file_without_a_form_has_no_fields_and_garbage_is_an_error() {
+        assert_eq!(
+            read_fields(&pdf_with(|_, _| Vec::new())).unwrap(),
+            Vec::new()
+        );
         assert!(read_fields(b"not a pdf").is_err());
     }
 }
