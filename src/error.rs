@@ -41,6 +41,14 @@ pub enum Error {
     /// Invalid arguments or options.
     #[error("{0}")]
     Usage(String),
+    /// A folder or file cannot be watched for changes.
+    #[error("cannot watch {}: {reason}", path.display())]
+    Watch {
+        /// The path.
+        path: std::path::PathBuf,
+        /// Why (the watcher's message).
+        reason: String,
+    },
     /// The work was cancelled: its time limit passed or its client went away.
     #[error("cancelled: the time limit passed or the client went away")]
     Cancelled,

@@ -112,6 +112,41 @@ fn flat_snippet(text: &str, max: usize) -> String {
     format!("{cut} …")
 }
 
+/// One run of `attest watch` as a line: what changed, what the ingest did, the corpus
+/// version, and the failures under it.
+pub fn watch_run(run: &crate::ingest::watch::WatchRun) -> String {
+    let r = &run.report;
+    let what = if run.initial {
+        "first run".to_string()
+    } else {
+        let more = run.changed_count.saturating_sub(run.changed.len());
+        let mut list = run
+            .changed
+            .iter()
+            .map(|p| clean(p))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if more > 0 {
+            list.push_str(&format!(" and {more} more"));
+        }
+        format!("{} changed ({list})", run.changed_count)
+    };
+    let mut s = format!(
+        "watch: {what}: added {}, updated {}, removed {}, failed {}; {} documents, corpus version {} ({:.1} s)\n",
+        r.added,
+        r.updated,
+        r.removed,
+        r.failed.len(),
+        r.documents,
+        r.corpus_version,
+        run.latency_ms as f64 / 1000.0
+    );
+    for f in &r.failed {
+        let _ = writeln!(s, "  failed: {}: {}", clean(&f.path), clean(&f.reason));
+    }
+    s
+}
+
 /// The ingest summary.
 pub fn ingest_report(r: &IngestReport) -> String {
     let mut s = String::new();

@@ -25,5 +25,6 @@ mod store;
 mod structure;
 mod values;
 mod viewer;
+mod watch;
 mod workflow;
 mod wrong;

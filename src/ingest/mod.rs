@@ -13,6 +13,7 @@
 
 pub mod migrate;
 mod pipeline;
+pub mod watch;
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

@@ -22,6 +22,7 @@ mod serve;
 mod sources;
 mod status;
 mod validate;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -61,6 +62,10 @@ struct Cli {
 enum Command {
     /// Ingest files and directories (md, markdown, txt, html, htm, pdf, BEIR jsonl) into the index
     Ingest(ingest::Args),
+    /// Ingest files and folders, then keep the index in step with them: every burst of
+    /// changes (files created, modified, renamed or deleted) is ingested again, with
+    /// files gone removed; one line per run (stop with Ctrl-C)
+    Watch(watch::Args),
     /// Search the index (hybrid dense + BM25 by default)
     Search(search::Args),
     /// Copy the corpus (documents, text, chunks, vectors, source declarations) from the
@@ -234,6 +239,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     match cli.command {
         Command::Ingest(args) => ingest::run(cfg, args),
+        Command::Watch(args) => watch::run(cfg, args),
         Command::Search(args) => search::run(cfg, args),
         Command::Migrate(args) => migrate::run(cfg, args),
         Command::Ask(args) => ask::run(cfg, args),

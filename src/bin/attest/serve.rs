@@ -3,6 +3,7 @@
 //! until SIGINT/SIGTERM (serve) or until the client closes standard input (mcp).
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -26,6 +27,13 @@ pub struct Args {
     /// header must name the bound address, localhost, or one of these)
     #[arg(long = "host", value_name = "NAME")]
     hosts: Vec<String>,
+    /// Watch these files or folders while serving: each burst of changes is ingested
+    /// (as `attest watch` does); requests see the corpus version of their start
+    #[arg(long = "watch", value_name = "PATH")]
+    watch: Vec<PathBuf>,
+    /// Milliseconds without a change that end a burst (with --watch)
+    #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    debounce_ms: u64,
     #[command(flatten)]
     common: Common,
 }
@@ -65,6 +73,9 @@ fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
 }
 
 pub fn run(cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
+    if !args.watch.is_empty() {
+        crate::watch::spawn(cfg.clone(), args.watch.clone(), args.debounce_ms)?;
+    }
     let service = service(cfg, &args.common)?;
     let opts = ServeOptions {
         addr: args.addr,
