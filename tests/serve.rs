@@ -503,6 +503,7 @@ fn openapi_lists_every_endpoint_and_the_viewer_is_self_contained() {
     let paths = doc["paths"].as_object().unwrap();
     for p in [
         "/v1/ask",
+        "/v1/ask/batch",
         "/v1/search",
         "/v1/review",
         "/v1/validate",

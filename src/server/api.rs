@@ -19,8 +19,8 @@ use super::App;
 use crate::cancel::Cancel;
 use crate::service::validation::{CitationStats, GateThresholds, GateViolation};
 use crate::service::{
-    AskRequest, GateRejection, ReviewRequest, SearchRequest, Service, ServiceError, SourcesRequest,
-    Thresholds, ValidateRequest, Versioned,
+    AskBatchRequest, AskRequest, GateRejection, ReviewRequest, SearchRequest, Service,
+    ServiceError, SourcesRequest, Thresholds, ValidateRequest, Versioned,
 };
 
 /// Seconds a client told 429 or 503 should wait.
@@ -38,6 +38,7 @@ const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30
     ),
     paths(
         ask,
+        ask_batch,
         search,
         review,
         validate,
@@ -52,6 +53,8 @@ const BODY_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30
     ),
     components(schemas(
         AskRequest,
+        AskBatchRequest,
+        crate::service::requests::BatchItem,
         SearchRequest,
         ReviewRequest,
         SourcesRequest,
@@ -247,6 +250,20 @@ fn done<T: Serialize>(r: Result<Versioned<T>, Response>) -> Response {
 ))]
 pub async fn ask(State(app): State<Arc<App>>, Body(req): Body<AskRequest>) -> Response {
     done(blocking(&app, move |s| s.ask(&req)).await)
+}
+
+/// Ask a batch of questions at one corpus version (the limits of
+/// `attest ask --questions`); stops at the request's time limit.
+#[utoipa::path(post, path = "/v1/ask/batch", request_body = AskBatchRequest, responses(
+    (status = 200, description = "`results` (id, question and the answer JSON of `/v1/ask`, in order) and `summary`", body = Object),
+    (status = 400, description = "Malformed request, a repeated id, or no question", body = Problem, content_type = "application/problem+json"),
+    (status = 413, description = "Body too long", body = Problem, content_type = "application/problem+json"),
+    (status = 503, description = "Time limit passed (the batch is cancelled)", body = Problem, content_type = "application/problem+json"),
+))]
+pub async fn ask_batch(State(app): State<Arc<App>>, Body(req): Body<AskBatchRequest>) -> Response {
+    let cancel = Cancel::within(app.timeout);
+    let _ended = cancel.on_drop();
+    done(blocking(&app, move |s| s.ask_batch(&req, &cancel)).await)
 }
 
 /// Search the index (hybrid, dense or lexical).

@@ -128,6 +128,7 @@ pub fn router(app: Arc<App>) -> Router {
     let max_body = app.max_body;
     let routes = Router::new()
         .route("/v1/ask", post(api::ask))
+        .route("/v1/ask/batch", post(api::ask_batch))
         .route("/v1/search", post(api::search))
         .route("/v1/review", post(api::review))
         .route("/v1/validate", post(api::validate))

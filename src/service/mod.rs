@@ -31,9 +31,30 @@ use crate::review::{checklist, Review, ReviewOptions};
 pub use documents::{DocumentSummary, DocumentView, EvidenceCheck};
 pub use metrics::Metrics;
 pub use requests::{
-    AskRequest, ReviewRequest, SearchRequest, SourcesRequest, Thresholds, ValidateRequest,
+    AskBatchRequest, AskRequest, ReviewRequest, SearchRequest, SourcesRequest, Thresholds,
+    ValidateRequest,
 };
 pub use validation::{GateOutcome, GateRejection};
+
+/// One answer of a batch.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BatchAnswer {
+    /// The question's id.
+    pub id: String,
+    /// The question.
+    pub question: String,
+    /// The answer JSON of `POST /v1/ask`.
+    pub answer: Answer,
+}
+
+/// What `POST /v1/ask/batch` returns: the answers in the order asked, and the summary.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct BatchReply {
+    /// One answer per question.
+    pub results: Vec<BatchAnswer>,
+    /// Answered, abstained and rejected counts, time and rate.
+    pub summary: crate::ask::batch::BatchSummary,
+}
 
 /// Bytes of embeddings a service keeps (questions, candidate and quote sentences): the
 /// same text is embedded once while the server runs.
@@ -316,6 +337,46 @@ impl Service {
             value: answer,
             corpus_version: run.corpus_version,
         })
+    }
+
+    /// Ask every question of a batch on a review worker (a batch never holds up single
+    /// questions), all at one corpus version, stopping when `cancel` says so.
+    pub fn ask_batch(
+        &self,
+        req: &requests::AskBatchRequest,
+        cancel: &Cancel,
+    ) -> Result<Versioned<BatchReply>, ServiceError> {
+        let t = Instant::now();
+        let mut asks = Vec::new();
+        for (id, one) in req.requests(&self.cfg)? {
+            let mut opts = AskOptions::from_config(&self.cfg);
+            one.apply(&self.cfg, &mut opts)?;
+            opts.generate &= self.generator;
+            let filter = requests::filter_of(&one.conditions, &one.collection, &one.as_of)?;
+            opts.scope = self.scope(one.scope.as_deref(), &filter)?;
+            asks.push((id, one.question, opts));
+        }
+        let run = self.run_on(&self.reviewers, cancel, |e| {
+            let mut results = Vec::with_capacity(asks.len());
+            let mut summary = crate::ask::batch::BatchSummary::default();
+            for (id, question, opts) in &asks {
+                cancel.check().map_err(classify)?;
+                let answer = ask(e, question, opts).map_err(classify)?.answer;
+                summary.count(answer.status);
+                results.push(BatchAnswer {
+                    id: id.clone(),
+                    question: question.clone(),
+                    answer,
+                });
+            }
+            summary.finish(t.elapsed().as_secs_f64());
+            Ok(BatchReply { results, summary })
+        })?;
+        for r in &run.value.results {
+            self.evidence.record(&r.answer.evidence);
+            self.metrics.answered(&r.answer, t.elapsed());
+        }
+        Ok(run)
     }
 
     /// Search the index.

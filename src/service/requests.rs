@@ -74,6 +74,87 @@ impl AskRequest {
     }
 }
 
+/// One question of a batch, with the id its result is reported under.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BatchItem {
+    /// The id (unique in the batch, at most 200 characters).
+    pub id: String,
+    /// The question.
+    pub question: String,
+}
+
+/// `POST /v1/ask/batch`: questions asked one after another at one corpus version, with
+/// the options of `POST /v1/ask` applied to each.
+#[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskBatchRequest {
+    /// The questions (1 to 10,000, as `attest ask --questions` takes).
+    pub questions: Vec<BatchItem>,
+    /// Evidence Gate preset (`standard` when absent).
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Chunks to draw evidence from.
+    #[serde(default)]
+    pub chunks: Option<usize>,
+    /// Search only documents whose source path is one of these or under them.
+    #[serde(default)]
+    pub scope: Option<Vec<String>>,
+    /// Only sources where these `KEY=VALUE[,VALUE…]` conditions hold.
+    #[serde(default, rename = "where")]
+    pub conditions: Option<Vec<String>>,
+    /// Only sources of this collection.
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// Only sources in effect on this day (`YYYY-MM-DD`).
+    #[serde(default)]
+    pub as_of: Option<String>,
+    /// Neither serve nor store the answers in the QA memory.
+    #[serde(default)]
+    pub no_memory: Option<bool>,
+}
+
+/// Longest id of a batch question, in characters.
+const MAX_BATCH_ID_CHARS: usize = 200;
+
+impl AskBatchRequest {
+    /// The questions as single requests, checked: 1 to [`crate::ask::batch::MAX_QUESTIONS`],
+    /// ids unique and short, each question within the configured length.
+    pub fn requests(&self, cfg: &Config) -> Result<Vec<(String, AskRequest)>, ServiceError> {
+        let max = crate::ask::batch::MAX_QUESTIONS;
+        if self.questions.is_empty() || self.questions.len() > max {
+            return Err(ServiceError::BadRequest(format!(
+                "questions: {} given, from 1 to {max} allowed",
+                self.questions.len()
+            )));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::with_capacity(self.questions.len());
+        for (i, q) in self.questions.iter().enumerate() {
+            let id = q.id.trim();
+            if id.is_empty() || id.chars().count() > MAX_BATCH_ID_CHARS || !seen.insert(id) {
+                return Err(ServiceError::BadRequest(format!(
+                    "questions[{i}]: the id must be unique, not empty and at most {MAX_BATCH_ID_CHARS} characters"
+                )));
+            }
+            let req = AskRequest {
+                question: q.question.clone(),
+                preset: self.preset.clone(),
+                chunks: self.chunks,
+                scope: self.scope.clone(),
+                conditions: self.conditions.clone(),
+                collection: self.collection.clone(),
+                as_of: self.as_of.clone(),
+                no_memory: self.no_memory,
+            };
+            req.question(cfg)
+                .map_err(|e| ServiceError::BadRequest(format!("questions[{i}]: {e}")))?;
+            out.push((id.to_string(), req));
+        }
+        Ok(out)
+    }
+}
+
 /// `POST /v1/search`: a query.
 #[derive(Debug, Clone, Default, Deserialize, JsonSchema, ToSchema)]
 #[serde(deny_unknown_fields)]
