@@ -112,6 +112,7 @@ pub fn read_fields(bytes: &[u8]) -> Result<Vec<Field>, String> {
     for root in fields {
         walk.visit(root, &Inherited::default(), 0);
     }
+    walk.orphans();
     Ok(walk.out)
 }
 
@@ -164,6 +165,34 @@ struct Walk<'a> {
 const MAX_VISITS: usize = 4 * MAX_FIELDS;
 
 impl Walk<'_> {
+    /// Widgets a page lists in `/Annots` that the form's `/Fields` does not reach (forms
+    /// whose `/Fields` is empty or incomplete), each with what its `/Parent` chain gives.
+    fn orphans(&mut self) {
+        let doc = self.doc;
+        let mut ids: Vec<(ObjectId, usize)> = self.pages.iter().map(|(k, v)| (*k, *v)).collect();
+        ids.sort_by_key(|(id, page)| (*page, *id));
+        for (id, _) in ids {
+            if self.seen.contains(&id) || self.out.len() >= MAX_FIELDS {
+                continue;
+            }
+            let Ok(dict) = doc.get_dictionary(id) else {
+                continue;
+            };
+            if dict.get(b"Subtype").and_then(Object::as_name).ok() != Some(b"Widget".as_slice()) {
+                continue;
+            }
+            self.seen.insert(id);
+            let inherited = ancestors(doc, dict)
+                .iter()
+                .rev()
+                .fold(Inherited::default(), |acc, d| inherit(doc, d, &acc));
+            let here = inherit(doc, dict, &inherited);
+            if let Some(field) = widget(self, Some(id), dict, &here) {
+                self.out.push(field);
+            }
+        }
+    }
+
     /// Visit one node of the field tree: a field (with `/Kids`), or a widget (a leaf).
     fn visit(&mut self, node: &Object, parent: &Inherited, depth: usize) {
         self.visits += 1;
@@ -200,6 +229,27 @@ impl Walk<'_> {
             }
         }
     }
+}
+
+/// The `/Parent` chain of `dict`, nearest first (at most [`MAX_DEPTH`], no repeats).
+fn ancestors<'a>(doc: &'a Document, dict: &'a Dictionary) -> Vec<&'a Dictionary> {
+    let mut out = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut at = dict;
+    while out.len() < MAX_DEPTH {
+        let Some(parent) = at.get(b"Parent").ok().and_then(|p| p.as_reference().ok()) else {
+            break;
+        };
+        let Ok(d) = doc.get_dictionary(parent) else {
+            break;
+        };
+        if !seen.insert(parent) {
+            break;
+        }
+        out.push(d);
+        at = d;
+    }
+    out
 }
 
 /// The inheritable entries of `dict` over its parent's.
