@@ -525,7 +525,7 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-/// Prints the README table: one row per size.
+/// Prints the table of docs/figures.md: one row per size.
 fn table(all: &BTreeMap<String, Value>) {
     println!("| chunks | ingest (s) | load+chunk / write / HNSW (s) | embedding, extrapolated (s) | DB / dense (MiB) | peak RSS (MiB) | lexical / dense / hybrid p50 (ms) | hybrid p95 (ms) | recall@10 | ask p50 (ms) | open for reading (s) | status / --deep (ms) | re-ingest 1 file (ms) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");

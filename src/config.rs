@@ -4,7 +4,7 @@
 //! field), type, default, environment variable, accepted range and help. That one
 //! declaration generates the [`Config`] struct and its `Default`, the [`SETTINGS`] table
 //! (read by the environment overrides, the range checks, the command-line help and a test
-//! that holds the README's configuration table to it). The file is looked up as
+//! that holds the configuration table of docs/reference.md to it). The file is looked up as
 //! `./attest.toml` unless `--config` names another.
 
 use std::path::{Path, PathBuf};
@@ -339,7 +339,7 @@ settings! {
     index: PathBuf = PathBuf::from(".attest"),
         env "ATTEST_INDEX", range None, help "Index directory";
     /// `milvus` keeps documents, chunks, vectors and the lexical index on a Milvus server
-    /// instead (see the README's "Scale" section); the index directory then holds nothing.
+    /// instead (see the "Scale" section of docs/figures.md); the index directory then holds nothing.
     backend: BackendKind = BackendKind::Sqlite,
         env "ATTEST_BACKEND", range None,
         help "Where the corpus is kept: sqlite (the index directory) or milvus (a Milvus server)";
@@ -876,7 +876,7 @@ mod tests {
     /// The rows of the README's configuration table: (key, environment variable, default),
     /// backticks removed.
     fn readme_rows() -> Vec<(String, String, String)> {
-        let readme = include_str!("../README.md");
+        let readme = include_str!("../docs/reference.md");
         let section = readme
             .split("\n## Configuration\n")
             .nth(1)

@@ -14,7 +14,7 @@
 //! retrieval confidence (mean cosine between the question and the retrieved chunks) is
 //! under [`WEAK_RETRIEVAL`]. Distinct statements, not quote instances: identical quotes
 //! are one item and near-duplicates one statement. The levels were set from the
-//! reliability tables of `attest eval documents` and `attest eval answers` (README).
+//! reliability tables of `attest eval documents` and `attest eval answers` (docs/figures.md).
 
 use std::collections::HashSet;
 use std::time::Instant;
