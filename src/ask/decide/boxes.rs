@@ -15,10 +15,9 @@ use crate::corpus::forms::BOX_MARK;
 use crate::frame::Frame;
 use crate::value::typed::AnswerType;
 
-/// Words by which a question asks about a box's state.
-const BOX_WORDS: &[&str] = &[
-    "box", "boxes", "checkbox", "checked", "ticked", "marked", "selected", "check", "tick",
-];
+/// Words that name a box; a question about a box's state names one ("a background
+/// check", "checked by the supervisor" are not about a box).
+const BOX_WORDS: &[&str] = &["box", "boxes", "checkbox", "checkboxes", "tickbox"];
 
 /// Words of a caption that need not be in the question.
 const IGNORED: &[&str] = &[
@@ -85,4 +84,28 @@ pub(super) fn decide(f: &Frame, n: &Numbered) -> Option<Decision> {
         keep: Some(vec![lead.clone()]),
         ..Decision::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_yes_no_questions_that_name_a_box_are_box_questions() {
+        for q in [
+            "Is the Individual/sole proprietor box checked on line 3a?",
+            "Was the AMENDED (A) box ticked?",
+            "Are the checkboxes in Step 1 marked?",
+        ] {
+            assert!(asks_box(&crate::frame::frame(q)), "{q}");
+        }
+        for q in [
+            "Does the policy require a background check?",
+            "Was the application checked by the supervisor?",
+            "Which box is ticked?",
+            "How many boxes of records are kept?",
+        ] {
+            assert!(!asks_box(&crate::frame::frame(q)), "{q}");
+        }
+    }
 }
