@@ -5,6 +5,7 @@
 #   chromium, chromium-driver
 #                   headless Chromium and its WebDriver, for the evidence viewer's browser
 #                   test (tests/viewer.rs); `attest` itself never needs them.
+#   curl            the README's example request, which tests/docs.rs runs as written.
 # Without root or apt-get it says what is missing and goes on: ingest then falls back to
 # the pure-Rust pdf-extract and the tests that need a package say they were skipped
 # (in CI, ATTEST_REQUIRE_BROWSER=1 turns a missing browser into a failure).
@@ -15,6 +16,7 @@ command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v tesseract >/dev/null 2>&1 || need+=(tesseract-ocr)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v chromedriver >/dev/null 2>&1 || need+=(chromium-driver)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 
 if [ ${#need[@]} -eq 0 ]; then
     exit 0

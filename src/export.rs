@@ -4,6 +4,7 @@
 //! its evidence as it checks the JSON one.
 
 use crate::answer::{display_text, Answer, EvidenceItem, Status};
+use crate::review::report::{cited, heading};
 
 /// How `ask` prints an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -51,7 +52,9 @@ pub fn place(e: &EvidenceItem) -> String {
 }
 
 /// The answer as Markdown: the question as a heading, the cited answer (or why there is
-/// none), then each cited quote under its id with its place.
+/// none), then each cited quote under a heading with its id and place, written as cited
+/// sentences (as the review report writes them), so the whole file passes the Evidence
+/// Gate against the answer's evidence: places are headings, which the gate does not read.
 pub fn markdown(a: &Answer) -> String {
     let mut s = format!("## {}\n\n", md_escape(&a.question));
     match a.status {
@@ -59,12 +62,9 @@ pub fn markdown(a: &Answer) -> String {
             s.push_str(&md_escape(&a.answer));
             s.push_str("\n\n### Evidence\n\n");
             for e in &a.evidence {
-                s.push_str(&format!(
-                    "- **[{}]** {}\n\n  > {}\n\n",
-                    e.id,
-                    md_escape(&place(e)),
-                    md_escape(&e.quote)
-                ));
+                s.push_str(&heading(4, &md_escape(&format!("{} {}", e.id, place(e)))));
+                s.push_str(&md_escape(&cited(&e.quote, &e.id)));
+                s.push_str("\n\n");
             }
         }
         Status::NoAuthoritativeEvidence => {

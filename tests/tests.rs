@@ -5,6 +5,7 @@ mod ask;
 mod authority;
 mod cli;
 mod common;
+mod docs;
 mod documents;
 mod embed;
 mod forms;

@@ -128,7 +128,26 @@ fn a_list_of_questions_gives_one_result_each_a_summary_and_handable_formats() {
         md.contains("[E1]") && md.contains("### Evidence") && md.contains("§ "),
         "{md}"
     );
-    assert!(md.contains("\n  > "), "quotes listed: {md}");
+    assert!(
+        md.contains("\n#### E1 "),
+        "quotes listed under their ids: {md}"
+    );
+    // The whole Markdown file passes the Evidence Gate against the answer's evidence.
+    let dir = tempfile::tempdir().unwrap();
+    let evidence = attest(&idx)
+        .args(["ask", "How long must client records be retained?", "--json"])
+        .output()
+        .unwrap();
+    let (md_file, ev_file) = (dir.path().join("a.md"), dir.path().join("a.json"));
+    std::fs::write(&md_file, md.as_bytes()).unwrap();
+    std::fs::write(&ev_file, &evidence.stdout).unwrap();
+    let gate = super::cli::validate(&idx, &md_file, &ev_file, &["--json"]);
+    assert_eq!(
+        gate.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&gate.stdout)
+    );
 }
 
 #[test]

@@ -101,7 +101,7 @@ fn cell(text: &str) -> String {
 }
 
 /// A heading line: one line, no leading markers that would end it.
-fn heading(level: usize, text: &str) -> String {
+pub fn heading(level: usize, text: &str) -> String {
     let line: String = display_text(&inert(text))
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
