@@ -1,6 +1,7 @@
 //! `attest watch` and `attest serve --watch` through the real binary: files created,
-//! modified, renamed and deleted while watching, a burst of 1,000 files, and a server
-//! whose answers follow the folder.
+//! modified, renamed and deleted while watching, a file saved by renaming over it, a
+//! folder deleted and made again, a change that never quiets, a burst of 1,000 files,
+//! and a server whose answers follow the folder.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -87,6 +88,103 @@ fn found(idx: &Path, query: &str, file: &str) -> bool {
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).contains(file)
+}
+
+/// Writes `text` to `path` the way many editors save: a new file renamed over it.
+fn save_by_rename(path: &Path, text: &str) {
+    let tmp = path.with_extension("tmp-save");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn a_file_saved_by_renaming_over_it_and_a_folder_made_again_are_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, folder) = (dir.path().join("one"), dir.path().join("folder"));
+    std::fs::create_dir_all(&one).unwrap();
+    std::fs::create_dir_all(&folder).unwrap();
+    let file = one.join("pump.md");
+    std::fs::write(&file, "# Pump\n\nThe pump holds 5 litres.\n").unwrap();
+    std::fs::write(one.join("other.md"), "# Other\n\nNot watched.\n").unwrap();
+    let idx = dir.path().join("idx-file");
+    let w = Watching::start(&idx, &file);
+    assert_eq!(w.next()["report"]["documents"], 1);
+    // Twice: the first rename already replaced the inode the watch started on.
+    for litres in ["6", "7"] {
+        save_by_rename(
+            &file,
+            &format!("# Pump\n\nThe pump holds {litres} litres.\n"),
+        );
+        let run = w.next();
+        assert_eq!(run["report"]["updated"], 1, "{run}");
+    }
+    let out = attest(&idx)
+        .args(["search", "--json", "pump litres"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("holds 7 litres") && !text.contains("holds 6"),
+        "{text}"
+    );
+    // A neighbour of the watched file starts no run.
+    std::fs::write(one.join("other.md"), "# Other\n\nStill not watched.\n").unwrap();
+    assert!(w.runs.recv_timeout(Duration::from_secs(2)).is_err());
+    drop(w);
+
+    std::fs::write(folder.join("a.md"), "# A\n\nThe valve is blue.\n").unwrap();
+    let idx = dir.path().join("idx-folder");
+    let w = Watching::start(&idx, &folder);
+    assert_eq!(w.next()["report"]["documents"], 1);
+    std::fs::remove_dir_all(&folder).unwrap();
+    let run = w.next();
+    // The folder is gone, so nothing is removed: it may be a drive unmounted.
+    assert_eq!(run["report"]["documents"], 1, "{run}");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("b.md"), "# B\n\nThe gauge reads 40 bar.\n").unwrap();
+    w.until_documents(1);
+    assert!(found(&idx, "gauge bar", "b.md"));
+    // Written after the folder came back: its new inode is watched.
+    std::fs::write(folder.join("c.md"), "# C\n\nThe hose is 12 metres long.\n").unwrap();
+    let run = w.next();
+    assert_eq!(run["report"]["added"], 1, "{run}");
+    assert!(found(&idx, "hose metres", "c.md"));
+}
+
+#[test]
+fn a_change_that_never_quiets_is_still_ingested_within_the_longest_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("a.md"), "# A\n\nThe valve is blue.\n").unwrap();
+    let idx = dir.path().join("idx");
+    let w = Watching::start(&idx, &docs);
+    w.next();
+    // A log appended every 100 ms for 14 s: the folder is never quiet for 300 ms.
+    let log = docs.join("app.log.txt");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        for i in 0..140 {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log)
+                .unwrap();
+            writeln!(f, "line {i}").unwrap();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    std::fs::write(docs.join("b.md"), "# B\n\nThe gauge reads 40 bar.\n").unwrap();
+    let started = Instant::now();
+    let run = w.next();
+    // Ingested at the 10 s cap, while the log is still being written.
+    assert!(started.elapsed() < Duration::from_secs(13), "{run}");
+    assert!(
+        !writer.is_finished(),
+        "the run waited for the log to stop: {run}"
+    );
+    assert!(found(&idx, "gauge bar", "b.md"));
+    writer.join().unwrap();
 }
 
 #[test]
