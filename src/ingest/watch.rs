@@ -331,7 +331,7 @@ mod tests {
         retry.failed();
         assert_eq!(retry.wait, RETRY_FIRST * 2);
         let event = rx.recv_timeout(RETRY_FIRST * 3).unwrap().unwrap();
-        assert_eq!(event.paths, [root.clone()]);
+        assert_eq!(event.paths, std::slice::from_ref(&root));
         let index = PathBuf::from("/idx");
         let roots = [root];
         let scope = Scope {
@@ -339,7 +339,10 @@ mod tests {
             roots: &roots,
         };
         let mut changed = BTreeSet::new();
-        assert!(relevant(Ok(event), &scope, &mut changed), "it wakes the watch");
+        assert!(
+            relevant(Ok(event), &scope, &mut changed),
+            "it wakes the watch"
+        );
         for _ in 0..10 {
             retry.failed();
         }
