@@ -226,6 +226,13 @@ fn the_batch_endpoint_answers_in_order_at_one_corpus_version_with_the_cli_limits
         (&json!(3), &json!(1), &json!(1), &json!(1))
     );
     assert!(version.parse::<u64>().unwrap() >= 1);
+    for r in b["results"].as_array().unwrap() {
+        assert_eq!(r["corpus_version"].to_string(), version, "{r}");
+    }
+    assert_eq!(
+        (&b["stopped"], &b["not_asked"]),
+        (&json!(false), &json!([]))
+    );
     // The single-question endpoint answers the same.
     let one: Value = c
         .post(s.url("/v1/ask"))
@@ -252,4 +259,45 @@ fn the_batch_endpoint_answers_in_order_at_one_corpus_version_with_the_cli_limits
     let long = "word ".repeat(5000);
     let r = bad(json!({ "questions": [{ "id": "a", "question": long }] }));
     assert!(matches!(r.status().as_u16(), 400 | 413), "{}", r.status());
+}
+
+#[test]
+fn a_batch_past_its_time_limit_returns_what_it_answered_and_lists_the_rest() {
+    use serde_json::{json, Value};
+    let (_dir, idx) = super::cli::sample_index();
+    let s = crate::common::server::Server::start(&idx, &[], &[("ATTEST_SERVE_TIMEOUT_SECS", "3")]);
+    let c = crate::common::server::client();
+    let ids: Vec<String> = (0..400).map(|i| format!("q{i}")).collect();
+    let questions: Vec<Value> = ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| json!({ "id": id, "question": format!("How long must client records {i} be retained?") }))
+        .collect();
+    let r = c
+        .post(s.url("/v1/ask/batch"))
+        .json(&json!({ "questions": questions, "no_memory": true }))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), 200, "stopped in time, not timed out");
+    let b: Value = r.json().unwrap();
+    assert_eq!(b["stopped"], true, "400 questions in under 3 s");
+    let asked: Vec<&str> = b["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["id"].as_str().unwrap())
+        .collect();
+    let rest: Vec<&str> = b["not_asked"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert!(!rest.is_empty());
+    let all: Vec<&str> = asked.iter().chain(rest.iter()).copied().collect();
+    assert_eq!(
+        all, ids,
+        "every question either answered or listed, in order"
+    );
+    assert_eq!(b["summary"]["questions"], asked.len());
 }

@@ -43,17 +43,23 @@ pub struct BatchAnswer {
     pub id: String,
     /// The question.
     pub question: String,
+    /// The corpus version the answer was given at.
+    pub corpus_version: u64,
     /// The answer JSON of `POST /v1/ask`.
     pub answer: Answer,
 }
 
 /// What `POST /v1/ask/batch` returns: the answers in the order asked, and the summary.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize)]
 pub struct BatchReply {
-    /// One answer per question.
+    /// One answer per question asked.
     pub results: Vec<BatchAnswer>,
-    /// Answered, abstained and rejected counts, time and rate.
+    /// Answered, abstained and rejected counts, time and rate (of the questions asked).
     pub summary: crate::ask::batch::BatchSummary,
+    /// The time limit came (or the client left) before every question was asked.
+    pub stopped: bool,
+    /// The ids of the questions not asked, in order (empty unless `stopped`).
+    pub not_asked: Vec<String>,
 }
 
 /// Bytes of embeddings a service keeps (questions, candidate and quote sentences): the
@@ -340,43 +346,85 @@ impl Service {
     }
 
     /// Ask every question of a batch on a review worker (a batch never holds up single
-    /// questions), all at one corpus version, stopping when `cancel` says so.
+    /// questions). Each answer names the corpus version it was given at: a question the
+    /// corpus changed under is asked again at the new version, so a batch an ingest
+    /// crosses keeps what it answered before. When `cancel` says so (the time limit near,
+    /// the client gone) the batch stops and returns what it answered, the rest listed.
     pub fn ask_batch(
         &self,
         req: &requests::AskBatchRequest,
         cancel: &Cancel,
     ) -> Result<Versioned<BatchReply>, ServiceError> {
         let t = Instant::now();
-        let mut asks = Vec::new();
-        for (id, one) in req.requests(&self.cfg)? {
-            let mut opts = AskOptions::from_config(&self.cfg);
-            one.apply(&self.cfg, &mut opts)?;
-            opts.generate &= self.generator;
-            let filter = requests::filter_of(&one.conditions, &one.collection, &one.as_of)?;
-            opts.scope = self.scope(one.scope.as_deref(), &filter)?;
-            asks.push((id, one.question, opts));
-        }
-        let run = self.run_on(&self.reviewers, cancel, |e| {
-            let mut results = Vec::with_capacity(asks.len());
-            let mut summary = crate::ask::batch::BatchSummary::default();
-            for (id, question, opts) in &asks {
-                cancel.check().map_err(classify)?;
-                let answer = ask(e, question, opts).map_err(classify)?.answer;
-                summary.count(answer.status);
-                results.push(BatchAnswer {
-                    id: id.clone(),
-                    question: question.clone(),
-                    answer,
-                });
+        let asks = req.requests(&self.cfg)?;
+        // The options are the batch's: every request carries the same ones.
+        let first = &asks[0].1;
+        let mut opts = AskOptions::from_config(&self.cfg);
+        first.apply(&self.cfg, &mut opts)?;
+        opts.generate &= self.generator;
+        let filter = requests::filter_of(&first.conditions, &first.collection, &first.as_of)?;
+        let mut lease = self.reviewers.lease();
+        cancel.check().map_err(classify)?;
+        let engine = lease.engine.as_mut().expect("a leased engine");
+        let mut at = None;
+        let mut reply = BatchReply::default();
+        for (id, one) in &asks {
+            if cancel.is_cancelled() {
+                reply.stopped = true;
+                reply.not_asked.push(id.clone());
+                continue;
             }
-            summary.finish(t.elapsed().as_secs_f64());
-            Ok(BatchReply { results, summary })
-        })?;
-        for r in &run.value.results {
-            self.evidence.record(&r.answer.evidence);
-            self.metrics.answered(&r.answer, t.elapsed());
+            let started = Instant::now();
+            let (answer, version) =
+                self.batch_answer(engine, &mut at, &mut opts, &one.question, first, &filter)?;
+            self.evidence.record(&answer.evidence);
+            self.metrics.answered(&answer, started.elapsed());
+            reply.summary.count(answer.status);
+            let (id, question) = (id.clone(), one.question.clone());
+            reply.results.push(BatchAnswer {
+                id,
+                question,
+                corpus_version: version,
+                answer,
+            });
         }
-        Ok(run)
+        reply.summary.finish(t.elapsed().as_secs_f64());
+        let corpus_version = match at {
+            Some(v) => v,
+            None => engine.store().corpus_version()?,
+        };
+        Ok(Versioned {
+            value: reply,
+            corpus_version,
+        })
+    }
+
+    /// One question of a batch, at one corpus version (`at`: the version the batch's
+    /// scope and dense index were made for, updated when the corpus changed).
+    fn batch_answer(
+        &self,
+        engine: &mut Engine,
+        at: &mut Option<u64>,
+        opts: &mut AskOptions,
+        question: &str,
+        req: &AskRequest,
+        filter: &crate::authority::Filter,
+    ) -> Result<(Answer, u64), ServiceError> {
+        for _ in 0..ATTEMPTS {
+            let version = engine.store().corpus_version()?;
+            if *at != Some(version) {
+                self.sync_dense(engine, version)?;
+                opts.scope = scope_on(engine, req.scope.as_deref(), filter)?;
+                *at = Some(version);
+            }
+            let answer = ask(engine, question, opts).map_err(classify)?.answer;
+            if engine.store().corpus_version()? == version {
+                return Ok((answer, version));
+            }
+        }
+        Err(ServiceError::Busy(format!(
+            "the corpus changed during {ATTEMPTS} attempts at one question (an ingest is running); retry later"
+        )))
     }
 
     /// Search the index.
@@ -461,16 +509,23 @@ impl Service {
         scope: Option<&[String]>,
         filter: &crate::authority::Filter,
     ) -> Result<Option<Arc<Restrict>>, ServiceError> {
-        let r = self.run(|e| {
-            let ids = match scope {
-                Some(s) => Some(documents::ids_under(e.store(), s)?),
-                None => None,
-            };
-            let restricted = crate::authority::restrict(e, ids, filter).map_err(classify)?;
-            Ok(restricted.map(|(r, _)| Arc::new(r)))
-        })?;
-        Ok(r.value)
+        Ok(self.run(|e| scope_on(e, scope, filter))?.value)
     }
+}
+
+/// The documents a request may cite on `engine`: under `scope` and passing `filter`
+/// (`None`: every document).
+fn scope_on(
+    e: &Engine,
+    scope: Option<&[String]>,
+    filter: &crate::authority::Filter,
+) -> Result<Option<Arc<Restrict>>, ServiceError> {
+    let ids = match scope {
+        Some(s) => Some(documents::ids_under(e.store(), s)?),
+        None => None,
+    };
+    let restricted = crate::authority::restrict(e, ids, filter).map_err(classify)?;
+    Ok(restricted.map(|(r, _)| Arc::new(r)))
 }
 
 #[cfg(test)]
