@@ -9,9 +9,10 @@
 //! few commands are skipped with their reason: the set-up scripts (they run this test),
 //! evaluations over data outside the repository, and Milvus when no test server runs.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Stdio};
+use std::time::Duration;
 
 use super::common::model_dir;
 
@@ -269,7 +270,7 @@ impl Shell {
             self.background.push((at.to_owned(), child));
             return;
         }
-        let out = c.output().unwrap();
+        let out = within(c).output().unwrap();
         self.wait_background();
         // `ask` answers with 1 when the documents hold no authoritative evidence, `review`
         // when a mandatory requirement is open, `validate` when the text breaks the preset
@@ -324,7 +325,10 @@ impl Shell {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        let addr = listening(at, child.stdout.take().unwrap());
+        let stdout = child.stdout.take().unwrap();
+        // Kept before any check, so a failed one still stops it (on drop).
+        self.server = Some((child, String::new()));
+        let addr = listening(at, stdout);
         let status = reqwest::blocking::get(format!("http://{addr}/v1/status"))
             .unwrap_or_else(|e| panic!("{at}: {e}"));
         assert!(
@@ -332,7 +336,9 @@ impl Shell {
             "{at}: /v1/status {}",
             status.status()
         );
-        self.server = Some((child, addr));
+        if let Some((_, a)) = self.server.as_mut() {
+            *a = addr;
+        }
     }
 
     fn stop_server(&mut self) {
@@ -352,10 +358,9 @@ impl Shell {
             .iter()
             .map(|w| w.replace("{SERVER}", &addr))
             .collect();
-        let out = self
-            .command("curl")
-            .args(["--fail", "--max-time", "300"])
-            .args(&args)
+        let mut curl = self.command("curl");
+        curl.args(["--fail", "--max-time", "300"]).args(&args);
+        let out = within(curl)
             .output()
             .unwrap_or_else(|e| panic!("{at}: curl: {e} (scripts/setup.sh installs it)"));
         assert!(
@@ -379,10 +384,27 @@ impl Drop for Shell {
     }
 }
 
-/// The address `attest serve` prints it listens on.
+/// Longest a command of the docs may take before the test fails instead of hanging.
+const COMMAND_LIMIT: Duration = Duration::from_secs(600);
+
+/// `c` stopped after [`COMMAND_LIMIT`].
+fn within(c: std::process::Command) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::from_std(c);
+    c.timeout(COMMAND_LIMIT);
+    c
+}
+
+/// The address `attest serve` prints it listens on (read for at most [`COMMAND_LIMIT`]).
 fn listening(at: &str, stdout: ChildStdout) -> String {
-    let mut first = String::new();
-    BufReader::new(stdout).read_line(&mut first).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut first = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut first);
+        let _ = tx.send(first);
+    });
+    let first = rx
+        .recv_timeout(COMMAND_LIMIT)
+        .unwrap_or_else(|_| panic!("{at}: the server printed no address"));
     let addr = first
         .trim()
         .rsplit("http://")
@@ -395,19 +417,10 @@ fn listening(at: &str, stdout: ChildStdout) -> String {
 /// `attest mcp`: initialized over stdin, then closed; it must answer and exit 0.
 fn mcp(at: &str, mut c: std::process::Command) {
     c.arg("mcp");
-    let mut child = c
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
     let init = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                    "clientInfo": {"name": "docs", "version": "0"}}});
-    let mut stdin = child.stdin.take().unwrap();
-    writeln!(stdin, "{init}").unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
+    let out = within(c).write_stdin(format!("{init}\n")).output().unwrap();
     let reply = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{at}: exit {:?}", out.status.code());
     assert!(reply.contains("\"result\""), "{at}: {reply}");

@@ -135,3 +135,43 @@ fn a_box_question_no_field_answers_is_not_answered_from_passages_about_boxes() {
     let why = a.to_string();
     assert!(why.contains("no form field"), "{a:#}");
 }
+
+#[test]
+fn a_radio_option_is_a_box_a_question_can_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let printed: [Line; 3] = [
+        (72, 740, "Tax Election Form TE-2"),
+        (86, 700, "Single filer"),
+        (286, 700, "Joint filer"),
+    ];
+    let radio = |name, x, on| FormField {
+        name,
+        tooltip: None,
+        rect: [x, 698, x + 10, 708],
+        value: FormValue::Radio(on),
+    };
+    let fields = [radio("status[0]", 72, false), radio("status[1]", 272, true)];
+    std::fs::write(docs.join("election.pdf"), form_pdf(&printed, &fields)).unwrap();
+    let idx = dir.path().join("idx");
+    let out = attest(&idx).args(["ingest"]).arg(&docs).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (text, _) = stored_text(&idx);
+    assert!(text.contains("Single filer (option): not ticked"), "{text}");
+    let a = ask(&idx, "Is the Single filer box checked?");
+    assert_eq!(a["status"], "answered", "{a:#}");
+    assert_eq!(
+        a["evidence"][0]["quote"], "Single filer (option): not ticked",
+        "{a:#}"
+    );
+    let j = ask(&idx, "Is the Joint filer box ticked?");
+    assert_eq!(
+        j["evidence"][0]["quote"], "Joint filer (option): ticked",
+        "{j:#}"
+    );
+}

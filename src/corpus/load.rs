@@ -1735,13 +1735,30 @@ fn load_pdf(
     deadline: Deadline,
 ) -> Result<LoadedDoc, LoadError> {
     pdf_sanity_check(&bytes).map_err(|reason| pdf_error(path, reason))?;
-    let timeout = opts.pdf_timeout.min(deadline.remaining());
+    // Before any parser sees it (the form reader expands object streams too).
+    if inflates_beyond(&bytes, opts.max_inflated_bytes) {
+        return Err(LoadError::OverBudget {
+            path: path.to_path_buf(),
+            budget: Budget::Inflated {
+                limit: opts.max_inflated_bytes,
+            },
+        });
+    }
     let poppler = match opts.pdf_extractor {
         PdfExtractor::Auto => pdftext::poppler().is_some(),
         PdfExtractor::Pdftotext => true,
         PdfExtractor::PdfExtract => false,
     };
-    let form = form::read(path, &bytes, opts, timeout);
+    // Each stage gets what is left of the file's time, so three stages never take three
+    // times the file's limit.
+    let form = form::read(
+        path,
+        &bytes,
+        opts,
+        opts.pdf_timeout.min(deadline.remaining()),
+    );
+    deadline.check(path)?;
+    let timeout = opts.pdf_timeout.min(deadline.remaining());
     let (mut found, extractor) = if poppler {
         let version = pdftext::poppler().map_or("not installed", |(_, v)| v.as_str());
         let name = format!("pdftotext {version} -layout");

@@ -83,6 +83,8 @@ pub struct FormField<'a> {
 pub enum FormValue<'a> {
     /// A checkbox, ticked or not.
     Check(bool),
+    /// A radio button (an option of a group), on or not.
+    Radio(bool),
     /// A text field's value.
     Text(&'a str),
 }
@@ -128,6 +130,10 @@ pub fn form_pdf(lines: &[Line], fields: &[FormField]) -> Vec<u8> {
             FormValue::Check(on) => {
                 let state = if on { "/Yes" } else { "/Off" };
                 format!("/FT /Btn /V {state} /AS {state}")
+            }
+            FormValue::Radio(on) => {
+                let state = if on { "/Yes" } else { "/Off" };
+                format!("/FT /Btn /Ff 32768 /V {state} /AS {state}")
             }
             FormValue::Text(v) => format!("/FT /Tx /V ({})", pdf_string(v)),
         };

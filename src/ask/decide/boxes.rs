@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use super::Decision;
 use crate::ask::select::Numbered;
-use crate::corpus::forms::BOX_MARK;
+use crate::corpus::forms::{BOX_MARK, OPTION_MARK};
 use crate::frame::Frame;
 use crate::value::typed::AnswerType;
 
@@ -48,7 +48,11 @@ pub(super) fn decide(f: &Frame, n: &Numbered) -> Option<Decision> {
     let mut named: Vec<(usize, &String, bool)> = n
         .verified()
         .filter_map(|(id, v)| {
-            let (caption, state) = v.candidate.quote.split_once(BOX_MARK)?;
+            // A radio button's option is a box too ("Is the Single box checked?").
+            let quote = &v.candidate.quote;
+            let (caption, state) = quote
+                .split_once(BOX_MARK)
+                .or_else(|| quote.split_once(OPTION_MARK))?;
             let ticked = match state.trim() {
                 "ticked" => true,
                 "not ticked" => false,

@@ -34,11 +34,54 @@ pub(super) fn read_bytes(bytes: &[u8]) -> Result<Vec<Field>, PdfFail> {
     forms::read_fields(bytes).map_err(PdfFail::Corrupt)
 }
 
+/// Whether the PDF may have a form: it names `/AcroForm`, or its catalog (where
+/// `/AcroForm` lives) is not written plainly, so it sits compressed inside an object
+/// stream where no byte search sees it. Only those are parsed.
+fn may_have_form(bytes: &[u8]) -> bool {
+    if find(bytes, 0, b"/AcroForm").is_some() {
+        return true;
+    }
+    find(bytes, 0, b"/ObjStm").is_some() && !catalog_is_plain(bytes)
+}
+
+/// Whether the object the last `/Root N G R` names is written as `N G obj` in the file.
+fn catalog_is_plain(bytes: &[u8]) -> bool {
+    let mut last = None;
+    let mut at = 0;
+    while let Some(i) = find(bytes, at, b"/Root") {
+        last = Some(i + b"/Root".len());
+        at = i + 1;
+    }
+    let Some(start) = last else { return false };
+    let tail = &bytes[start..bytes.len().min(start + 64)];
+    let words: Vec<&[u8]> = tail
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|w| !w.is_empty())
+        .take(3)
+        .collect();
+    let [n, g, r] = words[..] else { return false };
+    let digits = |w: &[u8]| !w.is_empty() && w.iter().all(u8::is_ascii_digit);
+    if !digits(n) || !digits(g) || !r.starts_with(b"R") {
+        return false;
+    }
+    let head = [n, b" ", g, b" obj"].concat();
+    let mut from = 0;
+    while let Some(i) = find(bytes, from, &head) {
+        // `13 0 obj` must not be the end of `113 0 obj`.
+        if i == 0 || !bytes[i - 1].is_ascii_digit() {
+            return true;
+        }
+        from = i + 1;
+    }
+    false
+}
+
 /// Read the form of the PDF at `path` (its bytes are `bytes`), if it has one.
 pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions, timeout: Duration) -> FormLines {
-    if find(bytes, 0, b"/AcroForm").is_none() {
+    if !may_have_form(bytes) {
         return FormLines::default();
     }
+    let started = std::time::Instant::now();
     let fields = match WORKER_EXE.get() {
         Some(exe) => run_worker_process::<Vec<Field>>(exe, path, opts, timeout, WorkerJob::Form),
         None => {
@@ -54,8 +97,9 @@ pub fn read(path: &Path, bytes: &[u8], opts: &LoadOptions, timeout: Duration) ->
     if fields.is_empty() {
         return FormLines::default();
     }
+    // The captions share the form's time: what the field read left of it.
     let limits = PopplerLimits {
-        timeout,
+        timeout: timeout.saturating_sub(started.elapsed()),
         memory_bytes: opts.pdf_memory_bytes,
         output_bytes: opts.max_text_bytes.saturating_mul(8),
     };
@@ -124,4 +168,28 @@ fn lines_by_page(
         pages[f.page - 1].push((label, line));
     }
     pages
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_is_looked_for_only_where_one_may_be() {
+        assert!(may_have_form(
+            b"1 0 obj << /Type /Catalog /AcroForm 5 0 R >>"
+        ));
+        // No object streams: a catalog without /AcroForm is in plain sight.
+        assert!(!may_have_form(
+            b"1 0 obj << /Type /Catalog >> trailer << /Root 1 0 R >>"
+        ));
+        // Object streams, but the catalog is plain: no form.
+        let plain = b"113 0 obj << /Type /ObjStm >> 13 0 obj << /Type /Catalog >> /Root 13 0 R";
+        assert!(!may_have_form(plain));
+        // The catalog only inside an object stream (`113 0 obj` is another object).
+        let hidden = b"113 0 obj << /Type /ObjStm /N 1 >> stream ... trailer << /Root 13 0 R >>";
+        assert!(may_have_form(hidden));
+        // A /Root that cannot be read: parse, to be sure.
+        assert!(may_have_form(b"<< /Type /ObjStm >> /Root garbage"));
+    }
 }
