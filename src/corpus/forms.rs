@@ -78,6 +78,12 @@ pub struct Field {
     pub kind: FieldKind,
     /// Its value or state.
     pub value: FieldValue,
+    /// Its page is upright (not rotated, its media box at the origin), so its rectangle
+    /// is in the coordinates `pdftotext -bbox` prints and a caption can be read beside
+    /// it; on other pages the field is named by its tooltip or name instead, never by
+    /// words that may belong to a neighbour.
+    #[serde(default)]
+    pub upright: bool,
 }
 
 /// What a field inherits from its ancestors in the field tree.
@@ -113,7 +119,39 @@ pub fn read_fields(bytes: &[u8]) -> Result<Vec<Field>, String> {
         walk.visit(root, &Inherited::default(), 0);
     }
     walk.orphans();
+    let upright = upright_pages(&doc);
+    for f in &mut walk.out {
+        f.upright = upright.contains(&f.page);
+    }
     Ok(walk.out)
+}
+
+/// Pages not rotated whose media box starts at the origin.
+fn upright_pages(doc: &Document) -> std::collections::HashSet<usize> {
+    let zero = |o: &Object| o.as_float().is_ok_and(|v| v == 0.0);
+    doc.get_pages()
+        .into_iter()
+        .filter(|(_, id)| {
+            let rotate = inherited(doc, *id, b"Rotate").and_then(|o| o.as_i64().ok());
+            let media = inherited(doc, *id, b"MediaBox").and_then(|o| o.as_array().ok());
+            rotate.unwrap_or(0).rem_euclid(360) == 0
+                && media.is_some_and(|m| m.len() == 4 && zero(&m[0]) && zero(&m[1]))
+        })
+        .map(|(n, _)| n as usize)
+        .collect()
+}
+
+/// A page attribute, from the page or the nearest ancestor in the page tree that has it.
+fn inherited<'d>(doc: &'d Document, page: ObjectId, key: &[u8]) -> Option<&'d Object> {
+    let mut node = doc.get_dictionary(page).ok()?;
+    for _ in 0..MAX_DEPTH {
+        if let Ok(v) = node.get(key) {
+            return doc.dereference(v).ok().map(|(_, o)| o);
+        }
+        let parent = node.get(b"Parent").ok()?.as_reference().ok()?;
+        node = doc.get_dictionary(parent).ok()?;
+    }
+    None
 }
 
 /// The `/Fields` array of the catalog's `/AcroForm`, when there is one.
@@ -320,6 +358,7 @@ fn widget(
         tooltip: field.tooltip.clone(),
         kind,
         value,
+        upright: true,
     })
 }
 
@@ -440,6 +479,9 @@ impl PageWords {
 /// (else left of it); for a text or choice field, the words left of it on its line, else
 /// the line just above it.
 pub fn caption(field: &Field, page: &PageWords) -> Option<String> {
+    if !field.upright {
+        return None;
+    }
     let r = top_left(field.rect, page.height);
     let row: Vec<&Word> = page
         .free
@@ -655,6 +697,7 @@ mod tests {
             tooltip: None,
             kind,
             value: FieldValue::Ticked(false),
+            upright: true,
         }
     }
 
@@ -754,6 +797,14 @@ mod tests {
 
     /// A one-page PDF whose form has `fields` (built by each caller from the page id).
     fn pdf_with(fields: impl FnOnce(&mut Document, ObjectId) -> Vec<Object>) -> Vec<u8> {
+        pdf_with_pages(lopdf::Dictionary::new(), fields)
+    }
+
+    /// [`pdf_with`], its page tree's root also holding `extra` (inherited by the page).
+    fn pdf_with_pages(
+        extra: lopdf::Dictionary,
+        fields: impl FnOnce(&mut Document, ObjectId) -> Vec<Object>,
+    ) -> Vec<u8> {
         use lopdf::dictionary;
         let mut doc = Document::with_version("1.5");
         let pages_id = doc.new_object_id();
@@ -763,7 +814,9 @@ mod tests {
             "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
         });
         let roots = fields(&mut doc, page_id);
-        let pages = dictionary! { "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1 };
+        let mut pages =
+            dictionary! { "Type" => "Pages", "Kids" => vec![page_id.into()], "Count" => 1 };
+        pages.extend(&extra);
         doc.objects.insert(pages_id, Object::Dictionary(pages));
         let catalog = doc.add_object(dictionary! {
             "Type" => "Catalog",
@@ -825,6 +878,34 @@ mod tests {
         let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
         assert_eq!(names, ["name"]);
         assert_eq!(fields[0].value, FieldValue::Text("Ann".into()));
+    }
+
+    #[test]
+    fn a_field_on_a_rotated_page_is_not_captioned_by_its_neighbours() {
+        use lopdf::dictionary;
+        let widget = |doc: &mut Document, page: ObjectId| {
+            vec![doc
+                .add_object(dictionary! {
+                    "FT" => "Btn", "T" => Object::string_literal("c1"), "TU" => Object::string_literal("Exempt payee"),
+                    "P" => page, "AS" => "Yes",
+                    "Rect" => vec![70.into(), 100.into(), 80.into(), 110.into()],
+                })
+                .into()]
+        };
+        let upright = read_fields(&pdf_with(widget)).unwrap();
+        assert!(upright[0].upright);
+        let rotated = dictionary! { "Rotate" => 90 };
+        let fields = read_fields(&pdf_with_pages(rotated, widget)).unwrap();
+        assert!(!fields[0].upright, "Rotate inherited from the page tree");
+        // Words beside where the rectangle would be upright are not its caption.
+        let page = PageWords::new(
+            800.0,
+            vec![word(82.0, 691.0, 140.0, "Other")],
+            &[fields[0].rect],
+        );
+        assert_eq!(caption(&fields[0], &page), None);
+        assert_eq!(label(&fields[0], None), "Exempt payee");
+        assert!(caption(&upright[0], &page).is_some());
     }
 
     #[test]
