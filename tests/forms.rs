@@ -2,7 +2,7 @@
 //! from the form (a form the test builds), stored as labelled "label: value" lines named
 //! by their printed captions, and a box that is not ticked answers "not ticked".
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::cli::{attest, json};
 use super::common::docgen::{form_pdf, FormField, FormValue, Line};
@@ -58,17 +58,13 @@ fn stored_text(idx: &Path) -> (String, String) {
     .unwrap()
 }
 
-fn ask(idx: &Path, q: &str) -> serde_json::Value {
-    let out = attest(idx).args(["ask", "--json", q]).output().unwrap();
-    json(&out.stdout)
-}
-
-#[test]
-fn form_fields_are_stored_as_labelled_values_and_an_empty_box_reads_not_ticked() {
+/// A form built from `printed` and `fields`, written as `name` and ingested: the scratch
+/// folder and the index.
+fn ingest_form(name: &str, printed: &[Line], fields: &[FormField]) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let docs = dir.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(docs.join("application.pdf"), form_pdf(&PRINTED, &fields())).unwrap();
+    std::fs::write(docs.join(name), form_pdf(printed, fields)).unwrap();
     let idx = dir.path().join("idx");
     let out = attest(&idx).args(["ingest"]).arg(&docs).output().unwrap();
     assert!(
@@ -76,6 +72,17 @@ fn form_fields_are_stored_as_labelled_values_and_an_empty_box_reads_not_ticked()
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    (dir, idx)
+}
+
+fn ask(idx: &Path, q: &str) -> serde_json::Value {
+    let out = attest(idx).args(["ask", "--json", q]).output().unwrap();
+    json(&out.stdout)
+}
+
+#[test]
+fn form_fields_are_stored_as_labelled_values_and_an_empty_box_reads_not_ticked() {
+    let (_dir, idx) = ingest_form("application.pdf", &PRINTED, &fields());
     let (text, layout) = stored_text(&idx);
     for line in [
         "Applicant name: Jane Q. Doe",
@@ -138,9 +145,6 @@ fn a_box_question_no_field_answers_is_not_answered_from_passages_about_boxes() {
 
 #[test]
 fn a_radio_option_is_a_box_a_question_can_name() {
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
     let printed: [Line; 3] = [
         (72, 740, "Tax Election Form TE-2"),
         (86, 700, "Single filer"),
@@ -153,14 +157,7 @@ fn a_radio_option_is_a_box_a_question_can_name() {
         value: FormValue::Radio(on),
     };
     let fields = [radio("status[0]", 72, false), radio("status[1]", 272, true)];
-    std::fs::write(docs.join("election.pdf"), form_pdf(&printed, &fields)).unwrap();
-    let idx = dir.path().join("idx");
-    let out = attest(&idx).args(["ingest"]).arg(&docs).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let (_dir, idx) = ingest_form("election.pdf", &printed, &fields);
     let (text, _) = stored_text(&idx);
     assert!(text.contains("Single filer (option): not ticked"), "{text}");
     let a = ask(&idx, "Is the Single filer box checked?");
