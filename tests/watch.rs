@@ -4,7 +4,7 @@
 //! and a server whose answers follow the folder.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -90,6 +90,16 @@ fn found(idx: &Path, query: &str, file: &str) -> bool {
     String::from_utf8_lossy(&out.stdout).contains(file)
 }
 
+/// A scratch folder `docs` holding one file `name` with `text`: the scratch directory
+/// and the folder.
+fn folder_with(name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let docs = dir.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join(name), text).unwrap();
+    (dir, docs)
+}
+
 /// Writes `text` to `path` the way many editors save: a new file renamed over it.
 fn save_by_rename(path: &Path, text: &str) {
     let tmp = path.with_extension("tmp-save");
@@ -153,10 +163,7 @@ fn a_file_saved_by_renaming_over_it_and_a_folder_made_again_are_followed() {
 
 #[test]
 fn a_change_that_never_quiets_is_still_ingested_within_the_longest_wait() {
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(docs.join("a.md"), "# A\n\nThe valve is blue.\n").unwrap();
+    let (dir, docs) = folder_with("a.md", "# A\n\nThe valve is blue.\n");
     let idx = dir.path().join("idx");
     let w = Watching::start(&idx, &docs);
     w.next();
@@ -189,14 +196,10 @@ fn a_change_that_never_quiets_is_still_ingested_within_the_longest_wait() {
 
 #[test]
 fn files_created_modified_renamed_and_deleted_while_watching_are_followed() {
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        docs.join("pumps.txt"),
+    let (_dir, docs) = folder_with(
+        "pumps.txt",
         "The pump station shall be inspected every 14 days.\n",
-    )
-    .unwrap();
+    );
     // The index inside the watched folder: its own writes must not trigger runs.
     let idx = docs.join(".attest");
     let w = Watching::start(&idx, &docs);
@@ -288,14 +291,10 @@ fn a_burst_of_a_thousand_files_is_ingested_in_a_few_runs_without_loss() {
 
 #[test]
 fn a_server_watching_a_folder_answers_from_what_was_added_after_it_started() {
-    let dir = tempfile::tempdir().unwrap();
-    let docs = dir.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(
-        docs.join("pumps.txt"),
+    let (dir, docs) = folder_with(
+        "pumps.txt",
         "The pump station shall be inspected every 14 days.\n",
-    )
-    .unwrap();
+    );
     let idx = dir.path().join("idx");
     let docs_arg = docs.to_str().unwrap();
     let s = Server::start(&idx, &["--watch", docs_arg, "--debounce-ms", "200"], &[]);
