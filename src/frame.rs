@@ -895,6 +895,16 @@ fn measured_type(
     let s = format!(" {} ", w.join(" "));
     let has = |p: &str| s.contains(&format!(" {p} "));
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
+    // "in kg", "how many tonnes": the unit asked names its family, and a value in
+    // another unit of that family is converted to it.
+    if let Some((f, unit)) = unit_asked(w) {
+        return (AnswerType::Quantity, Some(f), Some(unit.to_string()));
+    }
+    // "How much does a permit for a fence lower than 2 metres cost?": a price is asked;
+    // the measure is the condition it is asked under.
+    if has("how much") && any(COST_WORDS) {
+        return (AnswerType::Money, None, None);
+    }
     if let Some(f) = family_asked(w) {
         return (AnswerType::Quantity, Some(f), None);
     }
@@ -934,11 +944,20 @@ fn measured_type(
         );
     }
     if has("how many") || has("how much") || has("what quantity") {
-        if let Some((_, f)) = FAMILY_UNITS.iter().find(|(u, _)| {
-            w.iter()
-                .any(|x| x.trim_end_matches('s') == *u || x.starts_with(u))
-        }) {
-            return (AnswerType::Quantity, Some(*f), None);
+        // A unit written after a figure of the question is its condition ("more than
+        // 5 hectares"), not the measure asked.
+        let named = |i: usize, x: &String| {
+            let after_figure = i > 0 && w[i - 1].chars().any(|c| c.is_ascii_digit());
+            if after_figure {
+                return None;
+            }
+            FAMILY_UNITS
+                .iter()
+                .find(|(u, _)| x.trim_end_matches('s') == *u || x.starts_with(u))
+                .map(|(_, f)| *f)
+        };
+        if let Some(f) = w.iter().enumerate().find_map(|(i, x)| named(i, x)) {
+            return (AnswerType::Quantity, Some(f), None);
         }
         let currency = counted
             .as_ref()
@@ -958,6 +977,23 @@ fn measured_type(
         };
     }
     named_type(w, first)
+}
+
+/// Words that say a price is asked ("how much does … cost").
+const COST_WORDS: &[&str] = &[
+    "cost", "costs", "charge", "charged", "charges", "fee", "fees", "pay", "paid", "price",
+];
+
+/// The unit a question asks its value in: "in kg", "in square metres", or the unit
+/// counted by "how many" ("how many tonnes"); `None` for a unit written after one of the
+/// question's own figures (a condition).
+fn unit_asked(w: &[String]) -> Option<(UnitFamily, &'static str)> {
+    w.iter().enumerate().find_map(|(i, x)| {
+        let prev = i.checked_sub(1).map(|j| w[j].as_str());
+        let prev2 = i.checked_sub(2).map(|j| w[j].as_str());
+        let asked = prev == Some("in") || (prev == Some("many") && prev2 == Some("how"));
+        asked.then(|| crate::value::typed::named_unit(x)).flatten()
+    })
 }
 
 /// Words that name a limit: what is asked for is a number.

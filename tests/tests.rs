@@ -3,6 +3,7 @@
 mod answers;
 mod ask;
 mod authority;
+mod bounded;
 mod cli;
 mod common;
 mod docs;

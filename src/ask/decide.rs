@@ -20,7 +20,10 @@ use std::collections::{HashMap, HashSet};
 
 use super::select::Numbered;
 
+mod bind;
 mod boxes;
+mod exempt;
+mod when;
 use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
 use crate::figure::Bound;
@@ -47,6 +50,9 @@ pub(super) struct Decision {
     pub cell: Option<String>,
     /// What the answer lacks though it stands: a multi-hop chain cited without a value.
     pub note: Vec<String>,
+    /// Whether the cited items settle the question without a value (an exemption that
+    /// covers the asked case): no further search for one.
+    pub settled: bool,
 }
 
 /// The words of `text`, lower case, as stems.
@@ -357,13 +363,25 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         Some("when") if !past => &[AnswerType::Duration],
         // "What value applies …": a table's figure, an amount of money or a count.
         _ if asks_figure(f) => &[AnswerType::Money],
+        // "What is the maximum deposit?": a limit asked by name may be an amount.
+        _ if asks_limit(f) => &[AnswerType::Money, AnswerType::Percentage],
         _ => &[],
     };
-    f.answer_type
+    let mut found: Vec<Found> = f
+        .answer_type
         .accepts()
         .iter()
         .chain(when)
-        .flat_map(|t| typed::find(quote, *t, family))
+        .flat_map(|t| {
+            let mut vs = typed::find(quote, *t, family);
+            bind::refine(quote, &mut vs);
+            bind::ranges(quote, &mut vs);
+            vs
+        })
+        .collect();
+    found.retain(|v| !bind::stated_by_question(f, quote, v));
+    let mut out: Vec<Found> = found
+        .into_iter()
         .filter(|v| match f.extreme {
             Some(Extreme::Min) => v.bound != Bound::Max,
             Some(Extreme::Max) => v.bound != Bound::Min,
@@ -374,6 +392,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             _ => true,
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
         .filter(|v| f.extreme.is_none() || !in_leading_condition(quote, v))
@@ -386,7 +405,9 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             };
             f.date_role.is_none_or(|r| plays_role(r, quote, v, heading))
         })
-        .collect()
+        .collect();
+    bind::rank(f, quote, &mut out);
+    out
 }
 
 /// Whether `f` asks for a figure by the word "value" or "figure" ("What value applies
@@ -400,6 +421,19 @@ fn asks_figure(f: &Frame) -> bool {
             ["what", "is" | "was", "the", w, ..] => figure(w),
             _ => false,
         }
+}
+
+/// Whether `f` asks for a limit by name ("What is the maximum deposit?") and reads it
+/// as a count: the limit may be stated as an amount or a share as well.
+fn asks_limit(f: &Frame) -> bool {
+    f.answer_type == AnswerType::Quantity
+        && f.unit_family.is_none_or(|u| u == UnitFamily::Count)
+        && f.extreme.is_some()
+        && matches!(
+            f.qualifiers.first().map(String::as_str),
+            Some("what" | "which")
+        )
+        && !f.qualifiers.iter().any(|w| w == "number" || w == "many")
 }
 
 /// Whether date `v` of `quote` plays role `r`: a cue of the role stands in its clause or
@@ -455,8 +489,21 @@ fn in_leading_condition(quote: &str, v: &Found) -> bool {
     let opens = ["if ", "where ", "when ", "for ", "unless ", "in case "]
         .iter()
         .any(|o| lead.starts_with(o));
-    opens && !lead.contains(',') || qualifies_subject(&lead, &quote[v.end..])
+    // "For safety reasons the maximum … is 120": a prepositional opener has no verb of
+    // its own, so a verb before the value is the main clause's, which states the value.
+    let main_verb = lead.starts_with("for ")
+        && crate::text::words(&lead)
+            .iter()
+            .skip(1)
+            .any(|w| MAIN_VERBS.contains(&w.as_str()));
+    opens && !lead.contains(',') && !main_verb || qualifies_subject(&lead, &quote[v.end..])
 }
+
+/// Verbs that carry a provision's main clause: before a value, they end a condition the
+/// sentence opens with.
+const MAIN_VERBS: &[&str] = &[
+    "is", "are", "shall", "must", "may", "will", "should", "can", "cannot", "costs", "cost",
+];
 
 /// Words that bind a qualifier to the noun before it ("secrets with fewer than …").
 const QUALIFIERS: &[&str] = &["with", "having", "containing", "whose"];
@@ -774,17 +821,41 @@ fn bridge(
         .map(|(o, _)| o.to_lowercase())
         .unwrap_or_default();
     let mut out = HashSet::new();
+    // A title that two documents carry (one template's) names neither of them.
+    let shared = shared_titles(n);
+    let named = |title: &str| !shared.contains(&title_key(title));
     for (own, (_, v)) in owns.iter().zip(n.verified()) {
         let other = &v.candidate;
-        if other.doc_id == c.doc_id {
+        if other.doc_id == c.doc_id || title_key(&other.title) == title_key(&c.title) {
             continue;
         }
         let own = own.to_lowercase();
-        if names_title(&own, &c.title) || names_title(&own_c, &other.title) {
+        if (named(&c.title) && names_title(&own, &c.title))
+            || (named(&other.title) && names_title(&own_c, &other.title))
+        {
             out.extend(stems(&own));
         }
     }
     out
+}
+
+/// A title as compared between documents: its words, lower case.
+fn title_key(title: &str) -> String {
+    crate::text::words(&title.to_lowercase()).join(" ")
+}
+
+/// The titles (see [`title_key`]) that two or more documents of `n`'s items carry.
+fn shared_titles(n: &Numbered) -> HashSet<String> {
+    let mut docs: HashMap<String, HashSet<&str>> = HashMap::new();
+    for (_, v) in n.verified() {
+        docs.entry(title_key(&v.candidate.title))
+            .or_default()
+            .insert(v.candidate.doc_id.as_str());
+    }
+    docs.into_iter()
+        .filter(|(_, d)| d.len() > 1)
+        .map(|(t, _)| t)
+        .collect()
 }
 
 /// Whether `text` (lower case) names `title`: all its words of four letters or more, of
@@ -1008,7 +1079,7 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
         stated.sort_by_key(|(_, v, _)| v.bound != bound);
     }
     let Some((lead, value, several)) = stated.first().cloned() else {
-        return no_value(f, n, &misses, anything, multi_hop);
+        return no_value(f, n, &covering, &misses, anything, multi_hop);
     };
     let elsewhere = |lead: &String, value: &Found| {
         n.get(lead)
@@ -1038,6 +1109,9 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
     } else {
         (lead.clone(), value)
     };
+    if let Some(d) = exemption(f, n, &covering, &lead, &value) {
+        return d;
+    }
     let mut keep = support(&covering, &lead, multi_hop);
     // The link a value was reached through (its passage does not name what is asked
     // about; the linked one does) is cited with it.
@@ -1048,10 +1122,70 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
         keep.extend(links(n, &lead, &keep));
     }
     Decision {
-        value: Some((lead, value)),
+        value: Some((lead, in_asked_unit(f, value))),
         keep: Some(keep),
         ..Decision::default()
     }
+}
+
+/// The decision when a covering item exempts the case the question asks about from what
+/// the lead's value is stated for (see [`exempt`]): the exemption leads, the value's
+/// passage follows, and no value is named.
+fn exemption(
+    f: &Frame,
+    n: &Numbered,
+    covering: &[(&String, &Verdict)],
+    lead: &String,
+    value: &Found,
+) -> Option<Decision> {
+    let c = &n.get(lead)?.candidate;
+    let clause = clause_around(&c.quote, value.start, value.end);
+    let general = [Some(clause), c.section.as_deref(), c.label.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let own = exempt::exempts(clause) && exempt::exempts_named(f, clause);
+    let by = covering.iter().find(|(_, v)| {
+        exempt::clauses(&v.candidate.quote)
+            .iter()
+            .any(|x| exempt::exempts(x) && exempt::covers_asked(f, &general, x))
+    });
+    let first = match (own, by) {
+        (true, _) => lead.clone(),
+        (false, Some((id, _))) => (*id).clone(),
+        (false, None) => return None,
+    };
+    let mut keep = vec![first.clone()];
+    if first != *lead {
+        keep.push(lead.clone());
+    }
+    Some(Decision {
+        keep: Some(keep),
+        note: vec![format!(
+            "a cited passage exempts the case the question asks about, so no {} applies to it",
+            f.answer_type.noun()
+        )],
+        settled: true,
+        ..Decision::default()
+    })
+}
+
+/// `value` with its normalised form in the unit the question asks in, when that unit and
+/// the value's are of one family ("2 t" asked in kg: `2000 kg`); the raw text stays as
+/// the quote writes it.
+fn in_asked_unit(f: &Frame, mut value: Found) -> Found {
+    let asked = f
+        .unit
+        .as_deref()
+        .filter(|_| f.answer_type == AnswerType::Quantity);
+    if let Some(to) = asked {
+        if let Some(n) = typed::convert(&value.normalised, to) {
+            value.unit = Some(to.to_string());
+            value.normalised = n;
+        }
+    }
+    value
 }
 
 /// The decision when no covering item states a value of the asked type: nothing (no
@@ -1060,12 +1194,16 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
 fn no_value(
     f: &Frame,
     n: &Numbered,
+    covering: &[(&String, &Verdict)],
     misses: &[String],
     anything: bool,
     multi_hop: bool,
 ) -> Decision {
     if !anything {
         return Decision::default();
+    }
+    if let Some(d) = absent(f, covering) {
+        return d;
     }
     let why = format!(
         "no verified passage states {} for {}",
@@ -1082,6 +1220,25 @@ fn no_value(
         };
     }
     unmet(why)
+}
+
+/// The decision when a covering item says that what is asked has not been set (see
+/// [`exempt::states_absent`]): that statement answers, with no value.
+fn absent(f: &Frame, covering: &[(&String, &Verdict)]) -> Option<Decision> {
+    let (id, _) = covering.iter().find(|(_, v)| {
+        exempt::clauses(&v.candidate.quote)
+            .iter()
+            .any(|c| exempt::states_absent(f, c))
+    })?;
+    Some(Decision {
+        keep: Some(vec![(*id).clone()]),
+        note: vec![format!(
+            "the cited passage says that {} has not been set, so no value is named",
+            f.head.as_deref().unwrap_or("what is asked")
+        )],
+        settled: true,
+        ..Decision::default()
+    })
 }
 
 /// Words before a number that name a numbered thing ("Step 7", "objective 3.6").

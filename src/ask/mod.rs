@@ -185,7 +185,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let frame = crate::frame::frame(&question.stem);
     let (mut decision, multi_hop) = first_decision(engine, &question.stem, &frame, &numbered);
     let mut second_look = false;
-    if frame.answer_type.is_value() && decision.value.is_none() {
+    if frame.answer_type.is_value() && decision.value.is_none() && !decision.settled {
         let searched = Searched {
             found,
             numbered,

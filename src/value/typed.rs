@@ -169,7 +169,7 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?|[KMGT]B|bytes?|(?:kilo|mega|giga|tera)bytes?)\b",
+        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|t|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?|[KMGT]B|bytes?|(?:kilo|mega|giga|tera)bytes?)\b",
     )
 });
 
@@ -401,6 +401,83 @@ fn quantities(quote: &str, family: UnitFamily) -> Vec<Found> {
         .collect()
 }
 
+/// Units a value can be converted between, each with its family and its size in the
+/// family's base unit (gram, metre, square metre, litre). Units whose size differs by
+/// country (ton, gallon) are not listed: such a value is never converted.
+const CONVERTIBLE: &[(&str, UnitFamily, f64)] = &[
+    ("mg", UnitFamily::Mass, 0.001),
+    ("g", UnitFamily::Mass, 1.0),
+    ("gram", UnitFamily::Mass, 1.0),
+    ("kg", UnitFamily::Mass, 1_000.0),
+    ("kilogram", UnitFamily::Mass, 1_000.0),
+    ("t", UnitFamily::Mass, 1_000_000.0),
+    ("tonne", UnitFamily::Mass, 1_000_000.0),
+    ("lb", UnitFamily::Mass, 453.592_37),
+    ("mm", UnitFamily::Length, 0.001),
+    ("cm", UnitFamily::Length, 0.01),
+    ("m", UnitFamily::Length, 1.0),
+    ("metre", UnitFamily::Length, 1.0),
+    ("meter", UnitFamily::Length, 1.0),
+    ("km", UnitFamily::Length, 1_000.0),
+    ("kilometre", UnitFamily::Length, 1_000.0),
+    ("kilometer", UnitFamily::Length, 1_000.0),
+    ("inch", UnitFamily::Length, 0.0254),
+    ("ft", UnitFamily::Length, 0.3048),
+    ("foot", UnitFamily::Length, 0.3048),
+    ("feet", UnitFamily::Length, 0.3048),
+    ("yard", UnitFamily::Length, 0.9144),
+    ("mile", UnitFamily::Length, 1_609.344),
+    ("m2", UnitFamily::Area, 1.0),
+    ("m²", UnitFamily::Area, 1.0),
+    ("ha", UnitFamily::Area, 10_000.0),
+    ("hectare", UnitFamily::Area, 10_000.0),
+    ("km2", UnitFamily::Area, 1_000_000.0),
+    ("km²", UnitFamily::Area, 1_000_000.0),
+    ("acre", UnitFamily::Area, 4_046.856_422_4),
+    ("ml", UnitFamily::Volume, 0.001),
+    ("l", UnitFamily::Volume, 1.0),
+    ("litre", UnitFamily::Volume, 1.0),
+    ("liter", UnitFamily::Volume, 1.0),
+    ("m3", UnitFamily::Volume, 1_000.0),
+    ("m³", UnitFamily::Volume, 1_000.0),
+];
+
+/// The convertible unit a word names (`kg`, `kilograms`, `tonnes`, `hectares`), in its
+/// listed spelling, with its family.
+pub fn named_unit(word: &str) -> Option<(UnitFamily, &'static str)> {
+    let w = word.to_lowercase();
+    let w = w.trim_end_matches('.');
+    let one = w
+        .strip_suffix("es")
+        .filter(|x| CONVERTIBLE.iter().any(|(u, ..)| u == x))
+        .or_else(|| w.strip_suffix('s').filter(|x| x.len() > 1))
+        .unwrap_or(w);
+    [w, one]
+        .iter()
+        .find_map(|x| CONVERTIBLE.iter().find(|(u, ..)| u == x))
+        .map(|(u, fam, _)| (*fam, *u))
+}
+
+/// `value` (a normalised quantity, `2 t`) in unit `to` (`kg`): `2000 kg`; `None` when
+/// either unit is not convertible or the two are of different families.
+pub fn convert(value: &str, to: &str) -> Option<String> {
+    let (number, unit) = value.split_once(' ')?;
+    let (from_family, from) = named_unit(unit)?;
+    let (to_family, to) = named_unit(to)?;
+    if from_family != to_family {
+        return None;
+    }
+    if from == to {
+        return Some(value.to_string());
+    }
+    let size = |u: &str| CONVERTIBLE.iter().find(|(x, ..)| *x == u).map(|c| c.2);
+    let n: f64 = number.replace(',', "").parse().ok()?;
+    let x = n * size(from)? / size(to)?;
+    // Six significant decimals at most: a conversion never invents precision.
+    let text = format!("{x:.6}");
+    Some(format!("{} {to}", figure::canonical(&text)))
+}
+
 /// The family of a written unit.
 fn unit_family(unit: &str) -> Option<UnitFamily> {
     let u = unit.to_lowercase();
@@ -423,9 +500,11 @@ fn unit_family(unit: &str) -> Option<UnitFamily> {
         UnitFamily::Temperature
     } else if u.ends_with("byte") || u.ends_with("bytes") || (u.len() == 2 && u.ends_with('b')) {
         UnitFamily::Data
-    } else if ["kg", "kilogram", "tonne", "ton", "lb", "pound", "gram", "g"]
-        .iter()
-        .any(|p| u == *p || u.starts_with(&format!("{p}s")) || (p.len() > 2 && u.starts_with(p)))
+    } else if [
+        "kg", "kilogram", "tonne", "ton", "lb", "pound", "gram", "g", "t",
+    ]
+    .iter()
+    .any(|p| u == *p || u.starts_with(&format!("{p}s")) || (p.len() > 2 && u.starts_with(p)))
     {
         UnitFamily::Mass
     } else {
@@ -468,6 +547,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
         .filter(|n| !reference(quote, n.start))
         .filter(|n| !measured(&quote[n.end..]))
+        .filter(|n| !time_of_day(quote, n.start, n.end))
         .filter(|n| {
             !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
         })
@@ -499,6 +579,7 @@ const MEASURE_WORDS: &[&str] = &[
     "acre",
     "ton",
     "tonne",
+    "t",
     "kilogram",
     "kg",
     "pound",
@@ -509,6 +590,38 @@ const MEASURE_WORDS: &[&str] = &[
     "degree",
     "percent",
 ];
+
+/// Whether the number at `start..end` tells a time of day (`6 am`, `9.30 p.m.`, `18:00`,
+/// `7 o'clock`): a clock reading, never a count of things.
+fn time_of_day(quote: &str, start: usize, end: usize) -> bool {
+    let after = quote[end..]
+        .trim_start_matches([' ', '\u{a0}'])
+        .to_lowercase();
+    let clock = [
+        "am",
+        "a.m.",
+        "pm",
+        "p.m.",
+        "o'clock",
+        "o’clock",
+        "hrs",
+        "h ",
+    ]
+    .iter()
+    .any(|m| {
+        after.strip_prefix(m).is_some_and(|rest| {
+            m.ends_with(['.', ' ']) || !rest.starts_with(|c: char| c.is_alphanumeric())
+        })
+    });
+    let colon = |s: &str| {
+        let mut b = s.bytes();
+        b.next() == Some(b':') && b.next().is_some_and(|d| d.is_ascii_digit())
+    };
+    let before = quote[..start]
+        .strip_suffix(':')
+        .is_some_and(|b| b.ends_with(|c: char| c.is_ascii_digit()));
+    clock || colon(&quote[end..]) || before
+}
 
 /// Whether `after` (the text after a number) opens with a measure word.
 fn measured(after: &str) -> bool {

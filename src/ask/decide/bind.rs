@@ -1,0 +1,325 @@
+//! Which of a passage's values the question binds to.
+//!
+//! A sentence often states several values of the asked type; the first one written is
+//! not the answer for that reason alone. Of the values of a quote:
+//! - a range ("from X to Y", "between X and Y", "X–Y") states a floor and a ceiling;
+//! - a value stated with the asked bound ("up to a maximum of …" for a maximum) comes
+//!   before a plain one (a rate, a default);
+//! - a part counted out of a total ("seven members, two of whom are appointed …") binds
+//!   to the words of its own relative clause: it answers when the question says what
+//!   that clause says of it, and the total answers otherwise;
+//! - a figure the question itself states is the condition it asks under ("a fence lower
+//!   than 2 metres"), never its answer;
+//! - a value stated for a period that does not meet the period the question asks about
+//!   ("since 2024" for "before 2024"), or marked as a former one ("until 31 March 2021 …
+//!   was", "previously"), is not the asked period's.
+
+use crate::figure::Bound;
+use crate::frame::{Extreme, Frame};
+use crate::value::typed::Found;
+
+/// Read the ranges of `quote` among its values `vs` (in order of position): the first
+/// end of "from X to Y", "between X and Y" or "X–Y" is a floor, the second a ceiling.
+pub(super) fn ranges(quote: &str, vs: &mut [Found]) {
+    for i in 1..vs.len() {
+        let (a, b) = (&vs[i - 1], &vs[i]);
+        if a.bound != Bound::Exact || b.bound != Bound::Exact || a.end > b.start {
+            continue;
+        }
+        let gap = quote[a.end..b.start].trim().to_lowercase();
+        let lead = last_words(&quote[..a.start], 4);
+        // "increased from $60 to $80" tells a change, not a range.
+        let change = CHANGE_WORDS
+            .iter()
+            .any(|c| lead.split(' ').any(|w| w.starts_with(c)));
+        let opened = match gap.as_str() {
+            "to" | "through" | "-" | "–" | "—" => !lead.ends_with("between"),
+            "and" => lead.ends_with("between"),
+            _ => false,
+        };
+        if opened && !change {
+            vs[i - 1].bound = Bound::Min;
+            vs[i].bound = Bound::Max;
+        }
+    }
+}
+
+/// Phrases right before a value that make it a ceiling, beyond those every figure is
+/// read with (`crate::figure::bound_of`).
+const CEILING_BEFORE: &[&str] = &[
+    "not exceed",
+    "cannot exceed",
+    "never exceed",
+    "capped at",
+    "limited to",
+    "a cap of",
+    "a ceiling of",
+    "no higher than",
+    "no greater than",
+];
+/// Phrases right before a value that make it a floor.
+const FLOOR_BEFORE: &[&str] = &["a floor of", "no lower than", "no fewer than"];
+/// Words of a clause's subject that make the value its copula states a ceiling ("the
+/// maximum number of … is 120") …
+const CEILING_SUBJECT: &[&str] = &[
+    "maximum", "max", "highest", "largest", "most", "cap", "ceiling",
+];
+/// … or a floor.
+const FLOOR_SUBJECT: &[&str] = &["minimum", "min", "lowest", "smallest", "least", "floor"];
+/// Verbs that state a clause's subject as the value after them.
+const COPULAS: &[&str] = &["is", "are", "was", "were", "be", "remains"];
+
+/// Give the plainly stated values of `quote` the bound their wording sets: a phrase such
+/// as "may not exceed" right before it, or a subject such as "the maximum number of
+/// swimmers" that a copula right before it states.
+pub(super) fn refine(quote: &str, vs: &mut [Found]) {
+    for v in vs.iter_mut().filter(|v| v.bound == Bound::Exact) {
+        let tail = last_words(&quote[..v.start], 5);
+        let ends = |l: &[&str]| l.iter().any(|p| tail.ends_with(p));
+        if ends(CEILING_BEFORE) {
+            v.bound = Bound::Max;
+            continue;
+        }
+        if ends(FLOOR_BEFORE) {
+            v.bound = Bound::Min;
+            continue;
+        }
+        let from = quote[..v.start]
+            .rfind(['.', ';', ',', ':'])
+            .map_or(0, |i| i + 1);
+        let words = crate::text::words(&quote[from..v.start].to_lowercase());
+        let Some((last, subject)) = words.split_last() else {
+            continue;
+        };
+        if !COPULAS.contains(&last.as_str()) {
+            continue;
+        }
+        let has = |l: &[&str]| subject.iter().any(|w| l.contains(&w.as_str()));
+        match (has(CEILING_SUBJECT), has(FLOOR_SUBJECT)) {
+            (true, false) => v.bound = Bound::Max,
+            (false, true) => v.bound = Bound::Min,
+            _ => {}
+        }
+    }
+}
+
+/// Word beginnings that make "from X to Y" a change of value rather than a range.
+const CHANGE_WORDS: &[&str] = &[
+    "increas", "decreas", "rais", "rose", "reduc", "cut", "chang", "went", "grew", "fell", "lower",
+    "amend", "adjust",
+];
+
+/// The last `n` words of `text`, lower case, joined by spaces.
+fn last_words(text: &str, n: usize) -> String {
+    let words: Vec<String> = crate::text::words(&text.to_lowercase());
+    words[words.len().saturating_sub(n)..].join(" ")
+}
+
+/// Order `vs` (values of `quote` that answer `f`'s type) so that the one the question
+/// binds to comes first (see the module doc); the order of position breaks ties.
+pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
+    let parts: Vec<Part> = vs.iter().map(|v| part_of(quote, vs, v)).collect();
+    let asked = |p: &Part| match p {
+        Part::Of(clause) => says_of(f, clause),
+        _ => false,
+    };
+    let any_part_asked = parts.iter().any(asked);
+    let mut keyed: Vec<(u8, u8, Found)> = vs
+        .drain(..)
+        .zip(&parts)
+        .map(|(v, p)| {
+            let bound = u8::from(f.extreme.is_some_and(|e| v.bound != asked_bound(e)));
+            let part = match p {
+                Part::Of(_) if asked(p) => 0,
+                Part::Of(_) => 2,
+                Part::Total if any_part_asked => 2,
+                _ => 1,
+            };
+            (bound, part, v)
+        })
+        .collect();
+    keyed.sort_by_key(|(b, p, v)| (*b, *p, v.start));
+    vs.extend(keyed.into_iter().map(|(_, _, v)| v));
+}
+
+/// The bound a value must carry to be the asked extreme.
+fn asked_bound(e: Extreme) -> Bound {
+    match e {
+        Extreme::Min => Bound::Min,
+        Extreme::Max => Bound::Max,
+    }
+}
+
+/// What a value is in a count of parts: a part of a total with the clause that says
+/// what the part is, the total a part is counted out of, or neither.
+#[derive(Debug, PartialEq)]
+enum Part {
+    /// A part ("two of whom are appointed by the mayor"), with its clause.
+    Of(String),
+    /// The total a later value of its sentence is a part of.
+    Total,
+    /// Neither.
+    Alone,
+}
+
+/// Words after a value that make it a part of the total before it.
+const PART_AFTER: &[&str] = &["of whom", "of which", "of them", "out of which"];
+/// Words before a value that make it a part of the total before them.
+const PART_BEFORE: &[&str] = &["including", "among them", "of whom", "of which"];
+
+/// What `v` is in the counts of parts of `quote` (see [`Part`]).
+fn part_of(quote: &str, vs: &[Found], v: &Found) -> Part {
+    if let Some(clause) = part_clause(quote, v) {
+        let total_before = vs
+            .iter()
+            .any(|t| t.end <= v.start && same_sentence(quote, t.end, v.start));
+        if total_before {
+            return Part::Of(clause);
+        }
+    }
+    let has_part_after = vs.iter().any(|p| {
+        p.start >= v.end && same_sentence(quote, v.end, p.start) && part_clause(quote, p).is_some()
+    });
+    if has_part_after {
+        Part::Total
+    } else {
+        Part::Alone
+    }
+}
+
+/// The clause of a part: from the value to the end of its clause, when the value is
+/// written as a part ("two of whom are appointed", "including 3 appointed …").
+fn part_clause(quote: &str, v: &Found) -> Option<String> {
+    let after = quote[v.end..].trim_start().to_lowercase();
+    let before = last_words(&quote[..v.start], 2);
+    let is_part = PART_AFTER.iter().any(|p| after.starts_with(p))
+        || PART_BEFORE.iter().any(|p| before.ends_with(p));
+    if !is_part {
+        return None;
+    }
+    let rest = &quote[v.start..];
+    let end = rest.find([',', ';', '.', ')']).unwrap_or(rest.len());
+    Some(rest[..end].to_lowercase())
+}
+
+/// Whether no sentence or clause boundary other than a comma stands between `a` and `b`.
+fn same_sentence(quote: &str, a: usize, b: usize) -> bool {
+    !quote[a..b].contains(['.', ';'])
+}
+
+/// Whether `clause` (a part's) says a word the question's focus asks about, beyond the
+/// counted thing's own noun (the question's head).
+fn says_of(f: &Frame, clause: &str) -> bool {
+    let words: Vec<String> = crate::text::words(clause)
+        .iter()
+        .map(|w| crate::text::stem(w))
+        .collect();
+    f.focus
+        .iter()
+        .filter(|w| f.head.as_deref() != Some(w.as_str()))
+        .any(|w| words.contains(&crate::text::stem(w)))
+}
+
+/// Whether value `v` restates a figure the question states itself (the condition it asks
+/// under): the same number, in the question's own words.
+pub(super) fn stated_by_question(f: &Frame, quote: &str, v: &Found) -> bool {
+    let question = f.qualifiers.join(" ");
+    let asked: Vec<String> = crate::figure::numbers(&question)
+        .into_iter()
+        .map(|n| n.value)
+        .collect();
+    if asked.is_empty() {
+        return false;
+    }
+    crate::figure::numbers(&quote[v.start..v.end])
+        .first()
+        .is_some_and(|n| asked.contains(&n.value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::frame;
+    use crate::value::typed::{find, AnswerType, UnitFamily};
+
+    fn ranked(q: &str, quote: &str, ty: AnswerType, fam: Option<UnitFamily>) -> Vec<String> {
+        let f = frame(q);
+        let mut vs = find(quote, ty, fam);
+        refine(quote, &mut vs);
+        ranges(quote, &mut vs);
+        vs.retain(|v| !stated_by_question(&f, quote, v));
+        rank(&f, quote, &mut vs);
+        vs.iter()
+            .map(|v| quote[v.start..v.end].to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_value_with_the_asked_bound_leads_a_rate_written_before_it() {
+        let q = "What is the maximum charge for certified transcripts?";
+        let quote = "Certified transcripts cost $3 per page, capped at a maximum of $45.";
+        assert_eq!(ranked(q, quote, AnswerType::Money, None)[0], "$45");
+        // Asked plainly, the first written still leads.
+        let q = "What do certified transcripts cost?";
+        assert_eq!(ranked(q, quote, AnswerType::Money, None)[0], "$3");
+    }
+
+    #[test]
+    fn wording_around_a_plain_value_sets_its_bound() {
+        let quote = "For safety reasons the maximum number of riders on the lift at one \
+                     time is 40.";
+        let q = "What is the maximum number of riders?";
+        assert_eq!(
+            ranked(q, quote, AnswerType::Quantity, Some(UnitFamily::Count))[0],
+            "40"
+        );
+        let quote = "A single donation may not exceed $2,000.";
+        let mut vs = find(quote, AnswerType::Money, None);
+        refine(quote, &mut vs);
+        assert_eq!(vs[0].bound, Bound::Max);
+        let quote = "The smallest lot allowed is 600 square metres.";
+        let mut vs = find(quote, AnswerType::Quantity, Some(UnitFamily::Area));
+        refine(quote, &mut vs);
+        assert_eq!(vs[0].bound, Bound::Min);
+    }
+
+    #[test]
+    fn a_range_is_read_as_a_floor_and_a_ceiling() {
+        let quote = "Licence fees range from $80 to $900 depending on the vessel.";
+        let q = "What is the highest licence fee?";
+        assert_eq!(ranked(q, quote, AnswerType::Money, None)[0], "$900");
+        let q = "What is the minimum licence fee?";
+        assert_eq!(ranked(q, quote, AnswerType::Money, None)[0], "$80");
+        let between = "Deposits are between $100 and $250.";
+        let mut vs = find(between, AnswerType::Money, None);
+        ranges(between, &mut vs);
+        assert_eq!(
+            vs.iter().map(|v| v.bound).collect::<Vec<_>>(),
+            [Bound::Min, Bound::Max]
+        );
+    }
+
+    #[test]
+    fn a_part_answers_when_the_question_says_what_its_clause_says() {
+        let quote = "The committee has eleven members, four of whom are elected by the staff.";
+        let part = "How many committee members are elected by the staff?";
+        let count = Some(UnitFamily::Count);
+        assert_eq!(ranked(part, quote, AnswerType::Quantity, count)[0], "four");
+        let total = "How many members does the committee have?";
+        assert_eq!(
+            ranked(total, quote, AnswerType::Quantity, count)[0],
+            "eleven"
+        );
+        let including = "The fleet has 40 buses, including 12 electric buses.";
+        let q = "How many electric buses does the fleet have?";
+        assert_eq!(ranked(q, including, AnswerType::Quantity, count)[0], "12");
+    }
+
+    #[test]
+    fn a_figure_the_question_states_is_its_condition_not_its_answer() {
+        let quote = "Groups of more than 25 children need 3 supervisors.";
+        let q = "How many supervisors do groups of more than 25 children need?";
+        let got = ranked(q, quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        assert_eq!(got, ["3"]);
+    }
+}

@@ -1,0 +1,211 @@
+//! When a value holds: the span of time a clause states it for, and former values.
+//!
+//! A period named next to a cue word bounds the time a value holds: "since", "from",
+//! "as of", "effective", "beginning", "starting" open it; "until", "through", "till"
+//! close it at the named period's end; "before", "prior to" close it before the period
+//! begins; "after" opens it once the period is over; "in", "during", "for" hold it to the
+//! period. A question asks about such a span the same way ("before 2024"). A value whose
+//! span and the asked span do not meet is not the asked period's.
+//!
+//! A value stated as a former one ("previously", "formerly", "former", "used to", or a
+//! span closed by "until …" told in the past tense) is not a current value: it answers
+//! only a question that asks about a past span itself.
+
+use crate::frame::Frame;
+use crate::period::Period;
+
+/// A span of time in months since year 0, both ends inclusive; an open end is `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Span {
+    /// The first month, when bounded.
+    pub from: Option<u32>,
+    /// The last month, when bounded.
+    pub to: Option<u32>,
+}
+
+impl Span {
+    /// Whether the two spans share no month.
+    pub(super) fn disjoint(&self, other: &Span) -> bool {
+        let before = |a: &Span, b: &Span| matches!((a.to, b.from), (Some(t), Some(f)) if t < f);
+        before(self, other) || before(other, self)
+    }
+}
+
+/// The first and last month period `p` covers (a year: January to December).
+fn months(p: &Period) -> Option<(u32, u32)> {
+    let y = u32::from(p.year?) * 12;
+    Some(match (p.month, p.quarter) {
+        (Some(m), _) => (y + u32::from(m) - 1, y + u32::from(m) - 1),
+        (None, Some(q)) => (y + 3 * (u32::from(q) - 1), y + 3 * u32::from(q) - 1),
+        _ => (y, y + 11),
+    })
+}
+
+/// How a cue word bounds the span of the period after it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    /// From the period's start on.
+    Opens,
+    /// To the period's end.
+    Closes,
+    /// Up to the month before the period starts.
+    Before,
+    /// From the month after the period ends.
+    After,
+    /// Within the period.
+    Within,
+}
+
+/// Cue words (lower case, as the text writes them before a period) and how they bound.
+const CUES: &[(&str, Cue)] = &[
+    ("since", Cue::Opens),
+    ("from", Cue::Opens),
+    ("as of", Cue::Opens),
+    ("as from", Cue::Opens),
+    ("effective", Cue::Opens),
+    ("beginning", Cue::Opens),
+    ("starting", Cue::Opens),
+    ("until", Cue::Closes),
+    ("till", Cue::Closes),
+    ("through", Cue::Closes),
+    ("to", Cue::Closes),
+    ("before", Cue::Before),
+    ("prior to", Cue::Before),
+    ("after", Cue::After),
+    ("in", Cue::Within),
+    ("during", Cue::Within),
+    ("for", Cue::Within),
+];
+
+/// The span `text` states by cue words before the periods it names; `None` when no
+/// period of it stands after a cue word.
+pub(super) fn span(text: &str) -> Option<Span> {
+    let lower = crate::figure::normalise(text).to_lowercase();
+    let mut out = Span::default();
+    let mut any = false;
+    for p in crate::period::periods(&lower) {
+        let Some((first, last)) = months(&p) else {
+            continue;
+        };
+        let Some(at) = lower.find(&p.text.to_lowercase()) else {
+            continue;
+        };
+        let Some(cue) = cue_before(&lower[..at]) else {
+            continue;
+        };
+        any = true;
+        match cue {
+            Cue::Opens => out.from = Some(first),
+            Cue::Closes => out.to = Some(last),
+            Cue::Before => out.to = Some(first.saturating_sub(1)),
+            Cue::After => out.from = Some(last + 1),
+            Cue::Within => {
+                out.from = out.from.or(Some(first));
+                out.to = out.to.or(Some(last));
+            }
+        }
+    }
+    any.then_some(out)
+}
+
+/// The cue word that ends `before` (the text before a period, up to three words back,
+/// through "the", "1", "31" of a date written day first).
+fn cue_before(before: &str) -> Option<Cue> {
+    let words: Vec<String> = crate::text::words(before);
+    let tail: Vec<&str> = words
+        .iter()
+        .rev()
+        .map(String::as_str)
+        .skip_while(|w| *w == "the" || w.chars().all(|c| c.is_ascii_digit()))
+        .take(2)
+        .collect();
+    let one = tail.first().copied().unwrap_or("");
+    let two = tail
+        .get(1)
+        .map(|w| format!("{w} {one}"))
+        .unwrap_or_default();
+    CUES.iter()
+        .find(|(c, _)| *c == two || *c == one)
+        .map(|(_, cue)| *cue)
+}
+
+/// Words that mark a value as a former one.
+const FORMER: &[&str] = &["previously", "formerly", "former", "earlier"];
+
+/// Whether `clause` states its value as a former one: a word of [`FORMER`], "used to",
+/// or a span closed by "until"/"till" told in the past tense ("until 2021 the fee was").
+pub(super) fn former(clause: &str) -> bool {
+    let lower = clause.to_lowercase();
+    let words = crate::text::words(&lower);
+    let has = |w: &str| words.iter().any(|x| x == w);
+    let closed = span(&lower).is_some_and(|s| s.to.is_some() && s.from.is_none())
+        && ["until", "till"].iter().any(|c| has(c));
+    let past = ["was", "were", "had"].iter().any(|w| has(w));
+    FORMER.iter().any(|w| has(w)) || lower.contains("used to") || (closed && past)
+}
+
+/// The span question `f` asks about, from its own words.
+pub(super) fn asked(f: &Frame) -> Option<Span> {
+    span(&f.qualifiers.join(" "))
+}
+
+/// Whether the value of `clause` holds outside what question `f` asks about: its span
+/// and the asked one share no month, or it is a former value and the question asks
+/// about no span of time.
+pub(super) fn outside(f: &Frame, clause: &str) -> bool {
+    match (asked(f), span(clause)) {
+        (Some(q), Some(v)) if q.disjoint(&v) => true,
+        (None, _) => former(clause) && !asks_former(f),
+        _ => false,
+    }
+}
+
+/// Whether question `f` asks for a former value in its own words ("previous", "former",
+/// "originally").
+fn asks_former(f: &Frame) -> bool {
+    f.qualifiers.iter().any(|w| {
+        FORMER.contains(&w.as_str()) || matches!(w.as_str(), "previous" | "originally" | "old")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::frame;
+
+    #[test]
+    fn cue_words_bound_the_span_of_the_period_after_them() {
+        let s = span("Since March 2023, the levy is 4%").unwrap();
+        assert_eq!(s.from, Some(2023 * 12 + 2));
+        assert_eq!(s.to, None);
+        let s = span("before 2020").unwrap();
+        assert_eq!(s.to, Some(2019 * 12 + 11));
+        let s = span("until 30 June 2022 the rate was $9").unwrap();
+        assert_eq!(s.to, Some(2022 * 12 + 5));
+        assert!(span("The levy is 4% of turnover").is_none());
+    }
+
+    #[test]
+    fn a_value_for_a_span_the_question_does_not_ask_about_is_outside() {
+        let f = frame("What was the largest award before 2022?");
+        assert!(outside(&f, "From January 2022 the largest award is $9,000"));
+        assert!(!outside(&f, "In 2020 the largest award was $5,000"));
+        let f = frame("What is the largest award in 2023?");
+        assert!(outside(
+            &f,
+            "Until 31 December 2021 the largest award was $5,000"
+        ));
+        assert!(!outside(&f, "Since 2022 the largest award is $9,000"));
+    }
+
+    #[test]
+    fn a_former_value_answers_no_plain_question() {
+        let f = frame("What is the renewal fee?");
+        assert!(outside(&f, "Until 1 May 2020 the renewal fee was $35"));
+        assert!(outside(&f, "The renewal fee was formerly $35"));
+        assert!(!outside(&f, "The renewal fee is $35 until further notice"));
+        assert!(!outside(&f, "The renewal fee is $35"));
+        let f = frame("What was the previous renewal fee?");
+        assert!(!outside(&f, "The renewal fee was formerly $35"));
+    }
+}
