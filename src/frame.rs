@@ -895,15 +895,8 @@ fn measured_type(
     let s = format!(" {} ", w.join(" "));
     let has = |p: &str| s.contains(&format!(" {p} "));
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
-    // "in kg", "how many tonnes": the unit asked names its family, and a value in
-    // another unit of that family is converted to it.
-    if let Some((f, unit)) = unit_asked(w) {
-        return (AnswerType::Quantity, Some(f), Some(unit.to_string()));
-    }
-    // "How much does a permit for a fence lower than 2 metres cost?": a price is asked;
-    // the measure is the condition it is asked under.
-    if has("how much") && any(COST_WORDS) {
-        return (AnswerType::Money, None, None);
+    if let Some(t) = unit_or_price(w) {
+        return t;
     }
     if let Some(f) = family_asked(w) {
         return (AnswerType::Quantity, Some(f), None);
@@ -944,19 +937,7 @@ fn measured_type(
         );
     }
     if has("how many") || has("how much") || has("what quantity") {
-        // A unit written after a figure of the question is its condition ("more than
-        // 5 hectares"), not the measure asked.
-        let named = |i: usize, x: &String| {
-            let after_figure = i > 0 && w[i - 1].chars().any(|c| c.is_ascii_digit());
-            if after_figure {
-                return None;
-            }
-            FAMILY_UNITS
-                .iter()
-                .find(|(u, _)| x.trim_end_matches('s') == *u || x.starts_with(u))
-                .map(|(_, f)| *f)
-        };
-        if let Some(f) = w.iter().enumerate().find_map(|(i, x)| named(i, x)) {
+        if let Some(f) = family_unit_named(w) {
             return (AnswerType::Quantity, Some(f), None);
         }
         let currency = counted
@@ -977,6 +958,34 @@ fn measured_type(
         };
     }
     named_type(w, first)
+}
+
+/// The type of a question that names the unit it asks in ("in kg", "how many tonnes":
+/// a value in another unit of that family is converted to it) or asks a price by "how
+/// much" ("How much does a permit for a fence lower than 2 metres cost?": the measure is
+/// the condition the price is asked under).
+fn unit_or_price(w: &[String]) -> Option<(AnswerType, Option<UnitFamily>, Option<String>)> {
+    if let Some((f, unit)) = unit_asked(w) {
+        return Some((AnswerType::Quantity, Some(f), Some(unit.to_string())));
+    }
+    let s = format!(" {} ", w.join(" "));
+    let cost = w.iter().any(|x| COST_WORDS.contains(&x.as_str()));
+    (s.contains(" how much ") && cost).then_some((AnswerType::Money, None, None))
+}
+
+/// The family of a unit word the question names, not written after one of its own
+/// figures (a unit there is its condition: "more than 5 hectares").
+fn family_unit_named(w: &[String]) -> Option<UnitFamily> {
+    w.iter().enumerate().find_map(|(i, x)| {
+        let after_figure = i > 0 && w[i - 1].chars().any(|c| c.is_ascii_digit());
+        if after_figure {
+            return None;
+        }
+        FAMILY_UNITS
+            .iter()
+            .find(|(u, _)| x.trim_end_matches('s') == *u || x.starts_with(u))
+            .map(|(_, f)| *f)
+    })
 }
 
 /// Words that say a price is asked ("how much does … cost").

@@ -1044,16 +1044,16 @@ pub(super) fn decide(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) 
     boxes::decide(f, n).unwrap_or_else(|| decide_frame(engine, f, n, multi_hop))
 }
 
-/// [`decide`] for every question but a checkbox's.
-fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
-    let measured = without_measure(f);
-    let f = measured.as_ref().unwrap_or(f);
-    let (covering, misses, named) = covering(engine, f, n, multi_hop);
-    let anything = n.verified().next().is_some();
-    if !f.answer_type.is_value() {
-        return unvalued(f, n, &covering, &misses, anything);
-    }
-    let stated: Vec<(&String, Found, usize)> = covering
+/// The covering items that state a value of the asked type, each with its first value
+/// (the one the question binds to) and how many it states: binding text first, then, for
+/// a minimum or a maximum, values stated as one.
+fn stated_values<'a>(
+    engine: &Engine,
+    f: &Frame,
+    n: &Numbered,
+    covering: &[(&'a String, &'a Verdict)],
+) -> Vec<(&'a String, Found, usize)> {
+    let stated: Vec<(&'a String, Found, usize)> = covering
         .iter()
         .filter_map(|(id, v)| {
             let c = &v.candidate;
@@ -1078,6 +1078,19 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
         };
         stated.sort_by_key(|(_, v, _)| v.bound != bound);
     }
+    stated
+}
+
+/// [`decide`] for every question but a checkbox's.
+fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> Decision {
+    let measured = without_measure(f);
+    let f = measured.as_ref().unwrap_or(f);
+    let (covering, misses, named) = covering(engine, f, n, multi_hop);
+    let anything = n.verified().next().is_some();
+    if !f.answer_type.is_value() {
+        return unvalued(f, n, &covering, &misses, anything);
+    }
+    let stated = stated_values(engine, f, n, &covering);
     let Some((lead, value, several)) = stated.first().cloned() else {
         return no_value(f, n, &covering, &misses, anything, multi_hop);
     };
@@ -1202,7 +1215,7 @@ fn no_value(
     if !anything {
         return Decision::default();
     }
-    if let Some(d) = absent(f, covering) {
+    if let Some(d) = exempt_alone(f, covering).or_else(|| absent(f, covering)) {
         return d;
     }
     let why = format!(
@@ -1220,6 +1233,25 @@ fn no_value(
         };
     }
     unmet(why)
+}
+
+/// The decision when no covering item states a value but one exempts the asked case in
+/// a clause naming everything the question asks about: that exemption answers.
+fn exempt_alone(f: &Frame, covering: &[(&String, &Verdict)]) -> Option<Decision> {
+    let (id, _) = covering.iter().find(|(_, v)| {
+        exempt::clauses(&v.candidate.quote)
+            .iter()
+            .any(|x| exempt::exempts(x) && exempt::covers_asked(f, "", x))
+    })?;
+    Some(Decision {
+        keep: Some(vec![(*id).clone()]),
+        note: vec![format!(
+            "a cited passage exempts the case the question asks about, so no {} applies to it",
+            f.answer_type.noun()
+        )],
+        settled: true,
+        ..Decision::default()
+    })
 }
 
 /// The decision when a covering item says that what is asked has not been set (see
