@@ -1,26 +1,40 @@
 //! Numbers and figures read as values, for every check that compares what two texts state.
+//! This is the one number reader of the engine: values, answers and the gate read here.
 //!
-//! * A **number** is a run of digits with its thousands separators (`4,890`; `35 000 000`
-//!   when every group after the first has three digits), its decimal part (`12.5`), a
-//!   currency before it (`$`, `€`, `£`, `EUR`, `USD`, …), a scale word after it (`$5
-//!   million`), or a run of number words (`seventy`, `twenty-five`, `one hundred and
-//!   ten`). Digits glued to letters (`FY2023`, `E2`, `10m2`) are not numbers. Text is
-//!   read after NFKC normalisation, so full-width digits (`２０２３`) are digits.
-//!   Superscripts and subscripts as HTML is stored (`10^25`, `CO_2`) never fuse: `10^n`
-//!   is read as a power of ten (n ≤ 30), any other power, exponent or index is no number;
-//!   a footnote marker glued after a sentence-final period (`President.2 The`) is none.
+//! * A **number** is a run of digit groups with its marks (`4,890`; `35 000 000` when every
+//!   group after the first has three digits; `1.250.000`; `1.000,50`; `12.5`; `5,5`), a
+//!   currency before it (`$`, `€`, `£`, `EUR`, `USD`, …), a scale after it (`$5 million`,
+//!   `EUR 2.5 Mio`, `$3bn`, `€5k` — `k`, `m` and `b` only after a currency), or a run of
+//!   number words (`seventy`, `twenty-five`, `one hundred and ten`). A number restated in
+//!   brackets (`ten (10)`, `10 (ten)`) is one number. Digits glued to letters (`FY2023`,
+//!   `E2`, `10m2`) are not numbers. Text is read after NFKC normalisation, so full-width
+//!   digits (`２０２３`) are digits. Superscripts and subscripts as HTML is stored (`10^25`,
+//!   `CO_2`) never fuse: `10^n` is read as a power of ten (n ≤ 30), any other power,
+//!   exponent or index is no number; a footnote marker glued after a sentence-final period
+//!   (`President.2 The`) is none.
+//! * **Marks** are read by the shape of the run first: a mark used twice groups digits
+//!   (`1.250.000`), of two marks the last is the decimal one (`1.000,50`, `1,000.50`), a
+//!   mark before one, two or four digits or after a lone `0` is decimal (`5,5`, `12.50`,
+//!   `0.250`). One mark before three digits (`1.250`, `1,250`) is ambiguous in isolation
+//!   and is read in the text's [`NumberFormat`], which its unambiguous numbers show; where
+//!   they show none (or both), a comma groups (the engine's English default) and a dot is
+//!   left [`Reading::Ambiguous`]: the value lists both readings (`1.25|1250`) and equals
+//!   only a number written as ambiguously. A run of marks that is no number's shape
+//!   (`5.2.2`, `31.12.2030`) is [`Reading::Unread`]: its value is the text as written.
 //! * A **figure** is a number with its unit (`30 days` → `30 day`, `12.5%` → `12.5
 //!   percent`, `$5,000` → `5000 dollar`, `seven (7) years` → `7 year`), and its
 //!   [`Bound`]: `not less than`, `at least`, `minimum` make a minimum; `up to`, `not more
 //!   than`, `maximum`, `within` a maximum.
 //! * [`verbatim_part`]: a piece of a quote is verbatim only when it starts and ends on
 //!   word boundaries and never inside a number (`$5` is not a part of `$5,000`, nor `5%`
-//!   of `12.5%`, nor `1` of `10 years`).
+//!   of `12.5%`, nor `1` of `10 years`, nor `EUR 35` of `EUR 35 000 000`).
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use unicode_normalization::UnicodeNormalization;
+
+mod marks;
 
 /// Text in NFKC form when it has anything but ASCII (full-width digits become digits).
 pub fn normalise(text: &str) -> Cow<'_, str> {
@@ -42,6 +56,51 @@ pub enum Bound {
     Max,
 }
 
+/// How surely a number's value was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reading {
+    /// One value, in canonical decimal form (`5000`, `12.5`).
+    Exact,
+    /// Two values the text allows, both listed (`1.25|1250`): one mark before three digits
+    /// in a text that shows no format, or words and digits that disagree (`ten (12)`).
+    Ambiguous,
+    /// No number's shape (`5.2.2`, `1,2,3`): the value is the text as written.
+    Unread,
+}
+
+/// How a text writes its decimals, as its unambiguous numbers show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum NumberFormat {
+    /// A decimal point; commas group digits (`1,250.50`).
+    Point,
+    /// A decimal comma; dots group digits (`1.250,50`).
+    Comma,
+    /// Not shown, or shown both ways.
+    Unknown,
+}
+
+impl NumberFormat {
+    /// The format `text`'s unambiguous numbers show (normalised first): one mark used
+    /// twice, two marks, or a mark before other than three digits. `Unknown` when they
+    /// show none or disagree.
+    pub fn of(text: &str) -> NumberFormat {
+        let text = normalise(text);
+        let shown: BTreeSet<NumberFormat> = scan(&text, NumberFormat::Unknown).1.into_iter().collect();
+        match (shown.len(), shown.first()) {
+            (1, Some(f)) => *f,
+            _ => NumberFormat::Unknown,
+        }
+    }
+
+    /// This format where it is known, else `other`.
+    pub fn or(self, other: NumberFormat) -> NumberFormat {
+        match self {
+            NumberFormat::Unknown => other,
+            known => known,
+        }
+    }
+}
+
 /// A number in a text: its byte span (in the normalised text) and its value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Number {
@@ -49,12 +108,14 @@ pub struct Number {
     pub start: usize,
     /// End of the number (its scale word and percent sign included).
     pub end: usize,
-    /// The value in canonical decimal form (`5000`, `12.5`).
+    /// The value in canonical decimal form (`5000`, `12.5`); see [`Reading`] for the others.
     pub value: String,
     /// A unit the number carries itself: a currency or `percent`.
     pub unit: Option<&'static str>,
-    /// Whether it was written in words.
+    /// Whether it was written in words only.
     pub words: bool,
+    /// How surely the value was read.
+    pub reading: Reading,
 }
 
 /// A figure: a number with its unit and bound.
@@ -64,12 +125,14 @@ pub struct Figure {
     pub start: usize,
     /// End of its unit.
     pub end: usize,
-    /// The value (`7`, `12.5`).
+    /// The value (`7`, `12.5`; see [`Reading`]).
     pub value: String,
     /// The unit, singular (`year`, `percent`, `dollar`).
     pub unit: String,
     /// Floor, ceiling or plain.
     pub bound: Bound,
+    /// How surely the value was read.
+    pub reading: Reading,
 }
 
 impl Figure {
@@ -135,6 +198,24 @@ fn scale_value(w: &str) -> Option<u32> {
     }
 }
 
+/// Abbreviations of a scale (`EUR 2.5 Mio`, `$3bn`): always a scale after digits.
+const SCALE_ABBREVIATIONS: &[(&str, u32)] =
+    &[("mio", 6), ("mln", 6), ("mn", 6), ("bn", 9), ("mrd", 9)];
+
+/// Letters that are a scale only right after a currency (`$5k`, `€2 m`, `$1.2b`): alone,
+/// `5k` or `10m` may be a distance.
+const CURRENCY_SCALES: &[(&str, u32)] = &[("k", 3), ("m", 6), ("b", 9)];
+
+/// The power of ten a word after digits scales them by: `thousand`, `million`, …, an
+/// abbreviation, or (after a currency, `money`) `k`, `m`, `b`.
+fn scale_of(w: &str, money: bool) -> Option<u32> {
+    let abbreviated = |list: &[(&str, u32)]| list.iter().find(|(a, _)| *a == w).map(|x| x.1);
+    scale_value(w)
+        .filter(|e| *e >= 3)
+        .or_else(|| abbreviated(SCALE_ABBREVIATIONS))
+        .or_else(|| abbreviated(CURRENCY_SCALES).filter(|_| money))
+}
+
 /// Currency signs and codes, and the unit they stand for.
 fn currency(s: &str) -> Option<&'static str> {
     match s {
@@ -153,7 +234,8 @@ struct Tok {
     text: String,
 }
 
-/// Tokens: runs of alphanumerics, and every other non-space character alone.
+/// Tokens: runs of alphanumerics, and every other non-space character alone. Digits with
+/// a scale glued after them (`5k`, `3bn`) are two tokens that touch.
 fn tokens(text: &str) -> Vec<Tok> {
     let mut out: Vec<Tok> = Vec::new();
     let mut run: Option<usize> = None;
@@ -163,11 +245,7 @@ fn tokens(text: &str) -> Vec<Tok> {
             continue;
         }
         if let Some(s) = run.take() {
-            out.push(Tok {
-                start: s,
-                end: i,
-                text: text[s..i].to_lowercase(),
-            });
+            push_run(&mut out, text, s, i);
         }
         if !c.is_whitespace() {
             out.push(Tok {
@@ -178,13 +256,40 @@ fn tokens(text: &str) -> Vec<Tok> {
         }
     }
     if let Some(s) = run {
-        out.push(Tok {
-            start: s,
-            end: text.len(),
-            text: text[s..].to_lowercase(),
-        });
+        push_run(&mut out, text, s, text.len());
     }
     out
+}
+
+/// The run of alphanumerics `text[s..e]` as a token, or two when it is digits and a
+/// scale glued to them.
+fn push_run(out: &mut Vec<Tok>, text: &str, s: usize, e: usize) {
+    let lower = text[s..e].to_lowercase();
+    let split = lower.find(|c: char| !c.is_ascii_digit()).filter(|&k| {
+        k > 0
+            && lower.len() == e - s
+            && scale_of(&lower[k..], true).is_some()
+            && !lower[k..].contains(|c: char| c.is_ascii_digit())
+    });
+    match split {
+        Some(k) => {
+            out.push(Tok {
+                start: s,
+                end: s + k,
+                text: lower[..k].to_string(),
+            });
+            out.push(Tok {
+                start: s + k,
+                end: e,
+                text: lower[k..].to_string(),
+            });
+        }
+        None => out.push(Tok {
+            start: s,
+            end: e,
+            text: lower,
+        }),
+    }
 }
 
 fn digits(t: &Tok) -> bool {
@@ -194,60 +299,6 @@ fn digits(t: &Tok) -> bool {
 /// Two tokens touch (no space between them).
 fn touch(a: &Tok, b: &Tok) -> bool {
     a.end == b.start
-}
-
-/// The numeric part starting at token `i` (digits): the end token index (exclusive) and
-/// the digits with a decimal point.
-fn digit_number(t: &[Tok], i: usize, text: &str) -> (usize, String) {
-    let mut int = t[i].text.clone();
-    let mut j = i + 1;
-    let mut spaced = int.len() <= 3;
-    let mut comma = false;
-    loop {
-        let sep = t.get(j).map(|x| x.text.as_str());
-        let next = t.get(j + 1);
-        let three = next.is_some_and(|n| digits(n) && n.text.len() == 3);
-        if sep == Some(",") && three {
-            // `4,890`: a comma between digit groups, touching both.
-            if touch(&t[j - 1], &t[j]) && touch(&t[j], &t[j + 1]) {
-                int.push_str(&t[j + 1].text);
-                comma = true;
-                spaced = false;
-                j += 2;
-                continue;
-            }
-        }
-        if spaced && !comma {
-            // `35 000 000`: groups of three separated by a (narrow) space.
-            if let Some(n) = t.get(j) {
-                let gap = &text[t[j - 1].end..n.start];
-                if digits(n)
-                    && n.text.len() == 3
-                    && !gap.is_empty()
-                    && gap
-                        .chars()
-                        .all(|c| c == ' ' || c == '\u{a0}' || c == '\u{202f}')
-                    && gap.chars().count() == 1
-                {
-                    int.push_str(&n.text);
-                    j += 1;
-                    continue;
-                }
-            }
-        }
-        break;
-    }
-    let mut value = int;
-    if t.get(j).is_some_and(|x| x.text == ".")
-        && t.get(j + 1).is_some_and(digits)
-        && touch(&t[j - 1], &t[j])
-        && touch(&t[j], &t[j + 1])
-    {
-        value.push('.');
-        value.push_str(&t[j + 1].text);
-        j += 2;
-    }
-    (j, value)
 }
 
 /// Canonical decimal form: no leading zeros in the integer part, no trailing zeros (or
@@ -343,89 +394,162 @@ fn footnote_marker(t: &[Tok], i: usize, text: &str) -> bool {
         || (next.len() < rest.len() && next.chars().next().is_some_and(char::is_uppercase))
 }
 
-/// The numbers of `text` (already normalised: see [`normalise`]).
+/// The numbers of `text` (already normalised: see [`normalise`]), read in the format
+/// its own numbers show ([`NumberFormat::of`]).
 pub fn numbers(text: &str) -> Vec<Number> {
+    numbers_in(text, NumberFormat::of(text))
+}
+
+/// The numbers of `text` (already normalised), with one mark before three digits read
+/// in `fmt` (see the module docs).
+pub fn numbers_in(text: &str, fmt: NumberFormat) -> Vec<Number> {
+    scan(text, fmt).0
+}
+
+/// The numbers of `text` read in `fmt`, and the formats their shapes show (a lone
+/// decimal only when its number is a quantity).
+fn scan(text: &str, fmt: NumberFormat) -> (Vec<Number>, Vec<NumberFormat>) {
     let t = tokens(text);
     let mut out = Vec::new();
+    let mut shown = Vec::new();
     let mut i = 0;
     while i < t.len() {
-        if let Some((n, next)) = number_at(&t, i, text) {
-            out.push(n);
-            i = next;
-        } else {
+        let Some((n, next, s)) = number_at(&t, i, text, fmt) else {
             i += 1;
+            continue;
+        };
+        if let Some(s) = s {
+            if s.by_groups || n.unit.is_some() || unit_after(&t, n.end).is_some() {
+                shown.push(s.format);
+            }
+        }
+        out.push(n);
+        i = next;
+    }
+    (merge_restated(text, out), shown)
+}
+
+/// Numbers restated in brackets as one: `ten (10)`, `10 (ten)`, spanning both. When the
+/// two disagree (`ten (12)`) the number is ambiguous.
+fn merge_restated(text: &str, nums: Vec<Number>) -> Vec<Number> {
+    let mut out: Vec<Number> = Vec::with_capacity(nums.len());
+    for n in nums {
+        let restates = out.last().is_some_and(|p| {
+            p.words != n.words
+                && text[p.end..n.start].trim() == "("
+                && text[n.end..].trim_start().starts_with(')')
+        });
+        let Some(prev) = out.last_mut().filter(|_| restates) else {
+            out.push(n);
+            continue;
+        };
+        prev.end = n.end + text[n.end..].find(')').map_or(0, |k| k + 1);
+        prev.unit = prev.unit.or(n.unit);
+        prev.words = false;
+        if prev.value != n.value {
+            let mut both: Vec<&str> = prev.value.split('|').chain(n.value.split('|')).collect();
+            both.sort_by(|a, b| by_magnitude(a, b));
+            both.dedup();
+            prev.value = both.join("|");
+            prev.reading = Reading::Ambiguous;
+        } else if n.reading != Reading::Exact {
+            prev.reading = n.reading;
         }
     }
     out
 }
 
-/// The number that starts at token `i`, and the token after it.
-fn number_at(t: &[Tok], i: usize, text: &str) -> Option<(Number, usize)> {
-    let tok = &t[i];
-    let glued_before =
-        i > 0 && touch(&t[i - 1], tok) && t[i - 1].text.chars().all(char::is_alphanumeric);
-    let (mut end, value, words) = if digits(tok) {
-        if glued_before || scripted(t, i) || footnote_marker(t, i, text) {
-            return None;
-        }
-        let (mut end, mut value) = digit_number(t, i, text);
-        // Digits glued to letters (`10m2`, `2023q1`) or a subscript (`10_2`) are an
-        // identifier, not a number.
-        if t.get(end).is_some_and(|n| {
-            touch(&t[end - 1], n)
-                && (n.text == "_" || n.text.chars().next().is_some_and(char::is_alphabetic))
-        }) {
-            return None;
-        }
-        if t.get(end)
-            .is_some_and(|n| n.text == "^" && touch(&t[end - 1], n))
-        {
-            // `10^25` is 10 to the 25th; any other power is no value we read.
-            let exp = t
-                .get(end + 1)
-                .filter(|e| digits(e) && touch(&t[end], e))
-                .and_then(|e| e.text.parse::<u32>().ok())
-                .filter(|e| *e <= 30 && value == "10")?;
-            value = scaled("1", exp);
-            end += 2;
-        }
-        (end, value, false)
+/// Two values ordered by size (text order when either is not a decimal).
+fn by_magnitude(a: &str, b: &str) -> std::cmp::Ordering {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x.total_cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
+/// Whether the token before `i` is a word glued to it (`FY2023`, `E2`).
+fn glued_before(t: &[Tok], i: usize) -> bool {
+    i > 0 && touch(&t[i - 1], &t[i]) && t[i - 1].text.chars().all(char::is_alphanumeric)
+}
+
+/// The digits at token `i` read in `fmt`: the token after them, the value, its reading
+/// and the format their shape shows. `money`: a currency stands before them, so a glued
+/// `k`, `m` or `b` is a scale.
+fn digits_at(
+    t: &[Tok],
+    i: usize,
+    text: &str,
+    fmt: NumberFormat,
+    money: bool,
+) -> Option<(usize, String, Reading, Option<marks::Shown>)> {
+    if glued_before(t, i) || scripted(t, i) || footnote_marker(t, i, text) {
+        return None;
+    }
+    let run = marks::run_at(t, i, text);
+    let (mut value, reading, shown) = marks::read(t, &run, text, fmt);
+    let mut end = run.end();
+    // Digits glued to letters (`10m2`, `2023q1`) or a subscript (`10_2`) are an
+    // identifier, not a number; a glued scale (`$5k`) is read by the caller.
+    if t.get(end).is_some_and(|n| {
+        touch(&t[end - 1], n)
+            && (n.text == "_"
+                || (n.text.chars().next().is_some_and(char::is_alphabetic)
+                    && scale_of(&n.text, money).is_none()))
+    }) {
+        return None;
+    }
+    if t.get(end)
+        .is_some_and(|n| n.text == "^" && touch(&t[end - 1], n))
+    {
+        // `10^25` is 10 to the 25th; any other power is no value we read.
+        let exp = t
+            .get(end + 1)
+            .filter(|e| digits(e) && touch(&t[end], e))
+            .and_then(|e| e.text.parse::<u32>().ok())
+            .filter(|e| *e <= 30 && value == "10" && run.single())?;
+        value = scaled("1", exp);
+        end += 2;
+    }
+    Some((end, value, reading, shown))
+}
+
+/// The number that starts at token `i` read in `fmt`, the token after it, and the format
+/// its shape shows.
+fn number_at(
+    t: &[Tok],
+    i: usize,
+    text: &str,
+    fmt: NumberFormat,
+) -> Option<(Number, usize, Option<marks::Shown>)> {
+    // Currency before: `$5`, `EUR 35 000 000`, `US$ 10`.
+    let money = i.checked_sub(1).and_then(|k| currency(&t[k].text));
+    let (mut end, mut value, reading, words, shown) = if digits(&t[i]) {
+        let (end, value, reading, shown) = digits_at(t, i, text, fmt, money.is_some())?;
+        (end, value, reading, false, shown)
     } else {
         let (end, v) = word_number(t, i)?;
-        (end, v.to_string(), true)
+        (end, v.to_string(), Reading::Exact, true, None)
     };
-    let mut start = tok.start;
-    let mut unit = None;
-    // Currency before: `$5`, `EUR 35 000 000`, `US$ 10`.
-    if i > 0 {
-        if let Some(c) = currency(&t[i - 1].text) {
-            unit = Some(c);
-            start = t[i - 1].start;
-        }
-    }
-    let mut value = canonical(&value);
-    if let Some(e) = t
-        .get(end)
-        .and_then(|n| scale_value(&n.text))
-        .filter(|e| *e >= 3)
-    {
-        value = scaled(&value, e);
+    let start = if money.is_some() { t[i - 1].start } else { t[i].start };
+    let scale = t.get(end).and_then(|n| scale_of(&n.text, money.is_some()));
+    if let Some(e) = scale.filter(|_| reading != Reading::Unread) {
+        value = value.split('|').map(|v| scaled(v, e)).collect::<Vec<_>>().join("|");
         end += 1;
     }
+    let mut unit = money;
     if t.get(end).is_some_and(|n| n.text == "%") {
         unit = Some("percent");
         end += 1;
     }
-    Some((
-        Number {
-            start,
-            end: t[end - 1].end,
-            value,
-            unit,
-            words,
-        },
-        end,
-    ))
+    let number = Number {
+        start,
+        end: t[end - 1].end,
+        value,
+        unit,
+        words,
+        reading,
+    };
+    Some((number, end, shown))
 }
 
 /// The bound words right before a number (up to four words back) or right after it.
@@ -495,38 +619,44 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
     }
 }
 
-/// The figures of `text` (normalised first), in order of appearance.
+/// The figures of `text` (normalised first), in order of appearance, read in the format
+/// its own numbers show.
 pub fn figures_of(text: &str) -> Vec<Figure> {
     let text = normalise(text);
+    figures_in(&text, NumberFormat::of(&text))
+}
+
+/// The figures of `text` (normalised first) with its numbers read in `fmt`.
+pub fn figures_in(text: &str, fmt: NumberFormat) -> Vec<Figure> {
+    let text = normalise(text);
     let t = tokens(&text);
-    let nums = numbers(&text);
     let mut out = Vec::new();
-    for (k, n) in nums.iter().enumerate() {
-        // `seven (7) years`: the digits restate the words; the figure is read once.
-        if n.words
-            && nums
-                .get(k + 1)
-                .is_some_and(|m| m.value == n.value && text[n.end..m.start].trim() == "(")
-        {
-            continue;
-        }
+    for n in numbers_in(&text, fmt) {
         let unit = n.unit.map(str::to_string).or_else(|| unit_after(&t, n.end));
         let Some(unit) = unit else { continue };
-        let end = n.end;
         out.push(Figure {
             start: n.start,
-            end,
-            value: n.value.clone(),
+            end: n.end,
+            value: n.value,
             unit,
             bound: bound_of(&text, n.start, n.end),
+            reading: n.reading,
         });
     }
     out
 }
 
-/// The unit after a number ending at byte `end`: through fillers and a restating `(7)`.
+/// The unit after a number ending at byte `end`: through the period of a scale's
+/// abbreviation (`2,5 Mio. EUR`), fillers and a restating `(7)`.
 fn unit_after(t: &[Tok], end: usize) -> Option<String> {
     let mut j = t.iter().position(|x| x.start >= end)?;
+    let abbreviated = j > 0
+        && SCALE_ABBREVIATIONS
+            .iter()
+            .any(|(a, _)| *a == t[j - 1].text.as_str());
+    if abbreviated && t[j].text == "." {
+        j += 1;
+    }
     while t
         .get(j)
         .is_some_and(|x| UNIT_FILLERS.contains(&x.text.as_str()))
@@ -559,7 +689,12 @@ fn unit_after(t: &[Tok], end: usize) -> Option<String> {
 
 /// The figures `text` states as `value unit` keys, sorted and distinct.
 pub fn figure_keys(text: &str) -> Vec<String> {
-    figures_of(text)
+    figure_keys_in(text, NumberFormat::of(text))
+}
+
+/// The figures of `text` read in `fmt`, as `value unit` keys, sorted and distinct.
+pub fn figure_keys_in(text: &str, fmt: NumberFormat) -> Vec<String> {
+    figures_in(text, fmt)
         .into_iter()
         .map(|f| f.key())
         .collect::<BTreeSet<_>>()
@@ -621,19 +756,34 @@ fn drops_qualifier(text: &str, end: usize) -> bool {
         .take_while(|c| c.is_alphabetic())
         .collect::<String>()
         .to_lowercase();
-    scale_value(&word).is_some_and(|e| e >= 3) || matches!(word.as_str(), "bn" | "m" | "k")
+    scale_of(&word, true).is_some()
 }
 
 /// Whether `piece` occurs in `quote` starting and ending on word boundaries, never inside
 /// a number (see the module docs).
 pub fn verbatim_part(quote: &str, piece: &str) -> bool {
+    !verbatim_spans(quote, piece).is_empty()
+}
+
+/// Every place `[start, end)` where `piece` occurs in `quote` starting and ending on word
+/// boundaries, never inside a number (its digit groups, currency, scale, percent sign or
+/// a restatement in brackets: `EUR 35` is no part of `EUR 35 000 000`).
+pub fn verbatim_spans(quote: &str, piece: &str) -> Vec<(usize, usize)> {
     if piece.is_empty() {
-        return false;
+        return Vec::new();
     }
-    quote.match_indices(piece).any(|(s, _)| {
-        let e = s + piece.len();
-        !cuts(quote, s) && !cuts(quote, e) && !drops_qualifier(quote, e)
-    })
+    let spans: Vec<(usize, usize)> = numbers_in(quote, NumberFormat::Unknown)
+        .into_iter()
+        .map(|n| (n.start, n.end))
+        .collect();
+    let inside = |at: usize| spans.iter().any(|&(s, e)| s < at && at < e);
+    quote
+        .match_indices(piece)
+        .map(|(s, _)| (s, s + piece.len()))
+        .filter(|&(s, e)| {
+            !cuts(quote, s) && !cuts(quote, e) && !drops_qualifier(quote, e) && !inside(s) && !inside(e)
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -683,6 +833,96 @@ mod tests {
             "about 10^25 operations",
             "about 10^25 operations"
         ));
+    }
+
+    /// Each number of `s` as (raw text, value, reading).
+    fn read(s: &str) -> Vec<(String, String, Reading)> {
+        numbers(s)
+            .into_iter()
+            .map(|n| (s[n.start..n.end].to_string(), n.value, n.reading))
+            .collect()
+    }
+
+    fn one(s: &str) -> (String, String, Reading) {
+        let all = read(s);
+        assert_eq!(all.len(), 1, "{s}: {all:?}");
+        all[0].clone()
+    }
+
+    #[test]
+    fn grouping_and_decimal_marks_are_read_by_shape_then_by_the_texts_format() {
+        let exact = |raw: &str, v: &str| (raw.to_string(), v.to_string(), Reading::Exact);
+        // A mark used twice groups; of two marks the last is decimal.
+        assert_eq!(one("a fee of EUR 2.400.000"), exact("EUR 2.400.000", "2400000"));
+        assert_eq!(one("paid 3,750,000 in all"), exact("3,750,000", "3750000"));
+        assert_eq!(one("costs EUR 7.000,25 now"), exact("EUR 7.000,25", "7000.25"));
+        assert_eq!(one("costs $7,000.25 now"), exact("$7,000.25", "7000.25"));
+        assert_eq!(one("costs 12 500,75 EUR"), exact("12 500,75", "12500.75"));
+        assert_eq!(one("a rate of 3,5 %"), exact("3,5 %", "3.5"));
+        assert_eq!(one("a rate of 0.375"), exact("0.375", "0.375"));
+        assert_eq!(one("CHF 4'500"), exact("4'500", "4500"));
+        // One mark before three digits: the text's own format decides.
+        assert_eq!(
+            one("a fine of 3.600"),
+            ("3.600".into(), "3.6|3600".into(), Reading::Ambiguous)
+        );
+        assert_eq!(one("a fine of 3,600"), exact("3,600", "3600"));
+        let v = |s: &str| read(s).into_iter().map(|x| x.1).collect::<Vec<_>>();
+        assert_eq!(v("a fine of 3.600 and a cap of 1.000.000"), ["3600", "1000000"]);
+        assert_eq!(v("a fine of 3.600 and a rate of 2.5 %"), ["3.6", "2.5"]);
+        assert_eq!(v("a fine of 3,600 and a rate of 2,5 %"), ["3.6", "2.5"]);
+        assert_eq!(v("a fine of 3,600 and 1,250,000 more"), ["3600", "1250000"]);
+        // Evidence both ways leaves the text's format unknown.
+        assert_eq!(
+            v("3.600 in 1,5 % and 7,5 % and 2.5 %"),
+            ["3.6|3600", "1.5", "7.5", "2.5"]
+        );
+        // A lone decimal is evidence only with a unit: section 4.2 shows nothing.
+        assert_eq!(v("see section 4.2 on the fine of 3.600"), ["4.2", "3.6|3600"]);
+        assert_eq!(NumberFormat::of("rule 4.2 and rule 7.1"), NumberFormat::Unknown);
+        assert_eq!(NumberFormat::of("EUR 1.000,00"), NumberFormat::Comma);
+        assert_eq!(NumberFormat::of("5.5 percent"), NumberFormat::Point);
+        // No number's shape: read as written, never cut into numbers.
+        assert_eq!(one("see 5.2.2 below"), ("5.2.2".into(), "5.2.2".into(), Reading::Unread));
+        assert_eq!(v("on 31.12.2030"), ["31.12.2030"]);
+        assert_eq!(v("the years 2019,2020 and 2021"), ["2019", "2020", "2021"]);
+    }
+
+    #[test]
+    fn scale_words_and_abbreviations_are_part_of_the_number() {
+        let k = |s: &str| figure_keys(s);
+        assert_eq!(k("a budget of EUR 4.5 Mio"), ["4500000 euro"]);
+        assert_eq!(k("a budget of EUR 4,5 Mio. in total"), ["4500000 euro"]);
+        assert_eq!(k("4,5 Mio. EUR"), ["4500000 euro"]);
+        assert_eq!(k("raised $3bn"), ["3000000000 dollar"]);
+        assert_eq!(k("raised $ 2.5 bn"), ["2500000000 dollar"]);
+        assert_eq!(k("a grant of €40k"), ["40000 euro"]);
+        assert_eq!(k("a grant of £12m"), ["12000000 pound"]);
+        assert_eq!(k("seven thousand dollars"), ["7000 dollar"]);
+        assert_eq!(k("12 thousand euros"), ["12000 euro"]);
+        // `k` and `m` alone may be a distance: no number.
+        assert!(number_values("a 5k run over 10m", true).is_empty());
+        assert_eq!(one("EUR 2.5 Mio").0, "EUR 2.5 Mio");
+    }
+
+    #[test]
+    fn a_number_restated_in_brackets_is_one_number() {
+        assert_eq!(
+            one("for eight (8) years"),
+            ("eight (8)".into(), "8".into(), Reading::Exact)
+        );
+        assert_eq!(
+            one("for 8 (eight) years"),
+            ("8 (eight)".into(), "8".into(), Reading::Exact)
+        );
+        assert_eq!(
+            one("for eight (9) years"),
+            ("eight (9)".into(), "8|9".into(), Reading::Ambiguous)
+        );
+        let f = &figures_of("retained for twelve (12) months")[0];
+        assert_eq!((f.key(), f.start), ("12 month".to_string(), 13));
+        assert_eq!(figure_keys("for eight (9) years"), ["8|9 year"]);
+        assert_eq!(figure_keys("within five (5) business days"), ["5 day"]);
     }
 
     fn k_of(s: &str) -> Vec<String> {
@@ -742,5 +982,16 @@ mod tests {
         }
         assert!(!verbatim_part("a fine of $5 million", "a fine of $5"));
         assert!(!verbatim_part("a rate of 12.5 %", "a rate of 12.5"));
+        for (q, bad) in [
+            ("a fine of EUR 35 000 000.", "a fine of EUR 35"),
+            ("a fee of EUR 4.000,50 a month", "a fee of EUR 4"),
+            ("a fee of EUR 4.000,50 a month", "000,50 a month"),
+            ("kept for ten (10) years", "10) years"),
+            ("a budget of EUR 4.5 Mio", "a budget of EUR 4.5"),
+            ("raised $3bn", "raised $3"),
+        ] {
+            assert!(!verbatim_part(q, bad), "{bad}");
+        }
+        assert!(verbatim_part("a fee of EUR 4.000,50 a month", "a fee of EUR 4.000,50"));
     }
 }

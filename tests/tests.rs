@@ -16,6 +16,7 @@ mod mcp;
 mod milvus;
 mod output;
 mod provisions;
+mod readings;
 mod review;
 mod review_formats;
 mod review_rules;

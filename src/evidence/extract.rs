@@ -21,8 +21,8 @@
 //!   `Said`, …), or in lower case, is extended to include the sentence before it in the
 //!   same document; when there is none (start of the document, or a heading before it) it
 //!   is marked incomplete. "This Regulation", "this section" (the document or part the
-//!   quote stands in, [`OWN_DOCUMENT`]) and an impersonal "It is unlawful to …" are not
-//!   such references.
+//!   quote stands in, [`OWN_DOCUMENT`]), an impersonal "It is unlawful to …" and "The former
+//!   director" (a role's previous holder) are not such references.
 //! * A quote that only points elsewhere ("See § 5899(b).") is marked incomplete.
 //! * A quote that ends inside an open bracket is extended to the closing bracket, or marked
 //!   incomplete; one over [`MAX_PROVISION_WORDS`] words is marked incomplete.
@@ -536,14 +536,33 @@ pub fn opens_with_back_reference(quote: &str) -> bool {
     if BACK_REFERENCES.contains(&first) {
         return true;
     }
-    // "The above", "The same", "The foregoing", "The former/latter".
-    let w: Vec<String> = all.into_iter().take(2).collect();
-    w.len() == 2
+    // "The above", "The same", "The foregoing", "The former/latter"; but "former" before a
+    // role names the role's previous holder ("The former director, …"), no reference.
+    let w: Vec<String> = all.into_iter().take(3).collect();
+    let previous_holder =
+        w.get(1).is_some_and(|f| f == "former") && w.get(2).is_some_and(|r| is_role(r));
+    w.len() >= 2
         && w[0] == "the"
+        && !previous_holder
         && matches!(
             w[1].as_str(),
             "above" | "same" | "foregoing" | "former" | "latter" | "aforementioned"
         )
+}
+
+/// Words for a position a person holds (singular or plural): `the former director` is
+/// whoever held it before.
+const ROLES: &[&str] = &[
+    "director", "president", "chair", "chairman", "chairwoman", "chairperson", "officer",
+    "manager", "owner", "employee", "employer", "member", "minister", "secretary", "treasurer",
+    "head", "chief", "partner", "governor", "mayor", "commissioner", "administrator",
+    "trustee", "tenant", "landlord", "spouse", "husband", "wife", "resident", "student",
+    "ceo", "cfo", "auditor", "editor", "principal", "leader", "senator", "judge",
+];
+
+/// Whether `w` names a position a person holds ([`ROLES`], a plural `s` dropped).
+fn is_role(w: &str) -> bool {
+    ROLES.contains(&w) || w.strip_suffix('s').is_some_and(|s| ROLES.contains(&s))
 }
 
 /// Openings of a clause that continues an earlier one (no subject of its own).
@@ -1259,8 +1278,23 @@ mod tests {
             "It is used to treat the symptoms.",
             "Such a fine may not exceed EUR 500.",
             "This requirement follows section 5897.",
+            "The former applies to every county clinic.",
+            "The former option costs less than the second.",
+            "The latter director signed the report.",
         ] {
             assert!(opens_with_back_reference(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn the_former_holder_of_a_role_is_no_back_reference() {
+        for s in [
+            "The former treasurer of the club, Ann Lee, resigned in 2019.",
+            "The former owners sold the farm to the county in 2004.",
+        ] {
+            assert!(!opens_with_back_reference(s), "{s}");
+            let text = format!("## History\n\n{s}");
+            assert_eq!(quotes(&text), vec![(s.to_string(), Completeness::Complete)]);
         }
     }
 

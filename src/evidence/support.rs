@@ -140,10 +140,12 @@ fn cited_sentences(text: &str) -> Vec<CitedSentence> {
     out
 }
 
+/// Whether `body` is a part of a quote it cites that keeps the quote's polarity
+/// ([`super::claims::faithful_part`]): such a sentence needs no further check.
 fn verbatim_in(body: &str, ids: &[String], quotes: &HashMap<String, Option<String>>) -> bool {
     ids.iter().any(|id| {
         quotes.get(id).and_then(|q| q.as_deref()).is_some_and(|q| {
-            crate::figure::verbatim_part(&flat(&super::gate::neutralise_markers(q)), body)
+            super::claims::faithful_part(&flat(&super::gate::neutralise_markers(q)), body)
         })
     })
 }
@@ -316,5 +318,30 @@ mod tests {
             "Records are kept for a long time [E2].",
             &quotes
         ));
+    }
+
+    #[test]
+    fn a_part_that_drops_a_negation_is_checked_and_fails() {
+        let quotes: HashMap<String, Option<String>> = [
+            ("E1".to_string(), Some("Never post your access code online.".to_string())),
+            (
+                "E2".to_string(),
+                Some("No member may bring more than two guests.".to_string()),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        for text in [
+            "post your access code online [E1].",
+            "member may bring more than two guests [E2].",
+        ] {
+            assert!(needs_model(text, &quotes), "{text}");
+            let v = check_claims(text, &quotes);
+            assert_eq!(v.len(), 1, "{text}: {v:?}");
+            assert_eq!(v[0].kind, ViolationKind::PolarityMismatch);
+        }
+        let whole = "Never post your access code online [E1].";
+        assert!(!needs_model(whole, &quotes));
+        assert!(check_claims(whole, &quotes).is_empty());
     }
 }

@@ -214,12 +214,20 @@ fn figures(quote: &str, units: &[&str]) -> Vec<Found> {
     figure::figures_of(quote)
         .into_iter()
         .filter(|f| units.contains(&f.unit.as_str()))
-        .map(|f| Found {
-            start: f.start,
-            end: unit_end(quote, f.end, &f.unit),
-            normalised: f.key(),
-            unit: Some(f.unit.clone()),
-            bound: f.bound,
+        .map(|f| {
+            let end = unit_end(quote, f.end, &f.unit);
+            // A number the quote's own format leaves ambiguous is refused, as dates are.
+            let normalised = match f.reading {
+                figure::Reading::Exact => f.key(),
+                _ => format!("ambiguous: {}", &quote[f.start..end]),
+            };
+            Found {
+                start: f.start,
+                end,
+                normalised,
+                unit: Some(f.unit.clone()),
+                bound: f.bound,
+            }
         })
         .collect()
 }
@@ -369,7 +377,7 @@ fn money(quote: &str) -> Vec<Found> {
             out.push(Found {
                 start: m.start(),
                 end: m.end(),
-                normalised: format!("{} dollar", figure::canonical(m.as_str())),
+                normalised: format!("{} dollar", figure::canonical(&m.as_str().replace(',', ""))),
                 unit: Some("dollar".into()),
                 bound: Bound::Exact,
             });
@@ -385,17 +393,35 @@ fn quantities(quote: &str, family: UnitFamily) -> Vec<Found> {
     if family == UnitFamily::Count {
         return counts(quote);
     }
+    let nums = if figure::normalise(quote) == quote {
+        figure::numbers(quote)
+    } else {
+        Vec::new()
+    };
     QUANTITY
         .captures_iter(quote)
         .filter(|c| unit_family(&c[2]) == Some(family))
         .map(|c| {
-            let m = c.get(0).expect("match");
+            let (m, at) = (c.get(0).expect("match"), c.get(1).expect("digits").start());
+            let unit = c[2].to_lowercase();
+            // The number whole, as the number reader reads it (`1.250.000 ha`).
+            let n = nums
+                .iter()
+                .find(|n| n.unit.is_none() && n.start <= at && at < n.end);
+            let start = n.map_or(m.start(), |n| n.start.min(m.start()));
+            let normalised = match n {
+                Some(n) if n.reading != figure::Reading::Exact => {
+                    format!("ambiguous: {}", &quote[start..m.end()])
+                }
+                Some(n) => format!("{} {unit}", n.value),
+                None => format!("{} {unit}", figure::canonical(&c[1].replace(',', ""))),
+            };
             Found {
-                start: m.start(),
+                start,
                 end: m.end(),
-                normalised: format!("{} {}", figure::canonical(&c[1]), c[2].to_lowercase()),
-                unit: Some(c[2].to_lowercase()),
-                bound: figure::bound_of(quote, m.start(), m.end()),
+                normalised,
+                unit: Some(unit),
+                bound: figure::bound_of(quote, start, m.end()),
             }
         })
         .collect()
@@ -542,7 +568,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .collect();
     figure::numbers(quote)
         .into_iter()
-        .filter(|n| n.unit.is_none())
+        .filter(|n| n.unit.is_none() && n.reading == figure::Reading::Exact)
         .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
         .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
         .filter(|n| !reference(quote, n.start))
