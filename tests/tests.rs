@@ -22,6 +22,7 @@ mod review_subjects;
 mod scans;
 mod serve;
 mod snapshot;
+mod sources;
 mod store;
 mod structure;
 mod values;
