@@ -295,11 +295,20 @@ static REPEAL: LazyLock<Regex> = LazyLock::new(|| {
         r"(?im)(?:^[ \t>]*(?P<label>\(\w{1,4}\)[ \t]*|\d{1,3}(?:\.\d+)*\.?[ \t]+)?[\[(]?|[.;][ \t]+)(?:repealed|revoked|rescinded|deleted)\b(?:[ \t]*(?:[.\]),;:]|$)|[ \t]+(?:by|effective|on|as of|with effect|in[ \t]+\d|\d))|\bth(?:is|e present) (?:section|subsection|article|paragraph|subparagraph|provision|clause|subdivision)\b[^.\n]{0,40}?\b(?:was|were|has been|have been|is hereby|is|stands) (?:repealed|revoked|rescinded|deleted)\b",
     )
 });
-/// A heading that says its provision is repealed ("§ 12. [Repealed]", "12.3 Paper copies
-/// (repealed)", "Section 4 — Repealed").
+/// A heading that says its provision is repealed: in brackets ("§ 12. [Repealed]",
+/// "12.3 Paper copies (repealed)"), after a dash at its end ("Section 4 — Repealed"), or
+/// as its only words after its number ("§ 12. Repealed.").
 static REPEALED_HEADING: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)[\[(]\s*(?:repealed|revoked|deleted)\b|[—–-]\s*(?:repealed|revoked|deleted)\b|\b(?:repealed|revoked|deleted)\.?\s*$")
+    re(r"(?i)[\[(]\s*(?:repealed|revoked|deleted)\b|\s[—–-]\s*(?:repealed|revoked|deleted)\.?\s*$")
 });
+static REPEALED_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^[\s.:—–-]*(?:repealed|revoked|deleted)\.?\s*$"));
+
+/// Whether heading `title` says its provision is repealed.
+fn repealed_heading(title: &str) -> bool {
+    let rest = heading_citation(title).map_or("", |c| &title.trim()[c.len()..]);
+    REPEALED_HEADING.is_match(title) || REPEALED_ALONE.is_match(rest)
+}
 
 /// The sentence of `text` around byte `at` (from the last full stop or line break before
 /// it to the next one).
@@ -327,7 +336,7 @@ pub fn repealed(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part
         (*start, end)
     };
     let mut spans: Vec<(usize, usize)> = (0..headings.len())
-        .filter(|&i| provision(i) && REPEALED_HEADING.is_match(&headings[i].2))
+        .filter(|&i| provision(i) && repealed_heading(&headings[i].2))
         .map(section)
         .collect();
     for c in REPEAL.captures_iter(text) {
@@ -578,6 +587,12 @@ mod tests {
         assert_eq!(k("Notices shall be posted weekly."), Some(NonBinding::Repealed));
         assert_eq!(k("Staff must file reports."), None);
         assert_eq!(k("Revoked licences must be returned"), None);
+        for marked in ["§ 12. Repealed.", "12.3 Paper copies (repealed)", "Section 4 — Repealed"] {
+            assert!(repealed_heading(marked), "{marked}");
+        }
+        for plain in ["Records to be deleted", "Fees - deleted items", "§ 12. Repeal of Act"] {
+            assert!(!repealed_heading(plain), "{plain}");
+        }
         // A status line under the title ends the document (its dates), not a provision.
         let act = "# Records Act 1998\n\nRepealed effective January 1, 2016.\n\nStaff must keep records.\n";
         assert_eq!(kind_in(act, &["# Records Act 1998"], "Staff must keep"), None);
