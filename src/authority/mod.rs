@@ -409,11 +409,21 @@ mod tests {
             d
         };
         let act = typed(
-            doc("act.md", "Records Retention Act 2015", Some("2015-07-01"), &[]),
+            doc(
+                "act.md",
+                "Records Retention Act 2015",
+                Some("2015-07-01"),
+                &[],
+            ),
             SourceType::Statute,
         );
         let sheet = typed(
-            doc("sheet.md", "Records Retention Act 2015 Summary Sheet", None, &[]),
+            doc(
+                "sheet.md",
+                "Records Retention Act 2015 Summary Sheet",
+                None,
+                &[],
+            ),
             SourceType::Faq,
         );
         // Named as a whole but with less authority; named as its summary; and a
@@ -428,7 +438,12 @@ mod tests {
             SourceType::Faq,
         );
         let guide = typed(
-            doc("guide.md", "Retention guide", Some("2022-01-01"), &["Records Retention Act 2015"]),
+            doc(
+                "guide.md",
+                "Retention guide",
+                Some("2022-01-01"),
+                &["Records Retention Act 2015"],
+            ),
             SourceType::Guidance,
         );
         let mut docs = vec![act, sheet, faq, guide];
@@ -439,7 +454,10 @@ mod tests {
         assert_eq!(docs[0].effect_on(day), Effect::InEffect);
         // A declared supersession is the user's word.
         let mut declared = docs.clone();
-        declared[3].supersedes = vec![Sourced::declared("Records Retention Act 2015".into(), "flag")];
+        declared[3].supersedes = vec![Sourced::declared(
+            "Records Retention Act 2015".into(),
+            "flag",
+        )];
         for d in &mut declared {
             d.superseded_by = None;
         }
@@ -451,8 +469,16 @@ mod tests {
     fn a_name_names_a_document_only_as_a_whole() {
         let act = "Records Retention Act 2015";
         assert!(names_document("the Records Retention Act 2015", act, ""));
-        assert!(!names_document("the Records Retention Act 2015 summary sheet", act, ""));
-        assert!(!names_document("the FAQ page of the Records Retention Act 2015", act, ""));
+        assert!(!names_document(
+            "the Records Retention Act 2015 summary sheet",
+            act,
+            ""
+        ));
+        assert!(!names_document(
+            "the FAQ page of the Records Retention Act 2015",
+            act,
+            ""
+        ));
         assert!(!names_document("Retention Act 2015 overview", act, ""));
         assert!(names_document(
             "the Retention Act 2015 summary sheet",

@@ -104,8 +104,10 @@ static NOT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 /// recommended one ("would be required to", "should be prohibited from", "could have been
 /// required to"), a past one ("had been required to", "used to be required to").
 static HYPOTHETICAL: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:(?:would|could|might|should)(?:\s+(?:not|have|\w+ly))*|had|used\s+to)\s+$")
-        .expect("static pattern")
+    Regex::new(
+        r"(?i)\b(?:(?:would|could|might|should)(?:\s+(?:not|have|\w+ly))*|had|used\s+to)\s+$",
+    )
+    .expect("static pattern")
 });
 
 /// A proposal framing what follows: "Under the proposal, …", "It is proposed that …",
@@ -130,24 +132,80 @@ static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
 /// Past verbs that report speech only when "that" follows ("the Act provided that …";
 /// "the information provided must …", "any person found guilty must …" are participles).
 const THAT_ONLY: &[&str] = &[
-    "provided", "required", "specified", "directed", "instructed", "held", "found", "believed",
+    "provided",
+    "required",
+    "specified",
+    "directed",
+    "instructed",
+    "held",
+    "found",
+    "believed",
     "thought",
 ];
 
 /// Words that, before a past verb of saying, make it no report ("As noted", "Unless
 /// otherwise stated", "staff who advised", "is required").
 const NOT_A_REPORTER: &[&str] = &[
-    "as", "otherwise", "unless", "if", "where", "when", "except", "who", "which", "that", "is",
-    "are", "be", "been", "being", "not", "hereby", "herein",
+    "as",
+    "otherwise",
+    "unless",
+    "if",
+    "where",
+    "when",
+    "except",
+    "who",
+    "which",
+    "that",
+    "is",
+    "are",
+    "be",
+    "been",
+    "being",
+    "not",
+    "hereby",
+    "herein",
 ];
 
 /// Words after a past verb of saying that make it a participle ("advised of", "stated
 /// in", "the amount stated must").
 const NOT_A_CLAUSE: &[&str] = &[
-    "of", "to", "by", "in", "for", "on", "with", "as", "at", "under", "from", "about", "during",
-    "after", "before", "within", "above", "below", "herein", "therein", "elsewhere",
-    "otherwise", "earlier", "previously", "must", "shall", "may", "will", "can", "should",
-    "is", "are", "was", "were", "be", "and", "or",
+    "of",
+    "to",
+    "by",
+    "in",
+    "for",
+    "on",
+    "with",
+    "as",
+    "at",
+    "under",
+    "from",
+    "about",
+    "during",
+    "after",
+    "before",
+    "within",
+    "above",
+    "below",
+    "herein",
+    "therein",
+    "elsewhere",
+    "otherwise",
+    "earlier",
+    "previously",
+    "must",
+    "shall",
+    "may",
+    "will",
+    "can",
+    "should",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "and",
+    "or",
 ];
 
 /// Whether the words before an obligation (`before`, the sentence up to its modal) put

@@ -81,11 +81,23 @@ mod tests {
             true
         ));
         // The same row in two documents' schedules is one thing.
-        assert!(same_subject(dog, "| Dog licence | 12 months | $25 |", false));
+        assert!(same_subject(
+            dog,
+            "| Dog licence | 12 months | $25 |",
+            false
+        ));
         assert!(same_subject(dog, "| Dog licences | 1 year | $25 |", false));
         // A row and a sentence: the sentence must name the stub.
-        assert!(same_subject(dog, "A dog licence costs $25 for 12 months.", false));
-        assert!(!same_subject(cat, "A dog licence costs $25 for 12 months.", false));
+        assert!(same_subject(
+            dog,
+            "A dog licence costs $25 for 12 months.",
+            false
+        ));
+        assert!(!same_subject(
+            cat,
+            "A dog licence costs $25 for 12 months.",
+            false
+        ));
         // Two sentences: the structure says nothing.
         assert!(same_subject(
             "Client records must be kept 7 years.",

@@ -584,21 +584,39 @@ mod tests {
         assert_eq!(k("Each applicant shall pay"), None);
         assert_eq!(k("(b) Repealed by Act"), Some(NonBinding::Repealed));
         assert_eq!(k("Offices must open at nine."), None);
-        assert_eq!(k("Notices shall be posted weekly."), Some(NonBinding::Repealed));
+        assert_eq!(
+            k("Notices shall be posted weekly."),
+            Some(NonBinding::Repealed)
+        );
         assert_eq!(k("Staff must file reports."), None);
         assert_eq!(k("Revoked licences must be returned"), None);
-        for marked in ["§ 12. Repealed.", "12.3 Paper copies (repealed)", "Section 4 — Repealed"] {
+        for marked in [
+            "§ 12. Repealed.",
+            "12.3 Paper copies (repealed)",
+            "Section 4 — Repealed",
+        ] {
             assert!(repealed_heading(marked), "{marked}");
         }
-        for plain in ["Records to be deleted", "Fees - deleted items", "§ 12. Repeal of Act"] {
+        for plain in [
+            "Records to be deleted",
+            "Fees - deleted items",
+            "§ 12. Repeal of Act",
+        ] {
             assert!(!repealed_heading(plain), "{plain}");
         }
         // A status line under the title ends the document (its dates), not a provision.
         let act = "# Records Act 1998\n\nRepealed effective January 1, 2016.\n\nStaff must keep records.\n";
-        assert_eq!(kind_in(act, &["# Records Act 1998"], "Staff must keep"), None);
+        assert_eq!(
+            kind_in(act, &["# Records Act 1998"], "Staff must keep"),
+            None
+        );
         // With no heading, a provision naming itself repealed is its paragraph.
-        let plain = "Staff must log calls.\n\nClerks must stamp forms. This paragraph has been revoked.\n";
-        assert_eq!(kind_in(plain, &[], "Clerks must stamp"), Some(NonBinding::Repealed));
+        let plain =
+            "Staff must log calls.\n\nClerks must stamp forms. This paragraph has been revoked.\n";
+        assert_eq!(
+            kind_in(plain, &[], "Clerks must stamp"),
+            Some(NonBinding::Repealed)
+        );
         assert_eq!(kind_in(plain, &[], "Staff must log calls."), None);
     }
 

@@ -627,7 +627,9 @@ fn ends_itself(before: &str, title: &str) -> bool {
     if t.is_empty() || label {
         return true;
     }
-    const VERBS: &[&str] = &["is", "was", "are", "has", "been", "be", "will", "shall", "hereby"];
+    const VERBS: &[&str] = &[
+        "is", "was", "are", "has", "been", "be", "will", "shall", "hereby",
+    ];
     while words.last().is_some_and(|w| VERBS.contains(&w.as_str())) {
         words.pop();
     }
@@ -698,7 +700,12 @@ pub fn infer_in(title: &str, source: &str, text: &str) -> SourceMeta {
 /// supersedes, each with the text it was read from. `opening` is the start of its text;
 /// numeric dates are read in the order its own unambiguous dates show.
 pub fn infer(title: &str, source: &str, opening: &str) -> SourceMeta {
-    infer_with(title, source, opening, crate::value::parse::infer_order(opening))
+    infer_with(
+        title,
+        source,
+        opening,
+        crate::value::parse::infer_order(opening),
+    )
 }
 
 /// [`infer`] with numeric dates read in `order` (`None`: an ambiguous one is not read).
@@ -877,20 +884,29 @@ mod tests {
 
     #[test]
     fn a_repeal_date_ends_a_document_and_starts_nothing() {
-        let act = "# Records Act 1998\n\nAdopted: March 3, 1998\n\nRepealed effective January 1, 2016.\n";
+        let act =
+            "# Records Act 1998\n\nAdopted: March 3, 1998\n\nRepealed effective January 1, 2016.\n";
         let m = infer("Records Act 1998", "records-act-1998.md", act);
         assert_eq!(
             m.effective_from.unwrap().value,
             Date::new(1998, 3, 3).unwrap()
         );
-        let bare = infer("Records Act 1998", "a.md", "Repealed effective January 1, 2016.");
+        let bare = infer(
+            "Records Act 1998",
+            "a.md",
+            "Repealed effective January 1, 2016.",
+        );
         assert_eq!(bare.effective_from, None);
         assert_eq!(
             m.effective_to.unwrap().value,
             Date::new(2016, 1, 1).unwrap()
         );
         // A status line with a label, and a rescission, end the document too.
-        let status = infer("Fee Policy", "fees.md", "**Status:** Rescinded as of 1 July 2020\n");
+        let status = infer(
+            "Fee Policy",
+            "fees.md",
+            "**Status:** Rescinded as of 1 July 2020\n",
+        );
         assert_eq!(status.effective_from, None);
         assert_eq!(
             status.effective_to.unwrap().value,
@@ -905,7 +921,11 @@ mod tests {
             Date::new(2016, 1, 1).unwrap()
         );
         // Dates that contradict each other are neither read.
-        let odd = infer("Rule", "r.md", "Effective: May 1, 2021\nExpires: May 1, 2020\n");
+        let odd = infer(
+            "Rule",
+            "r.md",
+            "Effective: May 1, 2021\nExpires: May 1, 2020\n",
+        );
         assert_eq!((odd.effective_from, odd.effective_to), (None, None));
     }
 
@@ -924,14 +944,20 @@ mod tests {
             Date::new(2019, 1, 4).unwrap()
         );
         // The order is read from the whole text, past the opening.
-        let far = format!("Effective: 03/02/2020\n\n{}\nDue by 31/03/2020.\n", "Filler text. ".repeat(400));
+        let far = format!(
+            "Effective: 03/02/2020\n\n{}\nDue by 31/03/2020.\n",
+            "Filler text. ".repeat(400)
+        );
         let m = infer_in("Guide", "guide.md", &far);
         assert_eq!(
             m.effective_from.unwrap().value,
             Date::new(2020, 2, 3).unwrap()
         );
         // No unambiguous date: an ambiguous one is not read; an unambiguous one is.
-        assert_eq!(infer_in("Guide", "g.md", "Effective: 01/04/2019\n").effective_from, None);
+        assert_eq!(
+            infer_in("Guide", "g.md", "Effective: 01/04/2019\n").effective_from,
+            None
+        );
         assert_eq!(
             infer_in("Guide", "g.md", "Effective: 04/30/2019\n")
                 .effective_from
