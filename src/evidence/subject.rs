@@ -33,8 +33,16 @@ pub fn stub(quote: &str) -> Option<&str> {
         .filter(|s| s.chars().any(char::is_alphanumeric))
 }
 
+/// Content words of `s`, stemmed, a final "e" of a longer stem dropped so that a
+/// singular and its plural meet ("licence" and "licences").
 fn word_set(s: &str) -> BTreeSet<String> {
-    content_words(s).into_iter().collect()
+    content_words(s)
+        .into_iter()
+        .map(|w| match w.len() > 4 && w.ends_with('e') {
+            true => w[..w.len() - 1].to_string(),
+            false => w,
+        })
+        .collect()
 }
 
 /// Whether quotes `a` and `b` (of one document when `same_doc`) may speak of the same
