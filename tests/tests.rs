@@ -24,6 +24,7 @@ mod review_subjects;
 mod scans;
 mod serve;
 mod snapshot;
+mod sources;
 mod store;
 mod structure;
 mod values;

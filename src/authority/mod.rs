@@ -224,10 +224,42 @@ fn runs(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether a document titled `title` (file `file`) is the source `name` names: every
-/// coded word of the name ("17-02", a word with a digit) stands in the title or file name
-/// as the same runs in a row, and at least one other word ("bulletin") does too; a name
-/// without digits needs all its words ("No.", "Number" and "the" aside).
+/// Words that name a derivative of a document (its summary sheet, an FAQ page about it),
+/// not the document itself.
+const DERIVATIVE_WORDS: &[&str] = &[
+    "summary",
+    "summaries",
+    "sheet",
+    "factsheet",
+    "overview",
+    "explainer",
+    "faq",
+    "faqs",
+    "page",
+    "brochure",
+    "leaflet",
+    "poster",
+    "checklist",
+    "template",
+    "digest",
+    "synopsis",
+    "abstract",
+    "excerpt",
+    "extract",
+    "draft",
+    "commentary",
+    "annotation",
+    "annotations",
+    "notes",
+];
+
+/// Whether a document titled `title` (file `file`) is the source `name` names, as a
+/// whole: every coded word of the name ("17-02", a word with a digit) stands in the title
+/// or file name as the same runs in a row, and at least one other word ("bulletin") does
+/// too; a name without digits needs all its words ("No.", "Number" and "the" aside). The
+/// name's last word (its head: "the 2015 Act *summary sheet*" is a sheet) and every word
+/// naming a derivative ("summary", "FAQ", "page") must stand there too, and a title
+/// naming a derivative is named only by a name that says so.
 pub fn names_document(name: &str, title: &str, file: &str) -> bool {
     let stem = file.rsplit_once('.').map_or(file, |x| x.0);
     let hays = [runs(title), runs(stem)];
@@ -241,14 +273,34 @@ pub fn names_document(name: &str, title: &str, file: &str) -> bool {
         .filter(|w| !w.is_empty())
         .filter(|w| !matches!(w.to_lowercase().as_str(), "no" | "number" | "the"))
         .collect();
+    let plain_held = |w: &&str| holds(&runs(w));
+    let derivative = |w: &str| DERIVATIVE_WORDS.contains(&w.to_lowercase().as_str());
+    let named: Vec<String> = words.iter().map(|w| w.to_lowercase()).collect();
+    let whole = words.last().is_some_and(plain_held)
+        && words.iter().filter(|w| derivative(w)).all(plain_held)
+        && runs(title)
+            .iter()
+            .filter(|w| derivative(w))
+            .all(|w| named.contains(w));
     let (coded, plain): (Vec<&str>, Vec<&str>) = words
         .iter()
         .partition(|w| w.chars().any(|c| c.is_ascii_digit()));
-    let plain_held = |w: &&str| holds(&runs(w));
+    if !whole {
+        return false;
+    }
     if coded.is_empty() {
         return !plain.is_empty() && plain.iter().all(plain_held);
     }
     coded.iter().all(|w| holds(&runs(w))) && plain.iter().any(plain_held)
+}
+
+/// Whether `later` may supersede `earlier` by the name `name` it gives: the name names
+/// `earlier` as a whole, and `later` has at least its authority unless the user declared
+/// the supersession (a summary does not set aside the act it summarises).
+fn supersedes(later: &DocSource, name: &Sourced<String>, earlier: &DocSource) -> bool {
+    let file = earlier.source.rsplit(['/', '\\']).next().unwrap_or("");
+    names_document(&name.value, &earlier.title, file)
+        && (name.is_declared() || later.authority.value >= earlier.authority.value)
 }
 
 /// Marks each document another one supersedes, with the later one's path and start.
@@ -257,8 +309,7 @@ fn link_supersessions(docs: &mut [DocSource]) {
     for (b, later) in docs.iter().enumerate() {
         for name in &later.supersedes {
             for (a, earlier) in docs.iter().enumerate() {
-                let file = earlier.source.rsplit(['/', '\\']).next().unwrap_or("");
-                if a != b && names_document(&name.value, &earlier.title, file) {
+                if a != b && supersedes(later, name, earlier) {
                     links.push((a, b));
                 }
             }
@@ -343,6 +394,97 @@ mod tests {
         assert_eq!(docs[0].effect_on(day("2019-04-01")), Effect::Superseded);
         assert_eq!(docs[1].effect_on(day("2018-06-01")), Effect::NotYet);
         assert_eq!(docs[2].effect_on(day("2018-06-01")), Effect::Undated);
+    }
+
+    #[test]
+    fn a_summary_does_not_supersede_the_act_it_summarises() {
+        let typed = |mut d: DocSource, t: SourceType| {
+            d.supersedes = d
+                .supersedes
+                .iter()
+                .map(|s| Sourced::inferred(s.value.clone(), "replaces …"))
+                .collect();
+            d.source_type = Sourced::inferred(t, "test");
+            d.authority = Sourced::inferred(t.default_authority(), "test");
+            d
+        };
+        let act = typed(
+            doc(
+                "act.md",
+                "Records Retention Act 2015",
+                Some("2015-07-01"),
+                &[],
+            ),
+            SourceType::Statute,
+        );
+        let sheet = typed(
+            doc(
+                "sheet.md",
+                "Records Retention Act 2015 Summary Sheet",
+                None,
+                &[],
+            ),
+            SourceType::Faq,
+        );
+        // Named as a whole but with less authority; named as its summary; and a
+        // summary named by an FAQ of equal authority, which it does replace.
+        let faq = typed(
+            doc(
+                "faq.md",
+                "Retention questions",
+                Some("2022-01-01"),
+                &["the Records Retention Act 2015 summary sheet"],
+            ),
+            SourceType::Faq,
+        );
+        let guide = typed(
+            doc(
+                "guide.md",
+                "Retention guide",
+                Some("2022-01-01"),
+                &["Records Retention Act 2015"],
+            ),
+            SourceType::Guidance,
+        );
+        let mut docs = vec![act, sheet, faq, guide];
+        link_supersessions(&mut docs);
+        assert_eq!(docs[0].superseded_by, None, "the act stands");
+        assert_eq!(docs[1].superseded_by.as_deref(), Some("faq.md"));
+        let day = "2023-01-01".parse::<Date>().unwrap();
+        assert_eq!(docs[0].effect_on(day), Effect::InEffect);
+        // A declared supersession is the user's word.
+        let mut declared = docs.clone();
+        declared[3].supersedes = vec![Sourced::declared(
+            "Records Retention Act 2015".into(),
+            "flag",
+        )];
+        for d in &mut declared {
+            d.superseded_by = None;
+        }
+        link_supersessions(&mut declared);
+        assert_eq!(declared[0].superseded_by.as_deref(), Some("guide.md"));
+    }
+
+    #[test]
+    fn a_name_names_a_document_only_as_a_whole() {
+        let act = "Records Retention Act 2015";
+        assert!(names_document("the Records Retention Act 2015", act, ""));
+        assert!(!names_document(
+            "the Records Retention Act 2015 summary sheet",
+            act,
+            ""
+        ));
+        assert!(!names_document(
+            "the FAQ page of the Records Retention Act 2015",
+            act,
+            ""
+        ));
+        assert!(!names_document("Retention Act 2015 overview", act, ""));
+        assert!(names_document(
+            "the Retention Act 2015 summary sheet",
+            "Retention Act 2015 Summary Sheet",
+            ""
+        ));
     }
 
     #[test]

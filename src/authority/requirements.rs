@@ -100,6 +100,135 @@ static NOT_AFTER: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static pattern")
 });
 
+/// Words right before an obligation that make it none in force: a hypothetical or
+/// recommended one ("would be required to", "should be prohibited from", "could have been
+/// required to"), a past one ("had been required to", "used to be required to").
+static HYPOTHETICAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:(?:would|could|might|should)(?:\s+(?:not|have|\w+ly))*|had|used\s+to)\s+$",
+    )
+    .expect("static pattern")
+});
+
+/// A proposal framing what follows: "Under the proposal, …", "It is proposed that …",
+/// "The proposed rule …", "The draft regulation …", "If adopted, …".
+static PROPOSAL: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\bpropos(?:e|es|ed|ing)\s+that\b|\bproposed\s+(?:new\s+)?(?:rule|regulation|amendment|bill|policy|change|legislation|act|standard|requirement|guidance|text|section|version|provision)s?\b|\bunder\s+(?:the|this|that|our|a|its|their)\s+(?:proposal|draft)\b|\b(?:the|this|a)\s+draft\s+(?:rule|regulation|bill|policy|guidance|standard|amendment|provision)s?\b|\bif\s+(?:adopted|enacted|approved|finali[sz]ed|passed)\b")
+        .expect("static pattern")
+});
+
+/// Speech reported in the past before an obligation ("the guidance said that staff must",
+/// "staff were told they must", "the board recommended that …"): a past verb of saying
+/// after a word that may be its subject (not "as", "otherwise", "unless", "who" …: "As
+/// noted above, staff must" states a rule), followed by "that" or, for a verb that only
+/// says (not "provided", "required"), by the clause itself (not by a preposition or a
+/// modal: "clients advised of their rights must", "the amount stated must" are
+/// participles); or a sentence opening in the past ("Previously, …", "In the past, …").
+static REPORTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)(?:^|[\s,(])(?P<subject>[\w’']+)\s+(?P<verb>said|stated|told|wrote|explained|noted|argued|claimed|suggested|recommended|advised|indicated|announced|declared|asserted|maintained|concluded|provided|required|specified|directed|instructed|held|found|believed|thought)\s+(?P<next>[\w’']+)|^\W*(?:previously|formerly|in the past|historically|until recently|at (?:that|the) time|in earlier (?:years|versions|editions))\b")
+        .expect("static pattern")
+});
+
+/// Past verbs that report speech only when "that" follows ("the Act provided that …";
+/// "the information provided must …", "any person found guilty must …" are participles).
+const THAT_ONLY: &[&str] = &[
+    "provided",
+    "required",
+    "specified",
+    "directed",
+    "instructed",
+    "held",
+    "found",
+    "believed",
+    "thought",
+];
+
+/// Words that, before a past verb of saying, make it no report ("As noted", "Unless
+/// otherwise stated", "staff who advised", "is required").
+const NOT_A_REPORTER: &[&str] = &[
+    "as",
+    "otherwise",
+    "unless",
+    "if",
+    "where",
+    "when",
+    "except",
+    "who",
+    "which",
+    "that",
+    "is",
+    "are",
+    "be",
+    "been",
+    "being",
+    "not",
+    "hereby",
+    "herein",
+];
+
+/// Words after a past verb of saying that make it a participle ("advised of", "stated
+/// in", "the amount stated must").
+const NOT_A_CLAUSE: &[&str] = &[
+    "of",
+    "to",
+    "by",
+    "in",
+    "for",
+    "on",
+    "with",
+    "as",
+    "at",
+    "under",
+    "from",
+    "about",
+    "during",
+    "after",
+    "before",
+    "within",
+    "above",
+    "below",
+    "herein",
+    "therein",
+    "elsewhere",
+    "otherwise",
+    "earlier",
+    "previously",
+    "must",
+    "shall",
+    "may",
+    "will",
+    "can",
+    "should",
+    "is",
+    "are",
+    "was",
+    "were",
+    "be",
+    "and",
+    "or",
+];
+
+/// Whether the words before an obligation (`before`, the sentence up to its modal) put
+/// it out of force: hypothetical or past ([`HYPOTHETICAL`]), proposed ([`PROPOSAL`]) or
+/// reported as what someone said ([`REPORTED`]).
+pub fn not_in_force(before: &str) -> bool {
+    if HYPOTHETICAL.is_match(before) || PROPOSAL.is_match(before) {
+        return true;
+    }
+    REPORTED.captures_iter(before).any(|c| {
+        let word = |n: &str| c.name(n).map(|m| m.as_str().to_lowercase());
+        let (Some(subject), Some(verb), Some(next)) = (word("subject"), word("verb"), word("next"))
+        else {
+            return true; // a past frame
+        };
+        let clause = match THAT_ONLY.contains(&verb.as_str()) {
+            true => next == "that",
+            false => !NOT_A_CLAUSE.contains(&next.as_str()),
+        };
+        !NOT_A_REPORTER.contains(&subject.as_str()) && clause
+    })
+}
+
 /// Words at most of a list's last item that reads as a heading ("(1) Comparison to a
 /// current standard."): a list that ends in one runs on past its end.
 const HEADING_ITEM_WORDS: usize = 8;
@@ -190,6 +319,9 @@ pub fn requirement_in(s: &str) -> Option<(Modality, f64)> {
     let m = MODAL
         .find_iter(t)
         .find(|m| !NOT_AFTER.is_match(&t[m.end()..]))?;
+    if not_in_force(&t[..m.start()]) {
+        return None;
+    }
     let before = t[..m.start()]
         .split_whitespace()
         .filter(|w| !(w.starts_with('(') && w.ends_with(')')) && *w != ">")
@@ -416,6 +548,34 @@ mod tests {
             assert_eq!(requirement_in(not), None, "{not}");
         }
         assert_eq!(r("(2) Must refrain from retaliation."), None);
+        // Obligations out of force: proposed, hypothetical, past or reported.
+        for not in [
+            "Under the proposed rule, landlords would be required to register each unit.",
+            "Vendors could be prohibited from selling after dark.",
+            "It is proposed that every vendor must carry a permit.",
+            "The draft regulation says that kennels shall be inspected twice a year.",
+            "Before 2015, the guidance said that staff must keep paper files.",
+            "Until 2012 inspectors were told they must visit each site monthly.",
+            "In 2009 the board recommended that tenants must give 90 days' notice.",
+            "Previously, applicants must have lived in the county for a year.",
+            "Drivers had been required to carry two copies.",
+        ] {
+            assert_eq!(requirement_in(not), None, "{not}");
+        }
+        // Rules in force, whatever words they share with those.
+        for rule in [
+            "As noted above, staff must keep paper files.",
+            "Unless otherwise stated, tenants must give 30 days' notice.",
+            "The information provided must be kept for five years.",
+            "Clients advised of their rights must sign the form.",
+            "Records required by law must be kept for seven years.",
+            "Each proposal must include a budget.",
+            "The proposed budget must not exceed the award.",
+            "Landlords will be required to register each unit.",
+            "The guidance says that staff must keep paper files.",
+        ] {
+            assert!(requirement_in(rule).is_some(), "{rule}");
+        }
         assert_eq!(
             r("Uses that are prohibited under § 164.502 may not be made."),
             Some(Modality::MustNot)

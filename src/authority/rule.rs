@@ -1,6 +1,7 @@
 //! Rulings on an answer's differences: for each pair of cited items that state different
 //! values for one thing, the sides (the pair and every other cited item stating one value
-//! in the same unit about the same thing), their sources from the catalog, and
+//! in the same unit about the same thing: its words overlap a member's and, for a table
+//! row, its stub is the member's), their sources from the catalog, and
 //! `source::govern`'s decision on which governs.
 
 use std::collections::HashSet;
@@ -9,6 +10,7 @@ use super::Catalog;
 use crate::answer::{Answer, EvidenceItem};
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::evidence::subject::same_subject;
 use crate::figure::{figures_of, normalise};
 use crate::source::govern::{bound_in, govern, Side};
 
@@ -106,9 +108,10 @@ pub fn rule(
             let member = c.ids.contains(&e.id);
             let same = member
                 || summaries.contains(&e.id)
-                || words
-                    .iter()
-                    .any(|w| overlap(w, &thing_words(&e.quote)) >= SAME_THING);
+                || words.iter().zip(&members).any(|(w, m)| {
+                    overlap(w, &thing_words(&e.quote)) >= SAME_THING
+                        && same_subject(&m.quote, &e.quote, m.doc_id == e.doc_id)
+                });
             let side = match (same, member) {
                 (false, _) => None,
                 (true, true) => value_in(e, &unit, &named),

@@ -129,6 +129,7 @@ fn about(quote: &str, d: &Difference) -> bool {
     super::rule::states_one_value(quote, &d.unit)
         && d.quotes.iter().any(|q| {
             super::rule::overlap(&words, &super::rule::thing_words(q)) >= SUMMARY_SAME_THING
+                && crate::evidence::subject::same_subject(q, quote, false)
         })
 }
 

@@ -17,7 +17,8 @@
 //!   overlapping by [`CONFLICT_JACCARD`] or more) from different documents or different
 //!   places of one document, whose figures in a unit and bound they share (`30 days`, `7
 //!   years`) differ, neither set containing the other, are set side by side in one
-//!   paragraph, both cited, and listed in `conflicts`.
+//!   paragraph, both cited, and listed in `conflicts` — unless their structure says they
+//!   are about different things (table rows with different stubs, see [`super::subject`]).
 //! * Paragraphs: one per research step and source document (the aspect), in order of
 //!   their best item; sentences within a paragraph by relevance.
 //!
@@ -323,7 +324,11 @@ fn pair_conflicts(items: &[Item], groups: &[Group]) -> (Vec<Option<usize>>, Vec<
             }
             let ub = unit_values(&lead(b).quote);
             let wb = without_numbers(&lead(b).quote);
-            if differ(&ua, &ub) && jaccard(&wa, &wb) >= CONFLICT_JACCARD {
+            let same_doc = lead(a).doc_id == lead(b).doc_id;
+            if differ(&ua, &ub)
+                && jaccard(&wa, &wb) >= CONFLICT_JACCARD
+                && super::subject::same_subject(&lead(a).quote, &lead(b).quote, same_doc)
+            {
                 paired[a] = Some(b);
                 paired[b] = Some(a);
                 conflicts.push(Conflict {

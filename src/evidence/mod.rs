@@ -10,6 +10,7 @@ pub mod extract;
 pub mod gate;
 pub mod phrase;
 pub mod provision;
+pub mod subject;
 pub mod support;
 pub mod verify;
 

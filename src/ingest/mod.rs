@@ -500,7 +500,7 @@ fn compare_file(
             }
             None => p.counts[0] += 1,
         }
-        let meta = crate::source::infer(&d.title, &source, crate::source::opening(&d.text));
+        let meta = crate::source::infer_in(&d.title, &source, &d.text);
         p.docs.push(NewDoc {
             path: key.clone(),
             key: d.key,

@@ -14,7 +14,8 @@
 //!   "[Comment: …]", "Example:", and a CFR part's "Authority:" / "Source:" notes and
 //!   amendment citations ("[60 FR 1234, Jan. 3, 1995]");
 //! * sections headed "Summary", "Background", "Preamble", "Recitals", "Explanatory
-//!   note", "Notes", "Examples".
+//!   note", "Notes", "Examples";
+//! * provisions the text says are repealed (see [`repealed`]).
 //!
 //! [`provision_path`] reads the paragraph labels between a section's start and a place in
 //! it — "2." then "(b)" give `(2)(b)`; CFR's "(a)", "(1)", "(i)", "(A)" nest — so a quote
@@ -45,6 +46,9 @@ pub enum NonBinding {
     Head,
     /// An act's closing formula and signatures ("Done at Brussels, …").
     Signature,
+    /// A provision the text says is repealed ("[Repealed]", "This section was repealed
+    /// effective …"): it binds no more.
+    Repealed,
 }
 
 impl NonBinding {
@@ -59,6 +63,7 @@ impl NonBinding {
             NonBinding::Citation => "citation",
             NonBinding::Head => "title",
             NonBinding::Signature => "signature",
+            NonBinding::Repealed => "repealed",
         }
     }
 }
@@ -280,6 +285,88 @@ fn sections(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part>) {
     }
 }
 
+/// A statement that a provision is repealed, revoked or deleted: such a word opening a
+/// line (after a label: "(b) Repealed.") or a sentence, or in a bracket opening a line
+/// ("[Repealed by …]"), followed by what a repeal note says next (an end, "by", "effective",
+/// "on", a date) so that "Revoked licences must …" is no note; or a provision naming
+/// itself ("This section was repealed …", "This subsection has been revoked").
+static REPEAL: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?im)(?:^[ \t>]*(?P<label>\(\w{1,4}\)[ \t]*|\d{1,3}(?:\.\d+)*\.?[ \t]+)?[\[(]?|[.;][ \t]+)(?:repealed|revoked|rescinded|deleted)\b(?:[ \t]*(?:[.\]),;:]|$)|[ \t]+(?:by|effective|on|as of|with effect|in[ \t]+\d|\d))|\bth(?:is|e present) (?:section|subsection|article|paragraph|subparagraph|provision|clause|subdivision)\b[^.\n]{0,40}?\b(?:was|were|has been|have been|is hereby|is|stands) (?:repealed|revoked|rescinded|deleted)\b",
+    )
+});
+/// A heading that says its provision is repealed: in brackets ("§ 12. [Repealed]",
+/// "12.3 Paper copies (repealed)"), after a dash at its end ("Section 4 — Repealed"), or
+/// as its only words after its number ("§ 12. Repealed.").
+static REPEALED_HEADING: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"(?i)[\[(]\s*(?:repealed|revoked|deleted)\b|\s[—–-]\s*(?:repealed|revoked|deleted)\.?\s*$")
+});
+static REPEALED_ALONE: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^[\s.:—–-]*(?:repealed|revoked|deleted)\.?\s*$"));
+
+/// Whether heading `title` says its provision is repealed.
+fn repealed_heading(title: &str) -> bool {
+    let rest = heading_citation(title).map_or("", |c| &title.trim()[c.len()..]);
+    REPEALED_HEADING.is_match(title) || REPEALED_ALONE.is_match(rest)
+}
+
+/// The sentence of `text` around byte `at` (from the last full stop or line break before
+/// it to the next one).
+fn sentence_around(text: &str, at: usize) -> &str {
+    let from = text[..at].rfind(['\n', '.']).map_or(0, |i| i + 1);
+    let to = text[at..].find(['\n', '.']).map_or(text.len(), |i| at + i);
+    &text[from..to]
+}
+
+/// Provisions the text says are repealed: the section under a heading that cites a
+/// provision or is not the document's first (a title), when its heading is marked
+/// repealed or its body states the repeal; the labelled paragraph a statement opens
+/// ("(b) Repealed."); the paragraph of a provision naming itself repealed when no
+/// heading stands before it. A statement under the title or before any heading ends the
+/// document itself (its dates say so), and a sunset ("shall remain in effect until …,
+/// and as of that date is repealed") repeals nothing yet.
+pub fn repealed(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part>) {
+    let provision = |i: usize| i > 0 || heading_citation(&headings[i].2).is_some();
+    let section = |i: usize| {
+        let (start, level, _) = &headings[i];
+        let end = headings[i + 1..]
+            .iter()
+            .find(|(_, l, _)| l <= level)
+            .map_or(text.len(), |h| h.0);
+        (*start, end)
+    };
+    let mut spans: Vec<(usize, usize)> = (0..headings.len())
+        .filter(|&i| provision(i) && repealed_heading(&headings[i].2))
+        .map(section)
+        .collect();
+    for c in REPEAL.captures_iter(text) {
+        let m = c.get(0).expect("a match");
+        let sentence = sentence_around(text, m.end() - 1).to_lowercase();
+        if sentence.contains("until") || sentence.contains("remain") {
+            continue;
+        }
+        let line_start = text[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let labelled = c.name("label").is_some();
+        let explicit = m.as_str().to_lowercase().starts_with("th");
+        let under = headings.iter().rposition(|h| h.0 <= m.start());
+        spans.push(match under {
+            _ if labelled => (line_start, paragraph_end(text, line_start)),
+            Some(i) if provision(i) => section(i),
+            None if explicit => {
+                let from = text[..m.start()].rfind("\n\n").map_or(0, |i| i + 2);
+                (from, paragraph_end(text, m.start()))
+            }
+            _ => continue,
+        });
+    }
+    out.extend(spans.into_iter().map(|(start, end)| Part {
+        start,
+        end,
+        kind: NonBinding::Repealed,
+        label: None,
+    }));
+}
+
 /// The parts of `text` that do not bind, in text order (see the module documentation).
 pub fn non_binding(text: &str, headings: &[(usize, u8, String)]) -> Vec<Part> {
     let mut out = Vec::new();
@@ -287,6 +374,7 @@ pub fn non_binding(text: &str, headings: &[(usize, u8, String)]) -> Vec<Part> {
     whereas_clauses(text, &mut out);
     notes(text, &mut out);
     sections(text, headings, &mut out);
+    repealed(text, headings, &mut out);
     out.retain(|p| p.start < p.end && p.end <= text.len());
     out.sort_by_key(|p| (p.start, std::cmp::Reverse(p.end)));
     out
@@ -463,6 +551,73 @@ mod tests {
         let p = non_binding(whereas, &[]);
         assert_eq!(p.len(), 2);
         assert!(part_at(&p, whereas.find("roads be").unwrap(), whereas.len()).is_none());
+    }
+
+    /// The kind of part holding `s` in `text` with headings `heads` (each heading line).
+    fn kind_in(text: &str, heads: &[&str], s: &str) -> Option<NonBinding> {
+        let heads: Vec<(usize, u8, String)> = heads
+            .iter()
+            .map(|h| {
+                let title = h.trim_start_matches('#').trim().to_string();
+                (text.find(h).unwrap(), h.matches('#').count() as u8, title)
+            })
+            .collect();
+        let parts = non_binding(text, &heads);
+        let i = text.find(s).unwrap();
+        part_at(&parts, i, i + s.len()).map(|p| p.kind)
+    }
+
+    #[test]
+    fn a_provision_said_to_be_repealed_binds_no_more() {
+        let text = "# Licensing Act 2001\n\n## Section 3 Paper copies\n\nEach clerk must keep paper copies of every licence. This section was repealed effective March 1, 2014.\n\n## Section 4 Fees\n\nEach applicant shall pay the fee.\n\n## Section 5 Hours\n\n(a) Offices must open at nine.\n\n(b) Repealed by Act 2012, c. 4.\n\n## Section 6 Notices [Repealed]\n\nNotices shall be posted weekly.\n\n## Section 7 Sunset\n\nStaff must file reports. This section shall remain in effect only until January 1, 2030, and as of that date is repealed.\n\n## Section 8 Licences\n\nRevoked licences must be returned within 10 days.\n";
+        let heads = [
+            "# Licensing Act 2001",
+            "## Section 3 Paper copies",
+            "## Section 4 Fees",
+            "## Section 5 Hours",
+            "## Section 6 Notices [Repealed]",
+            "## Section 7 Sunset",
+            "## Section 8 Licences",
+        ];
+        let k = |s: &str| kind_in(text, &heads, s);
+        assert_eq!(k("Each clerk must keep"), Some(NonBinding::Repealed));
+        assert_eq!(k("Each applicant shall pay"), None);
+        assert_eq!(k("(b) Repealed by Act"), Some(NonBinding::Repealed));
+        assert_eq!(k("Offices must open at nine."), None);
+        assert_eq!(
+            k("Notices shall be posted weekly."),
+            Some(NonBinding::Repealed)
+        );
+        assert_eq!(k("Staff must file reports."), None);
+        assert_eq!(k("Revoked licences must be returned"), None);
+        for marked in [
+            "§ 12. Repealed.",
+            "12.3 Paper copies (repealed)",
+            "Section 4 — Repealed",
+        ] {
+            assert!(repealed_heading(marked), "{marked}");
+        }
+        for plain in [
+            "Records to be deleted",
+            "Fees - deleted items",
+            "§ 12. Repeal of Act",
+        ] {
+            assert!(!repealed_heading(plain), "{plain}");
+        }
+        // A status line under the title ends the document (its dates), not a provision.
+        let act = "# Records Act 1998\n\nRepealed effective January 1, 2016.\n\nStaff must keep records.\n";
+        assert_eq!(
+            kind_in(act, &["# Records Act 1998"], "Staff must keep"),
+            None
+        );
+        // With no heading, a provision naming itself repealed is its paragraph.
+        let plain =
+            "Staff must log calls.\n\nClerks must stamp forms. This paragraph has been revoked.\n";
+        assert_eq!(
+            kind_in(plain, &[], "Clerks must stamp"),
+            Some(NonBinding::Repealed)
+        );
+        assert_eq!(kind_in(plain, &[], "Staff must log calls."), None);
     }
 
     #[test]

@@ -18,6 +18,8 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::value::DateOrder;
+
 pub mod binding;
 pub mod govern;
 pub mod named;
@@ -526,10 +528,32 @@ static ISSUED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(last updated|last revised|revised edition of|revised|updated|adopted|issued|dated|date)\b\s*(?:on|in|of)?\s*:?\s*")
         .expect("static pattern")
 });
+/// Cues of the day a document stops being in effect. A cue that reads as a start
+/// ("repealed *effective* …") is an end, never a start.
 static ENDS: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(expires?(?: on)?|in effect until|valid until|repealed (?:effective|on|as of)|rescinded (?:effective|on|as of)|sunsets? on)\b\s*:?\s*")
+    Regex::new(r"(?i)\b(expires?(?: on)?|in effect until|valid until|(?:repealed|rescinded|revoked|withdrawn) (?:effective|on|as of|with effect from)|sunsets? on)\b\s*:?\s*")
         .expect("static pattern")
 });
+/// Words after "this" that name a whole document ("This Act", "This bulletin"), not a
+/// part of one ("This section").
+const DOCUMENT_WORDS: &[&str] = &[
+    "document",
+    "page",
+    "notice",
+    "chapter",
+    "instrument",
+    "memo",
+    "memorandum",
+    "circular",
+    "order",
+    "resolution",
+    "bylaw",
+    "bylaws",
+    "sheet",
+    "publication",
+    "edition",
+    "version",
+];
 static SUPERSEDES: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:supersedes|replaces|repeals)\b\s*:?\s*([^\n;]{3,160})")
         .expect("static pattern")
@@ -540,28 +564,38 @@ static MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The date `rest` starts with (within its first few characters): a full date in any
-/// written form, or a month and year (read as the month's first day).
-pub fn date_at_start(rest: &str) -> Option<Date> {
+/// written form, or a month and year (read as the month's first day). A numeric date
+/// whose day and month could be read either way is read in `order` (the document's own,
+/// see [`infer_in`]) and not read at all when no order is known.
+pub fn date_at_start(rest: &str, order: Option<DateOrder>) -> Option<Date> {
     let head: String = rest.chars().take(40).collect();
-    if let Some(c) = crate::value::parse::dates(&head, Some(crate::value::DateOrder::Mdy))
+    if let Some(c) = crate::value::parse::dates(&head, order)
         .into_iter()
         .filter(|c| c.start <= 4)
         .min_by_key(|c| c.start)
     {
-        if let Ok(crate::value::Value::Date { year, month, day }) = c.value {
-            return Date::new(year, month, day);
-        }
+        return match c.value {
+            Ok(crate::value::Value::Date { year, month, day }) => Date::new(year, month, day),
+            // An ambiguous or broken date is no start of a month-and-year reading.
+            _ => None,
+        };
     }
     let c = MONTH_YEAR.captures(&head)?;
     let month = crate::value::parse::month_number(&c[1])?;
     Date::new(c[2].parse().ok()?, u32::try_from(month).ok()?, 1)
 }
 
-/// The first date a line of `opening` gives after a match of `cue`, with the line.
-fn dated_line(opening: &str, cue: &Regex) -> Option<(Date, String)> {
+/// The first date a line of `opening` gives after a match of `cue` that `keep` accepts
+/// (given the line and the match), with the line.
+fn dated_line(
+    opening: &str,
+    cue: &Regex,
+    order: Option<DateOrder>,
+    keep: impl Fn(&str, &regex::Match<'_>) -> bool,
+) -> Option<(Date, String)> {
     for line in opening.lines() {
-        for m in cue.find_iter(line) {
-            if let Some(d) = date_at_start(&line[m.end()..]) {
+        for m in cue.find_iter(line).filter(|m| keep(line, m)) {
+            if let Some(d) = date_at_start(&line[m.end()..], order) {
                 return Some((
                     d,
                     line.trim().trim_start_matches(['-', '*', ' ']).to_string(),
@@ -570,6 +604,57 @@ fn dated_line(opening: &str, cue: &Regex) -> Option<(Date, String)> {
         }
     }
     None
+}
+
+/// Whether a start cue `m` of `line` is part of an end cue ("repealed effective …",
+/// "rescinded as of …"): such a date ends the document.
+fn inside_end_cue(line: &str, m: &regex::Match<'_>) -> bool {
+    ENDS.find_iter(line)
+        .any(|e| e.start() <= m.start() && m.start() < e.end())
+}
+
+/// Whether the words before an end cue on its line (`before`) make the document itself
+/// what ends: nothing but a label ("Status:", "- Expires:"), the document named as a
+/// whole ("This Act", "This rule is") or by its own title; not a part of it ("This
+/// section is repealed …") nor another document ("The Records Act 1998 is repealed …").
+fn ends_itself(before: &str, title: &str) -> bool {
+    let sentence = before.rsplit(". ").next().unwrap_or(before);
+    let t = sentence
+        .trim_matches(|c: char| c.is_whitespace() || "-*>#_—–|".contains(c))
+        .trim_end_matches(['*', '_']);
+    let mut words = title_words(t);
+    let label = t.ends_with(':') && words.len() <= 3 && !t.chars().any(|c| c.is_ascii_digit());
+    if t.is_empty() || label {
+        return true;
+    }
+    const VERBS: &[&str] = &[
+        "is", "was", "are", "has", "been", "be", "will", "shall", "hereby",
+    ];
+    while words.last().is_some_and(|w| VERBS.contains(&w.as_str())) {
+        words.pop();
+    }
+    if words.is_empty() || words == ["it"] {
+        return true;
+    }
+    if let [this, kind] = &words[..] {
+        if this == "this" {
+            return DOCUMENT_WORDS.contains(&kind.as_str())
+                || TYPE_WORDS.iter().any(|(w, _)| w == kind);
+        }
+    }
+    let own = title_words(title);
+    let named: Vec<&String> = words
+        .iter()
+        .filter(|w| !matches!(w.as_str(), "the" | "of" | "and"))
+        .collect();
+    !named.is_empty() && named.iter().all(|w| own.contains(w))
+}
+
+/// The day the document itself stops being in effect, with the line that says so.
+fn end_of(opening: &str, title: &str, order: Option<DateOrder>) -> Option<(Date, String)> {
+    dated_line(opening, &ENDS, order, |line, m| {
+        ends_itself(&line[..m.start()], title)
+    })
 }
 
 /// The jurisdiction a title or opening names: "Marlow County", "State of X", the European
@@ -602,10 +687,29 @@ fn jurisdiction(head: &str) -> Option<(String, String)> {
         .map(|c| (c[1].to_string(), c[0].to_string()))
 }
 
+/// What a document says about itself, read from its whole stored `text`: as [`infer`]
+/// on its opening, with numeric dates read in the day/month order the text's own
+/// unambiguous dates show ("25/12/2018" elsewhere in the file: "01/04/2019" is 1 April).
+pub fn infer_in(title: &str, source: &str, text: &str) -> SourceMeta {
+    let order = crate::value::parse::infer_order(text);
+    infer_with(title, source, opening(text), order)
+}
+
 /// What a document says about itself: its type (from its title, else its file name,
 /// else a "plain-language summary" line), jurisdiction, effective dates and what it
-/// supersedes, each with the text it was read from. `opening` is the start of its text.
+/// supersedes, each with the text it was read from. `opening` is the start of its text;
+/// numeric dates are read in the order its own unambiguous dates show.
 pub fn infer(title: &str, source: &str, opening: &str) -> SourceMeta {
+    infer_with(
+        title,
+        source,
+        opening,
+        crate::value::parse::infer_order(opening),
+    )
+}
+
+/// [`infer`] with numeric dates read in `order` (`None`: an ambiguous one is not read).
+fn infer_with(title: &str, source: &str, opening: &str, order: Option<DateOrder>) -> SourceMeta {
     let mut m = SourceMeta::default();
     let file = source.rsplit(['/', '\\']).next().unwrap_or(source);
     let named = type_named(title)
@@ -621,25 +725,46 @@ pub fn infer(title: &str, source: &str, opening: &str) -> SourceMeta {
     if let Some((j, from)) = jurisdiction(&head) {
         m.jurisdiction = Some(Sourced::inferred(j, &from));
     }
-    // A date of issue or revision counts only in the document's head.
-    let head_only = &opening[..floor(opening, HEAD_BYTES)];
-    let from = dated_line(opening, &EFFECTIVE).or_else(|| dated_line(head_only, &ISSUED));
-    if let Some((d, line)) = from {
-        m.effective_from = Some(Sourced::inferred(d, &line));
-    }
-    if let Some((d, line)) = dated_line(opening, &ENDS) {
-        m.effective_to = Some(Sourced::inferred(d, &line));
-    }
+    dates(&mut m, title, opening, order);
     for c in SUPERSEDES.captures_iter(opening) {
-        let name = sentence_head(&c[1])
-            .trim()
-            .trim_end_matches([',', ':', '.']);
+        let name = superseded_name(&c[1]);
         if !name.is_empty() {
             m.supersedes
                 .push(Sourced::inferred(name.to_string(), c[0].trim()));
         }
     }
     m
+}
+
+/// The effective dates of `opening`: the start from an effective-date line that is no
+/// end cue, else a date of issue or revision in the head; the end from a line that ends
+/// the document itself. Dates that contradict each other (an end not after the start)
+/// are neither read.
+fn dates(m: &mut SourceMeta, title: &str, opening: &str, order: Option<DateOrder>) {
+    // A date of issue or revision counts only in the document's head.
+    let head_only = &opening[..floor(opening, HEAD_BYTES)];
+    let from = dated_line(opening, &EFFECTIVE, order, |l, m| !inside_end_cue(l, m))
+        .or_else(|| dated_line(head_only, &ISSUED, order, |l, m| !inside_end_cue(l, m)));
+    let to = end_of(opening, title, order);
+    if let (Some((a, _)), Some((b, _))) = (&from, &to) {
+        if b <= a {
+            return;
+        }
+    }
+    m.effective_from = from.map(|(d, line)| Sourced::inferred(d, &line));
+    m.effective_to = to.map(|(d, line)| Sourced::inferred(d, &line));
+}
+
+/// The name a supersession cue gives: its text to the end of its sentence, without what
+/// only describes it (", dated …", " issued …", " (March 2017)", " in its entirety").
+fn superseded_name(s: &str) -> &str {
+    static DESCRIBES: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?i),? +(?:dated|issued|effective|as amended|in (?:its|their) entirety)\b|,\s+(?:which|as)\b| \((?:dated |issued |rev\.? |effective )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d)")
+            .expect("static pattern")
+    });
+    let s = sentence_head(s);
+    let cut = DESCRIBES.find(s).map_or(s.len(), |m| m.start());
+    s[..cut].trim().trim_end_matches([',', ':', '.'])
 }
 
 /// `s` up to the end of its first sentence: a full stop followed by a space or the end,
@@ -754,6 +879,111 @@ mod tests {
         assert_eq!(
             ends.effective_to.unwrap().value,
             Date::new(2024, 12, 31).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_repeal_date_ends_a_document_and_starts_nothing() {
+        let act =
+            "# Records Act 1998\n\nAdopted: March 3, 1998\n\nRepealed effective January 1, 2016.\n";
+        let m = infer("Records Act 1998", "records-act-1998.md", act);
+        assert_eq!(
+            m.effective_from.unwrap().value,
+            Date::new(1998, 3, 3).unwrap()
+        );
+        let bare = infer(
+            "Records Act 1998",
+            "a.md",
+            "Repealed effective January 1, 2016.",
+        );
+        assert_eq!(bare.effective_from, None);
+        assert_eq!(
+            m.effective_to.unwrap().value,
+            Date::new(2016, 1, 1).unwrap()
+        );
+        // A status line with a label, and a rescission, end the document too.
+        let status = infer(
+            "Fee Policy",
+            "fees.md",
+            "**Status:** Rescinded as of 1 July 2020\n",
+        );
+        assert_eq!(status.effective_from, None);
+        assert_eq!(
+            status.effective_to.unwrap().value,
+            Date::new(2020, 7, 1).unwrap()
+        );
+        // Another document's repeal, or a section's, is not this document's end.
+        let new = "# Records Act 2016\n\nEffective: January 1, 2016\n\nThe Records Act 1998 is repealed effective January 1, 2016.\nSection 4 is repealed on June 1, 2017.\n";
+        let n = infer("Records Act 2016", "records-act-2016.md", new);
+        assert_eq!(n.effective_to, None);
+        assert_eq!(
+            n.effective_from.unwrap().value,
+            Date::new(2016, 1, 1).unwrap()
+        );
+        // Dates that contradict each other are neither read.
+        let odd = infer(
+            "Rule",
+            "r.md",
+            "Effective: May 1, 2021\nExpires: May 1, 2020\n",
+        );
+        assert_eq!((odd.effective_from, odd.effective_to), (None, None));
+    }
+
+    #[test]
+    fn numeric_dates_are_read_in_the_documents_own_order_or_not_at_all() {
+        let dmy = "Effective: 01/04/2019\n\nForms received after 25/12/2018 are late.\n";
+        let m = infer_in("Guide", "guide.md", dmy);
+        assert_eq!(
+            m.effective_from.unwrap().value,
+            Date::new(2019, 4, 1).unwrap()
+        );
+        let mdy = "Effective: 01/04/2019\n\nForms received after 12/25/2018 are late.\n";
+        let m = infer_in("Guide", "guide.md", mdy);
+        assert_eq!(
+            m.effective_from.unwrap().value,
+            Date::new(2019, 1, 4).unwrap()
+        );
+        // The order is read from the whole text, past the opening.
+        let far = format!(
+            "Effective: 03/02/2020\n\n{}\nDue by 31/03/2020.\n",
+            "Filler text. ".repeat(400)
+        );
+        let m = infer_in("Guide", "guide.md", &far);
+        assert_eq!(
+            m.effective_from.unwrap().value,
+            Date::new(2020, 2, 3).unwrap()
+        );
+        // No unambiguous date: an ambiguous one is not read; an unambiguous one is.
+        assert_eq!(
+            infer_in("Guide", "g.md", "Effective: 01/04/2019\n").effective_from,
+            None
+        );
+        assert_eq!(
+            infer_in("Guide", "g.md", "Effective: 04/30/2019\n")
+                .effective_from
+                .unwrap()
+                .value,
+            Date::new(2019, 4, 30).unwrap()
+        );
+    }
+
+    #[test]
+    fn a_superseded_name_stops_before_what_describes_it() {
+        assert_eq!(
+            superseded_name("Policy Bulletin No. 17-02, dated March 1, 2017."),
+            "Policy Bulletin No. 17-02"
+        );
+        assert_eq!(
+            superseded_name("the Intake Manual (March 2017) in its entirety"),
+            "the Intake Manual"
+        );
+        assert_eq!(
+            superseded_name("Regulation (EU) No 575/2013 as amended"),
+            "Regulation (EU) No 575/2013"
+        );
+        assert_eq!(
+            superseded_name("the Records Retention Act 2015 summary sheet. It is"),
+            "the Records Retention Act 2015 summary sheet"
         );
     }
 
