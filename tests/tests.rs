@@ -2,12 +2,14 @@
 
 mod answers;
 mod ask;
+mod auditlabels;
 mod authority;
 mod cli;
 mod common;
 mod docs;
 mod documents;
 mod embed;
+mod filespans;
 mod forms;
 mod generate;
 mod loaders;
