@@ -475,21 +475,6 @@ impl NoFileSpan {
             NoFileSpan::Unaligned => "unaligned",
         }
     }
-
-    /// What it means for a reader.
-    pub fn explain(self) -> &'static str {
-        match self {
-            NoFileSpan::Rendered => {
-                "the text is rendered from the file's structure; no map to its bytes is kept"
-            }
-            NoFileSpan::NotRecorded => {
-                "the index stored this document before source maps were kept; it gains one when its file is read again"
-            }
-            NoFileSpan::Unaligned => {
-                "the quote cuts rendered markup (part of a link), so no span of the file renders to it"
-            }
-        }
-    }
 }
 
 /// Where a quote lies in the file on disk: bytes `[file_start, file_end)` of the file,
@@ -563,7 +548,7 @@ impl SourceMap {
 
     /// Edits in text order, not overlapping, each on character boundaries of `text`, with
     /// the bytes between them the same length in the text and the file.
-    fn check(&self, text: &str) -> Result<(), LayoutMismatch> {
+    pub fn check(&self, text: &str) -> Result<(), LayoutMismatch> {
         let SourceMap::Bytes { edits } = self else {
             return Ok(());
         };
