@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::corpus::layout::FileSpan;
 use crate::evidence::compose::{Conflict, Sentence};
 use crate::evidence::extract::Kind;
 use crate::evidence::gate::GateResult;
@@ -84,6 +85,9 @@ pub struct Location {
     pub page: Option<usize>,
     /// sha256 of the document text.
     pub content_hash: String,
+    /// Where the quote lies in the file on disk: `file_start`, `file_end` (or why not).
+    #[serde(flatten)]
+    pub file: FileSpan,
 }
 
 /// `s` with every whitespace run collapsed to one space, trimmed.
@@ -111,6 +115,7 @@ impl Location {
             line: c.line,
             page: c.page,
             content_hash: c.content_hash.clone(),
+            file: c.file,
         }
     }
 }
@@ -138,10 +143,15 @@ pub struct EvidenceItem {
     /// The quote with whitespace runs collapsed to one space, for reading.
     #[serde(default)]
     pub display: String,
-    /// Byte offset in the document text.
+    /// Byte offset in the document text (the stored text the gate checks).
     pub start: usize,
     /// End byte offset (exclusive).
     pub end: usize,
+    /// Where the quote lies in the file on disk: `file_start`, `file_end`, bytes of the
+    /// file whose rendering is the quote (text and Markdown), or `file_span_absent`
+    /// saying why not.
+    #[serde(flatten)]
+    pub file: FileSpan,
     /// 1-based line of `start`.
     pub line: usize,
     /// 1-based page of `start`, when the source has pages (PDF, DOCX).

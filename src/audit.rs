@@ -4,12 +4,18 @@
 //! `attest validate --audit FILE` replays it against the current store and reports drift.
 //!
 //! Drift kinds: `document_missing` (the document is no longer indexed), `quote_changed`
-//! (the span no longer holds the quote), and `document_changed` (the document's content
-//! hash differs but the quote still stands at its span: reported, not a failure). The
-//! recorded answer is checked again too: the Evidence Gate on its text, its sentences
-//! against the text, and every sentence that is not verbatim against what it cites
-//! (figures, negation, support), so an edited answer fails. An audit whose corpus
-//! version is newer than the index's is refused.
+//! (the span no longer holds the quote), `label_mismatch` (a label the audit shows —
+//! source, title, section, page, source type, file span… — is not the one the index
+//! gives the quote, see [`labels`]), and, reported but not failures, `document_changed`
+//! (the document's content hash differs but the quote still stands at its span) and
+//! `file_changed` (the file on disk is no longer the bytes that were ingested, so its
+//! file span may not hold the quote). The recorded answer is checked again too, whatever
+//! its status: the Evidence Gate on its text, its sentences against the text, and every
+//! sentence that is not verbatim against what it cites (figures, negation, support), so
+//! an edited answer fails; a run that did not answer states nothing. An audit whose
+//! corpus version is newer than the index's is refused.
+
+mod labels;
 
 use std::path::Path;
 
@@ -18,12 +24,13 @@ use serde_json::Value;
 
 use std::collections::{HashMap, HashSet};
 
-use crate::answer::{Run, Status};
+use crate::answer::{EvidenceItem, Run, Status};
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::{
     check_external, citations, GateConfig, GateResult, Severity, Violation, ViolationKind,
 };
+use crate::source::SourceRule;
 use crate::store::{QuoteAt, QuoteChecker, Store};
 
 /// Version of the audit file format.
@@ -74,6 +81,11 @@ pub enum DriftKind {
     QuoteChanged,
     /// The document changed but the quote still stands at its span (not a failure).
     DocumentChanged,
+    /// A label the audit shows is not the one the index gives the quote.
+    LabelMismatch,
+    /// The file on disk is no longer the bytes that were ingested: its file span may not
+    /// hold the quote (not a failure: the index still does).
+    FileChanged,
 }
 
 impl DriftKind {
@@ -83,7 +95,14 @@ impl DriftKind {
             DriftKind::DocumentMissing => "document_missing",
             DriftKind::QuoteChanged => "quote_changed",
             DriftKind::DocumentChanged => "document_changed",
+            DriftKind::LabelMismatch => "label_mismatch",
+            DriftKind::FileChanged => "file_changed",
         }
+    }
+
+    /// Whether it fails the replay.
+    pub fn fails(self) -> bool {
+        !matches!(self, DriftKind::DocumentChanged | DriftKind::FileChanged)
     }
 }
 
@@ -156,33 +175,17 @@ struct AuditFile {
     question: String,
     status: Status,
     corpus_version: u64,
-    evidence: Vec<AuditItem>,
+    evidence: Vec<EvidenceItem>,
     #[serde(default)]
     answer: String,
     #[serde(default)]
     sentences: Vec<AuditSentence>,
-}
-
-/// A cited evidence item as the audit records it.
-#[derive(Deserialize)]
-struct AuditItem {
-    id: String,
-    evidence_key: String,
-    source: String,
-    quote: String,
-    #[serde(flatten)]
-    place: Place,
+    /// The answer's value, when it records one.
     #[serde(default)]
-    locations: Vec<Place>,
-}
-
-/// A place that states a quote.
-#[derive(Deserialize)]
-struct Place {
-    doc_id: String,
-    start: usize,
-    end: usize,
-    content_hash: String,
+    answer_value: Option<Value>,
+    /// The evidence items as written (labels are compared as recorded).
+    #[serde(skip)]
+    recorded: Vec<Value>,
 }
 
 /// A recorded sentence of the answer.
@@ -216,15 +219,53 @@ fn check_answer(
         }
     }
     out.extend(crate::evidence::support::check_claims(text, quotes));
-    let gate = (a.status == Status::Answered).then(|| {
+    out.extend(check_status(a));
+    // Every status is gated: text recorded under any status goes through the gate.
+    let gate = (a.status == Status::Answered || !text.trim().is_empty()).then(|| {
         let ids: HashSet<String> = quotes.keys().cloned().collect();
         check_external(text, &ids, &GateConfig::default())
     });
     (gate, out)
 }
 
-/// Drift of one evidence item: every place must still hold its quote.
-fn check_item(quotes: &mut QuoteChecker, item: &AuditItem) -> Result<Vec<Drift>, Error> {
+/// A run that did not answer (no authoritative evidence, a rejected question) states
+/// nothing: answer text, recorded sentences, cited evidence or an answer value under such
+/// a status is a violation.
+fn check_status(a: &AuditFile) -> Option<Violation> {
+    if a.status == Status::Answered {
+        return None;
+    }
+    let states: Vec<&str> = [
+        (!a.answer.trim().is_empty(), "answer text"),
+        (!a.sentences.is_empty(), "sentences"),
+        (!a.evidence.is_empty(), "evidence"),
+        (a.answer_value.as_ref().is_some_and(|v| !v.is_null()), "an answer value"),
+    ]
+    .into_iter()
+    .filter_map(|(has, what)| has.then_some(what))
+    .collect();
+    (!states.is_empty()).then(|| {
+        Violation::error(
+            ViolationKind::StatusMismatch,
+            None,
+            None,
+            format!(
+                "a {} run states nothing, but the audit records {}",
+                a.status.as_str(),
+                states.join(", ")
+            ),
+        )
+    })
+}
+
+/// Drift of one evidence item (recorded as `recorded`): every place must still hold its
+/// quote, with the labels the index gives it, in the file that was ingested.
+fn check_item(
+    quotes: &mut QuoteChecker,
+    docs: &mut labels::Documents,
+    item: &EvidenceItem,
+    recorded: &Value,
+) -> Result<Vec<Drift>, Error> {
     let d = |kind: DriftKind, message: String| Drift {
         id: item.id.clone(),
         evidence_key: item.evidence_key.clone(),
@@ -233,9 +274,11 @@ fn check_item(quotes: &mut QuoteChecker, item: &AuditItem) -> Result<Vec<Drift>,
         message,
     };
     let mut out = Vec::new();
-    for p in std::iter::once(&item.place).chain(&item.locations) {
-        let (doc_id, start, end) = (&p.doc_id, p.start, p.end);
-        match quotes.check(doc_id, start, end, &item.quote, Some(&p.content_hash))? {
+    let places = std::iter::once((item.doc_id.as_str(), item.start, item.end, &item.content_hash))
+        .chain(item.locations.iter().map(|l| (l.doc_id.as_str(), l.start, l.end, &l.content_hash)));
+    for (k, (doc_id, start, end, hash)) in places.enumerate() {
+        let at = quotes.check(doc_id, start, end, &item.quote, Some(hash))?;
+        match at {
             QuoteAt::DocumentMissing => out.push(d(
                 DriftKind::DocumentMissing,
                 format!("document {doc_id} is no longer in the index"),
@@ -249,6 +292,23 @@ fn check_item(quotes: &mut QuoteChecker, item: &AuditItem) -> Result<Vec<Drift>,
                 "the document changed; the quote still stands at its span".into(),
             )),
             QuoteAt::Holds => {}
+        }
+        if !at.stands() {
+            continue;
+        }
+        let differences = match k.checked_sub(1) {
+            None => docs.item_differences(item, recorded),
+            Some(i) => {
+                let r = &recorded["locations"][i];
+                docs.location_differences(&item.locations[i], r)
+            }
+        };
+        for m in differences {
+            out.push(d(DriftKind::LabelMismatch, format!("{doc_id}: {m}")));
+        }
+        let spanned = if k == 0 { item.file.span() } else { item.locations[k - 1].file.span() };
+        if let Some(why) = spanned.and_then(|_| docs.file_changed(doc_id)) {
+            out.push(d(DriftKind::FileChanged, why));
         }
     }
     Ok(out)
@@ -280,11 +340,17 @@ fn read(path: &Path) -> Result<AuditFile, Error> {
             format!("audit_version {version} is not supported (expected {AUDIT_VERSION})"),
         ));
     }
-    serde_path_to_error::deserialize(&v).map_err(field_error)
+    let mut a: AuditFile = serde_path_to_error::deserialize(&v).map_err(field_error)?;
+    a.recorded = match v.get("evidence") {
+        Some(Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    Ok(a)
 }
 
-/// Re-check every cited quote of the audit at `path` against `store`.
-pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
+/// Re-check every cited quote of the audit at `path` against `store`, and every label
+/// it shows (source types under the `[[sources]]` rules `rules`).
+pub fn replay(store: &Store, rules: &[SourceRule], path: &Path) -> Result<Replay, Error> {
     let a = read(path)?;
     let (then, now) = (a.corpus_version, store.corpus_version()?);
     if then > now {
@@ -296,9 +362,10 @@ pub fn replay(store: &Store, path: &Path) -> Result<Replay, Error> {
     let mut drift = Vec::new();
     let mut intact = 0;
     let mut checker = QuoteChecker::new(store);
-    for item in &a.evidence {
-        let found = check_item(&mut checker, item)?;
-        intact += usize::from(!found.iter().any(|d| d.kind != DriftKind::DocumentChanged));
+    let mut docs = labels::Documents::load(store, rules, &a.evidence)?;
+    for (item, recorded) in a.evidence.iter().zip(&a.recorded) {
+        let found = check_item(&mut checker, &mut docs, item, recorded)?;
+        intact += usize::from(!found.iter().any(|d| d.kind.fails()));
         drift.extend(found);
     }
     let quotes: HashMap<String, Option<String>> = a

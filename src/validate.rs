@@ -75,7 +75,7 @@ pub fn support_model(cfg: &Config) -> Result<MiniLm, Error> {
 /// support check on the recorded answer when some sentence is not a verbatim quote.
 pub fn replay_audit(cfg: &Config, audit: &Path) -> Result<Replay, Error> {
     let store = crate::engine::open_existing_store(cfg)?;
-    let mut r = crate::audit::replay(&store, audit)?;
+    let mut r = crate::audit::replay(&store, &cfg.sources, audit)?;
     if needs_model(&r.answer, &r.quotes) {
         let model = support_model(cfg)?;
         let v = check_text(&r.answer, &r.quotes, &model, &SupportConfig::default())?;

@@ -2,6 +2,7 @@
 
 mod answers;
 mod ask;
+mod auditlabels;
 mod authority;
 mod bounded;
 mod cli;
@@ -9,6 +10,7 @@ mod common;
 mod docs;
 mod documents;
 mod embed;
+mod filespans;
 mod forms;
 mod generate;
 mod loaders;

@@ -459,6 +459,7 @@ pub fn item_of(id: &str, v: &Verdict, locations: Vec<crate::answer::Location>) -
         non_binding: None,
         source_type: None,
         ocr: c.ocr.clone(),
+        file: c.file,
     }
 }
 

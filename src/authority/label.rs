@@ -27,13 +27,15 @@ pub struct DocView {
 impl DocView {
     /// The view of document `doc_id` (`None` when the index does not hold it).
     pub fn load(engine: &Engine, doc_id: &str) -> Result<Option<DocView>, Error> {
-        let Some(text) = engine.store().document_text(doc_id)? else {
+        Self::from_store(engine.store(), doc_id)
+    }
+
+    /// [`DocView::load`] from `store`.
+    pub fn from_store(store: &crate::store::Store, doc_id: &str) -> Result<Option<DocView>, Error> {
+        let Some(text) = store.document_text(doc_id)? else {
             return Ok(None);
         };
-        let layout = engine
-            .store()
-            .document_layout(doc_id, &text)
-            .unwrap_or_default();
+        let layout = store.document_layout(doc_id, &text).unwrap_or_default();
         let heads: Vec<(usize, u8, String)> = layout
             .headings
             .iter()
@@ -84,15 +86,26 @@ pub fn provision_at(text: &str, layout: &Layout, at: usize) -> Option<String> {
     (!p.is_empty()).then_some(p)
 }
 
-/// Label one item from its document's view and source type.
-fn label_item(e: &mut EvidenceItem, d: &DocView, source_type: Option<SourceType>) {
-    let part = part_at(&d.parts, e.start, e.end);
+/// The provision the span `[start, end)` of document `d` stands in, and the non-binding
+/// part it quotes, if any.
+pub fn place_labels(
+    d: &DocView,
+    start: usize,
+    end: usize,
+) -> (Option<String>, Option<NonBindingAt>) {
+    let part = part_at(&d.parts, start, end);
     let outside = part.is_some_and(|p| matches!(p.kind, NonBinding::Head | NonBinding::Signature));
-    e.provision = provision_at(&d.text, &d.layout, e.start).filter(|_| !outside);
-    e.non_binding = part.map(|p| NonBindingAt {
+    let provision = provision_at(&d.text, &d.layout, start).filter(|_| !outside);
+    let non_binding = part.map(|p| NonBindingAt {
         kind: p.kind,
         label: p.label.clone(),
     });
+    (provision, non_binding)
+}
+
+/// Label one item from its document's view and source type.
+fn label_item(e: &mut EvidenceItem, d: &DocView, source_type: Option<SourceType>) {
+    (e.provision, e.non_binding) = place_labels(d, e.start, e.end);
     e.source_type = source_type;
 }
 

@@ -83,7 +83,7 @@ pub struct Catalog {
 impl Catalog {
     /// The catalog of `engine`'s index under its configuration's `[[sources]]` rules.
     pub fn load(engine: &Engine) -> Result<Catalog, Error> {
-        let mut c = Self::load_rows(engine, None)?;
+        let mut c = Self::load_rows(engine.store(), &engine.config().sources, None)?;
         link_supersessions(&mut c.documents);
         Ok(c)
     }
@@ -91,12 +91,24 @@ impl Catalog {
     /// The catalog entries of documents `doc_ids` only (supersessions are not linked: that
     /// needs every document).
     pub fn load_only(engine: &Engine, doc_ids: &[String]) -> Result<Catalog, Error> {
-        Self::load_rows(engine, Some(doc_ids))
+        Self::load_only_in(engine.store(), &engine.config().sources, doc_ids)
     }
 
-    fn load_rows(engine: &Engine, only: Option<&[String]>) -> Result<Catalog, Error> {
-        let store = engine.store();
-        let rules = &engine.config().sources;
+    /// [`Catalog::load_only`] over `store` under the `[[sources]]` rules `rules` (no
+    /// engine needed: an audit replay).
+    pub fn load_only_in(
+        store: &crate::store::Store,
+        rules: &[SourceRule],
+        doc_ids: &[String],
+    ) -> Result<Catalog, Error> {
+        Self::load_rows(store, rules, Some(doc_ids))
+    }
+
+    fn load_rows(
+        store: &crate::store::Store,
+        rules: &[SourceRule],
+        only: Option<&[String]>,
+    ) -> Result<Catalog, Error> {
         let mut decls: Vec<(String, SourceRule)> = Vec::new();
         for (root, json) in store.source_decls()? {
             if let Ok(rule) = serde_json::from_str::<SourceRule>(&json) {

@@ -929,6 +929,7 @@ impl Doc {
             headings: self.headings,
             labels: self.labels,
             ocr: None,
+            source_map: None,
         };
         DocxText {
             text: self.out.text,

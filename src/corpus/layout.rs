@@ -144,6 +144,10 @@ pub struct Layout {
     /// What OCR read, when some of the text came from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocr: Option<OcrText>,
+    /// How the text maps onto the bytes of its file; `None` in an index stored before
+    /// source maps were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_map: Option<SourceMap>,
 }
 
 /// Why a layout does not fit its text.
@@ -159,6 +163,16 @@ impl Layout {
             && self.headings.is_empty()
             && self.labels.is_empty()
             && self.ocr.is_none()
+            && self.source_map.is_none()
+    }
+
+    /// Where the stored span `[start, end)` lies in the file on disk, or why no span of
+    /// the file can be given (see [`SourceMap::file_span`]).
+    pub fn file_span(&self, start: usize, end: usize) -> FileSpan {
+        FileSpan::from(match &self.source_map {
+            None => Err(NoFileSpan::NotRecorded),
+            Some(map) => map.file_span(start, end),
+        })
     }
 
     /// What the span `[start, end)` owes to OCR, when it lies on a page OCR read.
@@ -316,6 +330,9 @@ impl Layout {
         if let Some(ocr) = &self.ocr {
             check_ocr(ocr, text, self.pages.len().max(1))?;
         }
+        if let Some(map) = &self.source_map {
+            map.check(text)?;
+        }
         let sorted = |v: Vec<usize>| v.windows(2).all(|w| w[0] <= w[1]);
         if !sorted(self.headings.iter().map(|h| h.start).collect())
             || !sorted(self.labels.iter().map(|l| l.start).collect())
@@ -351,6 +368,245 @@ fn check_ocr(ocr: &OcrText, text: &str, pages: usize) -> Result<(), LayoutMismat
         ));
     }
     Ok(())
+}
+
+/// What an edit of a rendering is to the spans around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EditKind {
+    /// Opens a construct that renders only whole (a link's `[` or `![`): a span of the
+    /// file holds it only with its closing edit.
+    #[serde(rename = "o")]
+    Open,
+    /// Closes one (a link's `](destination)`).
+    #[serde(rename = "c")]
+    Close,
+    /// Renders on its own (a character reference, an HTML tag).
+    #[serde(rename = "a")]
+    Atom,
+}
+
+/// One place where the stored text is not the file's bytes: stored bytes `[at, at + len)`
+/// are the rendering of the file's bytes `[file_at, file_at + file_len)`. Stored as
+/// `[at, len, file_at, file_len, kind]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(
+    from = "(usize, usize, usize, usize, EditKind)",
+    into = "(usize, usize, usize, usize, EditKind)"
+)]
+pub struct Edit {
+    /// First stored byte of the rendering.
+    pub at: usize,
+    /// Its length in stored bytes (0 when it renders to nothing).
+    pub len: usize,
+    /// First byte of what it renders in the file.
+    pub file_at: usize,
+    /// Length of that in the file's bytes (never 0).
+    pub file_len: usize,
+    /// Open, close or atom.
+    pub kind: EditKind,
+}
+
+impl From<(usize, usize, usize, usize, EditKind)> for Edit {
+    fn from((at, len, file_at, file_len, kind): (usize, usize, usize, usize, EditKind)) -> Self {
+        Edit {
+            at,
+            len,
+            file_at,
+            file_len,
+            kind,
+        }
+    }
+}
+
+impl From<Edit> for (usize, usize, usize, usize, EditKind) {
+    fn from(e: Edit) -> Self {
+        (e.at, e.len, e.file_at, e.file_len, e.kind)
+    }
+}
+
+impl Edit {
+    /// One past its last stored byte.
+    fn end(&self) -> usize {
+        self.at + self.len
+    }
+
+    /// One past the last file byte it renders.
+    fn file_end(&self) -> usize {
+        self.file_at + self.file_len
+    }
+}
+
+/// How a document's stored text maps onto the bytes of its file on disk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "of", rename_all = "snake_case")]
+pub enum SourceMap {
+    /// The text is the file's bytes but for `edits`, in text order (a text file has none;
+    /// a Markdown file's are its rendered links, character references and tags). Between
+    /// edits, stored bytes and file bytes are the same.
+    Bytes {
+        /// The places where rendering changed the bytes.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        edits: Vec<Edit>,
+    },
+    /// The text is rendered from the file's structure (HTML, XML, PDF, DOCX, JSON lines,
+    /// OCR) and no map to its bytes is kept.
+    Rendered,
+}
+
+/// Why a stored span has no span of its file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoFileSpan {
+    /// The text is rendered from the file's structure; no map to its bytes is kept.
+    Rendered,
+    /// The index stored the document before source maps were kept.
+    NotRecorded,
+    /// The span starts or ends inside rendered markup it cuts (part of a link), so no
+    /// span of the file renders to it.
+    Unaligned,
+}
+
+impl NoFileSpan {
+    /// The name, as the JSON spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoFileSpan::Rendered => "rendered",
+            NoFileSpan::NotRecorded => "not_recorded",
+            NoFileSpan::Unaligned => "unaligned",
+        }
+    }
+}
+
+/// Where a quote lies in the file on disk: bytes `[file_start, file_end)` of the file,
+/// whose rendering is the quote, or why no such span is given.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileSpan {
+    /// First byte in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_start: Option<usize>,
+    /// One past the last byte in the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_end: Option<usize>,
+    /// Why there is no span of the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_span_absent: Option<NoFileSpan>,
+}
+
+impl From<Result<(usize, usize), NoFileSpan>> for FileSpan {
+    fn from(r: Result<(usize, usize), NoFileSpan>) -> Self {
+        match r {
+            Ok((s, e)) => FileSpan {
+                file_start: Some(s),
+                file_end: Some(e),
+                file_span_absent: None,
+            },
+            Err(why) => FileSpan {
+                file_span_absent: Some(why),
+                ..FileSpan::default()
+            },
+        }
+    }
+}
+
+impl FileSpan {
+    /// The span of the file, when there is one.
+    pub fn span(&self) -> Option<(usize, usize)> {
+        self.file_start.zip(self.file_end)
+    }
+}
+
+impl SourceMap {
+    /// The map of a text stored as its file's bytes.
+    pub fn identity() -> Self {
+        SourceMap::Bytes { edits: Vec::new() }
+    }
+
+    /// The span of the file whose rendering is the stored span `[start, end)`. Each end
+    /// may lie before, between or after edits that render to nothing there; the span is
+    /// the shortest of those choices in which every opening edit it holds has its closing
+    /// edit and no closing edit comes without its opening one. An end inside an edit's
+    /// rendering, or a span that keeps only part of a link, has none.
+    pub fn file_span(&self, start: usize, end: usize) -> Result<(usize, usize), NoFileSpan> {
+        let SourceMap::Bytes { edits } = self else {
+            return Err(NoFileSpan::Rendered);
+        };
+        if start > end {
+            return Err(NoFileSpan::Unaligned);
+        }
+        let (starts, ends) = (places(edits, start)?, places(edits, end)?);
+        let mut best: Option<(usize, usize)> = None;
+        for &fs in &starts {
+            for &fe in ends.iter().filter(|&&fe| fe >= fs) {
+                let shorter = best.is_none_or(|(a, b)| fe - fs < b - a);
+                if shorter && balanced(edits, fs, fe) {
+                    best = Some((fs, fe));
+                }
+            }
+        }
+        best.ok_or(NoFileSpan::Unaligned)
+    }
+
+    /// Edits in text order, not overlapping, each on character boundaries of `text`, with
+    /// the bytes between them the same length in the text and the file.
+    pub fn check(&self, text: &str) -> Result<(), LayoutMismatch> {
+        let SourceMap::Bytes { edits } = self else {
+            return Ok(());
+        };
+        let ok = |at: usize| at <= text.len() && text.is_char_boundary(at);
+        let (mut end, mut file_end) = (0, 0);
+        for e in edits {
+            let fits = e.at >= end && ok(e.at) && ok(e.end());
+            let aligned = fits && e.file_at == file_end + (e.at - end);
+            let shape = e.file_len > 0 && (e.kind == EditKind::Atom || e.len == 0);
+            if !(aligned && shape) {
+                return Err(LayoutMismatch(format!(
+                    "source map edit [{}, {}) does not fit the text",
+                    e.at,
+                    e.end()
+                )));
+            }
+            (end, file_end) = (e.end(), e.file_end());
+        }
+        Ok(())
+    }
+}
+
+/// The file offsets stored offset `at` may stand for: before, between and after the edits
+/// that render to nothing at `at`, in file order. An offset inside an edit's rendering
+/// stands for none.
+fn places(edits: &[Edit], at: usize) -> Result<Vec<usize>, NoFileSpan> {
+    let i = edits.partition_point(|e| e.at < at);
+    let base = match i.checked_sub(1).map(|k| &edits[k]) {
+        Some(prev) if prev.end() > at => return Err(NoFileSpan::Unaligned),
+        Some(prev) => prev.file_end() + (at - prev.end()),
+        None => at,
+    };
+    let mut out = vec![base];
+    out.extend(
+        edits[i..]
+            .iter()
+            .take_while(|e| e.at == at && e.len == 0)
+            .map(Edit::file_end),
+    );
+    Ok(out)
+}
+
+/// Whether the edits inside file bytes `[fs, fe)` pair up: every opening edit closed,
+/// no closing edit before its opening one.
+fn balanced(edits: &[Edit], fs: usize, fe: usize) -> bool {
+    let first = edits.partition_point(|e| e.file_at < fs);
+    let mut depth = 0usize;
+    for e in edits[first..].iter().take_while(|e| e.file_end() <= fe) {
+        match e.kind {
+            EditKind::Open => depth += 1,
+            EditKind::Close => match depth.checked_sub(1) {
+                Some(d) => depth = d,
+                None => return false,
+            },
+            EditKind::Atom => {}
+        }
+    }
+    depth == 0
 }
 
 /// Push `span` shrunk past surrounding whitespace, unless nothing is left.
@@ -396,6 +652,7 @@ mod tests {
                 cells: Vec::new(),
             }],
             ocr: None,
+            source_map: None,
         };
         assert_eq!(layout.page_of(0), Some(1));
         assert_eq!(layout.page_of(99), Some(1));
@@ -525,6 +782,127 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `See [the Act](u) now.` stored as `See the Act now.`.
+    fn link_map() -> SourceMap {
+        let edit = |at, file_at, file_len, kind| Edit {
+            at,
+            len: 0,
+            file_at,
+            file_len,
+            kind,
+        };
+        SourceMap::Bytes {
+            edits: vec![
+                edit(4, 4, 1, EditKind::Open),
+                edit(11, 12, 4, EditKind::Close),
+            ],
+        }
+    }
+
+    #[test]
+    fn file_spans_take_whole_links_or_stay_inside_their_text() {
+        let file = "See [the Act](u) now.";
+        let map = link_map();
+        let text = "See the Act now.";
+        assert!(map.check(text).is_ok());
+        let at = |s: &str| {
+            let start = text.find(s).unwrap();
+            map.file_span(start, start + s.len())
+                .map(|(a, b)| &file[a..b])
+        };
+        assert_eq!(at("See the Act"), Ok("See [the Act](u)"));
+        assert_eq!(at("the Act now."), Ok("[the Act](u) now."));
+        assert_eq!(at("the Act"), Ok("the Act"));
+        assert_eq!(at("he A"), Ok("he A"));
+        assert_eq!(at("now."), Ok("now."));
+        assert_eq!(at(text), Ok(file));
+        // A span that keeps part of the link's text and text outside it cuts the link.
+        assert_eq!(at("Act now."), Err(NoFileSpan::Unaligned));
+        assert_eq!(at("See the"), Err(NoFileSpan::Unaligned));
+    }
+
+    #[test]
+    fn adjacent_links_and_replaced_characters_map_apart() {
+        // `[a](x)[b](y) &amp; c` stored as `ab & c`.
+        let file = "[a](x)[b](y) &amp; c";
+        let edit = |at, len, file_at, file_len, kind| Edit {
+            at,
+            len,
+            file_at,
+            file_len,
+            kind,
+        };
+        let map = SourceMap::Bytes {
+            edits: vec![
+                edit(0, 0, 0, 1, EditKind::Open),
+                edit(1, 0, 2, 4, EditKind::Close),
+                edit(1, 0, 6, 1, EditKind::Open),
+                edit(2, 0, 8, 4, EditKind::Close),
+                edit(3, 1, 13, 5, EditKind::Atom),
+            ],
+        };
+        let text = "ab & c";
+        assert!(map.check(text).is_ok());
+        let at = |a: usize, b: usize| map.file_span(a, b).map(|(x, y)| &file[x..y]);
+        assert_eq!(at(0, 1), Ok("a"));
+        assert_eq!(at(1, 2), Ok("b"));
+        assert_eq!(at(0, 2), Ok("[a](x)[b](y)"));
+        assert_eq!(at(3, 4), Ok("&amp;"));
+        assert_eq!(at(0, 6), Ok(file));
+        assert_eq!(at(2, 6), Ok(" &amp; c"));
+    }
+
+    #[test]
+    fn text_files_map_to_themselves_and_other_formats_say_why_not() {
+        let identity = Layout {
+            source_map: Some(SourceMap::identity()),
+            ..Layout::default()
+        };
+        assert_eq!(identity.file_span(3, 9).span(), Some((3, 9)));
+        let rendered = Layout {
+            source_map: Some(SourceMap::Rendered),
+            ..Layout::default()
+        };
+        assert_eq!(
+            rendered.file_span(3, 9).file_span_absent,
+            Some(NoFileSpan::Rendered)
+        );
+        let old = Layout::default().file_span(3, 9);
+        assert_eq!(old.file_span_absent, Some(NoFileSpan::NotRecorded));
+        assert_eq!(old.span(), None);
+    }
+
+    #[test]
+    fn source_maps_round_trip_and_misfits_are_refused() {
+        let layout = Layout {
+            source_map: Some(link_map()),
+            ..Layout::default()
+        };
+        let json = serde_json::to_string(&layout).unwrap();
+        assert_eq!(
+            json,
+            r#"{"source_map":{"of":"bytes","edits":[[4,0,4,1,"o"],[11,0,12,4,"c"]]}}"#
+        );
+        let back: Layout = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, layout);
+        assert!(layout.check("See the Act now.").is_ok());
+        // Edits past the text, out of order, or whose file offsets do not follow.
+        assert!(layout.check("See the").is_err());
+        let edit = |at, file_at| Edit {
+            at,
+            len: 0,
+            file_at,
+            file_len: 1,
+            kind: EditKind::Atom,
+        };
+        for edits in [vec![edit(5, 5), edit(2, 6)], vec![edit(2, 3)]] {
+            let bad = SourceMap::Bytes { edits };
+            assert!(bad.check("See the Act now.").is_err());
+        }
+        let text: Layout = serde_json::from_str(r#"{"source_map":{"of":"bytes"}}"#).unwrap();
+        assert_eq!(text.source_map, Some(SourceMap::identity()));
     }
 
     #[test]

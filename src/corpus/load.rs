@@ -22,7 +22,7 @@ use super::docx;
 
 pub mod form;
 pub mod scan;
-use super::layout::Layout;
+use super::layout::{Layout, SourceMap};
 use super::mdinline;
 use super::ocr::OcrMode;
 use super::pdflayout;
@@ -479,7 +479,11 @@ pub fn load_file_until(
     let kind = source_kind(path)?;
     let bytes = read_limited(path, opts.max_file_bytes)?;
     let sha256 = hex::encode(Sha256::digest(&bytes));
-    let docs = load_kind(path, kind, bytes, opts, deadline)?;
+    let mut docs = load_kind(path, kind, bytes, opts, deadline)?;
+    for d in &mut docs {
+        // Text the loader did not map onto the file's bytes is rendered from its structure.
+        d.layout.source_map.get_or_insert(SourceMap::Rendered);
+    }
     let total: u64 = docs.iter().map(|d| d.text.len() as u64).sum();
     if total > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
@@ -540,10 +544,11 @@ fn load_kind(
                 });
             }
             let markdown = kind == SourceKind::Markdown;
-            // Links and character references are stored rendered (see `mdinline`).
-            let rendered = match markdown.then(|| mdinline::render(&text)) {
-                Some(std::borrow::Cow::Owned(s)) => Some(s),
-                _ => None,
+            // Links and character references are stored rendered (see `mdinline`), with
+            // the edits that map the stored text back onto the file's bytes.
+            let (rendered, edits) = match markdown.then(|| mdinline::render_mapped(&text)) {
+                Some((std::borrow::Cow::Owned(s), edits)) => (Some(s), edits),
+                _ => (None, Vec::new()),
             };
             let text = rendered.unwrap_or(text);
             let title = if markdown {
@@ -551,10 +556,12 @@ fn load_kind(
             } else {
                 None
             };
+            let mut layout = textlayout::text_layout(&text, markdown, &[]);
+            layout.source_map = Some(SourceMap::Bytes { edits });
             Ok(vec![LoadedDoc {
                 key: String::new(),
                 title: title.unwrap_or_else(|| file_stem(path)),
-                layout: textlayout::text_layout(&text, kind == SourceKind::Markdown, &[]),
+                layout,
                 text,
                 kind,
             }])

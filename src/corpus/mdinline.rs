@@ -4,9 +4,15 @@
 //! tags are dropped (see [`INLINE_TAGS`], [`BLOCK_TAGS`]). All else
 //! stays byte for byte; code spans and fenced code blocks are left as written, and a link
 //! never spans a line, so line numbers still map onto the file. Linear in the text.
+//!
+//! [`render_mapped`] also records every place where the stored text departs from the
+//! file's bytes (an [`Edit`]), so each stored span has the span of the file it came from
+//! ([`crate::corpus::layout::SourceMap`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+use crate::corpus::layout::{Edit, EditKind};
 
 /// Deepest link nesting rendered (`[![alt](img)](url)` is 2); deeper text stays raw.
 const MAX_DEPTH: usize = 8;
@@ -42,12 +48,24 @@ const NAMED: &[(&str, char)] = &[
 /// `text` with inline links and images rendered as their text and character references
 /// decoded, outside code; borrowed when there is nothing to render.
 pub fn render(text: &str) -> Cow<'_, str> {
+    render_mapped(text).0
+}
+
+/// [`render`], with the edits that turn the file's bytes (`text`) into the rendering, in
+/// order (none when it is borrowed).
+pub fn render_mapped(text: &str) -> (Cow<'_, str>, Vec<Edit>) {
     if !text.contains(['[', '&', '<']) {
-        return Cow::Borrowed(text);
+        return (Cow::Borrowed(text), Vec::new());
     }
-    let mut out = String::with_capacity(text.len());
+    let mut out = Out {
+        s: String::with_capacity(text.len()),
+        edits: Vec::new(),
+    };
     let mut fence: Option<(char, usize)> = None;
+    let mut base = 0;
     for line in text.split_inclusive('\n') {
+        let at = base;
+        base += line.len();
         let trimmed = line.trim_start_matches(' ');
         let indent = line.len() - trimmed.len();
         let fence_char = trimmed.chars().next().filter(|c| *c == '`' || *c == '~');
@@ -59,27 +77,49 @@ pub fn render(text: &str) -> Cow<'_, str> {
                     Some((open, len)) if open == c && run >= len => fence = None,
                     Some(_) => {}
                 }
-                out.push_str(line);
+                out.s.push_str(line);
                 continue;
             }
         }
         if fence.is_some() {
-            out.push_str(line);
+            out.s.push_str(line);
         } else {
-            let l = Line::new(line);
+            let l = Line::new(line, at);
             l.render(0, line.len(), 0, &mut out);
         }
     }
-    if out == text {
-        Cow::Borrowed(text)
+    if out.edits.is_empty() {
+        (Cow::Borrowed(text), Vec::new())
     } else {
-        Cow::Owned(out)
+        (Cow::Owned(out.s), out.edits)
+    }
+}
+
+/// The rendering so far and its edits.
+struct Out {
+    s: String,
+    edits: Vec<Edit>,
+}
+
+impl Out {
+    /// Store `with` for the file's bytes `[file_at, file_at + file_len)`.
+    fn edit(&mut self, file_at: usize, file_len: usize, with: &str, kind: EditKind) {
+        self.edits.push(Edit {
+            at: self.s.len(),
+            len: with.len(),
+            file_at,
+            file_len,
+            kind,
+        });
+        self.s.push_str(with);
     }
 }
 
 /// One line with its code spans and matching brackets and parentheses.
 struct Line<'a> {
     s: &'a str,
+    /// Where the line starts in the file.
+    at: usize,
     /// Code span start → end (exclusive).
     code: HashMap<usize, usize>,
     /// `[` → its matching `]`; `(` → its matching `)`.
@@ -87,7 +127,7 @@ struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    fn new(s: &'a str) -> Self {
+    fn new(s: &'a str, at: usize) -> Self {
         let b = s.as_bytes();
         let code = code_spans(b);
         let mut close = HashMap::new();
@@ -116,17 +156,17 @@ impl<'a> Line<'a> {
             }
             i += 1;
         }
-        Line { s, code, close }
+        Line { s, at, code, close }
     }
 
     /// Render `s[lo..hi]` into `out`.
-    fn render(&self, lo: usize, hi: usize, depth: usize, out: &mut String) {
+    fn render(&self, lo: usize, hi: usize, depth: usize, out: &mut Out) {
         let b = self.s.as_bytes();
         let mut i = lo;
         while i < hi {
             if let Some(&e) = self.code.get(&i) {
                 let e = e.min(hi);
-                out.push_str(&self.s[i..e]);
+                out.s.push_str(&self.s[i..e]);
                 i = e;
                 continue;
             }
@@ -134,33 +174,36 @@ impl<'a> Line<'a> {
             let open = if image { i + 1 } else { i };
             if b[open] == b'[' && depth < MAX_DEPTH {
                 if let Some((text_end, end)) = self.link(open, hi) {
+                    out.edit(self.at + i, open + 1 - i, "", EditKind::Open);
                     self.render(open + 1, text_end, depth + 1, out);
+                    out.edit(self.at + text_end, end - text_end, "", EditKind::Close);
                     i = end;
                     continue;
                 }
             }
             if b[i] == b'\\' && b.get(i + 1).is_some_and(u8::is_ascii_punctuation) {
-                out.push_str(&self.s[i..i + 2]);
+                out.s.push_str(&self.s[i..i + 2]);
                 i += 2;
                 continue;
             }
-            if b[i] == b'<' {
-                if let Some((with, len)) = inline_tag(&self.s[i..hi]) {
-                    out.push_str(with);
-                    i += len;
-                    continue;
-                }
-            }
-            if b[i] == b'&' {
-                if let Some((c, len)) = reference(&self.s[i..hi]) {
-                    out.push(c);
-                    i += len;
-                    continue;
-                }
+            if let Some((with, len)) = self.replaced(i, hi) {
+                out.edit(self.at + i, len, with.as_str(), EditKind::Atom);
+                i += len;
+                continue;
             }
             let c = self.s[i..].chars().next().expect("char boundary");
-            out.push(c);
+            out.s.push(c);
             i += c.len_utf8();
+        }
+    }
+
+    /// The tag or character reference at `i` (ending by `hi`): what it is stored as and
+    /// its length in bytes.
+    fn replaced(&self, i: usize, hi: usize) -> Option<(String, usize)> {
+        match self.s.as_bytes()[i] {
+            b'<' => inline_tag(&self.s[i..hi]).map(|(with, len)| (with.to_string(), len)),
+            b'&' => reference(&self.s[i..hi]).map(|(c, len)| (c.to_string(), len)),
+            _ => None,
         }
     }
 
@@ -311,7 +354,8 @@ fn reference(s: &str) -> Option<(char, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::render;
+    use super::{render, render_mapped};
+    use crate::corpus::layout::SourceMap;
 
     #[test]
     fn links_images_and_references_are_rendered_outside_code() {
@@ -369,6 +413,69 @@ mod tests {
             "`<b>x</b>`",
         ] {
             assert_eq!(r(raw), raw);
+        }
+    }
+
+    /// The map of `file`'s rendering.
+    fn map_of(file: &str) -> (String, SourceMap) {
+        let (text, edits) = render_mapped(file);
+        (text.into_owned(), SourceMap::Bytes { edits })
+    }
+
+    #[test]
+    fn every_rendered_span_maps_to_file_bytes_that_render_to_it() {
+        let file = "A [covered entity](/x/160-103) must, per \
+                    [§ 164.306](https://e.org/a_(b)), act &amp; report.\n\
+                    See ![the map](m.png) and H<sub>2</sub>O &#40;2) <em>now</em>.\n";
+        let (text, map) = map_of(file);
+        assert_eq!(
+            text,
+            "A covered entity must, per § 164.306, act & report.\nSee the map and H2O (2) now.\n"
+        );
+        let span = |q: &str| {
+            let at = text.find(q).unwrap();
+            map.file_span(at, at + q.len()).map(|(a, b)| &file[a..b])
+        };
+        assert_eq!(
+            span("A covered entity must"),
+            Ok("A [covered entity](/x/160-103) must")
+        );
+        assert_eq!(span("covered entity"), Ok("covered entity"));
+        assert_eq!(span("act & report."), Ok("act &amp; report."));
+        assert_eq!(span("H2O (2) now."), Ok("H<sub>2</sub>O &#40;2) <em>now</em>."));
+        assert_eq!(span("entity must"), Err(crate::corpus::layout::NoFileSpan::Unaligned));
+        for q in ["A covered entity must, per § 164.306, act & report.", "See the map and"] {
+            let got = span(q).unwrap();
+            assert_eq!(render(got), q, "{got:?}");
+        }
+        // Nothing to render: the identity.
+        assert!(render_mapped("plain [text] & more").1.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Over lines of links, images, references and tags, every span of the rendering
+        /// that has a span of the file is the rendering of those file bytes, and the whole
+        /// text has one.
+        #[test]
+        fn mapped_spans_render_back_to_themselves(
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "[", "]", "(", ")", "!", "a", "b c", " ", "\n", "&amp;", "&#40;", "&bogus;",
+                "<em>", "</em>", "<br/>", "<sup>", "<td>", "<widget>", "](x)", "é",
+            ]), 0..24),
+        ) {
+            let file: String = parts.concat();
+            let (text, map) = map_of(&file);
+            proptest::prop_assert!(map.check(&text).is_ok());
+            let (fs, fe) = map.file_span(0, text.len()).expect("the whole text maps");
+            proptest::prop_assert_eq!(render(&file[fs..fe]), text.as_str());
+            let bounds: Vec<usize> = (0..=text.len()).filter(|&i| text.is_char_boundary(i)).collect();
+            for (k, &a) in bounds.iter().enumerate() {
+                for &b in &bounds[k..] {
+                    if let Ok((fs, fe)) = map.file_span(a, b) {
+                        proptest::prop_assert_eq!(render(&file[fs..fe]), &text[a..b]);
+                    }
+                }
+            }
         }
     }
 }

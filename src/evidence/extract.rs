@@ -120,6 +120,9 @@ pub struct Candidate {
     /// What the quote owes to OCR, when it lies on a page OCR read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ocr: Option<crate::corpus::layout::OcrMark>,
+    /// Where the quote lies in the file on disk (or why no span of the file is given).
+    #[serde(flatten)]
+    pub file: crate::corpus::layout::FileSpan,
 }
 
 impl Kind {
@@ -973,13 +976,19 @@ fn doc_view(store: &Store, doc_id: &str) -> Result<Option<DocView>, Error> {
 /// The label of the span `[start, end)`: the layout's, or for a short value, the prompt
 /// right before it (an instruction in the same paragraph or on the line above).
 fn label_of(doc: &DocView, span: Span) -> Option<String> {
-    if let Some(l) = doc.layout.label_for(span.start, span.end) {
+    label_at(&doc.text, &doc.layout, span)
+}
+
+/// [`label_of`] the span `span` of `text` laid out as `layout` (an audit re-derives an
+/// item's label with it).
+pub fn label_at(text: &str, layout: &Layout, span: Span) -> Option<String> {
+    if let Some(l) = layout.label_for(span.start, span.end) {
         return Some(l.label.clone());
     }
-    if word_count(span.slice(&doc.text)) >= MIN_WORDS {
+    if word_count(span.slice(text)) >= MIN_WORDS {
         return None;
     }
-    let before = doc.text[..span.start].trim_end();
+    let before = text[..span.start].trim_end();
     let from = before.len().saturating_sub(PREVIOUS_SENTENCE_BYTES);
     let from = (from..=before.len()).find(|&i| before.is_char_boundary(i))?;
     let prev = sentences(&before[from..]).pop()?;
@@ -1038,6 +1047,7 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
                 section: doc.layout.section_of(span.start).map(str::to_string),
                 label: label_of(doc, span),
                 ocr: doc.layout.ocr_mark(&doc.text, span.start, span.end),
+                file: doc.layout.file_span(span.start, span.end),
             });
         }
     }

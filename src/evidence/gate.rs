@@ -247,6 +247,9 @@ pub enum ViolationKind {
     SentenceMismatch,
     /// A composed sentence is not inside the quote of any item it cites.
     NotVerbatim,
+    /// An audit's status does not fit what it records (a run that did not answer but
+    /// states text).
+    StatusMismatch,
 }
 
 impl ViolationKind {
@@ -266,6 +269,7 @@ impl ViolationKind {
             ViolationKind::UnsupportedSentence => "unsupported_sentence",
             ViolationKind::SentenceMismatch => "sentence_mismatch",
             ViolationKind::NotVerbatim => "not_verbatim",
+            ViolationKind::StatusMismatch => "status_mismatch",
         }
     }
 }

@@ -100,6 +100,10 @@ pub struct ChunkView {
     /// Innermost section title where the chunk starts (search output).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub section: Option<String>,
+    /// Where the chunk lies in the file on disk (search output): `file_start`,
+    /// `file_end`, or `file_span_absent`.
+    #[serde(flatten)]
+    pub file: crate::corpus::layout::FileSpan,
 }
 
 impl From<&ChunkRow> for ChunkView {
@@ -118,6 +122,7 @@ impl From<&ChunkRow> for ChunkView {
             text: r.text.clone(),
             page: None,
             section: None,
+            file: Default::default(),
         }
     }
 }
@@ -281,6 +286,7 @@ pub fn search_in(
         let layout = layouts.get(&chunk.doc_id).unwrap_or(&empty);
         chunk.page = layout.page_of(chunk.start);
         chunk.section = layout.section_of(chunk.start).map(str::to_string);
+        chunk.file = layout.file_span(chunk.start, chunk.end);
         hits.push(Hit {
             chunk,
             score: *score,

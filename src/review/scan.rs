@@ -221,5 +221,6 @@ fn evidence_item(
         non_binding: None,
         source_type: None,
         ocr: doc.layout.ocr_mark(&doc.text, s, e),
+        file: doc.layout.file_span(s, e),
     }
 }

@@ -94,6 +94,16 @@ pub struct DocumentView {
     pub end: usize,
     /// The text of the span.
     pub quote: String,
+    /// Where the span lies in the file on disk, in bytes of the file (text and Markdown:
+    /// the bytes whose rendering is the span); absent for rendered formats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_start: Option<usize>,
+    /// End of the span in the file (exclusive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_end: Option<usize>,
+    /// Why the span has no span of the file: `rendered`, `not_recorded` or `unaligned`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_span_absent: Option<String>,
     /// 1-based page of the span's start, when the source has pages.
     pub page: Option<usize>,
     /// Innermost section title at the span's start.
@@ -276,6 +286,7 @@ fn view(
     let from = floor_boundary(&text, start.saturating_sub(CONTEXT_BYTES));
     let to = ceil_boundary(&text, (end + CONTEXT_BYTES).min(text.len()));
     let utf16 = |a: usize, b: usize| text[a..b].encode_utf16().count();
+    let file = layout.file_span(start, end);
     Ok(DocumentView {
         doc_id: doc.doc_id,
         source: doc.source,
@@ -284,6 +295,9 @@ fn view(
         start,
         end,
         quote: text[start..end].to_string(),
+        file_start: file.file_start,
+        file_end: file.file_end,
+        file_span_absent: file.file_span_absent.map(|w| w.as_str().to_string()),
         page: layout.page_of(start),
         section: layout.section_of(start).map(str::to_string),
         excerpt: text[from..to].to_string(),

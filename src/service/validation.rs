@@ -132,6 +132,7 @@ pub fn gate_type(kind: ViolationKind) -> &'static str {
         ViolationKind::UnverifiableCitation => "UNVERIFIABLE_CITATION",
         ViolationKind::SentenceMismatch => "SENTENCE_MISMATCH",
         ViolationKind::NotVerbatim => "NOT_VERBATIM",
+        ViolationKind::StatusMismatch => "STATUS_MISMATCH",
     }
 }
 
@@ -162,6 +163,7 @@ fn action(kind: ViolationKind) -> &'static str {
         ViolationKind::SentenceMismatch | ViolationKind::NotVerbatim => {
             "Quote the evidence verbatim."
         }
+        ViolationKind::StatusMismatch => "Record an answer only for a run that answered.",
     }
 }
 

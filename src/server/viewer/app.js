@@ -301,10 +301,23 @@ function renderDocument(doc, item) {
 function renderMeta(doc, item) {
   const pick = (name) => (has(doc[name]) ? doc[name] : item[name]);
   const rows = [['Evidence', item.id], ['Source', pick('source')], ['Page', pick('page')],
-    ['Section', pick('section')], ['Line', item.line],
+    ['Section', pick('section')], ['Line', item.line], ['File bytes', fileBytes(doc, item)],
     ['Read by', item.ocr ? ocrLabel(item.ocr) : '']].filter(([, value]) => has(value) && value !== '');
   const pairs = rows.flatMap(([name, value]) => [el('dt', {}, name), el('dd', {}, String(value))]);
   $('#document-meta').replaceChildren(...pairs);
+}
+
+/**
+ * The cited bytes of the file on disk ("317–548", the bytes whose rendering is the quote),
+ * or why there are none. The document view (today's index) speaks before the item.
+ */
+function fileBytes(doc, item) {
+  const from = has(doc.file_start) || has(doc.file_span_absent) ? doc : item;
+  if (Number.isInteger(from.file_start) && Number.isInteger(from.file_end)) {
+    return `${from.file_start}–${from.file_end}`;
+  }
+  const why = from.file_span_absent;
+  return why ? `none (${String(why).replace(/_/g, ' ')})` : '';
 }
 
 /** Excerpt as text with the cited span inside <mark id="highlight">; returns the mark. */
