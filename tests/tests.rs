@@ -29,3 +29,4 @@ mod viewer;
 mod watch;
 mod workflow;
 mod wrong;
+mod wrong_loaders;
