@@ -4,7 +4,7 @@
 //! its evidence as it checks the JSON one.
 
 use crate::answer::{display_text, Answer, EvidenceItem, Status};
-use crate::review::report::{cited, heading};
+use crate::review::report::{cited, heading, write_safe_record};
 
 /// How `ask` prints an answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -98,7 +98,9 @@ pub const CSV_HEADER: [&str; 11] = [
     "ocr",
 ];
 
-/// Append `a`'s rows (question `id`) to `w`.
+/// Append `a`'s rows (question `id`) to `w`, every cell made spreadsheet-safe (a cell
+/// starting with `=`, `+`, `-`, `@`, tab or carriage return gets a leading `'`; see
+/// [`crate::review::report::spreadsheet_safe`]).
 pub fn csv_rows<W: std::io::Write>(
     w: &mut csv::Writer<W>,
     id: &str,
@@ -115,13 +117,15 @@ pub fn csv_rows<W: std::io::Write>(
         .unwrap_or_default();
     if a.evidence.is_empty() {
         let row = [id, &a.question, &status, &value, "", "", "", "", "", "", ""];
-        return w.write_record(row);
+        return write_safe_record(w, row);
     }
     for e in &a.evidence {
         let page = e.page.map(|p| p.to_string()).unwrap_or_default();
         let ocr = e.ocr.as_ref().map(|o| o.engine.clone()).unwrap_or_default();
         let quote = display_text(&e.quote);
-        w.write_record([
+        write_safe_record(
+            w,
+            [
             id,
             &a.question,
             &status,
@@ -133,7 +137,8 @@ pub fn csv_rows<W: std::io::Write>(
             e.label.as_deref().unwrap_or(""),
             &quote,
             &ocr,
-        ])?;
+            ],
+        )?;
     }
     Ok(())
 }

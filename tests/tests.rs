@@ -34,3 +34,4 @@ mod viewer;
 mod watch;
 mod workflow;
 mod wrong;
+mod wrong_loaders;

@@ -21,7 +21,7 @@ use quick_xml::{Reader, XmlVersion};
 use super::layout::{Cell, Heading, LabelKind, Labelled, Layout};
 
 /// Names the method and version that produced the text; bump when the output changes.
-const EXTRACTOR: &str = "attest-docx 1 (quick-xml 0.42)";
+const EXTRACTOR: &str = "attest-docx 2 (quick-xml 0.42)";
 /// How many `w:basedOn` links are followed when looking for a style's outline level.
 const MAX_STYLE_CHAIN: usize = 16;
 
@@ -332,18 +332,24 @@ fn parse_core_title(xml: &str) -> Result<Option<String>, DocxError> {
     Ok((!title.text.is_empty()).then_some(title.text))
 }
 
-/// What a paragraph style says about its paragraphs.
+/// What a style says about the paragraphs or runs in it.
 #[derive(Debug, Default, Clone)]
 struct Style {
     name: String,
     based_on: Option<String>,
     /// Its outline level (0 = top, 9 = body text).
     outline: Option<u8>,
+    /// Whether its run properties hide text (`w:vanish`, `w:specVanish`), when they say.
+    vanish: Option<bool>,
 }
 
-/// Paragraph styles by style id.
+/// The styles of `word/styles.xml` by style id (paragraph and character styles share
+/// one id space), and whether the document defaults hide text.
 #[derive(Debug, Default)]
-struct Styles(HashMap<String, Style>);
+struct Styles {
+    by_id: HashMap<String, Style>,
+    default_vanish: bool,
+}
 
 /// The heading level a style name implies: Title → 1, "heading N" → N.
 fn level_of_name(name: &str) -> Option<u8> {
@@ -358,7 +364,7 @@ fn level_of_name(name: &str) -> Option<u8> {
 impl Styles {
     /// The name of style `id` (the id itself when styles.xml does not define it).
     fn name<'s>(&'s self, id: &'s str) -> &'s str {
-        self.0.get(id).map_or(id, |s| s.name.as_str())
+        self.by_id.get(id).map_or(id, |s| s.name.as_str())
     }
 
     /// The heading level of paragraphs in style `id`, following `w:basedOn` for the
@@ -367,14 +373,27 @@ impl Styles {
         if let Some(level) = level_of_name(self.name(id)) {
             return Some(level);
         }
-        let mut style = self.0.get(id)?;
+        let mut style = self.by_id.get(id)?;
         for _ in 0..MAX_STYLE_CHAIN {
             if let Some(outline) = style.outline {
                 return heading_level(outline);
             }
-            style = self.0.get(style.based_on.as_deref()?)?;
+            style = self.by_id.get(style.based_on.as_deref()?)?;
         }
         None
+    }
+
+    /// Whether style `id` hides its text, by the nearest style of its `w:basedOn` chain
+    /// that says; `None` when none does. A chain longer than [`MAX_STYLE_CHAIN`] hides.
+    fn vanish(&self, id: &str) -> Option<bool> {
+        let mut style = self.by_id.get(id)?;
+        for _ in 0..MAX_STYLE_CHAIN {
+            if let Some(vanish) = style.vanish {
+                return Some(vanish);
+            }
+            style = self.by_id.get(style.based_on.as_deref()?)?;
+        }
+        Some(true)
     }
 
     fn is_title(&self, id: &str) -> bool {
@@ -386,34 +405,68 @@ impl Styles {
     }
 }
 
-/// The styles of `word/styles.xml`.
+/// Whether `e` is a hiding run property (`w:vanish`, `w:specVanish`) and its value.
+fn vanish_of(e: &BytesStart) -> Option<bool> {
+    matches!(local(e), "vanish" | "specVanish").then(|| is_on(e))
+}
+
+/// The styles of `word/styles.xml`: names, `w:basedOn`, outline levels, and whether a
+/// style's own run properties (or the document defaults') hide text.
 fn parse_styles(xml: &str) -> Result<Styles, DocxError> {
     let mut events = Events::new("word/styles.xml", xml);
     let mut styles = Styles::default();
     let mut current: Option<(String, Style)> = None;
+    // The open elements' local names, to tell a style's own `w:rPr` from others.
+    let mut path: Vec<String> = Vec::new();
     while let Some(event) = events.next()? {
-        match event {
-            Event::Start(e) | Event::Empty(e) => match (local(&e), current.as_mut()) {
-                ("style", _) => {
-                    current = Some((attr(&e, "styleId").unwrap_or_default(), Style::default()))
+        match &event {
+            Event::Start(e) | Event::Empty(e) => {
+                let in_rpr = |owner: &[&str]| {
+                    path.len() > owner.len()
+                        && path.last().is_some_and(|l| l == "rPr")
+                        && path[path.len() - 1 - owner.len()..path.len() - 1] == *owner
+                };
+                if let Some(vanish) = vanish_of(e) {
+                    match current.as_mut() {
+                        Some((_, s)) if in_rpr(&["style"]) => s.vanish = Some(vanish),
+                        None if in_rpr(&["docDefaults", "rPrDefault"]) => {
+                            styles.default_vanish = vanish
+                        }
+                        _ => {}
+                    }
                 }
-                ("name", Some((_, s))) => s.name = attr(&e, "val").unwrap_or_default(),
-                ("basedOn", Some((_, s))) => s.based_on = attr(&e, "val"),
-                ("outlineLvl", Some((_, s))) => s.outline = outline_value(&e),
-                _ => {}
-            },
+                style_property(e, &mut current);
+            }
             Event::End(e) if e.local_name().as_ref() == "style" => {
                 if let Some((id, style)) = current.take() {
-                    styles.0.insert(id, style);
+                    styles.by_id.insert(id, style);
                 }
             }
             Event::GeneralRef(r) => {
-                events.reference(&r)?;
+                events.reference(r)?;
+            }
+            _ => {}
+        }
+        match &event {
+            Event::Start(e) => path.push(local(e).to_string()),
+            Event::End(_) => {
+                path.pop();
             }
             _ => {}
         }
     }
     Ok(styles)
+}
+
+/// Note what element `e` says about the style being read (a new `w:style` starts one).
+fn style_property(e: &BytesStart, current: &mut Option<(String, Style)>) {
+    match (local(e), current.as_mut()) {
+        ("style", _) => *current = Some((attr(e, "styleId").unwrap_or_default(), Style::default())),
+        ("name", Some((_, s))) => s.name = attr(e, "val").unwrap_or_default(),
+        ("basedOn", Some((_, s))) => s.based_on = attr(e, "val"),
+        ("outlineLvl", Some((_, s))) => s.outline = outline_value(e),
+        _ => {}
+    }
 }
 
 // ---------------------------------------------------------------------------------
@@ -594,11 +647,29 @@ impl Frame {
     }
 }
 
+/// A run (`w:r`) being read: its depth in the part and what its own properties say.
+#[derive(Debug)]
+struct Run {
+    depth: usize,
+    /// Inside its own `w:rPr`.
+    in_props: bool,
+    /// Its direct `w:vanish` / `w:specVanish`, when it has one.
+    vanish: Option<bool>,
+    /// Its character style (`w:rStyle`).
+    style: Option<String>,
+    /// Whether its paragraph's style (or the document defaults) hides text.
+    para_hides: bool,
+}
+
 /// Reads the body of `word/document.xml` into blocks.
 struct BodyReader<'s> {
     styles: &'s Styles,
     stack: Vec<Frame>,
     blocks: Vec<Block>,
+    /// The open runs, outermost first (a text box in a run holds runs of its own).
+    runs: Vec<Run>,
+    /// The depth of the element the current event is about (the root is 1).
+    depth: usize,
     /// Depth inside a left-out element (see [`SKIPPED`]).
     skip: usize,
     /// Depth inside `w:t` (text) elements.
@@ -613,6 +684,8 @@ fn parse_body(xml: &str, styles: &Styles) -> Result<Vec<Block>, DocxError> {
         styles,
         stack: Vec::new(),
         blocks: Vec::new(),
+        runs: Vec::new(),
+        depth: 0,
         skip: 0,
         in_text: 0,
         in_props: 0,
@@ -626,6 +699,11 @@ fn parse_body(xml: &str, styles: &Styles) -> Result<Vec<Block>, DocxError> {
             }
             continue;
         }
+        // `events.depth` counts the open elements: a start tag's own element is in it.
+        body.depth = match event {
+            Event::Start(_) => events.depth,
+            _ => events.depth + 1,
+        };
         match event {
             Event::Start(e) => body.start(&e),
             Event::Empty(e) => body.empty(&e),
@@ -655,10 +733,20 @@ impl BodyReader<'_> {
         })
     }
 
+    /// Text shown in the current paragraph; none inside a hidden run.
     fn push_text(&mut self, s: &str) {
+        if self.hidden() {
+            return;
+        }
         if let Some(p) = self.para() {
             p.text.push_collapsed(s);
         }
+    }
+
+    /// Whether the text being read is hidden (see [`hides`]): any open run hides it, so
+    /// a text box anchored in a hidden run is hidden too.
+    fn hidden(&self) -> bool {
+        self.runs.iter().any(|r| hides(r, self.styles))
     }
 
     /// A start tag: open frames, note properties, count text depth.
@@ -668,16 +756,68 @@ impl BodyReader<'_> {
             "tbl" => self.stack.push(Frame::Table(Vec::new())),
             "tr" => self.stack.push(Frame::Row(Row::default())),
             "tc" => self.stack.push(Frame::Cell(Marked::default())),
+            "r" => self.open_run(),
             "t" => self.in_text += 1,
             name if SKIPPED.contains(&name) => self.skip = 1,
-            "pPr" | "rPr" | "tblPr" | "trPr" | "tcPr" | "sectPr" | "tblGrid" => self.in_props += 1,
+            "pPr" | "rPr" | "tblPr" | "trPr" | "tcPr" | "sectPr" | "tblGrid" => {
+                if local(e) == "rPr" {
+                    self.run_props(true);
+                }
+                self.in_props += 1
+            }
             _ => self.empty(e),
+        }
+    }
+
+    /// A run opens, inheriting what its paragraph's style says about hiding text.
+    fn open_run(&mut self) {
+        let styles = self.styles;
+        let para_style = self.para().and_then(|p| p.style.clone());
+        let para_hides = para_style
+            .and_then(|s| styles.vanish(&s))
+            .unwrap_or(styles.default_vanish);
+        self.runs.push(Run {
+            depth: self.depth,
+            in_props: false,
+            vanish: None,
+            style: None,
+            para_hides,
+        });
+    }
+
+    /// The innermost run, when the current element is its own property element's child
+    /// (`w:r/w:rPr/*`), not a property of something nested in the run.
+    fn run_property_target(&mut self) -> Option<&mut Run> {
+        let depth = self.depth;
+        self.runs
+            .last_mut()
+            .filter(|r| r.in_props && depth == r.depth + 2)
+    }
+
+    /// The innermost run's own `w:rPr` opens or closes.
+    fn run_props(&mut self, open: bool) {
+        let depth = self.depth;
+        if let Some(run) = self.runs.last_mut().filter(|r| depth == r.depth + 1) {
+            run.in_props = open;
         }
     }
 
     /// An empty element (or the start of one whose content does not matter).
     fn empty(&mut self, e: &BytesStart) {
         let name = local(e);
+        if let Some(vanish) = vanish_of(e) {
+            if let Some(run) = self.run_property_target() {
+                run.vanish = Some(vanish);
+            }
+            return;
+        }
+        if name == "rStyle" {
+            let style = attr(e, "val");
+            if let Some(run) = self.run_property_target() {
+                run.style = style;
+            }
+            return;
+        }
         match name {
             "pStyle" => {
                 let style = attr(e, "val");
@@ -703,7 +843,7 @@ impl BodyReader<'_> {
             "lastRenderedPageBreak" => self.mark_page(),
             "br" => {
                 self.push_text(" ");
-                if attr(e, "type").as_deref() == Some("page") {
+                if attr(e, "type").as_deref() == Some("page") && !self.hidden() {
                     self.mark_page();
                 }
             }
@@ -733,7 +873,16 @@ impl BodyReader<'_> {
         };
         match name {
             "t" => self.in_text = self.in_text.saturating_sub(1),
+            "r" => {
+                let depth = self.depth;
+                if self.runs.last().is_some_and(|r| r.depth == depth) {
+                    self.runs.pop();
+                }
+            }
             "pPr" | "rPr" | "tblPr" | "trPr" | "tcPr" | "sectPr" | "tblGrid" => {
+                if name == "rPr" {
+                    self.run_props(false);
+                }
                 self.in_props = self.in_props.saturating_sub(1)
             }
             _ => {}
@@ -783,6 +932,23 @@ impl BodyReader<'_> {
         p.is_title = style.is_some_and(|s| self.styles.is_title(s));
         p.is_caption = style.is_some_and(|s| self.styles.is_caption(s));
     }
+}
+
+/// Whether `run` is hidden text (`w:vanish`: stored in the file, but neither shown nor
+/// printed by Word), which is never evidence. The run's own property decides when it has
+/// one (`w:val="0"` shows it); otherwise the text is hidden when its character style, its
+/// paragraph's style or the document defaults hide it (each style by the nearest of its
+/// `w:basedOn` chain that says). Word combines styles that both hide as shown again; this
+/// rule keeps such text out, so hidden text never gets in.
+fn hides(run: &Run, styles: &Styles) -> bool {
+    run.vanish.unwrap_or_else(|| {
+        run.para_hides
+            || run
+                .style
+                .as_deref()
+                .and_then(|s| styles.vanish(s))
+                .unwrap_or(false)
+    })
 }
 
 // ---------------------------------------------------------------------------------
@@ -1235,6 +1401,55 @@ mod tests {
             "Plain\n\nNot a heading\n\ninserted\n\nShape: boxed text after"
         );
         assert!(doc.layout.headings.is_empty());
+    }
+
+    /// A run with run properties `props` and text `text`.
+    fn run(props: &str, text: &str) -> String {
+        format!(r#"<w:r><w:rPr>{props}</w:rPr><w:t xml:space="preserve">{text}</w:t></w:r>"#)
+    }
+
+    #[test]
+    fn hidden_runs_are_not_text_whoever_hides_them() {
+        let styles = STYLES.replace(
+            "</w:styles>",
+            r#"<w:style w:type="character" w:styleId="Secret"><w:name w:val="Secret"/><w:rPr><w:vanish/></w:rPr></w:style>
+  <w:style w:type="character" w:styleId="SecretToo"><w:name w:val="Secret Too"/><w:basedOn w:val="Secret"/></w:style>
+  <w:style w:type="character" w:styleId="Shown"><w:name w:val="Shown"/><w:basedOn w:val="Secret"/><w:rPr><w:vanish w:val="false"/></w:rPr></w:style>
+  <w:style w:type="paragraph" w:styleId="Notes"><w:name w:val="Notes"/><w:rPr><w:vanish/></w:rPr></w:style>
+  <w:style w:type="paragraph" w:styleId="Redlined"><w:name w:val="Redlined"/><w:rPr><w:rPrChange w:id="1"><w:rPr><w:vanish/></w:rPr></w:rPrChange></w:rPr></w:style>
+</w:styles>"#,
+        );
+        let body = [
+            format!("<w:p>{}{}{}</w:p>", run("", "Vendors "), run("<w:vanish/>", "with three carts "), run("", "pay $40.")),
+            format!("<w:p>{}{}</w:p>", run(r#"<w:rStyle w:val="SecretToo"/>"#, "Inherited 17 hidden. "), run(r#"<w:rStyle w:val="Shown"/>"#, "Shown again.")),
+            format!("<w:p>{}{}</w:p>", run(r#"<w:specVanish/>"#, "Special 19. "), run(r#"<w:vanish w:val="0"/>"#, "Explicitly visible.")),
+            format!(r#"<w:p><w:pPr><w:pStyle w:val="Notes"/></w:pPr>{}{}</w:p>"#, run("", "Style hidden 23. "), run(r#"<w:vanish w:val="off"/>"#, "Unhidden in a hidden style.")),
+            // The paragraph mark's properties hide the mark, not the text; superseded
+            // properties hide nothing.
+            format!(r#"<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr>{}</w:p>"#, run("", "Mark hidden, text shown.")),
+            format!(r#"<w:p><w:pPr><w:pStyle w:val="Redlined"/></w:pPr>{}{}</w:p>"#, run(r#"<w:rPrChange w:id="2"><w:rPr><w:vanish/></w:rPr></w:rPrChange>"#, "Was hidden once. "), run("", "Still shown.")),
+            // A text box in a hidden run is hidden; one in a shown run is not.
+            format!(r#"<w:p><w:r><w:rPr><w:vanish/></w:rPr><w:drawing><w:txbxContent>{}</w:txbxContent></w:drawing></w:r><w:r><w:drawing><w:txbxContent>{}</w:txbxContent></w:drawing></w:r></w:p>"#, p("Boxed 29 hidden."), p("Boxed shown.")),
+            format!("<w:p>{}<w:r><w:rPr><w:vanish/></w:rPr><w:br w:type=\"page\"/><w:tab/></w:r>{}</w:p>", run("", "One"), run("", "Two")),
+        ]
+        .concat();
+        let bytes = zip_of(&[("word/document.xml", &document(&body)), ("word/styles.xml", &styles)]);
+        let doc = load(&bytes);
+        assert_eq!(
+            doc.text,
+            "Vendors pay $40.\n\nShown again.\n\nExplicitly visible.\n\nUnhidden in a hidden style.\n\n\
+             Mark hidden, text shown.\n\nWas hidden once. Still shown.\n\nBoxed shown.\n\nOneTwo"
+        );
+        assert_eq!(doc.layout.pages, vec![0], "a hidden page break starts no page");
+        // Document defaults that hide make every run without its own say hidden.
+        let hidden_default = STYLES.replacen(
+            "<w:style ",
+            r#"<w:docDefaults><w:rPrDefault><w:rPr><w:vanish/></w:rPr></w:rPrDefault></w:docDefaults><w:style "#,
+            1,
+        );
+        let body = format!("<w:p>{}{}</w:p>", run("", "Default hidden. "), run(r#"<w:vanish w:val="0"/>"#, "Own say."));
+        let bytes = zip_of(&[("word/document.xml", &document(&body)), ("word/styles.xml", &hidden_default)]);
+        assert_eq!(load(&bytes).text, "Own say.");
     }
 
     #[test]

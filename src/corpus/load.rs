@@ -21,6 +21,7 @@ use sha2::{Digest, Sha256};
 use super::docx;
 
 pub mod form;
+mod html;
 pub mod scan;
 use super::layout::{Layout, SourceMap};
 use super::mdinline;
@@ -575,7 +576,7 @@ fn load_kind(
 
 /// Check the nesting depth, then convert HTML to readable text.
 fn load_html(path: &Path, source: &str, deadline: Deadline) -> Result<LoadedDoc, LoadError> {
-    if let Some(byte_offset) = html_too_deep(source, MAX_HTML_DEPTH) {
+    if let Some(byte_offset) = html::too_deep(source, MAX_HTML_DEPTH) {
         return Err(LoadError::OverBudget {
             path: path.to_path_buf(),
             budget: Budget::HtmlDepth {
@@ -796,98 +797,9 @@ fn markdown_title(text: &str) -> Option<String> {
 // ---------------------------------------------------------------------------
 
 /// Deepest element nesting accepted in HTML (browsers stop nesting at 512 too): the
-/// HTML parser's scope checks cost time proportional to the depth for every tag.
+/// HTML parser's scope checks cost time proportional to the depth for every tag. The
+/// depth is the one the HTML5 tree builder would build (see `load/html.rs`).
 pub const MAX_HTML_DEPTH: usize = 512;
-
-/// Elements that never have content.
-const HTML_VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
-    "track", "wbr", "keygen", "basefont", "bgsound", "frame",
-];
-
-/// Elements whose end tag may be left out (not counted as nesting).
-const HTML_OPTIONAL_END: &[&str] = &[
-    "p", "li", "dt", "dd", "option", "optgroup", "tr", "td", "th", "thead", "tbody", "tfoot",
-    "colgroup", "caption", "rb", "rt", "rp", "rtc", "html", "head", "body",
-];
-
-/// Elements whose content is raw text up to their end tag.
-const HTML_RAW_TEXT: &[&str] = &[
-    "script",
-    "style",
-    "textarea",
-    "title",
-    "xmp",
-    "iframe",
-    "noembed",
-    "noframes",
-    "plaintext",
-];
-
-/// Byte offset of the first start tag nested deeper than `limit`, if any.
-///
-/// A linear pre-scan with a simple model of the parser: comments and raw-text
-/// elements are skipped; void, self-closed and optional-end elements do not nest; an
-/// end tag closes the innermost open element of its name and everything inside it.
-fn html_too_deep(source: &str, limit: usize) -> Option<usize> {
-    let b = source.as_bytes();
-    let mut stack: Vec<String> = Vec::new();
-    let mut open: HashMap<String, usize> = HashMap::new();
-    let mut i = 0;
-    while let Some(p) = b[i..].iter().position(|&c| c == b'<') {
-        let lt = i + p;
-        let mut j = lt + 1;
-        if b[j..].starts_with(b"!--") {
-            i = find(b, j + 3, b"-->").map_or(b.len(), |e| e + 3);
-            continue;
-        }
-        if matches!(b.get(j), Some(b'!' | b'?')) {
-            i = find(b, j, b">").map_or(b.len(), |e| e + 1);
-            continue;
-        }
-        let closing = b.get(j) == Some(&b'/');
-        j += usize::from(closing);
-        let name_len = b[j..]
-            .iter()
-            .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b':' | b'_'))
-            .count();
-        if name_len == 0 || !b[j].is_ascii_alphabetic() {
-            i = j;
-            continue;
-        }
-        let name = source[j..j + name_len].to_ascii_lowercase();
-        let end = tag_end(b, j + name_len);
-        i = (end + 1).min(b.len());
-        if closing {
-            if open.get(&name).is_some_and(|n| *n > 0) {
-                while let Some(top) = stack.pop() {
-                    *open.entry(top.clone()).or_default() -= 1;
-                    if top == name {
-                        break;
-                    }
-                }
-            }
-            continue;
-        }
-        if HTML_RAW_TEXT.contains(&name.as_str()) {
-            i = find_end_tag(b, i, &name).unwrap_or(b.len());
-            continue;
-        }
-        let self_closed = end > 0 && b.get(end - 1) == Some(&b'/');
-        if self_closed
-            || HTML_VOID.contains(&name.as_str())
-            || HTML_OPTIONAL_END.contains(&name.as_str())
-        {
-            continue;
-        }
-        *open.entry(name.clone()).or_default() += 1;
-        stack.push(name);
-        if stack.len() > limit {
-            return Some(lt);
-        }
-    }
-    None
-}
 
 /// First index at or after `from` where `needle` starts.
 fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
@@ -895,34 +807,6 @@ fn find(hay: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .windows(needle.len())
         .position(|w| w == needle)
         .map(|p| from + p)
-}
-
-/// Index of the `>` ending a tag whose attributes start at `from` (quotes respected),
-/// or the end of the input.
-fn tag_end(b: &[u8], from: usize) -> usize {
-    let mut quote = None;
-    for (k, &c) in b.iter().enumerate().skip(from) {
-        match (quote, c) {
-            (None, b'"' | b'\'') => quote = Some(c),
-            (Some(q), _) if c == q => quote = None,
-            (None, b'>') => return k,
-            _ => {}
-        }
-    }
-    b.len()
-}
-
-/// Index just past the `</name ...>` end tag at or after `from` (ASCII case-insensitive).
-fn find_end_tag(b: &[u8], from: usize, name: &str) -> Option<usize> {
-    let mut k = from;
-    while let Some(lt) = find(b, k, b"</") {
-        let after = lt + 2 + name.len();
-        if b.len() >= after && b[lt + 2..after].eq_ignore_ascii_case(name.as_bytes()) {
-            return Some((tag_end(b, after) + 1).min(b.len()));
-        }
-        k = lt + 2;
-    }
-    None
 }
 
 /// Elements whose whole subtree is not readable text.
@@ -1242,9 +1126,9 @@ fn collapse_ws(s: &str) -> String {
 type HtmlDoc = (Option<String>, String, Vec<(u8, String)>);
 
 /// Convert an HTML document to `(title, readable text, headings)`; `None` once
-/// `deadline` passes.
+/// `deadline` passes (during the parse too).
 fn html_to_text(source: &str, deadline: &Deadline) -> Option<HtmlDoc> {
-    let doc = scraper::Html::parse_document(source);
+    let doc = html::parse(source, deadline)?;
     let selector = scraper::Selector::parse("title").expect("static selector");
     let title = doc
         .select(&selector)
@@ -2702,21 +2586,6 @@ mod tests {
             Err(WorkerError::Panicked(msg)) => assert_eq!(msg, "kaboom"),
             other => panic!("unexpected {other:?}"),
         }
-    }
-
-    #[test]
-    fn html_depth_prescan_models_the_parser() {
-        let deep = |n: usize| format!("<body>{}x{}</body>", "<div>".repeat(n), "</div>".repeat(n));
-        assert_eq!(html_too_deep(&deep(10), 10), None);
-        assert_eq!(html_too_deep(&deep(11), 10), Some(6 + 10 * 5));
-        // Closed siblings, void, self-closed, optional-end, comments and scripts do not nest.
-        let flat = "<div></div>".repeat(50)
-            + &"<p>a<li>b<br><img src='>'><x/>".repeat(50)
-            + "<!-- <div><div><div> --><script><div><div><div></script>";
-        assert_eq!(html_too_deep(&flat, 3), None);
-        // An end tag closes what is open inside it; stray end tags are ignored.
-        let mixed = "<div><span><b></div></i>".repeat(50);
-        assert_eq!(html_too_deep(&mixed, 3), None);
     }
 
     #[test]

@@ -12,6 +12,10 @@
 //! directory (when it lies under a watched folder), are ignored, so neither the roots'
 //! neighbours nor the index's own writes trigger a run. A watcher whose event queue overflowed
 //! asks for a rescan: the next run reads the roots as a whole anyway.
+//!
+//! The index folder and its database file are held by identity ([`IndexAnchor`]): when
+//! either is deleted or replaced while the watch runs, the watch stops with an error
+//! instead of writing on into a deleted database that no other command reads.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +29,7 @@ use super::{display_path, ingest, IngestOptions, IngestReport};
 use crate::cancel::Cancel;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::store::DB_FILE;
 
 /// How a watch gathers changes.
 #[derive(Debug, Clone)]
@@ -74,6 +79,9 @@ pub const MAX_TRACKED: usize = 100_000;
 /// goes on after a failure, and tries again by itself after [`RETRY_FIRST`], doubling up
 /// to [`RETRY_LAST`] while the runs keep failing (a manual `attest ingest` holding the
 /// index, a disk full for a while), so a change is never left unread until the next one.
+/// It stops with [`Error::Watch`] naming the index when the index folder or its database
+/// is deleted or replaced under it (see [`IndexAnchor`]); a run that wrote into it then is
+/// not reported as done.
 pub fn watch(
     engine: &mut Engine,
     roots: &[PathBuf],
@@ -102,6 +110,7 @@ pub fn watch(
         progress: opts.progress,
         ..IngestOptions::default()
     };
+    let mut anchor = IndexAnchor::new(engine.dir());
     let mut carried = BTreeSet::new();
     let mut burst = Some((BTreeSet::new(), Instant::now()));
     let mut initial = true;
@@ -114,8 +123,12 @@ pub fn watch(
             }
         }
         changed.append(&mut carried);
-        match ingest(engine, &roots, &ingest_opts) {
+        anchor.check()?;
+        let result = ingest(engine, &roots, &ingest_opts);
+        anchor.check()?;
+        match result {
             Ok(report) => {
+                anchor.hold();
                 retry.succeeded();
                 on_run(&run_of(initial, changed, since, report));
             }
@@ -126,9 +139,85 @@ pub fn watch(
             }
         }
         initial = false;
-        burst = next_burst(&rx, &scope, opts, cancel);
+        burst = next_burst(&rx, &scope, opts, cancel, &anchor)?;
     }
     Ok(())
+}
+
+/// A file's identity: its device and inode (elsewhere than Unix, only that it exists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+fn file_id(path: &Path) -> Option<FileId> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileId(meta.dev(), meta.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Some(FileId(0, 0))
+    }
+}
+
+/// The index a watch writes to, held by the identity of its folder and of its database
+/// file (when the backend keeps one there). An open database goes on writing into its
+/// file after the file is deleted, and a later run would make the folder again with only
+/// its graph and lock; so when either is gone or is another file, the watch stops.
+#[derive(Debug)]
+pub struct IndexAnchor {
+    dir: PathBuf,
+    held: Vec<(PathBuf, FileId)>,
+}
+
+impl IndexAnchor {
+    /// Hold the index in `dir` as it is now (see [`IndexAnchor::hold`]).
+    pub fn new(dir: &Path) -> IndexAnchor {
+        let mut anchor = IndexAnchor {
+            dir: dir.to_path_buf(),
+            held: Vec::new(),
+        };
+        anchor.hold();
+        anchor
+    }
+
+    /// Note the folder and the database file, if nothing is held yet (a backend whose
+    /// folder holds only the ingest lock makes it during the first run).
+    pub fn hold(&mut self) {
+        if !self.held.is_empty() {
+            return;
+        }
+        for path in [self.dir.clone(), self.dir.join(DB_FILE)] {
+            if let Some(id) = file_id(&path) {
+                self.held.push((path, id));
+            }
+        }
+    }
+
+    /// `Err` naming the index when a held folder or file was deleted or replaced.
+    pub fn check(&self) -> Result<(), Error> {
+        for (i, (path, id)) in self.held.iter().enumerate() {
+            if file_id(path) == Some(*id) {
+                continue;
+            }
+            let what = if i == 0 {
+                "the index folder".to_string()
+            } else {
+                format!("the index database {DB_FILE}")
+            };
+            return Err(Error::Watch {
+                path: self.dir.clone(),
+                reason: format!(
+                    "{what} was deleted or replaced while the watch ran; the watch stops \
+                     rather than write into an index no other command reads (start the \
+                     watch again to build the index anew)"
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The first wait before a failed run is tried again, and the longest.
@@ -248,21 +337,25 @@ fn run_of(
 /// How often the watch looks at its cancel flag while waiting.
 const POLL: Duration = Duration::from_millis(200);
 
-/// Wait for the next burst of changes `scope` covers: the paths and the time of its
-/// first event, once no covered change came for the debounce time (events it does not
-/// cover, such as a neighbour's, neither start nor prolong a burst) or the burst is
-/// `max_wait` old; `None` once `cancel` is raised (or the watcher is gone).
+/// A burst of changes: the paths and the time of its first event.
+type Burst = (BTreeSet<PathBuf>, Instant);
+
+/// Wait for the next burst of changes `scope` covers, once no covered change came for
+/// the debounce time (events it does not cover, such as a neighbour's, neither start nor
+/// prolong a burst) or the burst is `max_wait` old; `None` once `cancel` is raised (or
+/// the watcher is gone); `Err` when `anchor` finds the index gone while waiting.
 fn next_burst(
     rx: &mpsc::Receiver<notify::Result<notify::Event>>,
     scope: &Scope,
     opts: &WatchOptions,
     cancel: &Cancel,
-) -> Option<(BTreeSet<PathBuf>, Instant)> {
+    anchor: &IndexAnchor,
+) -> Result<Option<Burst>, Error> {
     let mut changed = BTreeSet::new();
     let mut span: Option<(Instant, Instant)> = None;
     loop {
         if cancel.is_cancelled() {
-            return None;
+            return Ok(None);
         }
         let wait = match span {
             None => POLL,
@@ -270,7 +363,7 @@ fn next_burst(
                 let quiet = last.elapsed() >= opts.debounce;
                 // A burst that never quiets (a log appended every 100 ms) still ends.
                 if quiet || first.elapsed() >= opts.max_wait {
-                    return Some((changed, first));
+                    return Ok(Some((changed, first)));
                 }
                 (opts.debounce - last.elapsed()).min(POLL)
             }
@@ -282,8 +375,9 @@ fn next_burst(
                     span = Some((span.map_or(now, |(first, _)| first), now));
                 }
             }
-            Err(mpsc::RecvTimeoutError::Disconnected) => return None,
-            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Ok(None),
+            // A quiet moment: the index folder may have been deleted meanwhile.
+            Err(mpsc::RecvTimeoutError::Timeout) => anchor.check()?,
         }
     }
 }
@@ -349,6 +443,34 @@ mod tests {
         assert_eq!(retry.wait, RETRY_LAST);
         retry.succeeded();
         assert_eq!(retry.wait, RETRY_FIRST);
+    }
+
+    #[test]
+    fn an_index_deleted_or_replaced_under_the_anchor_is_seen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let idx = tmp.path().join("idx");
+        // Nothing yet: nothing held, nothing to find gone; the first run makes it.
+        let mut anchor = IndexAnchor::new(&idx);
+        assert!(anchor.check().is_ok());
+        std::fs::create_dir_all(&idx).unwrap();
+        std::fs::write(idx.join(DB_FILE), "db").unwrap();
+        anchor.hold();
+        assert!(anchor.check().is_ok());
+        // The folder deleted: gone, even once it is made again with a new database.
+        std::fs::remove_dir_all(&idx).unwrap();
+        let err = anchor.check().unwrap_err().to_string();
+        assert!(err.contains("the index folder was deleted or replaced"), "{err}");
+        std::fs::create_dir_all(&idx).unwrap();
+        std::fs::write(idx.join(DB_FILE), "db").unwrap();
+        anchor.hold();
+        assert!(anchor.check().is_err(), "holding again keeps the first identity");
+        // The database file alone replaced.
+        let anchor = IndexAnchor::new(&idx);
+        assert!(anchor.check().is_ok());
+        std::fs::write(idx.join("new"), "db2").unwrap();
+        std::fs::rename(idx.join("new"), idx.join(DB_FILE)).unwrap();
+        let err = anchor.check().unwrap_err().to_string();
+        assert!(err.contains(&format!("the index database {DB_FILE}")), "{err}");
     }
 
     #[test]

@@ -9,7 +9,10 @@
 //!
 //! [`sheet`] is the reviewer's sheet: a CSV with one row per field value (and one per
 //! requirement without a value), quotes verbatim, to paste into a reviewer's own checklist.
+//! Every CSV the engine writes goes through [`write_safe_record`], so no cell opens as a
+//! formula in a spreadsheet.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -378,15 +381,48 @@ fn sheet_rows(q: &RequirementReview) -> Vec<[String; 7]> {
         .collect()
 }
 
+/// The characters that make a spreadsheet read a cell that starts with them as a formula
+/// (OWASP's list for CSV injection): `=`, `+`, `-`, `@`, tab and carriage return.
+pub const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
+/// `cell` as a spreadsheet opens it safely: a cell starting with one of
+/// [`FORMULA_STARTS`] (`=HYPERLINK(…)`, `-2+3`, `@SUM(…)`) gets a leading `'`, which
+/// Excel, LibreOffice and Google Sheets read as "this cell is text" (and do not show);
+/// any other cell is unchanged. Applied to every cell, whatever its source (file names,
+/// sections, quotes, questions, values), as OWASP recommends.
+pub fn spreadsheet_safe(cell: &str) -> Cow<'_, str> {
+    if cell.starts_with(FORMULA_STARTS) {
+        Cow::Owned(format!("'{cell}"))
+    } else {
+        Cow::Borrowed(cell)
+    }
+}
+
+/// Write one CSV record with every cell made [`spreadsheet_safe`] (then quoted where
+/// CSV needs it).
+pub fn write_safe_record<W, I, S>(w: &mut csv::Writer<W>, cells: I) -> Result<(), csv::Error>
+where
+    W: std::io::Write,
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let cells: Vec<String> = cells
+        .into_iter()
+        .map(|c| spreadsheet_safe(c.as_ref()).into_owned())
+        .collect();
+    w.write_record(&cells)
+}
+
 /// The reviewer's sheet of `review`: a CSV with [`SHEET_COLUMNS`], requirements in
-/// checklist order, cells quoted where CSV needs it and otherwise as the review has them.
+/// checklist order, cells quoted where CSV needs it, made [`spreadsheet_safe`], and
+/// otherwise as the review has them.
 pub fn sheet(review: &Review) -> Result<String, Error> {
     let fail = |e: csv::Error| Error::Usage(format!("writing the CSV sheet: {e}"));
     let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(SHEET_COLUMNS).map_err(fail)?;
+    write_safe_record(&mut w, SHEET_COLUMNS).map_err(fail)?;
     for q in &review.requirements {
         for row in sheet_rows(q) {
-            w.write_record(&row).map_err(fail)?;
+            write_safe_record(&mut w, &row).map_err(fail)?;
         }
     }
     let bytes = w
@@ -524,6 +560,54 @@ mod tests {
                 vec!["PI", "missing", "", "", "", "", ""],
             ]
         );
+    }
+
+    #[test]
+    fn cells_that_would_open_as_formulas_get_a_leading_quote() {
+        for (cell, safe) in [
+            ("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")"),
+            ("+1+1", "'+1+1"),
+            ("-2+3", "'-2+3"),
+            ("@SUM(A1)", "'@SUM(A1)"),
+            ("\t=1", "'\t=1"),
+            ("\r=1", "'\r=1"),
+        ] {
+            assert_eq!(spreadsheet_safe(cell), safe);
+        }
+        for cell in ["", "plain", " =1", "a=b", "'=1", "4%", "docs/plan.pdf", "1.8 Start"] {
+            assert_eq!(spreadsheet_safe(cell), cell, "{cell:?} unchanged");
+        }
+    }
+
+    #[test]
+    fn the_sheet_neutralises_formulas_in_every_cell() {
+        let mut r = sample();
+        let q = &mut r.requirements[1];
+        q.id = "@REQ".into();
+        q.evidence[0].source = "=cmd|' /C calc'!A0.pdf".into();
+        q.evidence[0].quote = "+SUM(1,2) is due.".into();
+        let text = sheet(&r).unwrap();
+        let rows: Vec<Vec<String>> = csv::Reader::from_reader(text.as_bytes())
+            .records()
+            .map(|r| r.unwrap().iter().map(str::to_string).collect())
+            .collect();
+        assert_eq!(
+            rows[1],
+            [
+                "'@REQ",
+                "missing",
+                "",
+                "",
+                "'=cmd|' /C calc'!A0.pdf",
+                "",
+                "'+SUM(1,2) is due."
+            ]
+        );
+        for row in &rows {
+            for cell in row {
+                assert!(!cell.starts_with(FORMULA_STARTS), "{cell:?}");
+            }
+        }
     }
 
     #[test]

@@ -20,7 +20,11 @@ pub struct Args {
     question: Vec<String>,
     /// Ask every question of this file (one per line, or JSON Lines with `id` and
     /// `question`); results go to standard output, one per question, and a summary to
-    /// standard error
+    /// standard error. Exit status 0 once every question was asked, whatever the answers
+    /// (questions that abstain or are rejected are counted in the summary and marked by
+    /// each result's status, not by the exit status); 2 on an error: a file that cannot be
+    /// read or holds a bad line (refused before any question is asked), or a failure that
+    /// stops the batch
     #[arg(long, value_name = "FILE", conflicts_with_all = ["question", "audit"])]
     pub questions: Option<PathBuf>,
     /// Write the batch summary (questions, answered, abstained, rejected, time) as JSON to
