@@ -10,6 +10,7 @@ mod documents;
 mod embed;
 mod forms;
 mod generate;
+mod governing;
 mod loaders;
 mod mcp;
 mod milvus;
