@@ -144,7 +144,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let Done {
         question,
         found,
-        numbered,
+        mut numbered,
         composed,
         gate,
         mut timings,
@@ -179,7 +179,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
-        let met = valued(&mut answer, &frame, lead, c, &numbered, opts);
+        let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
         answer.confidence = confidence(Assurance {
             statements: answer_statements(&answer, &summaries),
             retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
@@ -225,7 +225,7 @@ fn valued(
     frame: &crate::frame::Frame,
     lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
     c: &crate::evidence::compose::Composition,
-    numbered: &Numbered,
+    numbered: &mut Numbered,
     opts: &AskOptions,
 ) -> Met {
     answer.answer_value = answer_value(answer, frame.answer_type, lead);

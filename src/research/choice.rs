@@ -29,11 +29,11 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::Choice;
-
-pub mod role;
 use crate::corpus::segment::sentences;
 use crate::figure::{figures_of, number_values, Bound, Figure};
 use crate::text::content_words;
+
+pub mod role;
 
 /// What the evidence says of one choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

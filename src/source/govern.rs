@@ -164,6 +164,27 @@ pub struct Ruling {
     pub summary: String,
 }
 
+impl Ruling {
+    /// The ruling with its evidence ids renamed by `rename`, its summary written again.
+    pub fn renamed(&self, rename: impl Fn(&str) -> String) -> Ruling {
+        let sides: Vec<Ruled> = self
+            .sides
+            .iter()
+            .map(|s| Ruled {
+                id: rename(&s.id),
+                ..s.clone()
+            })
+            .collect();
+        Ruling {
+            relation: self.relation,
+            rule: self.rule,
+            governing: self.governing.iter().map(|g| rename(g)).collect(),
+            summary: summary_line(&sides, self.relation, self.rule),
+            sides,
+        }
+    }
+}
+
 /// Whether a side does not control (an FAQ, a summary, non-binding text).
 fn is_summary(s: &Side) -> bool {
     !s.binding || s.source_type == SourceType::Faq

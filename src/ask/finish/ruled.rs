@@ -14,7 +14,7 @@
 //!   figure, and the sentences quoting the governing items lead the answer (their
 //!   paragraph first, them first in it); the others follow, as the ruling says, as what
 //!   also applies. The reordered text passes the Evidence Gate again or the composed order
-//!   stands. When the governing figure cannot be placed in its quote, the answer states
+//!   stands; the cited items are then numbered again in answer order (`E1` first). When the governing figure cannot be placed in its quote, the answer states
 //!   no value rather than the one the ruling set aside.
 //! * **An undecided contradiction is never `high`**: when no rule decides between sides
 //!   that contradict and the answer's value is one of them.
@@ -175,7 +175,7 @@ pub(super) fn follow(
     answer: &mut Answer,
     frame: &crate::frame::Frame,
     composition: &Composition,
-    numbered: &Numbered,
+    numbered: &mut Numbered,
     opts: &AskOptions,
 ) -> Followed {
     let Some(v) = answer.answer_value.clone() else {
@@ -217,13 +217,28 @@ fn paragraphs(answer: &Answer) -> Vec<Vec<usize>> {
     out
 }
 
+/// The text of sentences `order` of `answer`, by paragraph.
+fn text_of(answer: &Answer, paras: &[Vec<usize>]) -> String {
+    paras
+        .iter()
+        .map(|p| {
+            p.iter()
+                .map(|&i| answer.sentences[i].text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// Put the sentences citing one of `ids` first: their paragraph first, and them first in
-/// it, in their order; keep the new text only when it passes the gate again.
+/// it, in their order; keep the new text only when it passes the gate again, then number
+/// the cited items again in answer order (see [`renumber`]).
 fn lead_with(
     answer: &mut Answer,
     ids: &[String],
     composition: &Composition,
-    numbered: &Numbered,
+    numbered: &mut Numbered,
     opts: &AskOptions,
 ) {
     let cites = |i: &usize| answer.sentences[*i].citations.iter().any(|c| ids.contains(c));
@@ -235,26 +250,86 @@ fn lead_with(
     let (lead, rest): (Vec<usize>, Vec<usize>) = first.into_iter().partition(cites);
     paras.insert(0, lead.into_iter().chain(rest).collect());
     let order: Vec<usize> = paras.iter().flatten().copied().collect();
-    let text = paras
-        .iter()
-        .map(|p| {
-            p.iter()
-                .map(|&i| answer.sentences[i].text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n");
     let again = Composition {
-        answer: text,
+        answer: text_of(answer, &paras),
         sentences: order.iter().map(|&i| answer.sentences[i].clone()).collect(),
         ..composition.clone()
     };
-    let gate = crate::ask::compose::gate(&again, numbered, opts);
-    if gate.passed {
-        answer.answer = again.answer;
-        answer.sentences = again.sentences;
-        answer.gate = gate;
+    if !crate::ask::compose::gate(&again, numbered, opts).passed {
+        return;
+    }
+    answer.sentences = again.sentences;
+    // The sentences are now in order: paragraph `n` holds the next `paras[n].len()`.
+    let mut k = 0;
+    let paras: Vec<Vec<usize>> = paras
+        .iter()
+        .map(|p| {
+            k += p.len();
+            (k - p.len()..k).collect()
+        })
+        .collect();
+    renumber(answer, numbered);
+    answer.answer = text_of(answer, &paras);
+    let renamed = Composition {
+        answer: answer.answer.clone(),
+        sentences: answer.sentences.clone(),
+        cited: first_cited(answer),
+        ..composition.clone()
+    };
+    answer.gate = crate::ask::compose::gate(&renamed, numbered, opts);
+}
+
+/// The ids the sentences of `answer` cite, in first-cited order.
+fn first_cited(answer: &Answer) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for c in answer.sentences.iter().flat_map(|s| &s.citations) {
+        if !out.contains(c) {
+            out.push(c.clone());
+        }
+    }
+    out
+}
+
+/// `sentence` with the ids of its closing citation (`… [E2, E1].`) renamed.
+fn renamed_sentence(text: &str, rename: &dyn Fn(&str) -> String) -> String {
+    let Some(at) = text.rfind(" [") else {
+        return text.to_string();
+    };
+    let Some(close) = text[at..].find(']').map(|k| at + k) else {
+        return text.to_string();
+    };
+    let ids: Vec<String> = text[at + 2..close].split(", ").map(rename).collect();
+    format!("{} [{}]{}", &text[..at], ids.join(", "), &text[close + 1..])
+}
+
+/// Number the cited items again in answer order (`E1` first, as compose numbers them;
+/// items not cited keep their ids): in `numbered`, the sentences, the evidence list, the
+/// differences and their rulings, and the answer's value.
+fn renumber(answer: &mut Answer, numbered: &mut Numbered) {
+    let map = numbered.renumber(&first_cited(answer));
+    let rename = |id: &str| map.get(id).cloned().unwrap_or_else(|| id.to_string());
+    for s in answer.sentences.iter_mut() {
+        s.text = renamed_sentence(&s.text, &rename);
+        s.citations = s.citations.iter().map(|c| rename(c)).collect();
+    }
+    for e in answer.evidence.iter_mut() {
+        e.id = rename(&e.id);
+    }
+    let number = |id: &str| id[1..].parse::<usize>().unwrap_or(usize::MAX);
+    for c in answer.conflicts.iter_mut() {
+        let mut sides: Vec<(String, Vec<String>)> = c
+            .ids
+            .iter()
+            .map(|i| rename(i))
+            .zip(std::mem::take(&mut c.figures))
+            .collect();
+        sides.sort_by_key(|(id, _)| number(id));
+        (c.ids, c.figures) = sides.into_iter().unzip();
+        c.ruling = c.ruling.as_ref().map(|r| r.renamed(rename));
+    }
+    answer.evidence.sort_by_key(|e| number(&e.id));
+    if let Some(v) = answer.answer_value.as_mut() {
+        v.evidence_id = rename(&v.evidence_id);
     }
 }
 
@@ -319,6 +394,20 @@ mod tests {
         let mut conflicts = Vec::new();
         bound_differences(&[faq, other], &ids, &mut conflicts);
         assert!(conflicts.is_empty());
+    }
+
+    #[test]
+    fn a_closing_citation_is_renamed_and_the_quote_left_alone() {
+        let map = |id: &str| match id {
+            "E1" => "E2".to_string(),
+            "E2" => "E1".to_string(),
+            other => other.to_string(),
+        };
+        assert_eq!(
+            renamed_sentence("Fees rose by 5 ［E1］ points [E1, E2, E3].", &map),
+            "Fees rose by 5 ［E1］ points [E2, E1, E3]."
+        );
+        assert_eq!(renamed_sentence("No citation.", &map), "No citation.");
     }
 
     #[test]

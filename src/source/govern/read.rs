@@ -60,6 +60,9 @@ pub fn written_span(text: &str, f: &Figure) -> Option<(usize, usize)> {
                 .map(|n| n.start)
         })
         .unwrap_or(f.start);
+    if text[f.start..f.end].contains(['$', '€', '£', '%']) {
+        return Some((start, f.end)); // the number carries its unit
+    }
     let stem: String = f.unit.chars().take(4).collect();
     let mut at = f.end;
     for w in text[f.end..]
