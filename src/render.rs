@@ -676,18 +676,55 @@ fn binding_note(s: &mut String, evidence: &[crate::answer::EvidenceItem]) {
     let _ = writeln!(s, "No binding provision is cited: {}.\n", each.join("; "));
 }
 
-/// "Sources differ" and "Which applies" lines, then a blank line (nothing when none).
+/// What side `id` of a difference says: as its ruling reads it (its source type and the
+/// figure as the document writes it), else its figures in words (`7 years`, never
+/// `7 year`).
+fn side_says(c: &crate::evidence::compose::Conflict, id: &str, figures: &[String]) -> String {
+    let ruled = c
+        .ruling
+        .as_ref()
+        .and_then(|r| r.sides.iter().find(|s| s.id == id));
+    match ruled {
+        Some(r) => format!("{} ({}) says {}", clean(id), r.source_type, clean(&r.states)),
+        None => {
+            let words: Vec<String> = figures
+                .iter()
+                .map(|k| crate::source::govern::key_words(k))
+                .collect();
+            format!("{} says {}", clean(id), clean(&words.join(", ")))
+        }
+    }
+}
+
+/// "Sources differ" and "Which applies" lines, each side of the ruling with its source
+/// and standing, then a blank line (nothing when none).
 fn conflicts(s: &mut String, list: &[crate::evidence::compose::Conflict]) {
+    use crate::source::govern::standing_words;
     for c in list {
         let sides: Vec<String> = c
             .ids
             .iter()
             .zip(&c.figures)
-            .map(|(id, f)| format!("{} says {}", clean(id), clean(&f.join(", "))))
+            .map(|(id, f)| side_says(c, id, f))
             .collect();
         let _ = writeln!(s, "Sources differ: {}.", sides.join("; "));
         if let Some(r) = &c.ruling {
             let _ = writeln!(s, "Which applies: {}.", clean(&r.summary));
+            for side in &r.sides {
+                let since = side
+                    .effective_from
+                    .map(|d| format!(", effective {d}"))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    s,
+                    "  {} {} ({}{since}): {}: {}",
+                    clean(&side.id),
+                    clean(&side.source),
+                    side.source_type,
+                    clean(&side.states),
+                    standing_words(side.standing)
+                );
+            }
         }
     }
     if !list.is_empty() {

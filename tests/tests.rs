@@ -13,6 +13,7 @@ mod embed;
 mod filespans;
 mod forms;
 mod generate;
+mod governing;
 mod loaders;
 mod mcp;
 mod milvus;

@@ -15,6 +15,11 @@
 //! under [`WEAK_RETRIEVAL`]. Distinct statements, not quote instances: identical quotes
 //! are one item and near-duplicates one statement. The levels were set from the
 //! reliability tables of `attest eval documents` and `attest eval answers` (docs/figures.md).
+//! An answer whose value stands on one side of a contradiction no rule decides is never
+//! `high`.
+//!
+//! When cited sources differ, the answer follows the ruling on which governs (see
+//! [`ruled`]): its value and its first sentences are the governing source's.
 
 use std::collections::HashSet;
 use std::time::Instant;
@@ -32,6 +37,8 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::gate::GateResult;
 use crate::evidence::verify::{question_terms, Reason, Verdict};
+
+mod ruled;
 
 /// Retrieval confidence under which the answer's confidence is lowered one level.
 pub const WEAK_RETRIEVAL: f64 = 0.35;
@@ -137,7 +144,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let Done {
         question,
         found,
-        numbered,
+        mut numbered,
         composed,
         gate,
         mut timings,
@@ -168,21 +175,20 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     if lead_dropped {
         unmet_frame.push(LEAD_DROPPED.into());
     }
+    answer.as_of = opts.scope.as_ref().and_then(|s| s.dated.clone());
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
-        answer.answer_value = answer_value(&answer, frame.answer_type, lead);
-        let met = match &answer.answer_value {
-            Some(v) => Met::Value(v.ty),
-            None if frame.answer_type.is_value() => Met::NoValue,
-            None => Met::Text,
-        };
+        let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
         answer.confidence = confidence(Assurance {
             statements: answer_statements(&answer, &summaries),
             retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
             met,
             one_step: one_step && !second_look,
         });
+        if ruled::undecided(&answer) && answer.confidence == Confidence::High {
+            answer.confidence = Confidence::Medium;
+        }
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
     } else {
         let mut why = missing(
@@ -196,7 +202,6 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answer.missing_evidence = why;
     }
     answer.question_frame = Some(frame);
-    answer.as_of = opts.scope.as_ref().and_then(|s| s.dated.clone());
     answer.metrics = metrics(
         timings,
         started,
@@ -211,6 +216,27 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         crate::memory::remember(engine.store(), key, &answer)?;
     }
     Ok(audit_trail(answer, found.retrievals, numbered, composed))
+}
+
+/// Set `answer`'s value: `lead`'s, or the governing source's when its sources differ and
+/// the ruling names another (see [`ruled`]); returns how the frame was met.
+fn valued(
+    answer: &mut Answer,
+    frame: &crate::frame::Frame,
+    lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
+    c: &crate::evidence::compose::Composition,
+    numbered: &mut Numbered,
+    opts: &AskOptions,
+) -> Met {
+    answer.answer_value = answer_value(answer, frame.answer_type, lead);
+    if ruled::follow(answer, frame, c, numbered, opts) == ruled::Followed::Withdrawn {
+        answer.missing_evidence.push(GOVERNING_UNPLACED.into());
+    }
+    match &answer.answer_value {
+        Some(v) => Met::Value(v.ty),
+        None if frame.answer_type.is_value() => Met::NoValue,
+        None => Met::Text,
+    }
 }
 
 /// The run's metrics: timings (with the total since `started`), generator calls,
@@ -336,6 +362,11 @@ impl ItemPeriods {
     }
 }
 
+/// What the answer says when the governing source's figure could not be placed as its
+/// value.
+const GOVERNING_UNPLACED: &str = "the governing source's figure could not be placed in its \
+                                  quote, so the answer states no value (see conflicts)";
+
 /// What the answer says when the passage stating the value did not survive the gate.
 const LEAD_DROPPED: &str = "the passage that states the value failed the Evidence Gate (see \
                             gate), so the passages supporting it do not answer alone";
@@ -408,6 +439,7 @@ fn answered(
         .chain(summaries)
         .filter_map(|id| n.get(id).map(|v| evidence_item(id, v, n)))
         .collect();
+    ruled::bound_differences(&answer.evidence, &c.cited, &mut answer.conflicts);
     crate::authority::label::label(engine, &mut answer.evidence)?;
     let beside: HashSet<String> = summaries.iter().cloned().collect();
     crate::authority::rule::rule(engine, answer, &beside)

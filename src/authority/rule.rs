@@ -12,7 +12,7 @@ use crate::engine::Engine;
 use crate::error::Error;
 use crate::evidence::subject::same_subject;
 use crate::figure::{figures_of, normalise};
-use crate::source::govern::{bound_in, govern, Side};
+use crate::source::govern::{govern_on, today, Side};
 
 /// Content-word overlap (numbers aside) at or above which another cited item speaks of
 /// the same thing as a side (as compose pairs differences).
@@ -61,18 +61,7 @@ fn value_in(e: &EvidenceItem, unit: &str, named: &[String]) -> Option<Side> {
         0 => return None,
         _ => figs.iter().find(|f| named.contains(&f.key()))?,
     };
-    Some(Side {
-        id: e.id.clone(),
-        source: e.source.clone(),
-        source_type: crate::source::SourceType::Other,
-        authority: 0,
-        effective_from: None,
-        superseded_by: None,
-        binding: e.non_binding.is_none(),
-        value: f.value.parse().ok()?,
-        unit: unit.to_string(),
-        bound: bound_in(&text, f.start, f.end, unit),
-    })
+    Side::read(&e.id, &e.source, e.non_binding.is_none(), &text, f)
 }
 
 /// Set the ruling of every difference in `answer` (a no-op when it has none). Items in
@@ -88,6 +77,7 @@ pub fn rule(
     }
     let catalog = Catalog::load(engine)?;
     let evidence = answer.evidence.clone();
+    let day = answer.as_of.as_ref().map_or_else(today, |d| d.as_of);
     for c in &mut answer.conflicts {
         let Some(unit) = c
             .figures
@@ -128,7 +118,7 @@ pub fn rule(
             }
         }
         if sides.len() >= 2 {
-            c.ruling = Some(govern(&sides));
+            c.ruling = Some(govern_on(&sides, day));
         }
     }
     Ok(())

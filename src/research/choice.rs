@@ -4,9 +4,10 @@
 //! Evidence speaks to a choice only when it is **about the question's subject**: of the
 //! question's subject words (its content words less question scaffolding, units and bound
 //! words) at most a third are missing from the quote's sentence and the item's section and
-//! title, none is replaced by another qualifier ("billing records" for "client records"),
-//! and no title modifier (`deputy`, `assistant`, `acting`, …) the question lacks stands
-//! before them. Then:
+//! title, none is replaced *in the sentence itself* by another qualifier ("billing
+//! records" for "client records": a heading naming the asked subject does not bind a
+//! sentence that names another), and no title modifier (`deputy`, `assistant`, `acting`,
+//! …) the question lacks stands before them. Then:
 //!
 //! * A choice with a figure (`7 years`; a bare `90` takes the unit the question asks for,
 //!   "how many **hours**") is **supported** when the sentence states that figure, in the
@@ -15,7 +16,10 @@
 //!   answered from a maximum, or from a figure stated without a bound); it is **ruled
 //!   out** when such a sentence states another value in that unit and bound.
 //! * A choice without a figure is supported when the sentence holds its content words
-//!   (all of them, or at least half and two or more).
+//!   (all of them, or at least half and two or more) and, when the question asks who or
+//!   which one holds a role ("Who is the deputy director?"), states the choice in that
+//!   role (see [`role`]: "NAME is the deputy director", not "NAME reports to the deputy
+//!   director", nor a heading naming the role).
 //!
 //! Exactly one supported choice is selected; none or several leave the selection
 //! undecided (abstain), and every ruling-out item is cited on its choice's line.
@@ -28,6 +32,8 @@ use super::Choice;
 use crate::corpus::segment::sentences;
 use crate::figure::{figures_of, number_values, Bound, Figure};
 use crate::text::content_words;
+
+pub mod role;
 
 /// What the evidence says of one choice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +184,8 @@ struct Asked {
     modifiers: HashSet<String>,
     unit: Option<String>,
     bound: Bound,
+    /// The role whose holder the question asks for, if it asks for one.
+    role: Option<role::Role>,
 }
 
 fn asked(question: &str) -> Asked {
@@ -229,6 +237,7 @@ fn asked(question: &str) -> Asked {
         modifiers,
         unit,
         bound,
+        role: role::asked_role(question),
     }
 }
 
@@ -244,16 +253,18 @@ fn same_word(a: &str, b: &str) -> bool {
 }
 
 /// Whether `sentence` (with the item's context) is about the question's subject: at
-/// most a third of the subject words missing, no missing word replaced by another
-/// qualifier ("billing records" for "client records"), and no title modifier the
-/// question lacks ("the deputy director" is not "the director").
+/// most a third of the subject words missing, no word missing from the sentence itself
+/// replaced there by another qualifier ("billing records" for "client records", whatever
+/// the heading above says), and no title modifier the question lacks ("the deputy
+/// director" is not "the director").
 fn about(a: &Asked, sentence: &str, context: &str) -> bool {
-    let have: Vec<String> = words_of(&format!("{sentence} {context}"))
-        .into_iter()
-        .collect();
-    let found = |w: &str| have.iter().any(|h| same_word(h, w));
-    let missing: HashSet<&String> = a.subject.iter().filter(|w| !found(w)).collect();
-    if missing.len() * 3 > a.subject.len() || competing(a, sentence, &missing) {
+    let missing_from = |text: &str| -> HashSet<&String> {
+        let have: Vec<String> = words_of(text).into_iter().collect();
+        let found = |w: &str| have.iter().any(|h| same_word(h, w));
+        a.subject.iter().filter(|w| !found(w)).collect()
+    };
+    let missing = missing_from(&format!("{sentence} {context}"));
+    if missing.len() * 3 > a.subject.len() || competing(a, sentence, &missing_from(sentence)) {
         return false;
     }
     let ws = crate::text::words(sentence);
@@ -368,7 +379,11 @@ fn judge(a: &Asked, item: &ChoiceItem, choice: &str) -> Option<Verdict> {
             want.is_subset(&number_values(sent, true))
                 .then_some(Verdict::Supported)
         } else {
-            holds_words(sent, choice).then_some(Verdict::Supported)
+            let in_role = a
+                .role
+                .as_ref()
+                .is_none_or(|r| role::states_in_role(sent, choice, r));
+            (holds_words(sent, choice) && in_role).then_some(Verdict::Supported)
         };
         out = match (out, v) {
             (Some(Verdict::Supported), _) | (_, Some(Verdict::Supported)) => {
@@ -522,6 +537,74 @@ mod tests {
             &one,
         );
         assert_eq!(s.selected.as_deref(), Some("A"), "{s:?}");
+    }
+
+    fn under(id: &str, quote: &str, heading: &str) -> ChoiceItem {
+        ChoiceItem {
+            context: heading.into(),
+            ..it(id, quote)
+        }
+    }
+
+    #[test]
+    fn a_heading_never_binds_a_sentence_that_names_another_subject() {
+        let q = "How long must client records be retained?";
+        let choices = [("A", "5 years"), ("B", "10 years")];
+        for quote in [
+            "Billing records must be retained for 10 years after the claim is paid.",
+            "Payroll records are kept for 10 years.",
+        ] {
+            let s = pick(q, &choices, &[under("E1", quote, "1. Client records")]);
+            assert_eq!(s.selected, None, "{quote}: {s:?}");
+        }
+        // A sentence that names no other subject takes it from its heading.
+        let s = pick(
+            q,
+            &choices,
+            &[under(
+                "E1",
+                "They must be retained for 10 years.",
+                "1. Client records",
+            )],
+        );
+        assert_eq!(s.selected.as_deref(), Some("B"), "{s:?}");
+        // Its subject named in the sentence, a heading about another does not matter.
+        let s = pick(
+            "How long are visitor logs kept?",
+            &[("A", "1 year"), ("B", "3 years")],
+            &[under(
+                "E1",
+                "Visitor logs are kept for 3 years, and incident logs for 1 year.",
+                "2. Incident logs",
+            )],
+        );
+        assert_eq!(s.selected.as_deref(), Some("B"), "{s:?}");
+    }
+
+    #[test]
+    fn a_person_is_chosen_only_when_stated_in_the_asked_role() {
+        let q = "Who is the deputy director of the clinic?";
+        let choices = [("A", "Ana Ruiz"), ("B", "Omar Haddad")];
+        for quote in [
+            "Send the form to Ana Ruiz or to the deputy director of the clinic.",
+            "Ana Ruiz reports to the deputy director of the clinic.",
+        ] {
+            let s = pick(q, &choices, &[it("E1", quote)]);
+            assert_eq!(s.selected, None, "{quote}: {s:?}");
+        }
+        let s = pick(
+            q,
+            &choices,
+            &[under("E1", "Ana Ruiz leads the intake team.", "Deputy director of the clinic")],
+        );
+        assert_eq!(s.selected, None, "a heading states no role: {s:?}");
+        for quote in [
+            "Ana Ruiz is the deputy director of the clinic.",
+            "The clinic's deputy director, Ana Ruiz, chairs the panel.",
+        ] {
+            let s = pick(q, &choices, &[it("E1", quote)]);
+            assert_eq!(s.selected.as_deref(), Some("A"), "{quote}: {s:?}");
+        }
     }
 
     #[test]

@@ -2,15 +2,21 @@
 //!
 //! The rule, in order ([`govern`]); it decides and labels, and never hides a side:
 //!
+//! 0. **Former values are not current.** A value the text states as no longer in force
+//!    ("previously", "formerly", "the former …", "used to", or "until", "before",
+//!    "prior to" a day already past: the `--as-of` day when one is asked, else the day of
+//!    the run) is labelled `former` and set aside: it never governs and is never the
+//!    stricter value.
 //! 1. **Summaries do not control.** A side from an FAQ or a plain-language summary, or
 //!    from text that does not bind (a recital, a note), is labelled `summary` and set
-//!    aside from the decision (unless every side is one).
+//!    aside from the decision (unless every current side is one).
 //! 2. **Do they conflict at all?** Each side is a constraint on the value: a floor ("not
 //!    less than seven (7) years", "at least", and a period records must be *kept for*,
 //!    which is a minimum by nature), a ceiling ("no more than", "within", "up to"), or an
 //!    exact value. When one value meets every side (the highest floor, the lowest
 //!    ceiling), the sides are **compatible**: all apply, and the **stricter** one
-//!    governs in effect.
+//!    governs in effect. A value below a floor (or above a ceiling) meets no value with
+//!    it: a contradiction.
 //! 3. **A true contradiction** names the governing side by the first rule that decides:
 //!    an explicit `supersedes` between the two documents; at equal authority the later
 //!    `effective_from`; otherwise the higher authority. When none decides, nothing is
@@ -20,6 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Date, SourceType};
 use crate::figure::Bound;
+
+mod read;
+pub use read::{tense_at, today, written, written_span};
 
 /// What the rule needs of one cited side.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +53,32 @@ pub struct Side {
     pub unit: String,
     /// Floor, ceiling or exact.
     pub bound: Bound,
+    /// The figure as the document writes it (`seven years`, `ten (10) years`).
+    pub raw: String,
+    /// Whether the text states it as current or former.
+    pub tense: Tense,
+}
+
+/// Whether a side's value is stated as current or as a former one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tense {
+    /// Nothing says it is no longer in force.
+    Current,
+    /// Marked as past: "previously", "formerly", "the former", "used to".
+    Former,
+    /// In force until (or before, or prior to) this day: former once the day is past.
+    Until(Date),
+}
+
+impl Tense {
+    /// Whether the value is no longer in force on `day`.
+    pub fn former_on(self, day: Date) -> bool {
+        match self {
+            Tense::Current => false,
+            Tense::Former => true,
+            Tense::Until(d) => d <= day,
+        }
+    }
 }
 
 /// Whether the sides can all hold at once.
@@ -88,6 +123,8 @@ pub enum Standing {
     LowerAuthority,
     /// A summary or non-binding text: it does not control.
     Summary,
+    /// Stated as a former value: not in force, never the stricter.
+    Former,
     /// Undecided: shown beside the others.
     Undecided,
 }
@@ -101,8 +138,10 @@ pub struct Ruled {
     pub source: String,
     /// Its source type.
     pub source_type: SourceType,
-    /// `not less than 7 year`, `10 year`.
+    /// What it states, as the document writes the figure: `not less than seven years`.
     pub states: String,
+    /// The figure compared, `value unit` (`7 year`).
+    pub figure: String,
     /// Its first day in effect, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective_from: Option<Date>,
@@ -123,6 +162,27 @@ pub struct Ruling {
     pub sides: Vec<Ruled>,
     /// One line saying what applies and why.
     pub summary: String,
+}
+
+impl Ruling {
+    /// The ruling with its evidence ids renamed by `rename`, its summary written again.
+    pub fn renamed(&self, rename: impl Fn(&str) -> String) -> Ruling {
+        let sides: Vec<Ruled> = self
+            .sides
+            .iter()
+            .map(|s| Ruled {
+                id: rename(&s.id),
+                ..s.clone()
+            })
+            .collect();
+        Ruling {
+            relation: self.relation,
+            rule: self.rule,
+            governing: self.governing.iter().map(|g| rename(g)).collect(),
+            summary: summary_line(&sides, self.relation, self.rule),
+            sides,
+        }
+    }
 }
 
 /// Whether a side does not control (an FAQ, a summary, non-binding text).
@@ -174,20 +234,40 @@ fn beats(a: &Side, b: &Side) -> Option<Rule> {
     (a.authority > b.authority).then_some(Rule::HigherAuthority)
 }
 
-/// Decide over `sides` (at least two, all in one unit). See the module documentation.
+/// Decide over `sides` (at least two, all in one unit) as of the day of the run. See the
+/// module documentation.
 pub fn govern(sides: &[Side]) -> Ruling {
-    let controlling: Vec<&Side> = match sides.iter().filter(|s| !is_summary(s)).count() {
-        0 => sides.iter().collect(),
-        _ => sides.iter().filter(|s| !is_summary(s)).collect(),
-    };
-    let mut standing: Vec<Standing> = sides
+    govern_on(sides, today())
+}
+
+/// Standings before the decision: `former` for a value not in force on `day`, `summary`
+/// for a current side that does not control (unless every current side is one), and
+/// `undecided` for the controlling sides.
+fn first_standings(sides: &[Side], day: Date) -> Vec<Standing> {
+    let current = |s: &Side| !s.tense.former_on(day);
+    let any_binding = sides.iter().any(|s| current(s) && !is_summary(s));
+    sides
         .iter()
-        .map(|s| match controlling.iter().any(|c| std::ptr::eq(*c, s)) {
-            true => Standing::Undecided,
-            false => Standing::Summary,
+        .map(|s| match (current(s), is_summary(s) && any_binding) {
+            (false, _) => Standing::Former,
+            (true, true) => Standing::Summary,
+            (true, false) => Standing::Undecided,
         })
+        .collect()
+}
+
+/// Decide over `sides` (at least two, all in one unit) as of `day` (the `--as-of` day of
+/// a question asked so): a value stated until a day not after `day` is a former one.
+pub fn govern_on(sides: &[Side], day: Date) -> Ruling {
+    let mut standing = first_standings(sides, day);
+    let controlling: Vec<&Side> = sides
+        .iter()
+        .zip(&standing)
+        .filter(|(_, st)| **st == Standing::Undecided)
+        .map(|(s, _)| s)
         .collect();
     let (relation, rule) = match meet(&controlling) {
+        Some(_) if controlling.is_empty() => (Relation::Compatible, Rule::Undecided),
         Some(range) => {
             let any_exact = controlling.iter().any(|s| s.bound == Bound::Exact);
             for (i, s) in sides.iter().enumerate() {
@@ -234,13 +314,40 @@ fn contradiction(sides: &[Side], standing: &mut [Standing]) -> Rule {
     Rule::Undecided
 }
 
-/// `not less than 7 year`.
+/// What a side states, its figure as the document writes it (or, when that is not
+/// known, in words with a correct plural): `not less than seven years`.
 fn states(s: &Side) -> String {
-    let v = crate::figure::canonical(&s.value.to_string());
+    let v = match s.raw.trim() {
+        "" => figure_words(&crate::figure::canonical(&s.value.to_string()), &s.unit),
+        raw => raw.split_whitespace().collect::<Vec<_>>().join(" "),
+    };
     match s.bound {
-        Bound::Min => format!("not less than {v} {}", s.unit),
-        Bound::Max => format!("not more than {v} {}", s.unit),
-        Bound::Exact => format!("{v} {}", s.unit),
+        Bound::Min => format!("not less than {v}"),
+        Bound::Max => format!("not more than {v}"),
+        Bound::Exact => v,
+    }
+}
+
+/// A figure `value unit` in words as a reader writes it: `7 years`, `1 year`, `$5000`,
+/// `12.5%`, `3 centuries` (never `7 year`).
+pub fn figure_words(value: &str, unit: &str) -> String {
+    match unit {
+        "dollar" => format!("${value}"),
+        "euro" => format!("€{value}"),
+        "pound" => format!("£{value}"),
+        "percent" => format!("{value}%"),
+        _ if value == "1" => format!("{value} {unit}"),
+        "century" => format!("{value} centuries"),
+        _ => format!("{value} {unit}s"),
+    }
+}
+
+/// [`figure_words`] of a `value unit` key (`7 year` → `7 years`); the key as it is when
+/// it is not one.
+pub fn key_words(key: &str) -> String {
+    match key.split_once(' ') {
+        Some((v, u)) => figure_words(v, u),
+        None => key.to_string(),
     }
 }
 
@@ -253,6 +360,7 @@ fn ruling(sides: &[Side], standing: Vec<Standing>, relation: Relation, rule: Rul
             source: s.source.clone(),
             source_type: s.source_type,
             states: states(s),
+            figure: format!("{} {}", crate::figure::canonical(&s.value.to_string()), s.unit),
             effective_from: s.effective_from,
             standing: *st,
         })
@@ -315,9 +423,13 @@ fn summary_line(ruled: &[Ruled], relation: Relation, rule: Rule) -> String {
             rule_words(rule),
             g.states
         )),
+        (Relation::Compatible, None) => {
+            parts.push("no side states a value in force; every side is shown".into())
+        }
         _ => parts.push("contradiction: no rule decides which governs; every side is shown".into()),
     }
     for (st, words) in [
+        (Standing::Former, "a former value, no longer in force"),
         (Standing::SupersededBy, "superseded"),
         (Standing::Earlier, "earlier, at equal authority"),
         (Standing::LowerAuthority, "lower authority"),
@@ -329,6 +441,20 @@ fn summary_line(ruled: &[Ruled], relation: Relation, rule: Rule) -> String {
         }
     }
     parts.join("; ")
+}
+
+/// How a side stands, in words.
+pub fn standing_words(st: Standing) -> &'static str {
+    match st {
+        Standing::Governs => "governs",
+        Standing::AlsoApplies => "also applies",
+        Standing::SupersededBy => "superseded",
+        Standing::Earlier => "earlier, at equal authority",
+        Standing::LowerAuthority => "lower authority",
+        Standing::Summary => "summary, does not control",
+        Standing::Former => "a former value, no longer in force",
+        Standing::Undecided => "no rule decides",
+    }
 }
 
 /// The rule in words.
@@ -395,6 +521,8 @@ mod tests {
             value,
             unit: "year".into(),
             bound,
+            raw: String::new(),
+            tense: Tense::Current,
         }
     }
 

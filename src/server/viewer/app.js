@@ -456,14 +456,52 @@ function stripMarker(text, ids) {
   return text.slice(0, m.index) + text.slice(m.index + m[0].length);
 }
 
+/** A figure key as a reader writes it: "7 year" → "7 years", "5000 dollar" → "$5000". */
+function keyWords(key) {
+  const m = /^(\S+) (\S+)$/.exec(String(key));
+  if (!m) return String(key);
+  const [, v, u] = m;
+  const sign = { dollar: '$', euro: '€', pound: '£' }[u];
+  if (sign) return `${sign}${v}`;
+  if (u === 'percent') return `${v}%`;
+  if (v === '1') return `${v} ${u}`;
+  return u === 'century' ? `${v} centuries` : `${v} ${u}s`;
+}
+
+const STANDING = {
+  governs: 'governs', also_applies: 'also applies', superseded_by: 'superseded',
+  earlier: 'earlier, at equal authority', lower_authority: 'lower authority',
+  summary: 'summary, does not control', former: 'a former value, no longer in force',
+  undecided: 'no rule decides',
+};
+
+/** A difference between sources: what each side says (its source type and the figure as
+ *  the document writes it), the ruling on which governs, and every side's standing. */
 function conflictNode(c, byId) {
   const ids = asArray(c.ids);
   const figures = asArray(c.figures);
+  const ruling = c.ruling && typeof c.ruling === 'object' ? c.ruling : null;
+  const sides = ruling ? asArray(ruling.sides) : [];
   const li = el('li', { class: 'conflict' });
+  const head = el('p', { class: 'conflict-sides' }, 'Sources differ: ');
   ids.forEach((id, i) => {
-    if (i) li.append(' vs ');
-    li.append(refNode(id, byId), ` ${asArray(figures[i]).join(', ')}`);
+    if (i) head.append('; ');
+    const side = sides.find((s) => s.id === id);
+    const says = side ? `(${side.source_type}) says ${side.states}`
+      : `says ${asArray(figures[i]).map(keyWords).join(', ')}`;
+    head.append(refNode(id, byId), ` ${says}`);
   });
+  li.append(head);
+  if (!ruling) return li;
+  li.append(el('p', { class: 'ruling' }, `Which applies: ${String(ruling.summary || '')}`));
+  const list = el('ul', { class: 'ruling-sides plain-list' });
+  for (const s of sides) {
+    const since = s.effective_from ? `, effective ${s.effective_from}` : '';
+    const standing = STANDING[s.standing] || String(s.standing);
+    list.append(el('li', { class: `side standing-${cssToken(String(s.standing))}` },
+      refNode(s.id, byId), ` ${s.source} (${s.source_type}${since}): ${s.states}: ${standing}`));
+  }
+  li.append(list);
   return li;
 }
 
