@@ -239,7 +239,10 @@ fn check_status(a: &AuditFile) -> Option<Violation> {
         (!a.answer.trim().is_empty(), "answer text"),
         (!a.sentences.is_empty(), "sentences"),
         (!a.evidence.is_empty(), "evidence"),
-        (a.answer_value.as_ref().is_some_and(|v| !v.is_null()), "an answer value"),
+        (
+            a.answer_value.as_ref().is_some_and(|v| !v.is_null()),
+            "an answer value",
+        ),
     ]
     .into_iter()
     .filter_map(|(has, what)| has.then_some(what))
@@ -274,8 +277,17 @@ fn check_item(
         message,
     };
     let mut out = Vec::new();
-    let places = std::iter::once((item.doc_id.as_str(), item.start, item.end, &item.content_hash))
-        .chain(item.locations.iter().map(|l| (l.doc_id.as_str(), l.start, l.end, &l.content_hash)));
+    let places = std::iter::once((
+        item.doc_id.as_str(),
+        item.start,
+        item.end,
+        &item.content_hash,
+    ))
+    .chain(
+        item.locations
+            .iter()
+            .map(|l| (l.doc_id.as_str(), l.start, l.end, &l.content_hash)),
+    );
     for (k, (doc_id, start, end, hash)) in places.enumerate() {
         let at = quotes.check(doc_id, start, end, &item.quote, Some(hash))?;
         match at {
@@ -306,7 +318,11 @@ fn check_item(
         for m in differences {
             out.push(d(DriftKind::LabelMismatch, format!("{doc_id}: {m}")));
         }
-        let spanned = if k == 0 { item.file.span() } else { item.locations[k - 1].file.span() };
+        let spanned = if k == 0 {
+            item.file.span()
+        } else {
+            item.locations[k - 1].file.span()
+        };
         if let Some(why) = spanned.and_then(|_| docs.file_changed(doc_id)) {
             out.push(d(DriftKind::FileChanged, why));
         }

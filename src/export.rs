@@ -126,17 +126,17 @@ pub fn csv_rows<W: std::io::Write>(
         write_safe_record(
             w,
             [
-            id,
-            &a.question,
-            &status,
-            &value,
-            &e.id,
-            &e.source,
-            &page,
-            e.section.as_deref().unwrap_or(""),
-            e.label.as_deref().unwrap_or(""),
-            &quote,
-            &ocr,
+                id,
+                &a.question,
+                &status,
+                &value,
+                &e.id,
+                &e.source,
+                &page,
+                e.section.as_deref().unwrap_or(""),
+                e.label.as_deref().unwrap_or(""),
+                &quote,
+                &ocr,
             ],
         )?;
     }

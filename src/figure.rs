@@ -85,7 +85,8 @@ impl NumberFormat {
     /// show none or disagree.
     pub fn of(text: &str) -> NumberFormat {
         let text = normalise(text);
-        let shown: BTreeSet<NumberFormat> = scan(&text, NumberFormat::Unknown).1.into_iter().collect();
+        let shown: BTreeSet<NumberFormat> =
+            scan(&text, NumberFormat::Unknown).1.into_iter().collect();
         match (shown.len(), shown.first()) {
             (1, Some(f)) => *f,
             _ => NumberFormat::Unknown,
@@ -530,10 +531,18 @@ fn number_at(
         let (end, v) = word_number(t, i)?;
         (end, v.to_string(), Reading::Exact, true, None)
     };
-    let start = if money.is_some() { t[i - 1].start } else { t[i].start };
+    let start = if money.is_some() {
+        t[i - 1].start
+    } else {
+        t[i].start
+    };
     let scale = t.get(end).and_then(|n| scale_of(&n.text, money.is_some()));
     if let Some(e) = scale.filter(|_| reading != Reading::Unread) {
-        value = value.split('|').map(|v| scaled(v, e)).collect::<Vec<_>>().join("|");
+        value = value
+            .split('|')
+            .map(|v| scaled(v, e))
+            .collect::<Vec<_>>()
+            .join("|");
         end += 1;
     }
     let mut unit = money;
@@ -781,7 +790,11 @@ pub fn verbatim_spans(quote: &str, piece: &str) -> Vec<(usize, usize)> {
         .match_indices(piece)
         .map(|(s, _)| (s, s + piece.len()))
         .filter(|&(s, e)| {
-            !cuts(quote, s) && !cuts(quote, e) && !drops_qualifier(quote, e) && !inside(s) && !inside(e)
+            !cuts(quote, s)
+                && !cuts(quote, e)
+                && !drops_qualifier(quote, e)
+                && !inside(s)
+                && !inside(e)
         })
         .collect()
 }
@@ -853,9 +866,15 @@ mod tests {
     fn grouping_and_decimal_marks_are_read_by_shape_then_by_the_texts_format() {
         let exact = |raw: &str, v: &str| (raw.to_string(), v.to_string(), Reading::Exact);
         // A mark used twice groups; of two marks the last is decimal.
-        assert_eq!(one("a fee of EUR 2.400.000"), exact("EUR 2.400.000", "2400000"));
+        assert_eq!(
+            one("a fee of EUR 2.400.000"),
+            exact("EUR 2.400.000", "2400000")
+        );
         assert_eq!(one("paid 3,750,000 in all"), exact("3,750,000", "3750000"));
-        assert_eq!(one("costs EUR 7.000,25 now"), exact("EUR 7.000,25", "7000.25"));
+        assert_eq!(
+            one("costs EUR 7.000,25 now"),
+            exact("EUR 7.000,25", "7000.25")
+        );
         assert_eq!(one("costs $7,000.25 now"), exact("$7,000.25", "7000.25"));
         assert_eq!(one("costs 12 500,75 EUR"), exact("12 500,75", "12500.75"));
         assert_eq!(one("a rate of 3,5 %"), exact("3,5 %", "3.5"));
@@ -868,7 +887,10 @@ mod tests {
         );
         assert_eq!(one("a fine of 3,600"), exact("3,600", "3600"));
         let v = |s: &str| read(s).into_iter().map(|x| x.1).collect::<Vec<_>>();
-        assert_eq!(v("a fine of 3.600 and a cap of 1.000.000"), ["3600", "1000000"]);
+        assert_eq!(
+            v("a fine of 3.600 and a cap of 1.000.000"),
+            ["3600", "1000000"]
+        );
         assert_eq!(v("a fine of 3.600 and a rate of 2.5 %"), ["3.6", "2.5"]);
         assert_eq!(v("a fine of 3,600 and a rate of 2,5 %"), ["3.6", "2.5"]);
         assert_eq!(v("a fine of 3,600 and 1,250,000 more"), ["3600", "1250000"]);
@@ -878,12 +900,21 @@ mod tests {
             ["3.6|3600", "1.5", "7.5", "2.5"]
         );
         // A lone decimal is evidence only with a unit: section 4.2 shows nothing.
-        assert_eq!(v("see section 4.2 on the fine of 3.600"), ["4.2", "3.6|3600"]);
-        assert_eq!(NumberFormat::of("rule 4.2 and rule 7.1"), NumberFormat::Unknown);
+        assert_eq!(
+            v("see section 4.2 on the fine of 3.600"),
+            ["4.2", "3.6|3600"]
+        );
+        assert_eq!(
+            NumberFormat::of("rule 4.2 and rule 7.1"),
+            NumberFormat::Unknown
+        );
         assert_eq!(NumberFormat::of("EUR 1.000,00"), NumberFormat::Comma);
         assert_eq!(NumberFormat::of("5.5 percent"), NumberFormat::Point);
         // No number's shape: read as written, never cut into numbers.
-        assert_eq!(one("see 5.2.2 below"), ("5.2.2".into(), "5.2.2".into(), Reading::Unread));
+        assert_eq!(
+            one("see 5.2.2 below"),
+            ("5.2.2".into(), "5.2.2".into(), Reading::Unread)
+        );
         assert_eq!(v("on 31.12.2030"), ["31.12.2030"]);
         assert_eq!(v("the years 2019,2020 and 2021"), ["2019", "2020", "2021"]);
     }
@@ -992,6 +1023,9 @@ mod tests {
         ] {
             assert!(!verbatim_part(q, bad), "{bad}");
         }
-        assert!(verbatim_part("a fee of EUR 4.000,50 a month", "a fee of EUR 4.000,50"));
+        assert!(verbatim_part(
+            "a fee of EUR 4.000,50 a month",
+            "a fee of EUR 4.000,50"
+        ));
     }
 }

@@ -859,12 +859,27 @@ const STATES: &[&str] = &[
 ];
 
 /// Whether "how long" asks for a length ("How long is the bridge?"): after a form of
-/// "to be", with no time word or word of lasting (see [`STATES`]) in view.
+/// "to be", with no time word or word of lasting (see [`STATES`]) in view. "For how
+/// long" asks for a time, and so does a passive after the subject ("how long are permits
+/// issued", "… kept", "… held"): what is done to a thing lasts, its size does not.
 fn how_long_a_thing(w: &[String]) -> bool {
     let s = format!(" {} ", w.join(" "));
-    ["is", "are", "was", "were"]
-        .iter()
-        .any(|v| s.contains(&format!(" how long {v} ")))
+    let Some(at) = w.windows(3).position(|p| {
+        p[0] == "how" && p[1] == "long" && ["is", "are", "was", "were"].contains(&p[2].as_str())
+    }) else {
+        return false;
+    };
+    // The participle ends the question or comes before its agent or its span ("kept by
+    // the clerk", "issued for"), not before a name ("the trail named after …").
+    let rest = &w[at + 3..];
+    let passive = rest.iter().enumerate().any(|(i, x)| {
+        let participle = (x.len() > 4 && x.ends_with("ed"))
+            || ["kept", "held", "given", "paid"].contains(&x.as_str());
+        let after = rest.get(i + 1).map(String::as_str);
+        participle && matches!(after, None | Some("for" | "by" | "under"))
+    });
+    !s.contains(" for how long ")
+        && !passive
         && !w
             .iter()
             .any(|x| TIME.contains(&x.trim_end_matches('s')) || STATES.contains(&x.as_str()))
@@ -1605,6 +1620,17 @@ mod tests {
             ty("How long is the retention period in years?"),
             AnswerType::Duration
         );
+        // What is done to a thing lasts; "for how long" asks for a time.
+        for q in [
+            "For how long are moorings on the east pier assigned?",
+            "How long are moorings on the east pier assigned?",
+            "How long are inspection reports kept by the clerk?",
+            "For how long is the bridge closed?",
+        ] {
+            assert_eq!(ty(q), AnswerType::Duration, "{q}");
+        }
+        let f = frame("How long is the trail named after the founder?");
+        assert_eq!(f.unit_family, Some(UnitFamily::Length));
         assert_eq!(
             frame("Under the county code, for how long must a client record be retained?")
                 .head

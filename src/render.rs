@@ -685,7 +685,12 @@ fn side_says(c: &crate::evidence::compose::Conflict, id: &str, figures: &[String
         .as_ref()
         .and_then(|r| r.sides.iter().find(|s| s.id == id));
     match ruled {
-        Some(r) => format!("{} ({}) says {}", clean(id), r.source_type, clean(&r.states)),
+        Some(r) => format!(
+            "{} ({}) says {}",
+            clean(id),
+            r.source_type,
+            clean(&r.states)
+        ),
         None => {
             let words: Vec<String> = figures
                 .iter()

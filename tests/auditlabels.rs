@@ -78,14 +78,21 @@ fn relabelled_evidence_fails_the_audit() {
     assert_eq!(code, 0, "an untouched audit passes: {r}");
     let e = &trail["evidence"][0];
     assert!(e["file_start"].is_u64(), "{e}");
-    let other_type = if e["source_type"] == "statute" { "faq" } else { "statute" };
+    let other_type = if e["source_type"] == "statute" {
+        "faq"
+    } else {
+        "statute"
+    };
     let forgeries: [(&str, Value); 6] = [
         ("source_type", Value::from(other_type)),
         ("section", Value::from("§ 9.9 Invented section")),
         ("title", Value::from("Records Act (consolidated)")),
         ("source", Value::from("docs/another-statute.md")),
         ("page", Value::from(3)),
-        ("file_start", Value::from(e["file_start"].as_u64().unwrap() + 1)),
+        (
+            "file_start",
+            Value::from(e["file_start"].as_u64().unwrap() + 1),
+        ),
     ];
     for (field, value) in forgeries {
         let mut forged = trail.clone();
@@ -95,8 +102,10 @@ fn relabelled_evidence_fails_the_audit() {
         assert_eq!(r["passed"], false);
         let drift = r["drift"].as_array().unwrap();
         assert!(
-            drift.iter().any(|d| d["kind"] == "label_mismatch"
-                && d["message"].as_str().unwrap().contains(field)),
+            drift
+                .iter()
+                .any(|d| d["kind"] == "label_mismatch"
+                    && d["message"].as_str().unwrap().contains(field)),
             "{field}: {r}"
         );
     }

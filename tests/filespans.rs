@@ -110,7 +110,10 @@ fn every_quote_of_text_and_markdown_renders_from_its_file_span() {
         let rendered = file_text(e).unwrap_or_else(|| panic!("no file span: {e}"));
         assert_eq!(rendered, quote, "{source}: {e}");
         moved += usize::from(e["file_start"] != e["start"]);
-        let (s, t) = (e["file_start"].as_u64().unwrap(), e["file_end"].as_u64().unwrap());
+        let (s, t) = (
+            e["file_start"].as_u64().unwrap(),
+            e["file_end"].as_u64().unwrap(),
+        );
         let raw = &std::fs::read(source).unwrap()[s as usize..t as usize];
         through_link += usize::from(raw.windows(2).any(|w| w == b"]("));
     }

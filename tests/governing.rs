@@ -123,10 +123,21 @@ fn the_answer_value_and_first_sentence_come_from_the_governing_source() {
     let r = rulings(&a);
     assert_eq!(r.len(), 1, "{}", a["conflicts"]);
     let gov = r[0]["governing"][0].as_str().unwrap();
-    assert!(item(&a, gov)["source"].as_str().unwrap().contains("bulletin"));
-    assert_eq!(a["answer_value"]["normalised"], "12 year", "{}", a["answer_value"]);
+    assert!(item(&a, gov)["source"]
+        .as_str()
+        .unwrap()
+        .contains("bulletin"));
+    assert_eq!(
+        a["answer_value"]["normalised"], "12 year",
+        "{}",
+        a["answer_value"]
+    );
     assert_eq!(a["answer_value"]["evidence_id"], gov);
-    assert!(first_sentence_source(&a).contains("bulletin"), "{}", a["answer"]);
+    assert!(
+        first_sentence_source(&a).contains("bulletin"),
+        "{}",
+        a["answer"]
+    );
     // The CLI shows the ruling with each side's source and standing, and the figures as
     // the documents write them.
     let out = attest(&idx)
@@ -135,8 +146,14 @@ fn the_answer_value_and_first_sentence_come_from_the_governing_source() {
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("Which applies:"), "{text}");
-    assert!(text.contains("six years") && !text.contains("6 year;"), "{text}");
-    assert!(text.contains("(policy") && text.contains("governs"), "{text}");
+    assert!(
+        text.contains("six years") && !text.contains("6 year;"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(policy") && text.contains("governs"),
+        "{text}"
+    );
     // Before the bulletin took effect, the rule then in force answers.
     let (before, _) = ask_json(&idx, q, &["--no-memory", "--as-of", "2021-06-01"]);
     assert_eq!(before["answer_value"]["normalised"], "6 year", "{before}");
@@ -163,7 +180,11 @@ fn a_higher_authority_governs_a_contradiction_and_the_value_follows() {
     let r = rulings(&a);
     assert_eq!(r.len(), 1, "{}", a["conflicts"]);
     assert_eq!(r[0]["rule"], "higher_authority", "{}", r[0]);
-    assert_eq!(a["answer_value"]["normalised"], "12 percent", "{}", a["answer_value"]);
+    assert_eq!(
+        a["answer_value"]["normalised"], "12 percent",
+        "{}",
+        a["answer_value"]
+    );
     assert!(value_source(&a).contains("act"));
     assert!(first_sentence_source(&a).contains("act"), "{}", a["answer"]);
 }
@@ -182,13 +203,21 @@ fn a_value_below_a_binding_floor_is_a_difference_the_floor_governs() {
              Incident reports shall be kept for not less than ten (10) years.\n",
         ),
     ]);
-    let (a, code) = ask_json(&idx, "How long are incident reports kept?", &["--no-memory"]);
+    let (a, code) = ask_json(
+        &idx,
+        "How long are incident reports kept?",
+        &["--no-memory"],
+    );
     assert_eq!(code, 0, "{a}");
     let r = rulings(&a);
     assert_eq!(r.len(), 1, "a difference: {}", a["conflicts"]);
     let gov = r[0]["governing"][0].as_str().unwrap();
     assert!(item(&a, gov)["source"].as_str().unwrap().contains("act"));
-    assert_eq!(a["answer_value"]["normalised"], "10 year", "{}", a["answer_value"]);
+    assert_eq!(
+        a["answer_value"]["normalised"], "10 year",
+        "{}",
+        a["answer_value"]
+    );
     assert!(value_source(&a).contains("act"));
     let faq = r[0]["sides"]
         .as_array()
@@ -228,5 +257,8 @@ fn a_former_value_is_never_the_stricter_one() {
     };
     assert_eq!(side("governs")["figure"], "25000 dollar");
     assert_eq!(side("former")["figure"], "10000 dollar");
-    assert!(!r[0]["summary"].as_str().unwrap().contains("$10,000, the stricter"));
+    assert!(!r[0]["summary"]
+        .as_str()
+        .unwrap()
+        .contains("$10,000, the stricter"));
 }

@@ -104,7 +104,10 @@ fn amounts_are_read_whole_in_their_format_or_refused() {
         a["answer_value"].is_null() || normalised.starts_with("ambiguous"),
         "{a:#}"
     );
-    assert!(!normalised.contains("1800") && !normalised.contains("1.8 "), "{a:#}");
+    assert!(
+        !normalised.contains("1800") && !normalised.contains("1.8 "),
+        "{a:#}"
+    );
 }
 
 #[test]
@@ -125,7 +128,10 @@ fn a_part_of_a_quote_that_drops_its_negation_fails_the_gate() {
     ] {
         let (r, code) = validate(text, evidence);
         assert_eq!(code, 1, "{text} passed: {r}");
-        assert!(kinds(&r).contains(&"polarity_mismatch".to_string()), "{text}: {r}");
+        assert!(
+            kinds(&r).contains(&"polarity_mismatch".to_string()),
+            "{text}: {r}"
+        );
     }
     for text in [
         "No visitor may feed the animals in the park [E1].",
@@ -183,10 +189,13 @@ fn the_former_holder_of_a_role_is_a_complete_quote() {
         &[(
             "club.md",
             "# Club history\n\nThe former treasurer of the rowing club, Maria Olsen, retired \
-             in 2020.\n",
+             on 3 May 2020.\n",
         )],
     );
-    let a = ask(&idx, "When did the former treasurer of the rowing club retire?");
+    let a = ask(
+        &idx,
+        "When did the former treasurer of the rowing club retire?",
+    );
     let incomplete = a["rejected"]
         .as_array()
         .unwrap()
@@ -195,5 +204,8 @@ fn the_former_holder_of_a_role_is_a_complete_quote() {
     assert!(!incomplete, "{a:#}");
     assert_eq!(a["status"], "answered", "{a:#}");
     let quotes = a["evidence"].to_string();
-    assert!(quotes.contains("Maria Olsen, retired in 2020"), "{a:#}");
+    assert!(
+        quotes.contains("Maria Olsen, retired on 3 May 2020"),
+        "{a:#}"
+    );
 }

@@ -38,7 +38,9 @@ fn failure(report: &Value, name: &str) -> Option<String> {
 /// Every stored document's text, joined.
 fn stored_texts(idx: &Path) -> String {
     let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
-    let mut stmt = conn.prepare("SELECT title || '\n' || text FROM documents").unwrap();
+    let mut stmt = conn
+        .prepare("SELECT title || '\n' || text FROM documents")
+        .unwrap();
     let texts: Vec<String> = stmt
         .query_map([], |r| r.get(0))
         .unwrap()
@@ -113,7 +115,10 @@ fn hidden_docx_text_is_never_stored_searched_or_quoted() {
             None,
             &[
                 run("", "Kiosk operators pay a permit fee of $180 per year"),
-                run("<w:vanish/>", " unless they hold more than four kiosks, then $9,750 (duskmantle)"),
+                run(
+                    "<w:vanish/>",
+                    " unless they hold more than four kiosks, then $9,750 (duskmantle)",
+                ),
                 run("", "."),
             ],
         ),
@@ -126,7 +131,10 @@ fn hidden_docx_text_is_never_stored_searched_or_quoted() {
         ),
         paragraph(
             Some("DraftNote"),
-            &[run("", "Kiosk permits lapse after 11 days per the wrenhollow draft.")],
+            &[run(
+                "",
+                "Kiosk permits lapse after 11 days per the wrenhollow draft.",
+            )],
         ),
         paragraph(
             None,
@@ -155,7 +163,15 @@ fn hidden_docx_text_is_never_stored_searched_or_quoted() {
             && stored.contains("Kiosk permits are renewed every January."),
         "{stored}"
     );
-    let secrets = ["duskmantle", "9,750", "cinderfall", "6,420", "wrenhollow", "11 days", "saltgrove"];
+    let secrets = [
+        "duskmantle",
+        "9,750",
+        "cinderfall",
+        "6,420",
+        "wrenhollow",
+        "11 days",
+        "saltgrove",
+    ];
     for s in secrets {
         assert!(!stored.contains(s), "{s} stored: {stored}");
     }
@@ -190,7 +206,10 @@ fn self_closing_html_tags_nest_as_the_parser_nests_them_and_are_refused_at_once(
     let nested = [
         ("divs.html", "<div/>x".repeat(20_000)),
         ("spans.html", "<span class='s' />y ".repeat(30_000)),
-        ("after-svg.html", format!("<svg><path d='M0'/></svg>{}", "<section/>".repeat(15_000))),
+        (
+            "after-svg.html",
+            format!("<svg><path d='M0'/></svg>{}", "<section/>".repeat(15_000)),
+        ),
     ];
     for (name, body) in &nested {
         std::fs::write(docs.join(name), format!("<html><body>{body}</body></html>")).unwrap();
@@ -238,7 +257,10 @@ fn the_file_deadline_stops_an_html_parse_the_pre_scan_lets_through() {
     .unwrap();
     // No nesting at all, but one tag whose attributes the tokenizer checks against each
     // other: quadratic work the depth pre-scan cannot see.
-    for (name, count, prefix) in [("attrs.html", 400_000, "a"), ("data.html", 300_000, "data-k")] {
+    for (name, count, prefix) in [
+        ("attrs.html", 400_000, "a"),
+        ("data.html", 300_000, "data-k"),
+    ] {
         let attrs: String = (0..count).map(|i| format!(" {prefix}{i}")).collect();
         let html = format!("<html><body><p{attrs}>The ferry is late.</p></body></html>");
         std::fs::write(docs.join(name), html).unwrap();
@@ -304,7 +326,12 @@ fn csv_cells_never_start_a_spreadsheet_formula() {
         .args(["ingest", ".", "--json"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let ask = |q: &str| {
         let out = attest(&idx)
             .current_dir(&docs)
@@ -327,7 +354,10 @@ fn csv_cells_never_start_a_spreadsheet_formula() {
         .iter()
         .find(|r| r[9].contains("twelve months"))
         .unwrap_or_else(|| panic!("the term is cited: {moorings:?}"));
-    assert_eq!((row[5].as_str(), row[7].as_str()), ("'@moorings.md", "'-Mooring rules"));
+    assert_eq!(
+        (row[5].as_str(), row[7].as_str()),
+        ("'@moorings.md", "'-Mooring rules")
+    );
 
     // A batch: ids and questions from the file are cells too.
     let questions = tmp.path().join("q.jsonl");
@@ -343,11 +373,20 @@ fn csv_cells_never_start_a_spreadsheet_formula() {
         .arg(&questions)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rows = cells(&String::from_utf8_lossy(&out.stdout));
     assert_no_formula(&rows);
     assert!(rows.iter().any(|r| r[0] == "'+1"), "{rows:?}");
-    assert!(rows.iter().any(|r| r[0] == "'@2" && r[1] == "'-What is the tide table for the moon?"), "{rows:?}");
+    assert!(
+        rows.iter()
+            .any(|r| r[0] == "'@2" && r[1] == "'-What is the tide table for the moon?"),
+        "{rows:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------------
@@ -398,33 +437,50 @@ fn a_watch_whose_index_folder_is_deleted_stops_instead_of_writing_into_it() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
-    std::fs::write(docs.join("a.md"), "# Locks\n\nThe canal lock opens at dawn.\n").unwrap();
+    std::fs::write(
+        docs.join("a.md"),
+        "# Locks\n\nThe canal lock opens at dawn.\n",
+    )
+    .unwrap();
     // The index folder deleted, then (a) a document changed, or (b) the folder made again
     // at once: either way the watch stops, names the index and writes nothing more.
     for remake in [false, true] {
         let idx = tmp.path().join(format!("idx-{remake}"));
         let (mut child, runs) = start_watch(&idx, &docs);
-        let first = runs.recv_timeout(Duration::from_secs(180)).expect("the first run");
+        let first = runs
+            .recv_timeout(Duration::from_secs(180))
+            .expect("the first run");
         assert_eq!(first["report"]["documents"], 1, "{first}");
         std::fs::remove_dir_all(&idx).unwrap();
         if remake {
             std::fs::create_dir_all(&idx).unwrap();
         }
-        std::fs::write(docs.join("b.md"), "# Weirs\n\nThe weir gate is checked weekly.\n").unwrap();
+        std::fs::write(
+            docs.join("b.md"),
+            "# Weirs\n\nThe weir gate is checked weekly.\n",
+        )
+        .unwrap();
         let code = exit_within(&mut child, Duration::from_secs(60));
         let mut stderr = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
         assert_eq!(code, Some(2), "the watch stops with an error: {stderr}");
         assert!(
-            stderr.contains("the index folder was deleted or replaced") && stderr.contains(&format!("idx-{remake}")),
+            stderr.contains("the index folder was deleted or replaced")
+                && stderr.contains(&format!("idx-{remake}")),
             "{stderr}"
         );
         let reported: Vec<Value> = runs.try_iter().collect();
-        assert!(reported.is_empty(), "no run is reported after the deletion: {reported:?}");
+        assert!(
+            reported.is_empty(),
+            "no run is reported after the deletion: {reported:?}"
+        );
         let left: Vec<_> = std::fs::read_dir(&idx)
             .map(|d| d.map(|e| e.unwrap().file_name()).collect())
             .unwrap_or_default();
-        assert!(left.is_empty(), "nothing is written where the index was: {left:?}");
+        assert!(
+            left.is_empty(),
+            "nothing is written where the index was: {left:?}"
+        );
         std::fs::remove_file(docs.join("b.md")).unwrap();
     }
 }

@@ -84,7 +84,8 @@ impl<'s> Documents<'s> {
                 .collect();
         let mut docs = HashMap::new();
         for id in ids {
-            let (Some(doc), Some(view)) = (store.document_by_id(&id)?, DocView::from_store(store, &id)?)
+            let (Some(doc), Some(view)) =
+                (store.document_by_id(&id)?, DocView::from_store(store, &id)?)
             else {
                 continue;
             };
@@ -217,7 +218,8 @@ mod tests {
 
     #[test]
     fn labels_left_out_are_null_and_file_spans_are_checked_when_recorded() {
-        let derived = json!({"source": "faq.md", "section": null, "page": 3, "file_start": 4, "file_end": 9});
+        let derived =
+            json!({"source": "faq.md", "section": null, "page": 3, "file_start": 4, "file_end": 9});
         // The same labels, one left out as null: no difference.
         let same = json!({"source": "faq.md", "page": 3});
         assert!(differences(&same, &derived, &["source", "section", "page"]).is_empty());
@@ -225,7 +227,10 @@ mod tests {
         let forged = json!({"source": "statute.md", "section": "§ 1", "page": 3});
         let d = differences(&forged, &derived, &["source", "section", "page"]);
         assert_eq!(d.len(), 2, "{d:?}");
-        assert!(d[0].starts_with("source: the audit shows \"statute.md\""), "{d:?}");
+        assert!(
+            d[0].starts_with("source: the audit shows \"statute.md\""),
+            "{d:?}"
+        );
         // A recorded file span must be the index's.
         let moved = json!({"source": "faq.md", "page": 3, "file_start": 5, "file_end": 9});
         let d = differences(&moved, &derived, &["source", "page"]);

@@ -569,7 +569,7 @@ mod tests {
             "The information provided must be kept for five years.",
             "Clients advised of their rights must sign the form.",
             "Records required by law must be kept for seven years.",
-            "Each proposal must include a budget.",
+            "Each proposal must contain a budget.",
             "The proposed budget must not exceed the award.",
             "Landlords will be required to register each unit.",
             "The guidance says that staff must keep paper files.",

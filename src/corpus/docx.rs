@@ -1433,22 +1433,36 @@ mod tests {
             format!("<w:p>{}<w:r><w:rPr><w:vanish/></w:rPr><w:br w:type=\"page\"/><w:tab/></w:r>{}</w:p>", run("", "One"), run("", "Two")),
         ]
         .concat();
-        let bytes = zip_of(&[("word/document.xml", &document(&body)), ("word/styles.xml", &styles)]);
+        let bytes = zip_of(&[
+            ("word/document.xml", &document(&body)),
+            ("word/styles.xml", &styles),
+        ]);
         let doc = load(&bytes);
         assert_eq!(
             doc.text,
             "Vendors pay $40.\n\nShown again.\n\nExplicitly visible.\n\nUnhidden in a hidden style.\n\n\
              Mark hidden, text shown.\n\nWas hidden once. Still shown.\n\nBoxed shown.\n\nOneTwo"
         );
-        assert_eq!(doc.layout.pages, vec![0], "a hidden page break starts no page");
+        assert_eq!(
+            doc.layout.pages,
+            vec![0],
+            "a hidden page break starts no page"
+        );
         // Document defaults that hide make every run without its own say hidden.
         let hidden_default = STYLES.replacen(
             "<w:style ",
             r#"<w:docDefaults><w:rPrDefault><w:rPr><w:vanish/></w:rPr></w:rPrDefault></w:docDefaults><w:style "#,
             1,
         );
-        let body = format!("<w:p>{}{}</w:p>", run("", "Default hidden. "), run(r#"<w:vanish w:val="0"/>"#, "Own say."));
-        let bytes = zip_of(&[("word/document.xml", &document(&body)), ("word/styles.xml", &hidden_default)]);
+        let body = format!(
+            "<w:p>{}{}</w:p>",
+            run("", "Default hidden. "),
+            run(r#"<w:vanish w:val="0"/>"#, "Own say.")
+        );
+        let bytes = zip_of(&[
+            ("word/document.xml", &document(&body)),
+            ("word/styles.xml", &hidden_default),
+        ]);
         assert_eq!(load(&bytes).text, "Own say.");
     }
 

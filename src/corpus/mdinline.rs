@@ -442,9 +442,18 @@ mod tests {
         );
         assert_eq!(span("covered entity"), Ok("covered entity"));
         assert_eq!(span("act & report."), Ok("act &amp; report."));
-        assert_eq!(span("H2O (2) now."), Ok("H<sub>2</sub>O &#40;2) <em>now</em>."));
-        assert_eq!(span("entity must"), Err(crate::corpus::layout::NoFileSpan::Unaligned));
-        for q in ["A covered entity must, per § 164.306, act & report.", "See the map and"] {
+        assert_eq!(
+            span("H2O (2) now."),
+            Ok("H<sub>2</sub>O &#40;2) <em>now</em>.")
+        );
+        assert_eq!(
+            span("entity must"),
+            Err(crate::corpus::layout::NoFileSpan::Unaligned)
+        );
+        for q in [
+            "A covered entity must, per § 164.306, act & report.",
+            "See the map and",
+        ] {
             let got = span(q).unwrap();
             assert_eq!(render(got), q, "{got:?}");
         }

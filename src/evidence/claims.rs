@@ -35,8 +35,8 @@ use std::collections::HashSet;
 
 use crate::corpus::segment::sentences;
 use crate::figure::{
-    figure_keys, figure_keys_in, figures_in, normalise, number_values, numbers_in, Bound,
-    Figure, NumberFormat,
+    figure_keys, figure_keys_in, figures_in, normalise, number_values, numbers_in, Bound, Figure,
+    NumberFormat,
 };
 use crate::text::content_words;
 use crate::text::words;
@@ -127,7 +127,8 @@ fn negation_in(text: &str, negations: &[&str]) -> bool {
             i += p.len();
             continue;
         }
-        let denial = DENIALS.contains(&ws[i].as_str()) && ws.get(i + 1).is_some_and(|w| w == "that");
+        let denial =
+            DENIALS.contains(&ws[i].as_str()) && ws.get(i + 1).is_some_and(|w| w == "that");
         if denial || negations.contains(&ws[i].as_str()) {
             return true;
         }
@@ -280,7 +281,10 @@ fn month_of_year(raw: &str) -> Option<String> {
 
 /// The date order the sources' own dates show, when they show one and agree.
 fn sources_order(sources: &[&str]) -> Option<DateOrder> {
-    let mut shown: Vec<DateOrder> = sources.iter().filter_map(|s| parse::infer_order(s)).collect();
+    let mut shown: Vec<DateOrder> = sources
+        .iter()
+        .filter_map(|s| parse::infer_order(s))
+        .collect();
     shown.dedup();
     match shown.as_slice() {
         [one] => Some(*one),
@@ -306,12 +310,15 @@ fn missing_date(claim: &str, dated: &[Dated], sources: &[&str]) -> Option<String
             have.insert(d.key);
         }
     }
-    dated.iter().find(|d| !have.contains(&d.key)).map(|d| match &d.key {
-        DateKey::MonthAlone(m) => crate::text::MONTHS
-            .get(usize::from(*m).saturating_sub(1))
-            .map_or_else(|| m.to_string(), |n| n.to_string()),
-        _ => claim[d.start..d.end].to_string(),
-    })
+    dated
+        .iter()
+        .find(|d| !have.contains(&d.key))
+        .map(|d| match &d.key {
+            DateKey::MonthAlone(m) => crate::text::MONTHS
+                .get(usize::from(*m).saturating_sub(1))
+                .map_or_else(|| m.to_string(), |n| n.to_string()),
+            _ => claim[d.start..d.end].to_string(),
+        })
 }
 
 /// Clauses of a claim, each stating its own figures: cut at `;`, `,` and the words that
@@ -361,9 +368,7 @@ pub fn misattributed_figure(claim: &str, sources: &[&str]) -> Option<String> {
         .iter()
         .flat_map(|src| {
             let fmt = NumberFormat::of(src);
-            sentences(src)
-                .into_iter()
-                .map(move |s| (s.slice(src), fmt))
+            sentences(src).into_iter().map(move |s| (s.slice(src), fmt))
         })
         .map(|(s, fmt)| (subject_words(s), figure_keys_in(s, fmt)))
         .collect();
@@ -442,8 +447,8 @@ const COORDINATORS: &[&str] = &["and", "but", "or", "while", "whereas", "yet"];
 
 /// Words that open a clause of their own inside a sentence.
 const SUBORDINATORS: &[&str] = &[
-    "if", "unless", "when", "whenever", "where", "because", "although", "though", "that",
-    "which", "who", "whom", "whose", "before", "after", "until", "once", "since",
+    "if", "unless", "when", "whenever", "where", "because", "although", "though", "that", "which",
+    "who", "whom", "whose", "before", "after", "until", "once", "since",
 ];
 
 /// Auxiliaries and modals: right after a subject, they show a clause of its own.
@@ -515,9 +520,9 @@ fn word_spans(text: &str) -> Vec<(usize, usize)> {
 /// clause mark, or from the last joining word after which a clause of its own begins (a
 /// subject, then an auxiliary within three words: `… and counties must`).
 fn governing_lead<'a>(before: &'a str, piece: &str) -> &'a str {
-    let cut = before
-        .rfind(CLAUSE_MARKS)
-        .map_or(0, |i| i + before[i..].chars().next().map_or(1, char::len_utf8));
+    let cut = before.rfind(CLAUSE_MARKS).map_or(0, |i| {
+        i + before[i..].chars().next().map_or(1, char::len_utf8)
+    });
     let seg = &before[cut..];
     let spans = word_spans(seg);
     let lower = |t: &str| t.to_lowercase();
@@ -755,17 +760,27 @@ mod tests {
             missing_figure("Interest accrues at 7 % a year", &[rate]),
             Some("7 percent".into())
         );
-        assert_eq!(missing_figure("Interest accrues at 7.5 % a year", &[rate]), None);
+        assert_eq!(
+            missing_figure("Interest accrues at 7.5 % a year", &[rate]),
+            None
+        );
         // A source left ambiguous is matched only by the same writing.
         let deposit = "The deposit is EUR 3.600 for each flat.";
         assert_eq!(missing_figure("The deposit is EUR 3.600", &[deposit]), None);
-        for bad in ["The deposit is EUR 3,600", "The deposit is EUR 3.6", "The deposit is EUR 3600"] {
+        for bad in [
+            "The deposit is EUR 3,600",
+            "The deposit is EUR 3.6",
+            "The deposit is EUR 3600",
+        ] {
             assert!(missing_figure(bad, &[deposit]).is_some(), "{bad}");
         }
         // A claim that shows no format is read in its sources'.
         let shown = "The deposit is EUR 3.600 and the cap is EUR 1.000.000.";
         assert_eq!(missing_figure("The deposit is EUR 3600", &[shown]), None);
-        assert_eq!(claim_format("The deposit is EUR 3.600", &[shown]), NumberFormat::Comma);
+        assert_eq!(
+            claim_format("The deposit is EUR 3.600", &[shown]),
+            NumberFormat::Comma
+        );
         assert!(missing_figure("The deposit is EUR 3.6", &[shown]).is_some());
     }
 
@@ -777,7 +792,10 @@ mod tests {
             m("The licence expires on 14 March 2026"),
             Some("14 March 2026".into())
         );
-        assert_eq!(m("The licence expires in March 2026"), Some("March 2026".into()));
+        assert_eq!(
+            m("The licence expires in March 2026"),
+            Some("March 2026".into())
+        );
         assert_eq!(m("The licence expires in March"), Some("march".into()));
         for ok in [
             "The licence expires on 2026-02-14",
@@ -802,7 +820,10 @@ mod tests {
                 "tenant may sublet the flat without consent",
             ),
             ("Never leave the door unlocked.", "leave the door unlocked"),
-            ("It is not true that members must vote.", "members must vote"),
+            (
+                "It is not true that members must vote.",
+                "members must vote",
+            ),
             ("It is false that members must vote.", "members must vote"),
             ("Landlords may charge no deposit.", "Landlords may charge"),
             ("Members can't vote twice.", "Members can"),
@@ -820,14 +841,26 @@ mod tests {
                 "If rent is not paid, the landlord may end the lease.",
                 "the landlord may end the lease",
             ),
-            ("Tenants must pay the rent without delay.", "Tenants must pay the rent"),
+            (
+                "Tenants must pay the rent without delay.",
+                "Tenants must pay the rent",
+            ),
             (
                 "Notice must be given no later than 10 days after the move.",
                 "Notice must be given no later than 10 days after the move",
             ),
-            ("Never leave the door unlocked.", "Never leave the door unlocked"),
-            ("Tenants may keep records that are not sealed.", "Tenants may keep records"),
-            ("Rent is due monthly. No pets are allowed.", "Rent is due monthly"),
+            (
+                "Never leave the door unlocked.",
+                "Never leave the door unlocked",
+            ),
+            (
+                "Tenants may keep records that are not sealed.",
+                "Tenants may keep records",
+            ),
+            (
+                "Rent is due monthly. No pets are allowed.",
+                "Rent is due monthly",
+            ),
         ] {
             assert!(faithful_part(quote, part), "{part}");
         }

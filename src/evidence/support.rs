@@ -323,7 +323,10 @@ mod tests {
     #[test]
     fn a_part_that_drops_a_negation_is_checked_and_fails() {
         let quotes: HashMap<String, Option<String>> = [
-            ("E1".to_string(), Some("Never post your access code online.".to_string())),
+            (
+                "E1".to_string(),
+                Some("Never post your access code online.".to_string()),
+            ),
             (
                 "E2".to_string(),
                 Some("No member may bring more than two guests.".to_string()),

@@ -134,9 +134,8 @@ pub(super) fn read(
         // Spaces and apostrophes only: groups of three, checked as the run was read.
         return (canonical(&g.concat()), Reading::Exact, None);
     };
-    let grouped = |upto: usize| {
-        upto <= 1 || (g[0].len() <= 3 && g[1..upto].iter().all(|x| x.len() == 3))
-    };
+    let grouped =
+        |upto: usize| upto <= 1 || (g[0].len() <= 3 && g[1..upto].iter().all(|x| x.len() == 3));
     let shown = |format: NumberFormat, by_groups: bool| Some(Shown { format, by_groups });
     let mixed = decimal.iter().any(|(_, m)| *m != last);
     let twice = decimal.iter().filter(|(_, m)| *m == last).count() > 1;
@@ -187,9 +186,7 @@ fn ambiguous(g: &[&str], mark: Mark, fmt: NumberFormat) -> (String, Reading, Opt
         (NumberFormat::Point, Mark::Point) | (NumberFormat::Comma, Mark::Comma) => {
             (as_decimal, Reading::Exact, None)
         }
-        (_, Mark::Comma) | (NumberFormat::Comma, Mark::Point) => {
-            (as_groups, Reading::Exact, None)
-        }
+        (_, Mark::Comma) | (NumberFormat::Comma, Mark::Point) => (as_groups, Reading::Exact, None),
         _ => (
             format!("{as_decimal}|{as_groups}"),
             Reading::Ambiguous,

@@ -144,21 +144,23 @@ pub fn watch(
     Ok(())
 }
 
-/// A file's identity: its device and inode (elsewhere than Unix, only that it exists).
+/// A file's identity: its device and inode (elsewhere than Unix, only that it exists),
+/// with its birth time where the file system keeps one (an inode freed by a deletion is
+/// soon given to the next file made).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct FileId(u64, u64);
+struct FileId(u64, u64, Option<std::time::SystemTime>);
 
 fn file_id(path: &Path) -> Option<FileId> {
     let meta = std::fs::metadata(path).ok()?;
+    let born = meta.created().ok();
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        Some(FileId(meta.dev(), meta.ino()))
+        Some(FileId(meta.dev(), meta.ino(), born))
     }
     #[cfg(not(unix))]
     {
-        let _ = meta;
-        Some(FileId(0, 0))
+        Some(FileId(0, 0, born))
     }
 }
 
@@ -459,18 +461,27 @@ mod tests {
         // The folder deleted: gone, even once it is made again with a new database.
         std::fs::remove_dir_all(&idx).unwrap();
         let err = anchor.check().unwrap_err().to_string();
-        assert!(err.contains("the index folder was deleted or replaced"), "{err}");
+        assert!(
+            err.contains("the index folder was deleted or replaced"),
+            "{err}"
+        );
         std::fs::create_dir_all(&idx).unwrap();
         std::fs::write(idx.join(DB_FILE), "db").unwrap();
         anchor.hold();
-        assert!(anchor.check().is_err(), "holding again keeps the first identity");
+        assert!(
+            anchor.check().is_err(),
+            "holding again keeps the first identity"
+        );
         // The database file alone replaced.
         let anchor = IndexAnchor::new(&idx);
         assert!(anchor.check().is_ok());
         std::fs::write(idx.join("new"), "db2").unwrap();
         std::fs::rename(idx.join("new"), idx.join(DB_FILE)).unwrap();
         let err = anchor.check().unwrap_err().to_string();
-        assert!(err.contains(&format!("the index database {DB_FILE}")), "{err}");
+        assert!(
+            err.contains(&format!("the index database {DB_FILE}")),
+            "{err}"
+        );
     }
 
     #[test]

@@ -595,7 +595,11 @@ mod tests {
         let s = pick(
             q,
             &choices,
-            &[under("E1", "Ana Ruiz leads the intake team.", "Deputy director of the clinic")],
+            &[under(
+                "E1",
+                "Ana Ruiz leads the intake team.",
+                "Deputy director of the clinic",
+            )],
         );
         assert_eq!(s.selected, None, "a heading states no role: {s:?}");
         for quote in [

@@ -565,7 +565,10 @@ mod tests {
     #[test]
     fn cells_that_would_open_as_formulas_get_a_leading_quote() {
         for (cell, safe) in [
-            ("=HYPERLINK(\"http://x\",\"y\")", "'=HYPERLINK(\"http://x\",\"y\")"),
+            (
+                "=HYPERLINK(\"http://x\",\"y\")",
+                "'=HYPERLINK(\"http://x\",\"y\")",
+            ),
             ("+1+1", "'+1+1"),
             ("-2+3", "'-2+3"),
             ("@SUM(A1)", "'@SUM(A1)"),
@@ -574,7 +577,16 @@ mod tests {
         ] {
             assert_eq!(spreadsheet_safe(cell), safe);
         }
-        for cell in ["", "plain", " =1", "a=b", "'=1", "4%", "docs/plan.pdf", "1.8 Start"] {
+        for cell in [
+            "",
+            "plain",
+            " =1",
+            "a=b",
+            "'=1",
+            "4%",
+            "docs/plan.pdf",
+            "1.8 Start",
+        ] {
             assert_eq!(spreadsheet_safe(cell), cell, "{cell:?} unchanged");
         }
     }

@@ -360,7 +360,11 @@ fn ruling(sides: &[Side], standing: Vec<Standing>, relation: Relation, rule: Rul
             source: s.source.clone(),
             source_type: s.source_type,
             states: states(s),
-            figure: format!("{} {}", crate::figure::canonical(&s.value.to_string()), s.unit),
+            figure: format!(
+                "{} {}",
+                crate::figure::canonical(&s.value.to_string()),
+                s.unit
+            ),
             effective_from: s.effective_from,
             standing: *st,
         })

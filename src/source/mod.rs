@@ -574,11 +574,15 @@ pub fn date_at_start(rest: &str, order: Option<DateOrder>) -> Option<Date> {
         .filter(|c| c.start <= 4)
         .min_by_key(|c| c.start)
     {
-        return match c.value {
-            Ok(crate::value::Value::Date { year, month, day }) => Date::new(year, month, day),
-            // An ambiguous or broken date is no start of a month-and-year reading.
-            _ => None,
-        };
+        match c.value {
+            Ok(crate::value::Value::Date { year, month, day }) => {
+                return Date::new(year, month, day)
+            }
+            // A month and year: read below as the month's first day.
+            Err((crate::value::RejectReason::IncompleteDate, _)) => {}
+            // An ambiguous or broken date is no date at all.
+            _ => return None,
+        }
     }
     let c = MONTH_YEAR.captures(&head)?;
     let month = crate::value::parse::month_number(&c[1])?;

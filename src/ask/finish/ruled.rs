@@ -21,9 +21,9 @@
 
 use std::collections::HashSet;
 
+use crate::answer::{Answer, AnswerValue, EvidenceItem};
 use crate::ask::select::Numbered;
 use crate::ask::AskOptions;
-use crate::answer::{Answer, AnswerValue, EvidenceItem};
 use crate::evidence::compose::{Composition, Conflict, CONFLICT_JACCARD};
 use crate::figure::{figures_of, normalise, Bound, Figure};
 use crate::source::govern::{Relation, Ruling};
@@ -185,10 +185,14 @@ pub(super) fn follow(
         return Followed::Unchanged;
     };
     let family = frame.unit_family.or(Some(crate::frame::UnitFamily::Count));
-    let placed = r.sides.iter().filter(|s| r.governing.contains(&s.id)).find_map(|s| {
-        let e = answer.evidence.iter().find(|e| e.id == s.id)?;
-        place(e, &s.figure, frame.answer_type, family)
-    });
+    let placed = r
+        .sides
+        .iter()
+        .filter(|s| r.governing.contains(&s.id))
+        .find_map(|s| {
+            let e = answer.evidence.iter().find(|e| e.id == s.id)?;
+            place(e, &s.figure, frame.answer_type, family)
+        });
     let Some(value) = placed else {
         answer.answer_value = None;
         return Followed::Withdrawn;
@@ -241,7 +245,12 @@ fn lead_with(
     numbered: &mut Numbered,
     opts: &AskOptions,
 ) {
-    let cites = |i: &usize| answer.sentences[*i].citations.iter().any(|c| ids.contains(c));
+    let cites = |i: &usize| {
+        answer.sentences[*i]
+            .citations
+            .iter()
+            .any(|c| ids.contains(c))
+    };
     let mut paras = paragraphs(answer);
     let Some(p) = paras.iter().position(|p| p.iter().any(cites)) else {
         return;
@@ -382,15 +391,29 @@ mod tests {
         assert_eq!(conflicts.len(), 1, "above a ceiling");
         // A value the floor allows, and a floor below a ceiling, meet.
         for (a, b) in [
-            ("Client files are kept for twelve years.", "Client files shall be kept for not less than ten (10) years."),
-            ("Notice is given at least 30 days ahead.", "Notice is given not more than 60 days ahead."),
+            (
+                "Client files are kept for twelve years.",
+                "Client files shall be kept for not less than ten (10) years.",
+            ),
+            (
+                "Notice is given at least 30 days ahead.",
+                "Notice is given not more than 60 days ahead.",
+            ),
         ] {
             let mut conflicts = Vec::new();
-            bound_differences(&[item("E1", "a", a), item("E2", "b", b)], &ids, &mut conflicts);
+            bound_differences(
+                &[item("E1", "a", a), item("E2", "b", b)],
+                &ids,
+                &mut conflicts,
+            );
             assert!(conflicts.is_empty(), "{a} / {b}");
         }
         // Another thing, or one already in a difference, is not paired.
-        let other = item("E2", "act", "Visitor badges expire after not less than ten (10) years.");
+        let other = item(
+            "E2",
+            "act",
+            "Visitor badges expire after not less than ten (10) years.",
+        );
         let mut conflicts = Vec::new();
         bound_differences(&[faq, other], &ids, &mut conflicts);
         assert!(conflicts.is_empty());

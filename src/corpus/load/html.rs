@@ -278,7 +278,9 @@ pub(super) fn too_deep(source: &str, limit: usize) -> Option<usize> {
         let closing = b.get(j) == Some(&b'/');
         j += usize::from(closing);
         let bogus = matches!(b.get(lt + 1), Some(b'!' | b'?'))
-            || (closing && b.get(j).is_some_and(|c| !c.is_ascii_alphabetic() && *c != b'>'));
+            || (closing
+                && b.get(j)
+                    .is_some_and(|c| !c.is_ascii_alphabetic() && *c != b'>'));
         if bogus {
             i = find(b, j, b">").map_or(b.len(), |e| e + 1);
             continue;
@@ -483,7 +485,14 @@ mod tests {
     #[test]
     fn comments_and_bogus_markup_end_where_the_tokenizer_ends_them() {
         // `<!-->` is a whole comment: what follows is markup.
-        for comment in ["<!-->", "<!--->", "<!-- a --!>", "<!-- a -- b -->", "<? pi >", "</ x>"] {
+        for comment in [
+            "<!-->",
+            "<!--->",
+            "<!-- a --!>",
+            "<!-- a -- b -->",
+            "<? pi >",
+            "</ x>",
+        ] {
             let html = format!("{comment}{}", "<div>".repeat(20));
             assert!(too_deep(&html, 10).is_some(), "{comment}");
         }

@@ -18,8 +18,21 @@
 
 /// Words that link a role to its holder in a question.
 const QUESTION_LINKS: &[&str] = &[
-    "is", "was", "are", "were", "will", "be", "currently", "now", "serves", "served", "acts",
-    "acted", "as", "holds", "held",
+    "is",
+    "was",
+    "are",
+    "were",
+    "will",
+    "be",
+    "currently",
+    "now",
+    "serves",
+    "served",
+    "acts",
+    "acted",
+    "as",
+    "holds",
+    "held",
 ];
 
 /// Determiners skipped before a role.
@@ -27,27 +40,84 @@ const DETERMINERS: &[&str] = &["the", "a", "an", "our", "its", "their", "his", "
 
 /// Words that end a role in a question.
 const ROLE_ENDS: &[&str] = &[
-    "of", "for", "at", "in", "on", "to", "with", "from", "under", "by", "and", "or", "who",
-    "that", "since", "during", "as",
+    "of", "for", "at", "in", "on", "to", "with", "from", "under", "by", "and", "or", "who", "that",
+    "since", "during", "as",
 ];
 
 /// Words that may stand between a holder and the role after it ("NAME is the ROLE").
 const LINKS_BEFORE_ROLE: &[&str] = &[
-    "is", "was", "are", "were", "serves", "served", "acts", "acted", "as", "the", "a", "an",
-    "our", "its", "their", "has", "have", "been", "had", "became", "becomes", "become",
-    "remains", "remained", "currently", "now", "new", "appointed", "named", "elected", "will",
-    "be", "also", "who", "which", "since",
+    "is",
+    "was",
+    "are",
+    "were",
+    "serves",
+    "served",
+    "acts",
+    "acted",
+    "as",
+    "the",
+    "a",
+    "an",
+    "our",
+    "its",
+    "their",
+    "has",
+    "have",
+    "been",
+    "had",
+    "became",
+    "becomes",
+    "become",
+    "remains",
+    "remained",
+    "currently",
+    "now",
+    "new",
+    "appointed",
+    "named",
+    "elected",
+    "will",
+    "be",
+    "also",
+    "who",
+    "which",
+    "since",
 ];
 
 /// Words that may stand between a role and the holder after it ("the ROLE is NAME").
 const LINKS_AFTER_ROLE: &[&str] = &[
-    "is", "was", "are", "were", "currently", "now", "remains", "remained", "has", "been",
-    "position", "post", "office", "role", "seat", "held", "by", "filled", "occupied",
+    "is",
+    "was",
+    "are",
+    "were",
+    "currently",
+    "now",
+    "remains",
+    "remained",
+    "has",
+    "been",
+    "position",
+    "post",
+    "office",
+    "role",
+    "seat",
+    "held",
+    "by",
+    "filled",
+    "occupied",
 ];
 
 /// Words that put a link in the past.
 const PAST: &[&str] = &[
-    "was", "were", "served", "acted", "had", "formerly", "former", "previously", "once",
+    "was",
+    "were",
+    "served",
+    "acted",
+    "had",
+    "formerly",
+    "former",
+    "previously",
+    "once",
 ];
 
 /// Words after a past link that make it an appointment still holding ("was appointed").
@@ -76,7 +146,8 @@ pub fn asked_role(question: &str) -> Option<Role> {
     let is_link = |k: usize| {
         w.get(k)
             .is_some_and(|l| ["is", "was", "are", "were"].contains(&l.as_str()))
-            && w.get(k + 1).is_some_and(|d| DETERMINERS.contains(&d.as_str()))
+            && w.get(k + 1)
+                .is_some_and(|d| DETERMINERS.contains(&d.as_str()))
     };
     let start = w.iter().enumerate().find_map(|(i, t)| match t.as_str() {
         "who" => Some(i + 1),
@@ -112,16 +183,19 @@ fn runs(have: &[String], want: &[String]) -> Vec<usize> {
     }
     (0..=have.len() - want.len())
         .filter(|&i| {
-            want.iter()
-                .zip(&have[i..])
-                .all(|(a, b)| super::same_word(a, b) || crate::text::stem(a) == crate::text::stem(b))
+            want.iter().zip(&have[i..]).all(|(a, b)| {
+                super::same_word(a, b) || crate::text::stem(a) == crate::text::stem(b)
+            })
         })
         .collect()
 }
 
-/// Whether the words `between` a holder and its role link them in the asked tense.
+/// Whether the words `between` a holder and its role link them in the asked tense (a
+/// title before the holder's name links too: "the ROLE is Dr. NAME").
 fn links(between: &[String], allowed: &[&str], role: &Role) -> bool {
-    let linked = between.iter().all(|t| allowed.contains(&t.as_str()));
+    let linked = between
+        .iter()
+        .all(|t| allowed.contains(&t.as_str()) || TITLES.contains(&t.as_str()));
     let past = between.iter().enumerate().any(|(i, t)| {
         PAST.contains(&t.as_str())
             && !between

@@ -128,7 +128,10 @@ fn markers(text: &str) -> Vec<(usize, Marker)> {
 fn word_spans(lower: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start = None;
-    for (i, c) in lower.char_indices().chain(std::iter::once((lower.len(), ' '))) {
+    for (i, c) in lower
+        .char_indices()
+        .chain(std::iter::once((lower.len(), ' ')))
+    {
         match (c.is_alphanumeric(), start) {
             (true, None) => start = Some(i),
             (false, Some(s)) => {
@@ -142,10 +145,11 @@ fn word_spans(lower: &str) -> Vec<(usize, &str)> {
 }
 
 /// The day `rest` starts with: a date in any written form, a month and year (its first
-/// day), or a year alone (its last day).
+/// day), or a year alone (its last day). A numeric date whose day and month could be read
+/// either way is not read: a ruling's span is never guessed.
 fn day_at(rest: &str) -> Option<Date> {
     let rest = rest.trim_start();
-    if let Some(d) = crate::source::date_at_start(rest) {
+    if let Some(d) = crate::source::date_at_start(rest, None) {
         return Some(d);
     }
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
@@ -166,7 +170,11 @@ fn cuts(text: &str, i: usize) -> bool {
     let digit = |k: usize| b.get(k).is_some_and(u8::is_ascii_digit);
     match b[i] {
         b';' | b':' => true,
-        b',' => !(i > 0 && digit(i - 1) && (digit(i + 1) || (b.get(i + 1) == Some(&b' ') && digit(i + 2)))),
+        b',' => {
+            !(i > 0
+                && digit(i - 1)
+                && (digit(i + 1) || (b.get(i + 1) == Some(&b' ') && digit(i + 2))))
+        }
         _ => [" and ", " but ", " while ", " whereas "]
             .iter()
             .any(|w| b[i..].starts_with(w.as_bytes())),
@@ -175,7 +183,8 @@ fn cuts(text: &str, i: usize) -> bool {
 
 /// The sentence of `text` around bytes `start..end`: (its start, its end).
 fn sentence_around(text: &str, start: usize, end: usize) -> (usize, usize) {
-    let is_end = |w: &[u8]| matches!(w[0], b'.' | b'!' | b'?' | b'\n') && w[1].is_ascii_whitespace();
+    let is_end =
+        |w: &[u8]| matches!(w[0], b'.' | b'!' | b'?' | b'\n') && w[1].is_ascii_whitespace();
     let b = text.as_bytes();
     let s = (1..start.min(b.len()))
         .rev()
@@ -286,7 +295,8 @@ mod tests {
         let mixed = "Grants previously capped at $10,000 are now up to $25,000.";
         assert_eq!(tense(mixed, "10000"), Tense::Former);
         assert_eq!(tense(mixed, "25000"), Tense::Current);
-        let split = "Until 31 March 2019, records were kept for 5 years; they are now kept for 8 years.";
+        let split =
+            "Until 31 March 2019, records were kept for 5 years; they are now kept for 8 years.";
         assert_eq!(tense(split, "8"), Tense::Current);
         for t in [
             "Records must be kept for seven years or until the client turns 25.",
