@@ -315,7 +315,14 @@ fn a_served_key_whose_quote_changed_no_longer_validates() {
         "ask",
         json!({"question": question, "no_memory": true}),
     ));
-    let e = answer["result"]["structuredContent"]["evidence"][0].clone();
+    // The manual's one-sentence quote (the governing bulletin's leads the answer).
+    let e = answer["result"]["structuredContent"]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["quote"].as_str().unwrap().contains("seven years"))
+        .unwrap_or_else(|| panic!("the manual is cited: {answer}"))
+        .clone();
     let key = e["evidence_key"].as_str().unwrap();
     let quote = e["quote"].as_str().unwrap();
     assert!(quote.contains("seven years"), "{quote}");

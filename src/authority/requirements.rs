@@ -548,7 +548,15 @@ mod tests {
             assert_eq!(requirement_in(not), None, "{not}");
         }
         assert_eq!(r("(2) Must refrain from retaliation."), None);
-        // Obligations out of force: proposed, hypothetical, past or reported.
+        assert_eq!(
+            r("Uses that are prohibited under § 164.502 may not be made."),
+            Some(Modality::MustNot)
+        );
+    }
+
+    #[test]
+    fn obligations_out_of_force_are_no_requirements() {
+        // Proposed, hypothetical, past or reported.
         for not in [
             "Under the proposed rule, landlords would be required to register each unit.",
             "Vendors could be prohibited from selling after dark.",
@@ -576,9 +584,5 @@ mod tests {
         ] {
             assert!(requirement_in(rule).is_some(), "{rule}");
         }
-        assert_eq!(
-            r("Uses that are prohibited under § 164.502 may not be made."),
-            Some(Modality::MustNot)
-        );
     }
 }
