@@ -9,19 +9,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::ask::ask_json;
-use super::cli::ingest_json;
 
 /// Write `files` (name, text) into a fresh folder, ingest it, and return the index.
 fn corpus(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    for (name, text) in files {
-        std::fs::write(docs.join(name), text).unwrap();
-    }
-    let idx = dir.join("idx");
-    let (out, code) = ingest_json(&idx, &[&docs]);
-    assert_eq!(code, 0, "{out}");
-    idx
+    super::cli::ingested(dir, files)
 }
 
 /// The answer to `q` and its `answer_value`'s raw and normalised text, when any.

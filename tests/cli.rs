@@ -107,6 +107,20 @@ pub(crate) fn scratch_corpus(dir: &Path) -> PathBuf {
     dst
 }
 
+/// Write `files` (name, text) into `dir/docs`, ingest them into `dir/idx` (asserting
+/// success) and return the index.
+pub(crate) fn ingested(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
+    let docs = dir.join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    for (name, text) in files {
+        std::fs::write(docs.join(name), text).unwrap();
+    }
+    let idx = dir.join("idx");
+    let (r, code) = ingest_json(&idx, &[&docs]);
+    assert_eq!(code, 0, "{r}");
+    idx
+}
+
 pub(crate) fn ingest_json(idx: &Path, args: &[&Path]) -> (Value, i32) {
     let out = attest(idx)
         .arg("ingest")

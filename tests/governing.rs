@@ -8,19 +8,12 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use super::ask::ask_json;
-use super::cli::{attest, ingest_json};
+use super::cli::attest;
 
 /// A small corpus of the given files, ingested; returns (tempdir, index).
 fn corpus(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
-    let docs = tmp.path().join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    for (name, text) in files {
-        std::fs::write(docs.join(name), text).unwrap();
-    }
-    let idx = tmp.path().join("idx");
-    let (r, code) = ingest_json(&idx, &[&docs]);
-    assert_eq!(code, 0, "{r}");
+    let idx = super::cli::ingested(tmp.path(), files);
     (tmp, idx)
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::ask::ask_json;
-use super::cli::{ingest_json, json};
+use super::cli::json;
 use super::wrong::kinds;
 
 /// `attest validate --json` of `text` against `evidence` (no index needed).
@@ -24,15 +24,7 @@ fn validate(text: &str, evidence: &str) -> (Value, i32) {
 
 /// A corpus of `files` under `dir`, ingested into `dir/idx`.
 fn corpus(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
-    let docs = dir.join("docs");
-    std::fs::create_dir_all(&docs).unwrap();
-    for (name, text) in files {
-        std::fs::write(docs.join(name), text).unwrap();
-    }
-    let idx = dir.join("idx");
-    let (r, code) = ingest_json(&idx, &[&docs]);
-    assert_eq!(code, 0, "{r}");
-    idx
+    super::cli::ingested(dir, files)
 }
 
 fn ask(idx: &Path, q: &str) -> Value {
