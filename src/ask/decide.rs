@@ -1153,11 +1153,18 @@ fn exemption(
 ) -> Option<Decision> {
     let c = &n.get(lead)?.candidate;
     let clause = clause_around(&c.quote, value.start, value.end);
-    let general = [Some(clause), c.section.as_deref(), c.label.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ");
+    // What the value's clause says, with what frames its whole document (section, label,
+    // title: "University of …" in the question is no group the exemption must name).
+    let general = [
+        Some(clause),
+        c.section.as_deref(),
+        c.label.as_deref(),
+        Some(c.title.as_str()),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" ");
     let own = exempt::exempts(clause) && exempt::exempts_named(f, clause);
     let by = covering.iter().find(|(_, v)| {
         exempt::clauses(&v.candidate.quote)
@@ -1276,6 +1283,7 @@ fn absent(f: &Frame, covering: &[(&String, &Verdict)]) -> Option<Decision> {
 /// Words before a number that name a numbered thing ("Step 7", "objective 3.6").
 const NUMBERED: &[&str] = &[
     "step",
+    "quarter",
     "objective",
     "item",
     "line",

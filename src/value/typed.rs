@@ -574,6 +574,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| !reference(quote, n.start))
         .filter(|n| !measured(&quote[n.end..]))
         .filter(|n| !time_of_day(quote, n.start, n.end))
+        .filter(|n| !day_of_month(quote, n.start, n.end) && !section_label(quote, n.start, n.end))
         .filter(|n| {
             !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
         })
@@ -616,6 +617,44 @@ const MEASURE_WORDS: &[&str] = &[
     "degree",
     "percent",
 ];
+
+/// Whether the number at `start..end` is the day of a date written without its year ("1
+/// April", "April 1", "30th June"): a day of the month, never a count of things.
+fn day_of_month(quote: &str, start: usize, end: usize) -> bool {
+    let word = |s: &str| {
+        s.split(|c: char| !c.is_alphabetic())
+            .find(|w| !w.is_empty())
+            .map(str::to_string)
+    };
+    let after = quote[end..].trim_start_matches(['s', 't', 'n', 'd', 'r', 'h']);
+    let after = after.strip_prefix(' ').and_then(word);
+    let before = quote[..start]
+        .strip_suffix(' ')
+        .and_then(|b| b.rsplit(|c: char| !c.is_alphabetic()).next())
+        .map(str::to_string);
+    let month = |w: Option<String>| {
+        w.is_some_and(|w| w.len() >= 3 && parse::month_number(&w).is_some() && w != "may")
+    };
+    let day = quote[start..end]
+        .parse::<u32>()
+        .is_ok_and(|d| (1..=31).contains(&d));
+    day && (month(after) || month(before))
+}
+
+/// Whether the number at `start..end` labels a section or paragraph ("1.1 The name of
+/// the Club is …", "4. Passenger dues"): a dotted number opening the quote or a line,
+/// followed by a capitalised word, numbers a provision and counts nothing.
+fn section_label(quote: &str, start: usize, end: usize) -> bool {
+    let opens = quote[..start].trim_end_matches([' ', '\t']).is_empty()
+        || quote[..start].trim_end_matches([' ', '\t']).ends_with('\n');
+    let rest = &quote[end..];
+    let dotted = quote[start..end].contains('.') || rest.starts_with(". ");
+    let capital = rest
+        .trim_start_matches('.')
+        .trim_start()
+        .starts_with(|c: char| c.is_uppercase());
+    opens && dotted && capital
+}
 
 /// Whether the number at `start..end` tells a time of day (`6 am`, `9.30 p.m.`, `18:00`,
 /// `7 o'clock`): a clock reading, never a count of things.
@@ -942,6 +981,29 @@ fn names(quote: &str, ty: AnswerType) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn days_of_dates_and_section_labels_count_nothing() {
+        let counts = |q: &str| {
+            find(q, AnswerType::Quantity, Some(UnitFamily::Count))
+                .into_iter()
+                .map(|f| f.normalised)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            counts("Reporting period (1 April to 30 June 2025): 14 crossings"),
+            ["14"]
+        );
+        assert_eq!(counts("Since April 1 we opened 3 depots"), ["3"]);
+        assert_eq!(
+            counts("1.1 The name of the Club is the Rowing Club"),
+            Vec::<String>::new()
+        );
+        assert_eq!(counts("4. Members elect 9 trustees"), ["9"]);
+        // "may" the verb is no month.
+        assert_eq!(counts("Up to 5 may be added"), ["5"]);
+    }
+
     use super::*;
 
     fn raw(q: &str, ty: AnswerType, fam: Option<UnitFamily>) -> Vec<String> {

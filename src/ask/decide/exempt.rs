@@ -23,7 +23,11 @@ const EXEMPTING: &[&str] = &[
     "waived",
     "do not pay",
     "does not pay",
+    "pay no",
+    "pays no",
     "need not pay",
+    "not eligible",
+    "not entitled",
     "not required to pay",
     "does not apply",
     "do not apply",
@@ -127,24 +131,60 @@ const ABSENT: &[&str] = &[
     "pending",
 ];
 
+/// Words that end the clause an absence phrase governs: what stands beyond them is said
+/// of something else ("While the strategy has not yet been set, the program will …").
+const CLAUSE_BREAKS: &[&str] = &[
+    ",",
+    ";",
+    ":",
+    " and ",
+    " while ",
+    " whilst ",
+    " although ",
+    " whereas ",
+    " but ",
+];
+
+/// The stretch of `lower` (lower case) that an absence phrase at `at..end` governs: from
+/// the last clause break before it to the first after it.
+fn governed(lower: &str, at: usize, end: usize) -> &str {
+    let from = CLAUSE_BREAKS
+        .iter()
+        .filter_map(|b| lower[..at].rfind(b).map(|i| i + b.len()))
+        .max()
+        .unwrap_or(0);
+    let to = CLAUSE_BREAKS
+        .iter()
+        .filter_map(|b| lower[end..].find(b).map(|i| end + i))
+        .min()
+        .unwrap_or(lower.len());
+    &lower[from..to]
+}
+
 /// Whether `clause` says that what question `f` asks for has not been set: an absence
-/// phrase and the question's head (or, with none, half of its focus) in the clause.
+/// phrase whose own clause (see [`governed`]) names the question's head (or, with none,
+/// half of its focus): "the North depot has not yet been allocated an annual budget", not
+/// "while the strategy has not yet been formalised, the program will have contracts".
 pub(super) fn states_absent(f: &Frame, clause: &str) -> bool {
-    let lower = clause.to_lowercase();
-    let absent = ABSENT.iter().any(|p| {
-        lower
-            .match_indices(p)
-            .any(|(i, _)| whole_word(&lower, i, i + p.len()))
-    });
-    if !absent || f.focus.is_empty() {
+    if f.focus.is_empty() {
         return false;
     }
-    let words = stems(&lower);
+    let lower = clause.to_lowercase();
+    ABSENT.iter().any(|p| {
+        lower.match_indices(p).any(|(i, _)| {
+            let end = i + p.len();
+            whole_word(&lower, i, end) && names_asked(f, governed(&lower, i, end))
+        })
+    })
+}
+
+/// Whether `text` names the head of question `f` and half of its focus (half of its
+/// focus alone when it has no head).
+fn names_asked(f: &Frame, text: &str) -> bool {
+    let words = stems(text);
     let has = |w: &String| words.contains(&crate::text::stem(&w.to_lowercase()));
-    match &f.head {
-        Some(h) => has(h) && f.focus.iter().filter(|w| has(w)).count() * 2 >= f.focus.len(),
-        None => f.focus.iter().filter(|w| has(w)).count() * 2 >= f.focus.len(),
-    }
+    let half = f.focus.iter().filter(|w| has(w)).count() * 2 >= f.focus.len();
+    half && f.head.as_ref().is_none_or(has)
 }
 
 #[cfg(test)]
@@ -165,6 +205,13 @@ mod tests {
         // Another group is not the exempt one.
         let f = frame("What is the mooring permit fee for commercial operators?");
         assert!(!covers_asked(&f, general, exemption));
+        // Paying nothing and not being eligible exempt as "exempt" does.
+        for x in [
+            "Hire boats registered in the harbour pay no mooring charge",
+            "Hire boats are not eligible for the seasonal rate",
+        ] {
+            assert!(exempts(x), "{x}");
+        }
     }
 
     #[test]
@@ -192,6 +239,17 @@ mod tests {
         assert!(!states_absent(
             &f,
             "The South yard has not yet been inspected"
+        ));
+        // The absence is said of another thing in a clause of its own.
+        let f = frame("What is the estimated contract value for the Harbor program?");
+        assert!(!states_absent(
+            &f,
+            "While the acquisition strategy for Harbor has not yet been formalized, the \
+             agency envisions that the program will consist of multiple contracts"
+        ));
+        assert!(states_absent(
+            &f,
+            "The program is under review, and its contract value has not yet been estimated"
         ));
     }
 
