@@ -20,6 +20,10 @@ pub enum Status {
     Answered,
     /// Nothing verified: the corpus holds no authoritative evidence for the question.
     NoAuthoritativeEvidence,
+    /// The cited documents state that what is asked does not exist or has not been set
+    /// ("a replacement has not yet been named"): verified quotes that passed the gate,
+    /// and no answer value.
+    StatedAbsent,
     /// The question was not accepted (see `reason`).
     RejectedInput,
 }
@@ -30,6 +34,7 @@ impl Status {
         match self {
             Status::Answered => "answered",
             Status::NoAuthoritativeEvidence => "no_authoritative_evidence",
+            Status::StatedAbsent => "stated_absent",
             Status::RejectedInput => "rejected_input",
         }
     }

@@ -230,15 +230,16 @@ fn check_answer(
 
 /// A run that did not answer (no authoritative evidence, a rejected question) states
 /// nothing: answer text, recorded sentences, cited evidence or an answer value under such
-/// a status is a violation.
+/// a status is a violation. A stated absence cites what it states but names no value.
 fn check_status(a: &AuditFile) -> Option<Violation> {
     if a.status == Status::Answered {
         return None;
     }
+    let quiet = a.status != Status::StatedAbsent;
     let states: Vec<&str> = [
-        (!a.answer.trim().is_empty(), "answer text"),
-        (!a.sentences.is_empty(), "sentences"),
-        (!a.evidence.is_empty(), "evidence"),
+        (quiet && !a.answer.trim().is_empty(), "answer text"),
+        (quiet && !a.sentences.is_empty(), "sentences"),
+        (quiet && !a.evidence.is_empty(), "evidence"),
         (
             a.answer_value.as_ref().is_some_and(|v| !v.is_null()),
             "an answer value",
@@ -253,8 +254,9 @@ fn check_status(a: &AuditFile) -> Option<Violation> {
             None,
             None,
             format!(
-                "a {} run states nothing, but the audit records {}",
+                "a {} run {}, but the audit records {}",
                 a.status.as_str(),
+                if quiet { "states nothing" } else { "names no value" },
                 states.join(", ")
             ),
         )

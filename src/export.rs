@@ -58,14 +58,10 @@ pub fn place(e: &EvidenceItem) -> String {
 pub fn markdown(a: &Answer) -> String {
     let mut s = format!("## {}\n\n", md_escape(&a.question));
     match a.status {
-        Status::Answered => {
-            s.push_str(&md_escape(&a.answer));
-            s.push_str("\n\n### Evidence\n\n");
-            for e in &a.evidence {
-                s.push_str(&heading(4, &md_escape(&format!("{} {}", e.id, place(e)))));
-                s.push_str(&md_escape(&cited(&e.quote, &e.id)));
-                s.push_str("\n\n");
-            }
+        Status::Answered => cited_markdown(&mut s, a),
+        Status::StatedAbsent => {
+            s.push_str("*No value: the cited documents state that what is asked has not been set.*\n\n");
+            cited_markdown(&mut s, a);
         }
         Status::NoAuthoritativeEvidence => {
             s.push_str("*No authoritative evidence: the indexed documents do not answer this question.*\n\n");
@@ -80,6 +76,17 @@ pub fn markdown(a: &Answer) -> String {
         }
     }
     s
+}
+
+/// The answer's text, then each cited quote under a heading with its id and place.
+fn cited_markdown(s: &mut String, a: &Answer) {
+    s.push_str(&md_escape(&a.answer));
+    s.push_str("\n\n### Evidence\n\n");
+    for e in &a.evidence {
+        s.push_str(&heading(4, &md_escape(&format!("{} {}", e.id, place(e)))));
+        s.push_str(&md_escape(&cited(&e.quote, &e.id)));
+        s.push_str("\n\n");
+    }
 }
 
 /// The CSV columns, one row per cited item (an unanswered question gets one row without

@@ -737,6 +737,48 @@ fn conflicts(s: &mut String, list: &[crate::evidence::compose::Conflict]) {
     }
 }
 
+/// The answer's text, its differences and each cited item with its quote, place and
+/// score, then its confidence.
+fn cited_answer(s: &mut String, a: &crate::answer::Answer) {
+    let _ = writeln!(s, "{}\n", clean_text(&a.answer));
+    conflicts(s, &a.conflicts);
+    binding_note(s, &a.evidence);
+    let _ = writeln!(s, "Evidence:");
+    let groups = obligation_groups(a);
+    for (n, e) in a.evidence.iter().enumerate() {
+        if let Some(g) = groups.as_ref().map(|g| g[n]) {
+            if n == 0 || groups.as_ref().is_some_and(|gs| gs[n - 1] != g) {
+                let heading = crate::authority::requirements::group_heading(g);
+                let _ = writeln!(s, "  {heading}:");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "  [{}] {}  ({}, score {:.2})",
+            clean(&e.id),
+            evidence_place(e),
+            e.kind.as_str(),
+            e.score,
+        );
+        if let Some(label) = &e.label {
+            let _ = writeln!(s, "      under: {}", snippet(label, 200));
+        }
+        let shown = if e.display.is_empty() {
+            &e.quote
+        } else {
+            &e.display
+        };
+        let _ = writeln!(s, "      \"{}\"", snippet(shown, 400));
+    }
+    let _ = writeln!(
+        s,
+        "\nconfidence: {} ({} verified item(s); retrieval confidence {:.2})",
+        a.confidence.as_str(),
+        a.metrics.verified,
+        a.steps.first().map_or(0.0, |st| st.confidence)
+    );
+}
+
 /// The answer: text, then each cited item with its quote, `source:line` and score.
 pub fn answer(a: &crate::answer::Answer) -> String {
     use crate::answer::Status;
@@ -756,44 +798,17 @@ pub fn answer(a: &crate::answer::Answer) -> String {
         s.push('\n');
     }
     match a.status {
-        Status::Answered => {
-            let _ = writeln!(s, "{}\n", clean_text(&a.answer));
-            conflicts(&mut s, &a.conflicts);
-            binding_note(&mut s, &a.evidence);
-            let _ = writeln!(s, "Evidence:");
-            let groups = obligation_groups(a);
-            for (n, e) in a.evidence.iter().enumerate() {
-                if let Some(g) = groups.as_ref().map(|g| g[n]) {
-                    if n == 0 || groups.as_ref().is_some_and(|gs| gs[n - 1] != g) {
-                        let heading = crate::authority::requirements::group_heading(g);
-                        let _ = writeln!(s, "  {heading}:");
-                    }
-                }
-                let _ = writeln!(
-                    s,
-                    "  [{}] {}  ({}, score {:.2})",
-                    clean(&e.id),
-                    evidence_place(e),
-                    e.kind.as_str(),
-                    e.score,
-                );
-                if let Some(label) = &e.label {
-                    let _ = writeln!(s, "      under: {}", snippet(label, 200));
-                }
-                let shown = if e.display.is_empty() {
-                    &e.quote
-                } else {
-                    &e.display
-                };
-                let _ = writeln!(s, "      \"{}\"", snippet(shown, 400));
-            }
+        Status::Answered => cited_answer(&mut s, a),
+        Status::StatedAbsent => {
             let _ = writeln!(
                 s,
-                "\nconfidence: {} ({} verified item(s); retrieval confidence {:.2})",
-                a.confidence.as_str(),
-                a.metrics.verified,
-                a.steps.first().map_or(0.0, |st| st.confidence)
+                "No value: the cited documents state that what is asked has not been set."
             );
+            for m in &a.missing_evidence {
+                let _ = writeln!(s, "  missing: {}", clean(m));
+            }
+            s.push('\n');
+            cited_answer(&mut s, a);
         }
         Status::NoAuthoritativeEvidence => {
             let _ = writeln!(

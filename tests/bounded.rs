@@ -133,10 +133,8 @@ fn a_shared_template_title_is_no_bridge_and_an_unset_value_is_said() {
         tmp.path(),
         &[("north-budget.md", &north), ("south-budget.md", &south)],
     );
-    let (a, v) = value_of(
-        &idx,
-        "What is the annual operating budget of the South depot?",
-    );
+    let south_q = "What is the annual operating budget of the South depot?";
+    let (a, v) = value_of(&idx, south_q);
     assert!(
         v.is_none(),
         "the North sheet's budget given for the South: {a}"
@@ -148,6 +146,22 @@ fn a_shared_template_title_is_no_bridge_and_an_unset_value_is_said() {
             .contains("not yet been allocated"),
         "{a}"
     );
+    // A stated absence names no value: its own status, exit 1, and an audit that replays.
+    assert_eq!(a["status"], "stated_absent", "{a}");
+    let audit = tmp.path().join("south.json");
+    let out = super::cli::attest(&idx)
+        .args(["ask", south_q, "--no-memory", "--audit"])
+        .arg(&audit)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("has not been set"));
+    let replay = super::cli::attest(&idx)
+        .args(["validate", "--audit"])
+        .arg(&audit)
+        .output()
+        .unwrap();
+    assert!(replay.status.success(), "{replay:?}");
     let (a, v) = value_of(
         &idx,
         "What is the annual operating budget of the North depot?",

@@ -107,7 +107,7 @@ pub struct BatchSummary {
     pub questions: usize,
     /// Answered with cited evidence.
     pub answered: usize,
-    /// No authoritative evidence (or an undecided choice).
+    /// No authoritative evidence, a stated absence (no value), or an undecided choice.
     pub abstained: usize,
     /// Refused as input (the question screen).
     pub rejected: usize,
@@ -123,7 +123,7 @@ impl BatchSummary {
         self.questions += 1;
         match status {
             Status::Answered => self.answered += 1,
-            Status::NoAuthoritativeEvidence => self.abstained += 1,
+            Status::NoAuthoritativeEvidence | Status::StatedAbsent => self.abstained += 1,
             Status::RejectedInput => self.rejected += 1,
         }
     }

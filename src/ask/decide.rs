@@ -53,6 +53,9 @@ pub(super) struct Decision {
     /// Whether the cited items settle the question without a value (an exemption that
     /// covers the asked case): no further search for one.
     pub settled: bool,
+    /// Whether the cited items say that what is asked has not been set ("a replacement
+    /// has not yet been named"): the answer cites that statement and names no value.
+    pub absent: bool,
 }
 
 /// The words of `text`, lower case, as stems.
@@ -1276,6 +1279,7 @@ fn absent(f: &Frame, covering: &[(&String, &Verdict)]) -> Option<Decision> {
             f.head.as_deref().unwrap_or("what is asked")
         )],
         settled: true,
+        absent: true,
         ..Decision::default()
     })
 }

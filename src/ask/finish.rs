@@ -131,6 +131,9 @@ pub(super) struct Done {
     pub lead: Option<(String, usize, crate::value::typed::Found, Option<String>)>,
     /// What the answer lacks though it stands (see `decide`).
     pub note: Vec<String>,
+    /// Whether the cited items say that what is asked has not been set (see `decide`):
+    /// the answer keeps them as evidence but states no value (`stated_absent`).
+    pub absent: bool,
     /// Whether the value was found by the second look (an item whose relevance fell
     /// short of the threshold): never `high`.
     pub second_look: bool,
@@ -152,6 +155,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         frame,
         unmet: unmet_frame,
         note,
+        absent,
         lead,
         second_look,
         summaries,
@@ -190,6 +194,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             answer.confidence = Confidence::Medium;
         }
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
+        if absent {
+            stated_unset(&mut answer);
+        }
     } else {
         let mut why = missing(
             &answer,
@@ -443,6 +450,13 @@ fn answered(
     crate::authority::label::label(engine, &mut answer.evidence)?;
     let beside: HashSet<String> = summaries.iter().cloned().collect();
     crate::authority::rule::rule(engine, answer, &beside)
+}
+
+/// Mark `answer`, whose cited items say that what is asked has not been set, as stating
+/// that absence: its quotes stand as evidence, and it names no value.
+fn stated_unset(answer: &mut Answer) {
+    answer.status = Status::StatedAbsent;
+    answer.answer_value = None;
 }
 
 /// Distinct statements among the answer's cited quotes (summaries shown beside a

@@ -240,6 +240,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             frame,
             unmet: decision.unmet,
             note: decision.note,
+            absent: decision.absent,
             lead,
             second_look,
             summaries,
@@ -462,6 +463,10 @@ mod tests {
             Status::Answered => {
                 prop_assert!(a.gate.passed && !a.evidence.is_empty());
                 prop_assert!(a.confidence > Confidence::Insufficient);
+            }
+            Status::StatedAbsent => {
+                prop_assert!(a.gate.passed && !a.evidence.is_empty());
+                prop_assert!(a.answer_value.is_none());
             }
             _ => {
                 prop_assert!(a.answer.is_empty() && a.sentences.is_empty());

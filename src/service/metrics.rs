@@ -11,7 +11,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 
-use crate::answer::{Answer, Status};
+use crate::answer::Answer;
 use crate::evidence::gate::GateResult;
 
 type Labels = Vec<(String, String)>;
@@ -129,11 +129,7 @@ impl Metrics {
 
     /// Record one answer.
     pub fn answered(&self, a: &Answer, took: Duration) {
-        let status = match a.status {
-            Status::Answered => "answered",
-            Status::NoAuthoritativeEvidence => "no_authoritative_evidence",
-            Status::RejectedInput => "rejected_input",
-        };
+        let status = a.status.as_str();
         self.answers.get_or_create(&label("status", status)).inc();
         if a.metrics.memory_hit {
             self.memory_hits.inc();

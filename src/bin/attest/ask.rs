@@ -159,7 +159,7 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     Ok(match run.answer.status {
         Status::Answered if undecided => ExitCode::from(1),
         Status::Answered => ExitCode::SUCCESS,
-        Status::NoAuthoritativeEvidence => ExitCode::from(1),
+        Status::NoAuthoritativeEvidence | Status::StatedAbsent => ExitCode::from(1),
         Status::RejectedInput => {
             if !json {
                 say(run
