@@ -256,7 +256,11 @@ fn check_status(a: &AuditFile) -> Option<Violation> {
             format!(
                 "a {} run {}, but the audit records {}",
                 a.status.as_str(),
-                if quiet { "states nothing" } else { "names no value" },
+                if quiet {
+                    "states nothing"
+                } else {
+                    "names no value"
+                },
                 states.join(", ")
             ),
         )

@@ -60,7 +60,9 @@ pub fn markdown(a: &Answer) -> String {
     match a.status {
         Status::Answered => cited_markdown(&mut s, a),
         Status::StatedAbsent => {
-            s.push_str("*No value: the cited documents state that what is asked has not been set.*\n\n");
+            s.push_str(
+                "*No value: the cited documents state that what is asked has not been set.*\n\n",
+            );
             cited_markdown(&mut s, a);
         }
         Status::NoAuthoritativeEvidence => {

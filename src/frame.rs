@@ -1113,7 +1113,8 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
         "area" | "acreage" => Some(UnitFamily::Area),
         "weight" | "mass" => Some(UnitFamily::Mass),
         "volume" => Some(UnitFamily::Volume),
-        "distance" | "height" | "depth" | "width" => Some(UnitFamily::Length),
+        "distance" | "height" | "depth" | "width" | "length" | "thickness" | "diameter"
+        | "radius" | "elevation" | "altitude" => Some(UnitFamily::Length),
         "megabytes" | "gigabytes" | "kilobytes" | "bytes" => Some(UnitFamily::Data),
         _ => None,
     };
@@ -1127,6 +1128,12 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
     });
     if data {
         return Some(UnitFamily::Data);
+    }
+    // "What length of time …" asks for a duration.
+    if w.windows(3)
+        .any(|p| p[0] == "length" && p[1] == "of" && p[2] == "time")
+    {
+        return None;
     }
     // The measure names what is asked for, before any place or time it is asked about
     // ("what football club plays in the area between …" asks for a club).
@@ -1631,6 +1638,13 @@ mod tests {
         }
         let f = frame("How long is the trail named after the founder?");
         assert_eq!(f.unit_family, Some(UnitFamily::Length));
+        // A length asked by name is a measure, whatever bound it carries.
+        let f = frame("What is the maximum length of the haul trucks allowed on site?");
+        assert_eq!(f.unit_family, Some(UnitFamily::Length));
+        assert_eq!(
+            ty("What length of time may a permit holder appeal?"),
+            AnswerType::Duration
+        );
         assert_eq!(
             frame("Under the county code, for how long must a client record be retained?")
                 .head

@@ -131,6 +131,17 @@ pub fn stem_forms(w: &str) -> Vec<String> {
             out.push(s);
         }
     }
+    // A sibilant's plural adds "es": "bus" and "buses", "tax" and "taxes" name one thing.
+    let sibilant = |b: &str| b.ends_with(['s', 'x', 'z']) || b.ends_with("ch") || b.ends_with("sh");
+    let sibilant_number = match w.strip_suffix("es") {
+        Some(base) if sibilant(base) && base.len() >= 2 => Some(base.to_string()),
+        _ => sibilant(w).then(|| format!("{w}es")),
+    };
+    if let Some(s) = sibilant_number.map(|o| stem(&o)) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
     // "cities" and "city" name one thing.
     let other_number = match w.strip_suffix("ies") {
         Some(base) if base.len() >= 2 => Some(format!("{base}y")),
@@ -317,6 +328,11 @@ mod tests {
         assert!(stem_forms("become").contains(&stem("became")));
         assert!(stem_forms("cities").contains(&stem("city")));
         assert!(stem_forms("city").contains(&stem("cities")));
+        assert!(stem_forms("bus").contains(&stem("buses")));
+        assert!(stem_forms("buses").contains(&stem("bus")));
+        assert!(stem_forms("tax").contains(&stem("taxes")));
+        assert!(stem_forms("branch").contains(&stem("branches")));
+        assert!(!stem_forms("case").contains(&stem("cas")));
         assert!(!stem_forms("day").contains(&stem("dies")));
         assert!(stem_forms("player").contains(&stem("plays")));
         // A verb and its action noun, both ways; a short base and "provide" stay apart.

@@ -23,6 +23,7 @@ use super::select::Numbered;
 mod bind;
 mod boxes;
 mod exempt;
+mod rate;
 mod when;
 use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
@@ -140,8 +141,17 @@ fn unnamed(f: &Frame, cx: &Context) -> Option<String> {
             .as_ref()
             .is_some_and(|c| ws.iter().all(|w| has_word(c, w)))
             || (!cx.bridge.is_empty() && ws.iter().all(|w| has_word(&cx.bridge, w)));
+        // A code ("B-2", "Unit 4") is named by writing it whole: its "2" in another
+        // figure ("2.5 t/yr") does not name it.
+        let lower = e.to_lowercase();
+        let codes_written = lower
+            .split_whitespace()
+            .filter(|t| t.contains(|ch: char| ch.is_ascii_digit()))
+            .all(|t| writes_mark(&cx.raw, t));
         let ok = if cx.tabular || chained {
             doc || chained
+        } else if !codes_written {
+            false
         } else if ws.len() <= 1 {
             here == ws.len()
         } else {
@@ -345,6 +355,41 @@ fn contrasted(f: &Frame, cx: &Context) -> Option<String> {
         .map(|(w, other)| format!("\"{w}\" (the passage is about {other})"))
 }
 
+/// Units a length is counted in when it is a length of text or code, not of space.
+const SYMBOLS: &[&str] = &[
+    "character",
+    "characters",
+    "digit",
+    "digits",
+    "bit",
+    "bits",
+    "letter",
+    "letters",
+    "word",
+    "words",
+    "page",
+    "pages",
+    "symbol",
+    "symbols",
+];
+
+/// For a question asking a length by name ("the minimum length of a password"), the
+/// counts of `quote` in symbols ("at least 8 characters", "32 bits"): a length of text
+/// or code, which no unit of space measures.
+fn symbol_lengths(f: &Frame, quote: &str) -> Vec<Found> {
+    if f.unit_family != Some(UnitFamily::Length) || !f.qualifiers.iter().any(|w| w == "length") {
+        return Vec::new();
+    }
+    typed::find(quote, AnswerType::Quantity, Some(UnitFamily::Count))
+        .into_iter()
+        .filter(|v| {
+            let next = quote[v.end..].split_whitespace().next().unwrap_or("");
+            let next = next.trim_end_matches(|c: char| !c.is_alphanumeric());
+            SYMBOLS.contains(&next.to_lowercase().as_str())
+        })
+        .collect()
+}
+
 /// The values in `quote` that answer frame `f`: of an accepted type, bound, unit and
 /// date role.
 fn values(f: &Frame, quote: &str) -> Vec<Found> {
@@ -382,6 +427,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             vs
         })
         .collect();
+    found.extend(symbol_lengths(f, quote));
     found.retain(|v| !bind::stated_by_question(f, quote, v));
     let mut out: Vec<Found> = found
         .into_iter()
@@ -398,6 +444,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
+        .filter(|v| !rate::other_period(f, quote, v))
         .filter(|v| f.extreme.is_none() || !in_leading_condition(quote, v))
         .filter(|v| {
             v.bound != Bound::Exact || !opposite_bound(f, clause_around(quote, v.start, v.end))
@@ -655,6 +702,29 @@ fn document_text(
         .clone()
 }
 
+/// Words of a document's opening that name what the whole document is about: its title
+/// block, its first heading and the authority or programme a notice names first.
+const OPENING_WORDS: usize = 60;
+
+/// What names the document of candidate `c` as a whole (whose `text` is the document's):
+/// its title, its file name, and its first [`OPENING_WORDS`] words. A passage of a
+/// document about a named thing speaks of it without repeating its name ("The contract
+/// value is …" in a notice that opens with the buyer's name). Codes with digits ("B-2",
+/// "Lot 2") name parts of a document, which an opening lists, not what the whole is
+/// about: a passage names those itself.
+fn heading_of(c: &crate::evidence::extract::Candidate, text: &str) -> String {
+    let file = std::path::Path::new(&c.source)
+        .file_stem()
+        .map(|s| s.to_string_lossy().replace(['-', '_', '.'], " "))
+        .unwrap_or_default();
+    let named: Vec<&str> = file
+        .split_whitespace()
+        .chain(text.split_whitespace().take(OPENING_WORDS))
+        .filter(|w| !w.contains(|ch: char| ch.is_ascii_digit()))
+        .collect();
+    format!("{} {}", c.title, named.join(" "))
+}
+
 /// Up to [`BEFORE_BYTES`] of the document's text before candidate `c`, on its page.
 fn text_before(
     engine: &Engine,
@@ -668,9 +738,24 @@ fn text_before(
         from += 1;
     }
     let piece = text.get(from..end).unwrap_or("");
-    // Not across a page break (a form feed) or a blank line.
+    // Not across a page break (a form feed), nor into another numbered provision.
+    if starts_provision(&c.quote) {
+        return String::new();
+    }
     let cut = piece.rfind(['\u{c}']).map_or(0, |i| i + 1);
     piece[cut..].to_string()
+}
+
+/// Whether `quote` opens a numbered provision ("4.2 The operator …", "(b) The fee …",
+/// "§ 4 Records …"): the text before it is another provision's, not its context.
+fn starts_provision(quote: &str) -> bool {
+    static NUMBERED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^\s*(?:\d{1,3}(?:\.\d{1,3})*\.?|\(\d{1,3}\)|\([a-z]{1,4}\)|[a-z]\)|§+\s*\d+(?:\.\d+)*)\s+\p{Lu}",
+        )
+        .expect("provision pattern")
+    });
+    NUMBERED.is_match(quote)
 }
 
 /// Whether candidate `c` meets the frame's periods (see `finish::ItemPeriods`).
@@ -741,30 +826,38 @@ fn covering<'a>(
             tabular: tabular(c),
             form_value: form_value(c),
             chain: chain.clone(),
-            title: stems(&c.title),
+            title: stems(&heading_of(
+                c,
+                &document_text(engine, &mut texts, &c.doc_id),
+            )),
             document,
             bridge,
         };
         match covers(f, &cx, !f.answer_type.is_value()) {
-            Ok(()) if meets_periods(f, c) => covering.push((naming(f, &cx), id, v)),
+            Ok(()) if meets_periods(f, c) => {
+                let worded = f.focus.iter().filter(|w| has_word(&cx.said, w)).count();
+                covering.push(((naming(f, &cx), worded), id, v))
+            }
             Ok(()) => misses.push(format!("the period {}", f.periods.join(", "))),
             Err(m) => misses.push(m),
         }
     }
     lead_order(f, &mut covering);
-    let named = covering.iter().map(|(k, ..)| *k).collect();
+    let named = covering.iter().map(|((k, _), ..)| *k).collect();
     let covering = covering.into_iter().map(|(_, id, v)| (id, v)).collect();
     (covering, misses, named)
 }
 
-/// `covering` (each with how many of the named things it names) in the order a value is
+/// `covering` (each with how many of the named things it names, and how many focus words it
+/// says itself) in the order a value is
 /// read: for a value, the items naming what is asked about themselves first; for a
 /// question about the document itself, the earliest item of the first document that
 /// states a value of the type asked.
-fn lead_order(f: &Frame, covering: &mut Vec<(usize, &String, &Verdict)>) {
+fn lead_order(f: &Frame, covering: &mut Vec<((usize, usize), &String, &Verdict)>) {
     // A value is read first from the items that name what is asked about themselves,
     // not only through their document's title (a document holding two notices: the
-    // docket of the one the question names).
+    // docket of the one the question names); of those naming as much, from the items
+    // that word more of what is asked in their own text.
     if f.answer_type.is_value() {
         covering.sort_by_key(|(named, ..)| std::cmp::Reverse(*named));
     }
@@ -797,12 +890,24 @@ fn illustrates(quote: &str) -> bool {
 /// How many words of the frame's named things and how many of its figures the item with
 /// context `cx` names in its own text.
 fn naming(f: &Frame, cx: &Context) -> usize {
-    let words = f
+    // Words of a name count when the item writes at least half of them: "County" of
+    // "County Clerk" does not name the "Northfield County Water District".
+    let words: usize = f
         .entities
         .iter()
-        .flat_map(|e| crate::text::words(&e.to_lowercase()))
-        .filter(|w| !crate::text::is_stopword(w) && has_word(&cx.own, w))
-        .count();
+        .map(|e| {
+            let ws: Vec<String> = crate::text::words(&e.to_lowercase())
+                .into_iter()
+                .filter(|w| !crate::text::is_stopword(w))
+                .collect();
+            let here = ws.iter().filter(|w| has_word(&cx.own, w)).count();
+            if here * 2 >= ws.len() {
+                here
+            } else {
+                0
+            }
+        })
+        .sum();
     words
         + f.figures
             .iter()
@@ -930,7 +1035,10 @@ pub(super) fn second_look(
         }
         let own = item_words(c);
         let own_stems = stems(&own);
-        let title = stems(&c.title);
+        let title = stems(&heading_of(
+            c,
+            &document_text(engine, &mut texts, &c.doc_id),
+        ));
         let focus = f.focus.iter().filter(|w| has_word(&own_stems, w)).count();
         let head = f.head.as_deref().is_none_or(|h| has_word(&own_stems, h));
         let named = f.entities.iter().all(|e| {
@@ -1066,9 +1174,15 @@ fn stated_values<'a>(
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
+    let mut stated = stated;
+    // Asked "when", a date leads before a time limit (which carries its unit): "expires
+    // on 1 May 2031" answers "When does the licence expire?" before "renew at least 30
+    // days before expiry".
+    if f.answer_type == AnswerType::Date {
+        stated.sort_by_key(|(_, v, _)| v.unit.is_some());
+    }
     // Binding text states the rule: a value it states leads before one read from a
     // recital, an act's head or a note.
-    let mut stated = stated;
     let non_binding =
         crate::authority::label::non_binding_ids(engine, &n.items()).unwrap_or_default();
     stated.sort_by_key(|(id, _, _)| non_binding.contains(*id));
@@ -1288,6 +1402,11 @@ fn absent(f: &Frame, covering: &[(&String, &Verdict)]) -> Option<Decision> {
 const NUMBERED: &[&str] = &[
     "step",
     "quarter",
+    "lot",
+    "annex",
+    "appendix",
+    "schedule",
+    "tranche",
     "objective",
     "item",
     "line",
@@ -1738,6 +1857,17 @@ mod tests {
             .into_iter()
             .map(|v| quote[v.start..v.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_numbered_provision_starts_afresh() {
+        assert!(starts_provision("4.2 The operator shall keep a log."));
+        assert!(starts_provision("(b) The fee is $40."));
+        assert!(starts_provision("§ 4 Records are kept."));
+        assert!(starts_provision("12. Records are kept."));
+        assert!(!starts_provision("2024 was a year of growth."));
+        assert!(!starts_provision("5 mg/m³ for kiln K-1."));
+        assert!(!starts_provision("The fee is $40."));
     }
 
     #[test]
