@@ -168,3 +168,57 @@ fn a_shared_template_title_is_no_bridge_and_an_unset_value_is_said() {
     );
     assert_eq!(v.map(|v| v.0).as_deref(), Some("$840,000"), "{a}");
 }
+
+const WORKS_LICENCE: &str = "# Site Works Licence\n\n\
+Issued to Corbel Masonry Ltd for the Alder Street yard.\n\n\
+## Conditions\n\n\
+4.1 Mixer B-2 shall not emit more than 2 kg/h of dust.\n\n\
+4.2 Site-wide annual dust emissions shall not exceed 9 t/yr.\n\n\
+4.3 Delivery lorries shall not exceed 20 km/h inside the yard.\n\n\
+4.4 Passphrases for the gate keypad shall be at least 12 characters long.\n\n\
+## Validity\n\n\
+The holder must apply for renewal at least 30 days before expiry. \
+This licence expires on 1 May 2031.\n";
+
+const TENDER: &str = "# Contract Notice\n\n\
+Buyer: Port Authority of Westmere, Quay Road 2, Westmere.\n\n\
+## Object\n\n\
+Supply of two harbour tugs.\n\n\
+The estimated value of the contract is EUR 3.400.000,00 excluding VAT.\n";
+
+#[test]
+fn documents_name_their_subject_and_rates_and_roles_of_values_hold() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = corpus(
+        tmp.path(),
+        &[("works-licence.md", WORKS_LICENCE), ("tug-notice.md", TENDER)],
+    );
+    // The notice's opening names the buyer: its passages speak of the buyer's contract.
+    let (a, v) = value_of(
+        &idx,
+        "What is the estimated value of the contract of the Port Authority of Westmere?",
+    );
+    assert_eq!(v.map(|v| v.0).as_deref(), Some("EUR 3.400.000,00"), "{a}");
+    // A value per hour is no annual limit, and a provision of the whole site is none
+    // of a unit the question names by its code.
+    let (a, v) = value_of(
+        &idx,
+        "What is the annual dust limit for mixer B-2 at the Alder Street yard, in tonnes per year?",
+    );
+    assert!(v.is_none(), "{a}");
+    // A speed is no length.
+    let (a, v) = value_of(
+        &idx,
+        "What is the maximum length of delivery lorries at the Alder Street yard?",
+    );
+    assert!(v.is_none(), "{a}");
+    // A length of text is counted in symbols.
+    let (a, v) = value_of(
+        &idx,
+        "What is the minimum length of a passphrase for the gate keypad?",
+    );
+    assert_eq!(v.map(|v| v.0).as_deref(), Some("12"), "{a}");
+    // Asked when, the date leads before the time limit beside it.
+    let (a, v) = value_of(&idx, "When does the Alder Street yard works licence expire?");
+    assert_eq!(v.map(|v| v.1).as_deref(), Some("2031-05-01"), "{a}");
+}
