@@ -191,7 +191,10 @@ fn documents_name_their_subject_and_rates_and_roles_of_values_hold() {
     let tmp = tempfile::tempdir().unwrap();
     let idx = corpus(
         tmp.path(),
-        &[("works-licence.md", WORKS_LICENCE), ("tug-notice.md", TENDER)],
+        &[
+            ("works-licence.md", WORKS_LICENCE),
+            ("tug-notice.md", TENDER),
+        ],
     );
     // The notice's opening names the buyer: its passages speak of the buyer's contract.
     let (a, v) = value_of(
@@ -219,6 +222,9 @@ fn documents_name_their_subject_and_rates_and_roles_of_values_hold() {
     );
     assert_eq!(v.map(|v| v.0).as_deref(), Some("12"), "{a}");
     // Asked when, the date leads before the time limit beside it.
-    let (a, v) = value_of(&idx, "When does the Alder Street yard works licence expire?");
+    let (a, v) = value_of(
+        &idx,
+        "When does the Alder Street yard works licence expire?",
+    );
     assert_eq!(v.map(|v| v.1).as_deref(), Some("2031-05-01"), "{a}");
 }

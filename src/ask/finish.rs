@@ -184,15 +184,10 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
         let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
-        answer.confidence = confidence(Assurance {
-            statements: answer_statements(&answer, &summaries),
-            retrieval_confidence: found.retrievals.first().map_or(0.0, |r| r.confidence),
-            met,
-            one_step: one_step && !second_look,
+        let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
+        answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
+            one_step && !second_look
         });
-        if ruled::undecided(&answer) && answer.confidence == Confidence::High {
-            answer.confidence = Confidence::Medium;
-        }
         generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
         if absent {
             stated_unset(&mut answer);
@@ -450,6 +445,28 @@ fn answered(
     crate::authority::label::label(engine, &mut answer.evidence)?;
     let beside: HashSet<String> = summaries.iter().cloned().collect();
     crate::authority::rule::rule(engine, answer, &beside)
+}
+
+/// The confidence of `answer` (see [`Assurance`]); never `high` when its sources differ
+/// and no ruling decides which applies.
+fn assured(
+    answer: &Answer,
+    summaries: &[String],
+    retrieval_confidence: f64,
+    met: Met,
+    one_step: bool,
+) -> Confidence {
+    let c = confidence(Assurance {
+        statements: answer_statements(answer, summaries),
+        retrieval_confidence,
+        met,
+        one_step,
+    });
+    if ruled::undecided(answer) && c == Confidence::High {
+        Confidence::Medium
+    } else {
+        c
+    }
 }
 
 /// Mark `answer`, whose cited items say that what is asked has not been set, as stating
