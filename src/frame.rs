@@ -406,6 +406,27 @@ const SCAFFOLD: &[&str] = &[
     "covers",
     "covered",
     "used",
+    // A question about a work refers to the work's own act of using or putting forward
+    // what is asked ("which corpus do they use", "the model they propose"); the passage
+    // names the thing, seldom the act.
+    "use",
+    "uses",
+    "using",
+    "utilize",
+    "utilizes",
+    "utilized",
+    "utilise",
+    "utilises",
+    "utilised",
+    "employ",
+    "employs",
+    "employed",
+    "propose",
+    "proposes",
+    "proposed",
+    "introduce",
+    "introduces",
+    "introduced",
     "appear",
     "appears",
     "mentioned",
@@ -1475,8 +1496,12 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         let in_common = x == "common" && i > 0 && w[i - 1] == "in";
         let kind_of = ["type", "kind", "sort", "class", "category"].contains(&x.as_str())
             && w.get(i + 1).is_some_and(|n| n == "of");
+        // "how big", "how large", "how old": the degree asked, as "how long" and "how
+        // many" are, not a word the passage uses.
+        let degree = i > 0 && w[i - 1] == "how";
         let skip = in_common
             || kind_of
+            || degree
             || SCAFFOLD.contains(&x.as_str())
             || own.contains(&x.as_str())
             || crate::text::is_stopword(x)

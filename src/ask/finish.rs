@@ -134,6 +134,9 @@ pub(super) struct Done {
     /// Whether the cited items say that what is asked has not been set (see `decide`):
     /// the answer keeps them as evidence but states no value (`stated_absent`).
     pub absent: bool,
+    /// Whether the cited items settle the question without a value (an exemption that
+    /// covers the asked case; see `decide`).
+    pub settled: bool,
     /// Whether the value was found by the second look (an item whose relevance fell
     /// short of the threshold): never `high`.
     pub second_look: bool,
@@ -156,6 +159,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         unmet: unmet_frame,
         note,
         absent,
+        settled,
         lead,
         second_look,
         summaries,
@@ -184,13 +188,17 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
         let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
-        let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
-        answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
-            one_step && !second_look
-        });
-        generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
-        if absent {
-            stated_unset(&mut answer);
+        if !absent && !settled && withheld_untyped(&mut answer, &frame, met) {
+            // The passages are about the question but state nothing of the kind asked.
+        } else {
+            let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
+            answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
+                one_step && !second_look
+            });
+            generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
+            if absent {
+                stated_unset(&mut answer);
+            }
         }
     } else {
         let mut why = missing(
@@ -467,6 +475,38 @@ fn assured(
     } else {
         c
     }
+}
+
+/// Withhold `answer` when its question asks for a value of a precise type (a date, an
+/// amount, a size — see [`crate::evidence::verify::asks_precise`]), none was claimed, and
+/// no cited quote states any value of that type: the quotes are about the question but do
+/// not say what it asks, so the documents do not answer it. Returns whether it was.
+fn withheld_untyped(answer: &mut Answer, frame: &crate::frame::Frame, met: Met) -> bool {
+    use crate::evidence::verify::{asks_precise, states_type};
+    if met != Met::NoValue
+        || !asks_precise(frame)
+        || answer.evidence.iter().any(|e| states_type(frame, &e.quote))
+    {
+        return false;
+    }
+    let ty = serde_json::to_value(frame.answer_type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let n = answer.evidence.len();
+    let empty = empty_answer(&answer.question, Status::NoAuthoritativeEvidence);
+    answer.status = empty.status;
+    answer.answer = empty.answer;
+    answer.sentences = empty.sentences;
+    answer.evidence = empty.evidence;
+    answer.conflicts = empty.conflicts;
+    answer.answer_value = None;
+    answer.confidence = empty.confidence;
+    answer.gate = empty.gate;
+    answer.missing_evidence.push(format!(
+        "a value of the kind asked ({ty}): {n} verified passage(s) are about the question but state none"
+    ));
+    true
 }
 
 /// Mark `answer`, whose cited items say that what is asked has not been set, as stating
