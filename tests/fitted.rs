@@ -39,7 +39,11 @@ fn a_paper_answers_in_its_own_words_and_other_fields_and_unstated_types_abstain(
     let tmp = tempfile::tempdir().unwrap();
     let idx = super::cli::ingested(tmp.path(), &[("paper.md", PAPER)]);
     // The question's verb ("use") frames the ask; the passage states the architecture.
-    let (a, code) = ask_json(&idx, "What architecture does the tagger use?", &["--no-memory"]);
+    let (a, code) = ask_json(
+        &idx,
+        "What architecture does the tagger use?",
+        &["--no-memory"],
+    );
     assert_eq!(code, 0, "{a}");
     assert!(
         cited(&a).iter().any(|q| q.contains("bidirectional LSTM")),

@@ -188,9 +188,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
         let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
-        if !absent && !settled && withheld_untyped(&mut answer, &frame, met) {
-            // The passages are about the question but state nothing of the kind asked.
-        } else {
+        // Passages about the question that state nothing of the kind asked answer nothing.
+        if absent || settled || !withheld_untyped(&mut answer, &frame, met) {
             let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
             answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
                 one_step && !second_look

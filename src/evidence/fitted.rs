@@ -169,6 +169,16 @@ mod tests {
     }
 
     #[test]
+    fn the_default_minimum_relevance_is_the_fitted_threshold() {
+        let cfg = crate::config::Config::default();
+        assert_eq!(cfg.min_relevance, model().threshold);
+        assert_eq!(
+            super::super::verify::RelevanceConfig::default().min_relevance,
+            model().threshold
+        );
+    }
+
+    #[test]
     fn a_weight_file_missing_a_feature_or_with_a_nan_is_refused() {
         let all = FEATURE_NAMES
             .iter()

@@ -343,7 +343,9 @@ fn features(
             .filter_map(|(c, s)| s.0.map(|cos| (c, cos)))
     };
     let best_cosine = scored().map(|(_, cos)| cos).fold(f64::MIN, f64::max);
-    let best_context = scored().map(|(c, cos)| context(c, cos)).fold(f64::MIN, f64::max);
+    let best_context = scored()
+        .map(|(c, cos)| context(c, cos))
+        .fold(f64::MIN, f64::max);
     candidates
         .iter()
         .zip(coverage)
@@ -516,6 +518,29 @@ mod tests {
         assert!(identifiers("Is IL-6 raised in 1.5-fold of 2015 cases?").is_empty());
     }
 
+    /// A threshold between the candidate holding every question term and the one holding
+    /// none (the hashing embedder's cosines are arbitrary), checking that they are ordered.
+    fn between(e: &Engine, q: &str, cands: &[Candidate]) -> f64 {
+        let probe = verify(
+            e.store(),
+            q,
+            cands.to_vec(),
+            e.embedder(),
+            None,
+            &RelevanceConfig::default(),
+        )
+        .unwrap();
+        let score = |needle: &str| {
+            probe
+                .iter()
+                .find(|x| x.candidate.quote.contains(needle))
+                .map_or(f64::NAN, |x| x.relevance.score)
+        };
+        let (on, off) = (score("retained for seven years"), score("Parking permits"));
+        assert!(on > off, "{on} vs {off}");
+        (on + off) / 2.0
+    }
+
     #[test]
     fn each_rejection_reason_is_found_and_explained() {
         let tmp = tempfile::tempdir().unwrap();
@@ -552,29 +577,8 @@ mod tests {
         forged.quote = forged.quote.replace("seven", "ten");
         cands.push(forged);
         let q = "How long must client records be retained?";
-        // The hashing embedder's cosines are arbitrary: the threshold sits between the
-        // candidate holding every question term and the one holding none.
-        let score = |v: &[Verdict], needle: &str| {
-            v.iter()
-                .find(|x| x.candidate.quote.contains(needle))
-                .map_or(f64::NAN, |x| x.relevance.score)
-        };
-        let probe = verify(
-            e.store(),
-            q,
-            cands.clone(),
-            e.embedder(),
-            None,
-            &RelevanceConfig::default(),
-        )
-        .unwrap();
-        let (on, off) = (
-            score(&probe, "retained for seven years"),
-            score(&probe, "Parking permits"),
-        );
-        assert!(on > off, "{on} vs {off}");
         let cfg = RelevanceConfig {
-            min_relevance: (on + off) / 2.0,
+            min_relevance: between(&e, q, &cands),
             ..RelevanceConfig::default()
         };
         let v = verify(e.store(), q, cands, e.embedder(), None, &cfg).unwrap();
