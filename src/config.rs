@@ -433,6 +433,11 @@ settings! {
     min_relevance: f64 = 0.07,
         env "ATTEST_MIN_RELEVANCE", range Some(UNIT),
         help "Minimum relevance of an evidence item without a cross-encoder";
+    /// The relevance a review needs before a passage counts as evidence of a requirement;
+    /// fitted on the review development sets by `scripts/fit_review_bar.py`.
+    review_min_relevance: f64 = 0.15,
+        env "ATTEST_REVIEW_MIN_RELEVANCE", range Some(UNIT),
+        help "Minimum relevance of a review's evidence item without a cross-encoder";
     /// The sigmoid of the cross-encoder's logit.
     min_cross_relevance: f64 = 0.5,
         env "ATTEST_MIN_CROSS_RELEVANCE", range Some(UNIT),

@@ -408,7 +408,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         Some("was" | "were" | "did")
     );
     let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
-        Some("when") if !past => &[AnswerType::Duration],
+        Some("when") if !past => &[AnswerType::Duration, AnswerType::Time],
         // "What value applies …": a table's figure, an amount of money or a count.
         _ if asks_figure(f) => &[AnswerType::Money],
         // "What is the maximum deposit?": a limit asked by name may be an amount.
@@ -1170,7 +1170,8 @@ fn stated_values<'a>(
             let c = &v.candidate;
             // A table row's date role is named by its header.
             let heading = c.label.as_deref().filter(|_| tabular(c)).unwrap_or("");
-            let vs = values_with(f, &c.quote, Some(heading));
+            let mut vs = values_with(f, &c.quote, Some(heading));
+            vs.retain(|v| !defined_term(engine, f, &c.doc_id, &c.quote[v.start..v.end]));
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
@@ -1196,6 +1197,24 @@ fn stated_values<'a>(
         stated.sort_by_key(|(_, v, _)| v.bound != bound);
     }
     stated
+}
+
+/// Whether `raw`, read as a name for a "who" question, is a phrase document `doc_id`
+/// capitalises as a defined term ("the Project Area"): see
+/// [`crate::value::names::common_phrase`].
+fn defined_term(engine: &Engine, f: &Frame, doc_id: &str, raw: &str) -> bool {
+    if !matches!(
+        f.answer_type,
+        AnswerType::Person | AnswerType::Organisation
+    ) {
+        return false;
+    }
+    let mut texts = crate::store::QuoteChecker::new(engine.store());
+    texts
+        .text(doc_id)
+        .ok()
+        .flatten()
+        .is_some_and(|t| crate::value::names::common_phrase(raw, t))
 }
 
 /// [`decide`] for every question but a checkbox's.

@@ -269,6 +269,20 @@ fn metrics(
     m
 }
 
+/// The type of value `v` states for a question of type `ty`: a "when" question is
+/// answered by a date, a time limit or a time of day, each typed as what it is.
+fn value_type(
+    ty: crate::frame::AnswerType,
+    v: &crate::value::typed::Found,
+) -> crate::frame::AnswerType {
+    use crate::frame::AnswerType;
+    match v.unit.as_deref() {
+        Some(crate::value::typed::CLOCK) => AnswerType::Time,
+        Some(_) if ty == AnswerType::Date => AnswerType::Duration,
+        _ => ty,
+    }
+}
+
 /// The answer's value: `lead`'s value, placed in the document, under the id the
 /// answer cites its item by.
 fn answer_value(
@@ -282,7 +296,7 @@ fn answer_value(
         .iter()
         .find(|e| e.doc_id == doc && e.start == start)?;
     Some(crate::answer::AnswerValue {
-        ty,
+        ty: value_type(ty, &v),
         normalised: v.normalised.clone(),
         raw: e.quote.get(v.start..v.end)?.to_string(),
         evidence_id: e.id.clone(),

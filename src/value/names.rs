@@ -258,6 +258,31 @@ pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
     })
 }
 
+/// Whether `name` is a common phrase of `text` that the text capitalises as a defined
+/// term ("Project Area", "Credit Class", "ALL THAT"), not a proper name: every word of it
+/// is written in lower case somewhere in `text`, and none is an honorific, an
+/// organisation's head word ("Department", "Council") or a company abbreviation ("Ltd").
+/// A proper name has a word the text never writes in lower case ("Rivera", "Scotland").
+pub fn common_phrase(name: &str, text: &str) -> bool {
+    let ws: Vec<String> = name
+        .split_whitespace()
+        .map(bare)
+        .filter(|w| !w.is_empty() && !JOINERS.contains(&w.as_str()))
+        .collect();
+    if ws.is_empty()
+        || ws
+            .iter()
+            .any(|w| ORGANISATIONS.contains(&w.as_str()) || is_honorific(w) || is_abbrev(w))
+    {
+        return false;
+    }
+    let lower: std::collections::HashSet<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| w.starts_with(|c: char| c.is_lowercase()))
+        .collect();
+    ws.iter().all(|w| lower.contains(w.as_str()))
+}
+
 /// A name for comparison: lower-case words without honorifics or punctuation.
 pub fn normalise(s: &str) -> String {
     s.split_whitespace()
@@ -378,4 +403,16 @@ mod tests {
             Agreement::Disagree(Severity::Error)
         );
     }
+    #[test]
+    fn a_capitalised_common_phrase_is_no_proper_name() {
+        let text = "The project area covers 40 ha. Credits of each class are issued to the \
+                    owner. ALL THAT land. Anna Rivera owns the area. The department of the \
+                    environment reviews all plans that it receives.";
+        assert!(common_phrase("Project Area", text));
+        assert!(common_phrase("ALL THAT", text));
+        assert!(!common_phrase("Anna Rivera", text));
+        assert!(!common_phrase("Department of Environment", text));
+        assert!(!common_phrase("Area Holdings Ltd", text));
+    }
+
 }
