@@ -392,6 +392,10 @@ pub struct Answer {
     /// The value that answers a typed question, inside the quote of the first cited item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer_value: Option<AnswerValue>,
+    /// What the answer's confidence was read from, and the fitted probability that it is
+    /// right (see the `assure` module of `ask`); absent when nothing was cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assurance: Option<Signals>,
     /// Timings and counters.
     pub metrics: Metrics,
 }
@@ -434,5 +438,50 @@ impl Run {
             candidates: Vec::new(),
             unused: Vec::new(),
         }
+    }
+}
+
+/// What an answer's confidence is read from, as the answer reports it (the model over
+/// these signals is `ask::assure`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Signals {
+    /// A value of the asked type was read from a cited quote.
+    pub value: bool,
+    /// The question asks for a value and none was claimed.
+    pub no_value: bool,
+    /// The value is of a precise type (a date, a period, a length of time, a
+    /// percentage, a time of day, a telephone number, an email address).
+    pub precise: bool,
+    /// The question was read as one step and the value found in the first look.
+    pub one_step: bool,
+    /// Distinct statements cited.
+    pub statements: usize,
+    /// Mean cosine between the question and the retrieved chunks.
+    pub retrieval: f64,
+    /// The relevance of the first cited item.
+    pub lead_relevance: f64,
+    /// Share of the question's content words that the cited quotes hold.
+    pub coverage: f64,
+    /// The cited sources differ and no ruling decides which applies.
+    pub differ: bool,
+    /// The model's probability that the answer is right.
+    pub probability: f64,
+}
+
+impl Signals {
+    /// The model's inputs, in the order of `ask::assure::Model::weights`.
+    pub fn features(&self) -> [f64; 9] {
+        let b = |x: bool| f64::from(u8::from(x));
+        [
+            b(self.value),
+            b(self.no_value),
+            b(self.precise),
+            b(self.one_step),
+            (1.0 + self.statements as f64).ln(),
+            self.retrieval,
+            self.lead_relevance,
+            self.coverage,
+            b(self.differ),
+        ]
     }
 }

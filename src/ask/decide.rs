@@ -1203,10 +1203,7 @@ fn stated_values<'a>(
 /// capitalises as a defined term ("the Project Area"): see
 /// [`crate::value::names::common_phrase`].
 fn defined_term(engine: &Engine, f: &Frame, doc_id: &str, raw: &str) -> bool {
-    if !matches!(
-        f.answer_type,
-        AnswerType::Person | AnswerType::Organisation
-    ) {
+    if !matches!(f.answer_type, AnswerType::Person | AnswerType::Organisation) {
         return false;
     }
     let mut texts = crate::store::QuoteChecker::new(engine.store());

@@ -190,10 +190,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
         // Passages about the question that state nothing of the kind asked answer nothing.
         if absent || settled || !withheld_untyped(&mut answer, &frame, met) {
-            let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
-            answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
-                one_step && !second_look
-            });
+            let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
+            let sure = one_step && !second_look;
+            assure(&mut answer, &summaries, retrieval, met, sure);
             generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
             if absent {
                 stated_unset(&mut answer);
@@ -468,6 +467,44 @@ fn answered(
     crate::authority::rule::rule(engine, answer, &beside)
 }
 
+/// Set `answer`'s confidence and its assurance signals.
+fn assure(answer: &mut Answer, summaries: &[String], retrieval: f64, met: Met, sure: bool) {
+    answer.confidence = assured(answer, summaries, retrieval, met, sure);
+    answer.assurance = Some(signals(answer, summaries, retrieval, met, sure));
+}
+
+/// The signals `answer`'s assurance is read from, with the fitted model's probability.
+fn signals(
+    answer: &Answer,
+    summaries: &[String],
+    retrieval: f64,
+    met: Met,
+    one_step: bool,
+) -> super::assure::Signals {
+    use crate::frame::AnswerType as T;
+    let quotes: Vec<&str> = answer.evidence.iter().map(|e| e.quote.as_str()).collect();
+    let precise = matches!(
+        met,
+        Met::Value(
+            T::Date | T::Period | T::Duration | T::Time | T::Percentage | T::Phone | T::Email
+        )
+    );
+    let mut s = super::assure::Signals {
+        value: matches!(met, Met::Value(_)),
+        no_value: met == Met::NoValue,
+        precise,
+        one_step,
+        statements: answer_statements(answer, summaries),
+        retrieval,
+        lead_relevance: answer.evidence.first().map_or(0.0, |e| e.score),
+        coverage: super::assure::coverage(&answer.question, &quotes),
+        differ: ruled::undecided(answer),
+        probability: 0.0,
+    };
+    s.probability = super::assure::model().probability(&s);
+    s
+}
+
 /// The confidence of `answer` (see [`Assurance`]); never `high` when its sources differ
 /// and no ruling decides which applies.
 fn assured(
@@ -507,6 +544,17 @@ fn withheld_untyped(answer: &mut Answer, frame: &crate::frame::Frame, met: Met) 
         .and_then(|v| v.as_str().map(str::to_string))
         .unwrap_or_default();
     let n = answer.evidence.len();
+    withhold(
+        answer,
+        format!(
+            "a value of the kind asked ({ty}): {n} verified passage(s) are about the question but state none"
+        ),
+    );
+    true
+}
+
+/// Withhold `answer`: no statement, no evidence, no value; `note` says why.
+fn withhold(answer: &mut Answer, note: String) {
     let empty = empty_answer(&answer.question, Status::NoAuthoritativeEvidence);
     answer.status = empty.status;
     answer.answer = empty.answer;
@@ -516,10 +564,7 @@ fn withheld_untyped(answer: &mut Answer, frame: &crate::frame::Frame, met: Met) 
     answer.answer_value = None;
     answer.confidence = empty.confidence;
     answer.gate = empty.gate;
-    answer.missing_evidence.push(format!(
-        "a value of the kind asked ({ty}): {n} verified passage(s) are about the question but state none"
-    ));
-    true
+    answer.missing_evidence.push(note);
 }
 
 /// Mark `answer`, whose cited items say that what is asked has not been set, as stating

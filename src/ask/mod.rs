@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
+pub mod assure;
 pub mod batch;
 pub mod cell;
 pub mod compose;

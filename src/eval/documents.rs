@@ -106,6 +106,11 @@ pub struct DocOutcome {
     /// Whether the outcome is right: an answerable question answered with a quote
     /// holding the value, an unanswerable one not answered.
     pub right: bool,
+    /// Whether the documents answer the question (a near miss: not).
+    pub answerable: bool,
+    /// The answer's assurance signals (for fitting its confidence model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assurance: Option<crate::ask::assure::Signals>,
 }
 
 /// The report.
@@ -355,6 +360,8 @@ fn ask_one(
         value_first: false,
         value_named: None,
         right: !q.answerable,
+        answerable: q.answerable,
+        assurance: None,
     };
     if file_failed {
         return Ok(out);
@@ -364,6 +371,7 @@ fn ask_one(
     out.status = a.status.as_str().to_string();
     out.confidence = a.confidence;
     out.items = a.evidence.len();
+    out.assurance = a.assurance;
     judge_value(&mut out, a, q);
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
@@ -488,6 +496,8 @@ mod tests {
             value_first: false,
             value_named: None,
             right: cited,
+            answerable: cited,
+            assurance: None,
         };
         tally(&mut report, &q(true), &o("answered", true));
         tally(&mut report, &q(false), &o("answered", false));

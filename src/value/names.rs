@@ -414,5 +414,4 @@ mod tests {
         assert!(!common_phrase("Department of Environment", text));
         assert!(!common_phrase("Area Holdings Ltd", text));
     }
-
 }

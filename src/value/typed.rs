@@ -254,7 +254,11 @@ fn clock_times(quote: &str) -> Vec<Found> {
                 if next.is_some_and(|n| n.is_ascii_digit() || n == ':') {
                     return None;
                 }
-                (h.as_str().parse::<u32>().ok()?, c[2].parse::<u32>().ok()?, m.end())
+                (
+                    h.as_str().parse::<u32>().ok()?,
+                    c[2].parse::<u32>().ok()?,
+                    m.end(),
+                )
             } else if let Some(h) = c.get(3) {
                 let pm = c[5].to_lowercase().starts_with('p');
                 let h12 = h.as_str().parse::<u32>().ok()? % 12;
@@ -1066,7 +1070,10 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(times("The south gate must be locked at 11 pm."), ["23:00"]);
-        assert_eq!(times("Open 9.30 a.m. to 18:00, closed at midnight"), ["09:30", "18:00", "00:00"]);
+        assert_eq!(
+            times("Open 9.30 a.m. to 18:00, closed at midnight"),
+            ["09:30", "18:00", "00:00"]
+        );
         assert_eq!(
             times("12 am is midnight; 12 pm is noon"),
             ["00:00", "00:00", "12:00", "12:00"]
@@ -1083,11 +1090,19 @@ mod tests {
                 .map(|f| f.normalised)
                 .collect::<Vec<_>>()
         };
-        assert!(values("44, 52], the corpus holds 9 summaries", AnswerType::Quantity) == ["9"]);
+        assert!(
+            values(
+                "44, 52], the corpus holds 9 summaries",
+                AnswerType::Quantity
+            ) == ["9"]
+        );
         assert!(values("as in [3, 12] we train 4 models", AnswerType::Quantity) == ["4"]);
         assert!(values("Archived July 6, 2011 at the archive", AnswerType::Date).is_empty());
         assert_eq!(
-            values("The holiday was first held on July 4, 1977.", AnswerType::Date),
+            values(
+                "The holiday was first held on July 4, 1977.",
+                AnswerType::Date
+            ),
             ["1977-07-04"]
         );
     }
