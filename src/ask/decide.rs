@@ -29,6 +29,7 @@ use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
 use crate::figure::Bound;
 use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
+use crate::lexicon::{self, Class};
 use crate::value::typed::{self, Found};
 
 /// Focus words from which a question is long: half of them in a passage's document
@@ -621,41 +622,21 @@ fn other_one(f: &Frame, clause: &str) -> bool {
     })
 }
 
-/// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
-/// the next after.
-/// Words that bound what their clause states from below…
-const LOWER_BOUNDS: &[&str] = &[
-    "at least",
-    "minimum",
-    "not less than",
-    "no less than",
-    "not fewer than",
-    "no fewer than",
-];
-/// … and from above.
-const UPPER_BOUNDS: &[&str] = &[
-    "at most",
-    "maximum",
-    "up to",
-    "not more than",
-    "no more than",
-    "not to exceed",
-    "no greater than",
-];
-
 /// Whether `clause` bounds its figures the other way from the extreme asked, and never
-/// the asked way: "at least the minimum security strength (112 bits …)" gives no
-/// maximum length.
+/// the asked way ([`Class::BoundMin`], [`Class::BoundMax`]): "at least the minimum
+/// security strength (112 bits …)" gives no maximum length.
 fn opposite_bound(f: &Frame, clause: &str) -> bool {
     let c = clause.to_lowercase();
-    let has = |l: &[&str]| l.iter().any(|p| c.contains(p));
+    let has = |class: Class| lexicon::words(class).iter().any(|p| c.contains(p));
     match f.extreme {
-        Some(Extreme::Max) => has(LOWER_BOUNDS) && !has(UPPER_BOUNDS),
-        Some(Extreme::Min) => has(UPPER_BOUNDS) && !has(LOWER_BOUNDS),
+        Some(Extreme::Max) => has(Class::BoundMin) && !has(Class::BoundMax),
+        Some(Extreme::Min) => has(Class::BoundMax) && !has(Class::BoundMin),
         None => false,
     }
 }
 
+/// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
+/// the next after.
 fn clause_around(quote: &str, start: usize, end: usize) -> &str {
     let from = quote[..start].rfind([';', '.']).map_or(0, |i| i + 1);
     let to = quote[end..].find([';']).map_or(quote.len(), |i| end + i);

@@ -4,48 +4,8 @@
 //! normalisation (case, punctuation, honorifics, initials).
 
 use super::{Agreement, RejectReason, Severity};
+use crate::lexicon::{self, Class};
 
-/// Words that name a role, never a person or organisation.
-const GENERIC: &[&str] = &[
-    "agreement",
-    "applicant",
-    "company",
-    "developer",
-    "entity",
-    "government",
-    "grantee",
-    "grantor",
-    "holder",
-    "land",
-    "landlord",
-    "landowner",
-    "landowners",
-    "lessee",
-    "lessor",
-    "organisation",
-    "organization",
-    "owner",
-    "owners",
-    "parties",
-    "party",
-    "project",
-    "proponent",
-    "proprietor",
-    "registrant",
-    "tenant",
-    "title",
-    "titleholder",
-    "undersigned",
-    "n/a",
-    "na",
-    "none",
-    "tbd",
-    "unknown",
-    "name",
-    "names",
-    "signature",
-    "date",
-];
 /// Words inside a name that may be lower-case or joiners.
 const JOINERS: &[&str] = &[
     "of", "de", "da", "do", "dos", "das", "del", "della", "van", "von", "der", "den", "la", "le",
@@ -98,11 +58,6 @@ const ORGANISATIONS: &[&str] = &[
     "parish",
     "nation",
 ];
-/// Honorifics: left out of the span and ignored when comparing.
-const HONORIFICS: &[&str] = &[
-    "mr", "mrs", "ms", "miss", "dr", "prof", "sr", "sra", "srta", "dona", "don", "sir", "dame",
-    "mx", "chief", "hon",
-];
 /// Determiners that open a generic phrase.
 const DETERMINERS: &[&str] = &["the", "a", "an", "this", "said", "such", "our", "its"];
 
@@ -112,7 +67,7 @@ fn bare(w: &str) -> String {
 }
 
 fn is_honorific(w: &str) -> bool {
-    HONORIFICS.contains(&bare(w).as_str())
+    lexicon::is(Class::Honorific, &bare(w))
 }
 
 fn capitalised(w: &str) -> bool {
@@ -226,7 +181,7 @@ fn is_list_marker(w: &str) -> bool {
 
 fn is_abbrev(w: &str) -> bool {
     let core = w.trim_end_matches('.').to_lowercase();
-    ["ltd", "inc", "co", "corp", "s.a", "jr", "llc", "plc"].contains(&core.as_str())
+    lexicon::is(Class::NameSuffix, &core)
 }
 
 /// Why `name` is not a name, if it is not: generic role words, or no letters.
@@ -240,7 +195,7 @@ pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
         return Some((RejectReason::NotAValue, "no letters".into()));
     }
     let generic = ws.iter().all(|w| {
-        GENERIC.contains(&w.as_str())
+        lexicon::is(Class::GenericRole, w)
             || DETERMINERS.contains(&w.as_str())
             || JOINERS.contains(&w.as_str())
     });
@@ -287,7 +242,7 @@ pub fn common_phrase(name: &str, text: &str) -> bool {
 pub fn normalise(s: &str) -> String {
     s.split_whitespace()
         .map(bare)
-        .filter(|w| !w.is_empty() && !HONORIFICS.contains(&w.as_str()))
+        .filter(|w| !w.is_empty() && !lexicon::is(Class::Honorific, w))
         .collect::<Vec<_>>()
         .join(" ")
 }

@@ -12,6 +12,7 @@
 //! only a question that asks about a past span itself.
 
 use crate::frame::Frame;
+use crate::lexicon::{self, Class};
 use crate::period::Period;
 
 /// A span of time in months since year 0, both ends inclusive; an open end is `None`.
@@ -129,10 +130,12 @@ fn cue_before(before: &str) -> Option<Cue> {
         .map(|(_, cue)| *cue)
 }
 
-/// Words that mark a value as a former one.
-const FORMER: &[&str] = &["previously", "formerly", "former", "earlier"];
+/// Whether `w` marks a value as a former one: a word of [`Class::Former`], or "earlier".
+fn former_word(w: &str) -> bool {
+    lexicon::is(Class::Former, w) || w == "earlier"
+}
 
-/// Whether `clause` states its value as a former one: a word of [`FORMER`], "used to",
+/// Whether `clause` states its value as a former one: a [`former_word`], "used to",
 /// or a span closed by "until"/"till" told in the past tense ("until 2021 the fee was").
 pub(super) fn former(clause: &str) -> bool {
     let lower = clause.to_lowercase();
@@ -141,7 +144,7 @@ pub(super) fn former(clause: &str) -> bool {
     let closed = span(&lower).is_some_and(|s| s.to.is_some() && s.from.is_none())
         && ["until", "till"].iter().any(|c| has(c));
     let past = ["was", "were", "had"].iter().any(|w| has(w));
-    FORMER.iter().any(|w| has(w)) || lower.contains("used to") || (closed && past)
+    words.iter().any(|w| former_word(w)) || lower.contains("used to") || (closed && past)
 }
 
 /// The span question `f` asks about, from its own words.
@@ -163,9 +166,9 @@ pub(super) fn outside(f: &Frame, clause: &str) -> bool {
 /// Whether question `f` asks for a former value in its own words ("previous", "former",
 /// "originally").
 fn asks_former(f: &Frame) -> bool {
-    f.qualifiers.iter().any(|w| {
-        FORMER.contains(&w.as_str()) || matches!(w.as_str(), "previous" | "originally" | "old")
-    })
+    f.qualifiers
+        .iter()
+        .any(|w| former_word(w) || matches!(w.as_str(), "previous" | "old"))
 }
 
 #[cfg(test)]
