@@ -187,12 +187,15 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
-        let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
+        let sure = one_step && !second_look;
+        let (met, check) = valued(&mut answer, &frame, lead, c, &mut numbered, opts, sure);
         // Passages about the question that state nothing of the kind asked answer nothing.
-        if absent || settled || !withheld_untyped(&mut answer, &frame, met) {
+        if absent || settled || check.is_some() || !withheld_untyped(&mut answer, &frame, met) {
             let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
-            let sure = one_step && !second_look;
             assure(&mut answer, &summaries, retrieval, met, sure);
+            if let Some(s) = answer.assurance.as_mut() {
+                s.value_check = check;
+            }
             generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
             if absent {
                 stated_unset(&mut answer);
@@ -227,7 +230,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
 }
 
 /// Set `answer`'s value: `lead`'s, or the governing source's when its sources differ and
-/// the ruling names another (see [`ruled`]); returns how the frame was met.
+/// the ruling names another (see [`ruled`]), named only when the value model is sure
+/// enough of it (see [`super::assure::check`]); returns how the frame was met and the
+/// value's check.
 fn valued(
     answer: &mut Answer,
     frame: &crate::frame::Frame,
@@ -235,16 +240,28 @@ fn valued(
     c: &crate::evidence::compose::Composition,
     numbered: &mut Numbered,
     opts: &AskOptions,
-) -> Met {
+    one_step: bool,
+) -> (Met, Option<crate::answer::ValueCheck>) {
     answer.answer_value = answer_value(answer, frame.answer_type, lead);
     if ruled::follow(answer, frame, c, numbered, opts) == ruled::Followed::Withdrawn {
         answer.missing_evidence.push(GOVERNING_UNPLACED.into());
     }
-    match &answer.answer_value {
+    let check = super::assure::check(answer, frame.answer_type, one_step);
+    if let Some(k) = check.as_ref().filter(|k| !k.given) {
+        answer.answer_value = None;
+        answer.missing_evidence.push(format!(
+            "a value was read ({}) but is not named: the value model gives it {:.2}, below its bound {:.2}",
+            k.value.raw,
+            k.probability,
+            super::assure::value_model().bound
+        ));
+    }
+    let met = match &answer.answer_value {
         Some(v) => Met::Value(v.ty),
         None if frame.answer_type.is_value() => Met::NoValue,
         None => Met::Text,
-    }
+    };
+    (met, check)
 }
 
 /// The run's metrics: timings (with the total since `started`), generator calls,
@@ -500,6 +517,7 @@ fn signals(
         coverage: super::assure::coverage(&answer.question, &quotes),
         differ: ruled::undecided(answer),
         probability: 0.0,
+        value_check: None,
     };
     s.probability = super::assure::model().probability(&s);
     s
