@@ -15,11 +15,20 @@ Fit: logistic regression, Newton + ridge 1 (`fit_relevance.fit`). Printed: how o
 validation answers are right per band of probability (the calibration table), and the
 lowest probability from which nine answers in ten are right, if any.
 
+The value model (`src/ask/value.toml`) is fitted on the same answers: every value read
+for a question (`assurance.value_check`, named or not) is a row, right when it is the
+expected value (`value_read` of the document sets; for QASPER, when the value is written
+in the question's answer or an alternative answer, as a whole word). Its bound is the
+least probability from which, on the validation answers, at least VALUE_PRECISION of the
+values named are right (1.0 when none reaches it: no value is named). The build that
+collects the rows must name every value it reads (bound 0), or the rows are not what
+the model will judge: `--value` checks that.
+
     python3 scripts/fit_assurance.py BIN --documents FIT_DIR... \
         --validate-documents DIR... --qasper ../shared/data/qasper \
-        --qasper-index /tmp/idx-qasper [--write]
+        --qasper-index /tmp/idx-qasper [--write] [--write-value]
 """
-import argparse, importlib.util, json, os, subprocess, sys
+import argparse, importlib.util, json, math, os, re, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -29,6 +38,19 @@ spec.loader.exec_module(fr)
 
 FEATURES = ["value", "no_value", "precise", "one_step", "statements", "retrieval",
             "lead_relevance", "coverage", "differ"]
+VALUE_FEATURES = ["name", "precise", "money", "relevance", "first", "agree", "rivals",
+                  "coverage", "cell", "one_step"]
+VALUE_PRECISION = 0.95
+
+
+def value_features(c):
+    x = []
+    for k in VALUE_FEATURES:
+        v = c[k]
+        if k in ("agree", "rivals"):
+            v = math.log(1 + v)
+        x.append(float(v))
+    return x
 
 
 def features(s):
@@ -43,18 +65,30 @@ def features(s):
 
 
 def documents(bin_, dataset, index):
+    """Rows of the answer model and of the value model from one document set."""
     out = subprocess.run([bin_, "eval", "documents", "--dataset", dataset, "--eval-index",
                           index, "--json"], capture_output=True, text=True)
     if not out.stdout.strip():
         sys.exit(f"{dataset}: no report: {out.stderr[-400:]}")
-    rows = []
+    rows, values = [], []
     for o in json.loads(out.stdout)["outcomes"]:
         s = o.get("assurance")
         if o["status"] != "answered" or s is None:
             continue
         right = o["answerable"] and o["value_cited"] and o.get("value_named") is not False
         rows.append((features(s), int(right)))
-    return rows
+        c = s.get("value_check")
+        if c is not None:
+            values.append((value_features(c), int(bool(o.get("value_read"))), c["given"]))
+    return rows, values
+
+
+def written_in(value, texts):
+    v = fr.norm(value)
+    if not v:
+        return False
+    pat = re.compile(r"(?<![\w.])" + re.escape(v) + r"(?![\w])")
+    return any(pat.search(fr.norm(t)) for t in texts)
 
 
 def qasper(bin_, data, index, part):
@@ -67,7 +101,7 @@ def qasper(bin_, data, index, part):
     with ThreadPoolExecutor(max_workers=2) as pool:
         answers = list(pool.map(
             lambda q: fr.ask(bin_, index, q["question"], f"{docs}/{q['doc']}"), qs))
-    rows = []
+    rows, values = [], []
     for q, a in zip(qs, answers):
         s = a.get("assurance")
         if a.get("status") != "answered" or s is None:
@@ -76,7 +110,14 @@ def qasper(bin_, data, index, part):
         quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", []) if e.get("id") in cited]
         expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
         rows.append((features(s), int(any(x and x in t for x in expect for t in quotes))))
-    return rows
+        c = s.get("value_check")
+        if c is not None:
+            said = [q.get("answer") or ""] + q.get("alt_answers", [])
+            if q.get("expect_source") == "answer_span":
+                said += q.get("expect", [])
+            right = q["answerable"] and written_in(c["value"]["raw"], said)
+            values.append((value_features(c), int(right), c["given"]))
+    return rows, values
 
 
 def bound(ps, ys, share, least=10):
@@ -85,6 +126,39 @@ def bound(ps, ys, share, least=10):
         if len(sel) >= least and sum(sel) / len(sel) >= share:
             return round(t, 3)
     return 1.0
+
+
+def value_model(fit_values, val_values, write):
+    """Fit the value model, choose its bound on the validation values, report both."""
+    if not all(g for _, _, g in fit_values + val_values):
+        sys.exit("the build names only some values it reads: collect with bound 0")
+    xs, ys = [r[0] for r in fit_values], [r[1] for r in fit_values]
+    w = fr.fit(xs, ys)
+    ps = [fr.prob(w, r[0]) for r in val_values]
+    vy = [r[1] for r in val_values]
+    print(f"values: fit {len(ys)} (right {sum(ys)}), validation {len(vy)} (right {sum(vy)})")
+    for lo in [k / 10 for k in range(10)]:
+        band = [y for p, y in zip(ps, vy) if lo <= p < lo + 0.1]
+        if band:
+            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} values, "
+                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+    b = bound(ps, vy, VALUE_PRECISION, least=5)
+    kept = [y for p, y in zip(ps, vy) if p >= b]
+    print(f"value bound {b}: validation values named {len(kept)}, right {sum(kept)}, "
+          f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")
+    print("value weights", dict(zip(["bias"] + VALUE_FEATURES, [round(v, 4) for v in w])))
+    if write:
+        path = os.path.join(HERE, "..", "src", "ask", "value.toml")
+        with open(path, "w") as f:
+            f.write("# Written by scripts/fit_assurance.py --write-value; see docs/fitting.md.\n")
+            f.write(f"# features: {', '.join(VALUE_FEATURES)}\n")
+            f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
+            f.write(f"bias = {w[0]:.6f}\n")
+            f.write(f"bound = {b}\n")
+            f.write("\n[fitted_on]\n")
+            f.write(f"fit_values = {len(ys)}\nfit_right = {sum(ys)}\n")
+            f.write(f"validation_values = {len(vy)}\nvalidation_right = {sum(vy)}\n")
+            f.write(f"validation_named = {len(kept)}\nvalidation_named_right = {sum(kept)}\n")
 
 
 def main():
@@ -96,14 +170,25 @@ def main():
     ap.add_argument("--qasper-index")
     ap.add_argument("--index-root", default="/tmp/attest-fit-assurance")
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--write-value", action="store_true")
     a = ap.parse_args()
     os.makedirs(a.index_root, exist_ok=True)
     idx = lambda d: os.path.join(a.index_root, os.path.basename(os.path.normpath(d)))
-    fit_rows = [r for d in a.documents for r in documents(a.binary, d, idx(d))]
-    val_rows = [r for d in a.validate_documents for r in documents(a.binary, d, idx(d))]
+    fit_rows, val_rows, fit_values, val_values = [], [], [], []
+    for d in a.documents:
+        r, v = documents(a.binary, d, idx(d))
+        fit_rows += r
+        fit_values += v
+    for d in a.validate_documents:
+        r, v = documents(a.binary, d, idx(d))
+        val_rows += r
+        val_values += v
     if a.qasper:
-        fit_rows += qasper(a.binary, a.qasper, a.qasper_index, "fit")
-        val_rows += qasper(a.binary, a.qasper, a.qasper_index, "val")
+        for part, rows, values in (("fit", fit_rows, fit_values), ("val", val_rows, val_values)):
+            r, v = qasper(a.binary, a.qasper, a.qasper_index, part)
+            rows += r
+            values += v
+    value_model(fit_values, val_values, a.write_value)
     xs, ys = [r[0] for r in fit_rows], [r[1] for r in fit_rows]
     w = fr.fit(xs, ys)
     ps = [fr.prob(w, r[0]) for r in val_rows]
