@@ -443,6 +443,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !bare_length_for_when(f, quote, v))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
         .filter(|v| !rate::other_period(f, quote, v))
@@ -459,6 +460,16 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .collect();
     bind::rank(f, quote, &mut out);
     out
+}
+
+/// Whether `v` is a length of time offered for a "when" question that fixes no point in
+/// time (see [`when::fixes_time`]).
+fn bare_length_for_when(f: &Frame, quote: &str, v: &Found) -> bool {
+    f.answer_type == AnswerType::Date
+        && v.unit
+            .as_deref()
+            .is_some_and(|u| u != typed::CLOCK && typed::is_time_unit(u))
+        && !when::fixes_time(quote, v.start, v.end)
 }
 
 /// Whether `f` asks for a figure by the word "value" or "figure" ("What value applies

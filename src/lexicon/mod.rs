@@ -72,6 +72,11 @@ pub enum Class {
     BoundAbbreviationMax,
     /// Words marking a value as one that no longer holds (`former`).
     Former,
+    /// Words tying a length of time to an event after it: "after", "ago"
+    /// (`time_anchor`).
+    TimeAnchor,
+    /// Words making a length of time recur: "every" (`recurrence`).
+    Recurrence,
     /// Words closing a period at a date (`until`).
     Until,
     /// Words marking a value as the one that holds now (`current`).
@@ -86,7 +91,7 @@ pub enum Class {
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 31] = [
+    pub const ALL: [Class; 33] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -113,6 +118,8 @@ impl Class {
         Class::BoundAbbreviationMin,
         Class::BoundAbbreviationMax,
         Class::Former,
+        Class::TimeAnchor,
+        Class::Recurrence,
         Class::Until,
         Class::Current,
         Class::Exempting,
@@ -149,6 +156,8 @@ impl Class {
             Class::BoundAbbreviationMin => "bound_abbreviation_min",
             Class::BoundAbbreviationMax => "bound_abbreviation_max",
             Class::Former => "former",
+            Class::TimeAnchor => "time_anchor",
+            Class::Recurrence => "recurrence",
             Class::Until => "until",
             Class::Current => "current",
             Class::Exempting => "exempting",

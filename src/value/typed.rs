@@ -280,6 +280,11 @@ fn clock_times(quote: &str) -> Vec<Found> {
 }
 
 /// Units of time a duration is counted in.
+/// Whether `unit` is a unit of time (`day`, `year`, …) as values carry it.
+pub fn is_time_unit(unit: &str) -> bool {
+    TIME_UNITS.contains(&unit)
+}
+
 const TIME_UNITS: [&str; 8] = [
     "day", "week", "month", "year", "decade", "century", "hour", "minute",
 ];
