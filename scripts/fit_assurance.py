@@ -20,7 +20,8 @@ for a question (`assurance.value_check`, named or not) is a row, right when it i
 expected value (`value_read` of the document sets; for QASPER, when the value is written
 in the question's answer or an alternative answer, as a whole word). Its bound is the
 least probability from which, on the validation answers, at least VALUE_PRECISION of the
-values named are right (1.0 when none reaches it: no value is named). A value's check is
+values named are right; when none reaches it the bound is 0 (every value read is named
+and the probability is reported, not applied) and the script says so. A value's check is
 made before its bound is applied, so the rows are the same whatever bound the build that
 collects them holds, and re-running the script with the written model reproduces it.
 
@@ -141,6 +142,10 @@ def value_model(fit_values, val_values, write):
             print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} values, "
                   f"right {sum(band)} ({sum(band) / len(band):.2f})")
     b = bound(ps, vy, VALUE_PRECISION, least=5)
+    if b >= 1.0:
+        print(f"no bound names values right {VALUE_PRECISION:.0%} of the time: bound 0, "
+              "the probability is reported, not applied")
+        b = 0.0
     kept = [y for p, y in zip(ps, vy) if p >= b]
     print(f"value bound {b}: validation values named {len(kept)}, right {sum(kept)}, "
           f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")

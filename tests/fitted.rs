@@ -2,7 +2,8 @@
 //! research paper answers questions worded in another register than its own (the
 //! question's framing verbs and degree words are not required of the passage), a
 //! question from another field is still turned away, and a question asking for a value of
-//! a precise type whose passages state none is not answered.
+//! a precise type whose passages state none is not answered; values of another kind than
+//! the one asked are not named.
 
 use serde_json::Value;
 
@@ -66,4 +67,48 @@ fn a_paper_answers_in_its_own_words_and_other_fields_and_unstated_types_abstain(
     assert_eq!(code, 1, "{a}");
     assert_eq!(a["status"], "no_authoritative_evidence", "{a}");
     assert!(a["answer_value"].is_null(), "{a}");
+}
+
+const CORPUS_PAPER: &str = "# Intent Tagging for Harbour Radio\n\n\
+## Abstract\n\nWe propose a corpus of harbour radio calls and a tagger for their intents.\n\n\
+## Corpus\n\nWe introduce HarbourTalk, a corpus of manually transcribed utterances in English \
+and Dutch, each labelled with one communicative intent. The final corpus contains 18,420 \
+utterances from 1,312 radio exchanges.\n";
+
+const CORPUS_PLAN: &str = "# Riverside Planting Plan\n\n\
+## Permanence\n\nThe permanence period of the Riverside planting is 40 years. Trees lost in \
+that period are replaced by the owner.\n\n\
+## Reporting\n\nThe monitoring report must be filed within 30 days after each site \
+inspection.\n";
+
+/// The value answer `a` names, as written.
+fn named(a: &Value) -> Option<String> {
+    a["answer_value"]["raw"].as_str().map(str::to_string)
+}
+
+/// Values are named only when they are of the asked kind: a heading run into the text is
+/// no person, a count of another thing does not answer "how many", and a bare length of
+/// time does not say when something ends (a time limit does say when it is due). A
+/// named value carries the check it went through.
+#[test]
+fn values_of_another_kind_are_not_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(
+        tmp.path(),
+        &[("paper.md", CORPUS_PAPER), ("plan.md", CORPUS_PLAN)],
+    );
+    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let a = ask("Who wrote the paper on harbour radio intent tagging?");
+    let who = named(&a).unwrap_or_default();
+    assert!(!who.contains("Abstract") && !who.contains("We"), "{a}");
+    let a = ask("How many utterances does the HarbourTalk corpus contain?");
+    assert_ne!(named(&a).as_deref(), Some("one"), "{a}");
+    let a = ask("When does the permanence period of the Riverside planting end?");
+    assert_ne!(named(&a).as_deref(), Some("40 years"), "{a}");
+    let a = ask("When must the monitoring report be filed?");
+    assert_eq!(named(&a).as_deref(), Some("30 days"), "{a}");
+    let check = &a["assurance"]["value_check"];
+    assert_eq!(check["value"]["raw"], "30 days", "{a}");
+    let p = check["probability"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p) && check["given"] == true, "{a}");
 }

@@ -444,6 +444,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !bare_length_for_when(f, quote, v))
+        .filter(|v| !bind::counts_other(f, quote, v))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
         .filter(|v| !rate::other_period(f, quote, v))

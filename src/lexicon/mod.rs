@@ -85,13 +85,15 @@ pub enum Class {
     Exempting,
     /// Honorifics and titles before a name (`honorific`).
     Honorific,
+    /// Words no personal name holds: document parts, street heads (`impersonal`).
+    Impersonal,
     /// Words naming a role, never a person or organisation (`generic_role`).
     GenericRole,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 33] = [
+    pub const ALL: [Class; 34] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -124,6 +126,7 @@ impl Class {
         Class::Current,
         Class::Exempting,
         Class::Honorific,
+        Class::Impersonal,
         Class::GenericRole,
     ];
 
@@ -162,6 +165,7 @@ impl Class {
             Class::Current => "current",
             Class::Exempting => "exempting",
             Class::Honorific => "honorific",
+            Class::Impersonal => "impersonal",
             Class::GenericRole => "generic_role",
         }
     }

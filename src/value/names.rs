@@ -61,6 +61,11 @@ const ORGANISATIONS: &[&str] = &[
 /// Determiners that open a generic phrase.
 const DETERMINERS: &[&str] = &["the", "a", "an", "this", "said", "such", "our", "its"];
 
+/// Whether `w` (lower case) may join the parts of a personal name ("van", "de", "bin").
+pub fn joins_personal_name(w: &str) -> bool {
+    JOINERS.contains(&w) && !matches!(w, "of" | "and" | "&")
+}
+
 fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '/')
         .to_lowercase()

@@ -992,20 +992,26 @@ const ROLES: &[&str] = &[
     "management",
 ];
 
-/// Two words or more, letters only (initials and hyphens allowed), not ending in a role.
+/// Two words or more, letters only (initials and hyphens allowed), none a role word nor a
+/// word no personal name holds ([`Class::Impersonal`]: "Definitions", "Lane"), and no
+/// function word after the first ("Abstract We", "Definitions For": a heading run on
+/// into the text).
 fn person_like(raw: &str) -> bool {
+    use crate::lexicon::{self, Class};
     let words: Vec<&str> = raw.split_whitespace().collect();
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
     words.len() >= 2
         && words.iter().all(|w| {
             w.chars()
                 .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\'' | '’' | ','))
         })
         && !words.iter().any(|w| {
-            ROLES.contains(
-                &w.trim_matches(|c: char| !c.is_alphabetic())
-                    .to_lowercase()
-                    .as_str(),
-            )
+            let b = bare(w);
+            ROLES.contains(&b.as_str()) || lexicon::is(Class::Impersonal, &b)
+        })
+        && !words[1..].iter().any(|w| {
+            let b = bare(w);
+            lexicon::is(Class::Stop, &b) && !super::names::joins_personal_name(&b)
         })
 }
 
@@ -1194,6 +1200,19 @@ mod tests {
         assert!(!raw(q, AnswerType::Person, None).contains(&"European Union".to_string()));
         let q = "Except for Confidential Business Information, contact Marisol Cruz Cain.";
         assert_eq!(raw(q, AnswerType::Person, None), ["Marisol Cruz Cain"]);
+    }
+
+    #[test]
+    fn a_heading_run_into_text_or_a_street_is_no_person() {
+        let people = |q: &str| raw(q, AnswerType::Person, None);
+        assert!(people("Abstract We propose a sensor built by the group.").is_empty());
+        assert!(people("1. Definitions For the purposes of this ordinance").is_empty());
+        assert!(people("Deliveries are made at Wharf Lane before noon.").is_empty());
+        assert_eq!(
+            people("The report was signed by Ana van der Berg on Monday."),
+            ["Ana van der Berg"]
+        );
+        assert_eq!(people("Will Smith chaired the panel."), ["Will Smith"]);
     }
 
     #[test]
