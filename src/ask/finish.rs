@@ -192,10 +192,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         // Passages about the question that state nothing of the kind asked answer nothing.
         if absent || settled || check.is_some() || !withheld_untyped(&mut answer, &frame, met) {
             let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
-            assure(&mut answer, &summaries, retrieval, met, sure);
-            if let Some(s) = answer.assurance.as_mut() {
-                s.value_check = check;
-            }
+            assure(&mut answer, &summaries, retrieval, (met, check), sure);
             generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
             if absent {
                 stated_unset(&mut answer);
@@ -484,10 +481,18 @@ fn answered(
     crate::authority::rule::rule(engine, answer, &beside)
 }
 
-/// Set `answer`'s confidence and its assurance signals.
-fn assure(answer: &mut Answer, summaries: &[String], retrieval: f64, met: Met, sure: bool) {
+/// Set `answer`'s confidence and its assurance signals, with the check of its value.
+fn assure(
+    answer: &mut Answer,
+    summaries: &[String],
+    retrieval: f64,
+    (met, check): (Met, Option<crate::answer::ValueCheck>),
+    sure: bool,
+) {
     answer.confidence = assured(answer, summaries, retrieval, met, sure);
-    answer.assurance = Some(signals(answer, summaries, retrieval, met, sure));
+    let mut s = signals(answer, summaries, retrieval, met, sure);
+    s.value_check = check;
+    answer.assurance = Some(s);
 }
 
 /// The signals `answer`'s assurance is read from, with the fitted model's probability.

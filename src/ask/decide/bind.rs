@@ -146,7 +146,8 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
 /// many of: the words right after it name a thing ("one communicative intent") and none
 /// of the next four is the asked noun or its other number ("18,420 utterances" answers
 /// "how many utterances"). A count followed by no such word ("the total is 18,420.",
-/// "18,420 in all") is kept.
+/// "18,420 in all", a verb: "48,982, making it …") is kept, and so is one the asked noun
+/// states just before ("a population of 48,982", "utterances: 18,420").
 pub(super) fn counts_other(f: &Frame, quote: &str, v: &Found) -> bool {
     use crate::lexicon::{self, Class};
     let (Some(head), None) = (f.head.as_deref(), v.unit.as_deref()) else {
@@ -162,8 +163,12 @@ pub(super) fn counts_other(f: &Frame, quote: &str, v: &Found) -> bool {
     let Some(next) = after.first() else {
         return false;
     };
-    let names_thing = next.chars().all(char::is_alphabetic) && !lexicon::is(Class::Stop, next);
-    names_thing && !after.iter().any(|w| same_noun(w, head))
+    let before = crate::text::words(&quote[..v.start].to_lowercase());
+    let stated_of = before.iter().rev().take(4).any(|w| same_noun(w, head));
+    let verb = next.ends_with("ing") || next.ends_with("ed");
+    let names_thing =
+        next.chars().all(char::is_alphabetic) && !lexicon::is(Class::Stop, next) && !verb;
+    names_thing && !stated_of && !after.iter().any(|w| same_noun(w, head))
 }
 
 /// Whether `a` and `b` are one noun, singular or plural ("utterance", "utterances";
@@ -316,6 +321,14 @@ mod tests {
             "18,420"
         ));
         assert!(!other("The utterances number 18,420.", "18,420"));
+        let f = frame("What was the city's population in 2010?");
+        let quote = "The census reported a population of 48,982, making it the third city.";
+        let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        let v = found
+            .iter()
+            .find(|x| &quote[x.start..x.end] == "48,982")
+            .unwrap();
+        assert!(!counts_other(&f, quote, v));
         assert!(same_noun("species", "species") && same_noun("parties", "party"));
     }
 
