@@ -392,6 +392,10 @@ pub struct Answer {
     /// The value that answers a typed question, inside the quote of the first cited item.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer_value: Option<AnswerValue>,
+    /// What the answer's confidence was read from, and the fitted probability that it is
+    /// right (see the `assure` module of `ask`); absent when nothing was cited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assurance: Option<Signals>,
     /// Timings and counters.
     pub metrics: Metrics,
 }
@@ -434,5 +438,107 @@ impl Run {
             candidates: Vec::new(),
             unused: Vec::new(),
         }
+    }
+}
+
+/// What an answer's confidence is read from, as the answer reports it (the model over
+/// these signals is `ask::assure`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Signals {
+    /// A value of the asked type was read from a cited quote.
+    pub value: bool,
+    /// The question asks for a value and none was claimed.
+    pub no_value: bool,
+    /// The value is of a precise type (a date, a period, a length of time, a
+    /// percentage, a time of day, a telephone number, an email address).
+    pub precise: bool,
+    /// The question was read as one step and the value found in the first look.
+    pub one_step: bool,
+    /// Distinct statements cited.
+    pub statements: usize,
+    /// Mean cosine between the question and the retrieved chunks.
+    pub retrieval: f64,
+    /// The relevance of the first cited item.
+    pub lead_relevance: f64,
+    /// Share of the question's content words that the cited quotes hold.
+    pub coverage: f64,
+    /// The cited sources differ and no ruling decides which applies.
+    pub differ: bool,
+    /// The model's probability that the answer is right.
+    pub probability: f64,
+    /// The check the value read for the question went through before it was named
+    /// (absent when no value was read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_check: Option<ValueCheck>,
+}
+
+/// What a value read for a question was checked on before the answer named it, and the
+/// fitted probability that it is the value asked for (the model is `ask::assure`'s
+/// value model; a value below its bound is not named).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueCheck {
+    /// The value read.
+    pub value: AnswerValue,
+    /// Whether the answer names it (`answer_value`).
+    pub given: bool,
+    /// It is a name (of a person, an organisation or a place).
+    pub name: bool,
+    /// It is of a precise type (a date, a period, a length of time, a time of day, a
+    /// percentage, a telephone number, an email address).
+    pub precise: bool,
+    /// It is an amount of money.
+    pub money: bool,
+    /// The relevance of the item whose quote states it.
+    pub relevance: f64,
+    /// That item is the first the answer cites.
+    pub first: bool,
+    /// Cited quotes that state this value.
+    pub agree: usize,
+    /// Other values of the asked type the cited quotes state.
+    pub rivals: usize,
+    /// Share of the question's content words that the stating quote holds.
+    pub coverage: f64,
+    /// It was read from one cell of a table row.
+    pub cell: bool,
+    /// The question was read as one step and the value found in the first look.
+    pub one_step: bool,
+    /// The value model's probability that it is the value asked for.
+    pub probability: f64,
+}
+
+impl ValueCheck {
+    /// The value model's inputs, in the order of its weights.
+    pub fn features(&self) -> [f64; 10] {
+        let b = |x: bool| f64::from(u8::from(x));
+        [
+            b(self.name),
+            b(self.precise),
+            b(self.money),
+            self.relevance,
+            b(self.first),
+            (1.0 + self.agree as f64).ln(),
+            (1.0 + self.rivals as f64).ln(),
+            self.coverage,
+            b(self.cell),
+            b(self.one_step),
+        ]
+    }
+}
+
+impl Signals {
+    /// The model's inputs, in the order of `ask::assure::Model::weights`.
+    pub fn features(&self) -> [f64; 9] {
+        let b = |x: bool| f64::from(u8::from(x));
+        [
+            b(self.value),
+            b(self.no_value),
+            b(self.precise),
+            b(self.one_step),
+            (1.0 + self.statements as f64).ln(),
+            self.retrieval,
+            self.lead_relevance,
+            self.coverage,
+            b(self.differ),
+        ]
     }
 }

@@ -428,17 +428,16 @@ settings! {
     max_statements: usize = 4,
         env "ATTEST_MAX_STATEMENTS", range Some(Range::Int(1, MAX_ANSWER_COUNT)),
         help "Distinct statements in the answer at most";
-    /// See `evidence::verify`.
-    min_relevance: f64 = 0.42,
+    /// The fitted relevance model's probability (see `evidence::fitted`); the default is
+    /// the model's threshold, chosen on its validation split (a test keeps them equal).
+    min_relevance: f64 = 0.07,
         env "ATTEST_MIN_RELEVANCE", range Some(UNIT),
         help "Minimum relevance of an evidence item without a cross-encoder";
-    cosine_weight: f64 = 0.3,
-        env "ATTEST_COSINE_WEIGHT", range Some(UNIT),
-        help "Weight of the question-quote cosine in the bi-encoder relevance";
-    /// The question–chunk cosine weighs the rest.
-    coverage_weight: f64 = 0.2,
-        env "ATTEST_COVERAGE_WEIGHT", range Some(UNIT),
-        help "Weight of the question-term coverage in the bi-encoder relevance";
+    /// The relevance a review needs before a passage counts as evidence of a requirement;
+    /// fitted on the review development sets by `scripts/fit_review_bar.py`.
+    review_min_relevance: f64 = 0.15,
+        env "ATTEST_REVIEW_MIN_RELEVANCE", range Some(UNIT),
+        help "Minimum relevance of a review's evidence item without a cross-encoder";
     /// The sigmoid of the cross-encoder's logit.
     min_cross_relevance: f64 = 0.5,
         env "ATTEST_MIN_CROSS_RELEVANCE", range Some(UNIT),
@@ -718,14 +717,6 @@ impl Config {
             if let Err(reason) = rule.check() {
                 return Err(self.invalid(&format!("sources[{i}]"), rule.path.clone(), reason));
             }
-        }
-        if self.cosine_weight + self.coverage_weight > 1.0 {
-            let v = format!(
-                "{} (+ coverage_weight {})",
-                self.cosine_weight, self.coverage_weight
-            );
-            let reason = "cosine_weight + coverage_weight must not exceed 1".to_string();
-            return Err(self.invalid("cosine_weight", v, reason));
         }
         Ok(())
     }

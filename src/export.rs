@@ -1,5 +1,6 @@
-//! Answers as documents a person hands on: Markdown (the cited answer, then every cited
-//! quote with its place, `source p. N § section`) and CSV (one row per cited item). Both
+//! Answers as documents a person hands on: Markdown (the cited answer, its confidence,
+//! then every cited quote with its place, `source p. N § section`) and CSV (one row per
+//! cited item, with the answer's confidence). Both
 //! keep the answer's `[E1]` markers, so `attest validate` checks a Markdown answer against
 //! its evidence as it checks the JSON one.
 
@@ -80,10 +81,16 @@ pub fn markdown(a: &Answer) -> String {
     s
 }
 
-/// The answer's text, then each cited quote under a heading with its id and place.
+/// The answer's text, its confidence (a heading, so the gate does not read it as an
+/// uncited sentence), then each cited quote under a heading with its id and place.
 fn cited_markdown(s: &mut String, a: &Answer) {
     s.push_str(&md_escape(&a.answer));
-    s.push_str("\n\n### Evidence\n\n");
+    s.push_str("\n\n");
+    s.push_str(&heading(
+        3,
+        &format!("Confidence: {}", a.confidence.as_str()),
+    ));
+    s.push_str("### Evidence\n\n");
     for e in &a.evidence {
         s.push_str(&heading(4, &md_escape(&format!("{} {}", e.id, place(e)))));
         s.push_str(&md_escape(&cited(&e.quote, &e.id)));
@@ -93,10 +100,11 @@ fn cited_markdown(s: &mut String, a: &Answer) {
 
 /// The CSV columns, one row per cited item (an unanswered question gets one row without
 /// an item).
-pub const CSV_HEADER: [&str; 11] = [
+pub const CSV_HEADER: [&str; 12] = [
     "question_id",
     "question",
     "status",
+    "confidence",
     "value",
     "evidence_id",
     "source",
@@ -125,7 +133,20 @@ pub fn csv_rows<W: std::io::Write>(
         .map(|v| v.raw.clone())
         .unwrap_or_default();
     if a.evidence.is_empty() {
-        let row = [id, &a.question, &status, &value, "", "", "", "", "", "", ""];
+        let row = [
+            id,
+            &a.question,
+            &status,
+            a.confidence.as_str(),
+            &value,
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+            "",
+        ];
         return write_safe_record(w, row);
     }
     for e in &a.evidence {
@@ -138,6 +159,7 @@ pub fn csv_rows<W: std::io::Write>(
                 id,
                 &a.question,
                 &status,
+                a.confidence.as_str(),
                 &value,
                 &e.id,
                 &e.source,

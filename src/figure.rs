@@ -34,6 +34,8 @@ use std::collections::BTreeSet;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::lexicon::{self, Class};
+
 mod marks;
 
 /// Text in NFKC form when it has anything but ASCII (full-width digits become digits).
@@ -152,51 +154,14 @@ pub const UNITS: &[&str] = &[
 /// Words between a number and its unit that do not change it.
 const UNIT_FILLERS: &[&str] = &["calendar", "business", "consecutive", "full", "working"];
 
-const ONES: &[&str] = &[
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-];
-const TENS: &[&str] = &[
-    "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety",
-];
-
-/// The value of one number word (`seven` → 7, `ninety` → 90), scales aside.
+/// The value of one number word (`seven` → 7, `ninety` → 90), scales aside: see
+/// [`lexicon::number_value`].
 pub fn word_value(w: &str) -> Option<u64> {
-    if let Some(i) = ONES.iter().position(|x| *x == w) {
-        return Some(i as u64);
-    }
-    TENS.iter()
-        .position(|x| *x == w)
-        .map(|i| (i as u64 + 2) * 10)
+    lexicon::number_value(w)
 }
 
 fn scale_value(w: &str) -> Option<u32> {
-    match w {
-        "hundred" => Some(2),
-        "thousand" => Some(3),
-        "million" => Some(6),
-        "billion" => Some(9),
-        "trillion" => Some(12),
-        _ => None,
-    }
+    lexicon::scale_power(w)
 }
 
 /// Abbreviations of a scale (`EUR 2.5 Mio`, `$3bn`): always a scale after digits.
@@ -362,17 +327,32 @@ fn word_number(t: &[Tok], i: usize) -> Option<(usize, u64)> {
     any.then_some((end, total.saturating_add(current)))
 }
 
+/// The value of a phrase of number words as a whole (`fourteen`, `twenty-five`, `one
+/// hundred and ten`, `hundred`): the one reader of written-out numbers, which
+/// `value::parse` reads durations with too. `None` when any of `phrase` is no number
+/// word.
+pub fn number_phrase(phrase: &str) -> Option<u64> {
+    let mut t = tokens(&normalise(phrase));
+    // A scale alone counts one of it ("hundred years").
+    if t.first().is_some_and(|x| scale_value(&x.text).is_some()) {
+        t.insert(
+            0,
+            Tok {
+                start: 0,
+                end: 0,
+                text: "one".into(),
+            },
+        );
+    }
+    let (end, v) = word_number(&t, 0)?;
+    (end == t.len()).then_some(v)
+}
+
 /// Whether the digits at token `i` are a superscript or subscript as the HTML renderer
 /// writes them (`10^25`, `CO_2`): an exponent or index, not a number of their own.
 fn scripted(t: &[Tok], i: usize) -> bool {
     i > 0 && matches!(t[i - 1].text.as_str(), "^" | "_") && touch(&t[i - 1], &t[i])
 }
-
-/// Words a period shortens before a reference number (`No.2`, `Art.5`, `Sec.3`).
-pub const NUMBERING_ABBREVIATIONS: &[&str] = &[
-    "no", "nos", "art", "arts", "sec", "sect", "secs", "para", "paras", "fig", "figs", "vol",
-    "reg", "regs", "sch", "pt", "ch", "cl", "op", "pp", "rev", "ver", "tab", "app", "ann",
-];
 
 /// Whether the digits at token `i` are a footnote marker glued after a sentence-final
 /// period, as PDF text has them (`… the President.2 The bill …`): at most three digits
@@ -385,7 +365,7 @@ fn footnote_marker(t: &[Tok], i: usize, text: &str) -> bool {
     let (word, dot) = (&t[i - 2], &t[i - 1]);
     let wordy = word.text.chars().count() >= 3
         && word.text.chars().all(char::is_alphabetic)
-        && !NUMBERING_ABBREVIATIONS.contains(&word.text.as_str());
+        && !lexicon::is(Class::NumberingAbbreviation, &word.text);
     if dot.text != "." || !touch(word, dot) || !touch(dot, &t[i]) || !wordy {
         return false;
     }
@@ -576,39 +556,24 @@ pub fn bound_of(text: &str, start: usize, end: usize) -> Bound {
         .map(str::to_lowercase)
         .collect();
     let after = after.join(" ");
-    const MIN: &[&str] = &[
-        "not less than",
-        "no less than",
-        "not fewer than",
-        "no fewer than",
-        "at least",
-        "minimum",
-        "min",
-        "no earlier than",
-        "not earlier than",
-        "more than",
-        "greater than",
-        "in excess of",
+    const MIN: &[Class] = &[
+        Class::BoundMin,
+        Class::BoundMore,
+        Class::BoundStart,
+        Class::BoundAbbreviationMin,
     ];
-    const MAX: &[&str] = &[
-        "not more than",
-        "no more than",
-        "not to exceed",
-        "not exceeding",
-        "up to",
-        "at most",
-        "maximum",
-        "max",
-        "within",
-        "no later than",
-        "not later than",
-        "less than",
-        "fewer than",
+    const MAX: &[Class] = &[
+        Class::BoundMax,
+        Class::BoundLess,
+        Class::BoundDeadline,
+        Class::BoundAbbreviationMax,
     ];
     // The phrase ending last wins; of two ending together the longer ("not more than"
     // over "more than").
-    let ends = |list: &[&str]| {
-        list.iter()
+    let ends = |classes: &[Class]| {
+        classes
+            .iter()
+            .flat_map(|c| lexicon::words(*c))
             .filter_map(|p| tail.rfind(p).map(|i| (i + p.len(), p.len())))
             .max()
     };

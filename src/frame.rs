@@ -22,6 +22,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::lexicon::{self, Class};
+
 pub use crate::value::typed::{AnswerType, UnitFamily};
 
 /// A bound a question asks for.
@@ -242,176 +244,19 @@ impl Frame {
     }
 }
 
-/// Words that ask rather than name what is asked about.
-const SCAFFOLD: &[&str] = &[
-    "what",
-    "which",
-    "who",
-    "whom",
-    "whose",
-    "when",
-    "where",
-    "why",
-    "how",
-    "long",
-    "many",
-    "much",
-    "often",
-    "is",
-    "are",
-    "was",
-    "were",
-    "be",
-    "been",
-    "does",
-    "do",
-    "did",
-    "has",
-    "have",
-    "had",
-    "can",
-    "could",
-    "may",
-    "might",
-    "must",
-    "shall",
-    "should",
-    "will",
-    "would",
-    "the",
-    "a",
-    "an",
-    "of",
-    "for",
-    "in",
-    "on",
-    "at",
-    "to",
-    "by",
-    "from",
-    "with",
-    "under",
-    "according",
-    "this",
-    "that",
-    "these",
-    "those",
-    "there",
-    "it",
-    "its",
-    "their",
-    "and",
-    "or",
-    "as",
-    "per",
-    "into",
-    "about",
-    "state",
-    "stated",
-    "states",
-    "say",
-    "says",
-    "given",
-    "shown",
-    "listed",
-    "considered",
-    "regarded",
-    "deemed",
-    "printed",
-    "entered",
-    "recorded",
-    "reported",
-    "typed",
-    "written",
-    "named",
-    "name",
-    "value",
-    "values",
-    "figure",
-    "amount",
-    "number",
-    "total",
-    "date",
-    "day",
-    "year",
-    "period",
-    "column",
-    "row",
-    "line",
-    "box",
-    "field",
-    "page",
-    "table",
-    "document",
-    "form",
-    "report",
-    "section",
-    "minimum",
-    "maximum",
-    "least",
-    "most",
-    "max",
-    "min",
-    "up",
-    "first",
-    "latest",
-    "last",
-    "current",
-    "currently",
-    "telephone",
-    "phone",
-    "fax",
-    "email",
-    "e-mail",
-    "address",
-    "percentage",
-    "percent",
-    "rate",
-    "code",
-    "identifier",
-    "identification",
-    "id",
-    "person",
-    "called",
-    "applies",
-    "apply",
-    "exact",
-    "exactly",
-    "specific",
-    "any",
-    "all",
-    "if",
-    "i",
-    "you",
-    "your",
-    "we",
-    "our",
-    "they",
-    "he",
-    "she",
-    "his",
-    "her",
-    "them",
-    "value",
-    "kind",
-    "type",
-    "such",
-    "other",
-    "than",
-    "not",
-    "assigned",
-    "carry",
-    "carries",
-    "cover",
-    "covers",
-    "covered",
-    "used",
-    "appear",
-    "appears",
-    "mentioned",
-    "count",
-    "counts",
+/// Words that ask rather than name what is asked about: stop words and the question
+/// scaffolding of the lexicon.
+const SCAFFOLD: &[Class] = &[
+    Class::Stop,
+    Class::Scaffold,
+    Class::ScaffoldValue,
+    Class::ScaffoldFrame,
 ];
+
+/// Whether `w` (lower case) is a word of [`SCAFFOLD`].
+fn scaffold(w: &str) -> bool {
+    lexicon::is_any(SCAFFOLD, w)
+}
 
 /// Words that make a question ask for money.
 const MONEY: &[&str] = &[
@@ -1377,7 +1222,7 @@ fn entities(question: &str) -> Vec<String> {
             && !w.is_empty()
             && (w.chars().next().is_some_and(char::is_uppercase)
                 || (w.chars().any(|c| c.is_ascii_digit()) && w.chars().any(char::is_alphabetic)))
-            && !SCAFFOLD.contains(&w.to_lowercase().as_str());
+            && !scaffold(&w.to_lowercase());
         if named {
             run.push(w);
         }
@@ -1475,9 +1320,13 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         let in_common = x == "common" && i > 0 && w[i - 1] == "in";
         let kind_of = ["type", "kind", "sort", "class", "category"].contains(&x.as_str())
             && w.get(i + 1).is_some_and(|n| n == "of");
+        // "how big", "how large", "how old": the degree asked, as "how long" and "how
+        // many" are, not a word the passage uses.
+        let degree = i > 0 && w[i - 1] == "how";
         let skip = in_common
             || kind_of
-            || SCAFFOLD.contains(&x.as_str())
+            || degree
+            || scaffold(x)
             || own.contains(&x.as_str())
             || crate::text::is_stopword(x)
             || named.contains(x)

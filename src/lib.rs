@@ -24,6 +24,7 @@ pub mod frame;
 pub mod guard;
 pub mod index;
 pub mod ingest;
+pub mod lexicon;
 pub mod mcp;
 pub mod memory;
 pub mod models;

@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
+use crate::lexicon::{self, Class};
+
 /// What kind of year a period is counted in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum YearKind {
@@ -61,20 +63,8 @@ impl Period {
     }
 }
 
-const MONTH_ABBR: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
-
 fn month_number(w: &str) -> Option<u8> {
-    let w = w.to_lowercase();
-    let w = w.trim_end_matches('.');
-    if let Some(i) = crate::text::MONTHS.iter().position(|m| *m == w) {
-        return Some(i as u8 + 1);
-    }
-    if w == "sept" {
-        return Some(9);
-    }
-    MONTH_ABBR.iter().position(|m| *m == w).map(|i| i as u8 + 1)
+    lexicon::month_number(w)
 }
 
 fn year_of(s: &str) -> Option<u16> {
@@ -89,18 +79,26 @@ fn year_of(s: &str) -> Option<u16> {
 fn grammar() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
-        let month = r"january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec";
+        let month = lexicon::alternation(&[Class::Month, Class::MonthAbbreviation]);
+        // A month alone is a month unless it is "may", the modal far more often.
+        let alone = lexicon::words(Class::Month)
+            .iter()
+            .filter(|m| **m != "may")
+            .copied()
+            .collect::<Vec<_>>()
+            .join("|");
+        let ordinal = lexicon::alternation(&[Class::Ordinal]);
         Regex::new(&format!(
             r"(?ix)
             \b(?P<fy>fy|cy|fiscal\ year|calendar\ year)\s*'?(?P<fyy>\d{{4}}|\d{{2}})(?:\s*[-/–]\s*(?:\d{{4}}|\d{{2}}))?\b
             | \b(?P<qy>\d{{4}})\s*[-/ ]?\s*q(?P<qq>[1-4])\b
             | \bq(?P<q2>[1-4])\s*[-/ ]?\s*(?:fy\s*)?(?P<q2y>\d{{4}})\b
-            | \b(?P<qw>first|second|third|fourth)\ quarter\ (?:of\ )?(?:fy\ ?|fiscal\ year\ )?(?P<qwy>\d{{4}})\b
+            | \b(?P<qw>{ordinal})\ quarter\ (?:of\ )?(?:fy\ ?|fiscal\ year\ )?(?P<qwy>\d{{4}})\b
             | \b(?:\d{{1,2}}\s+)?(?P<m>{month})\b\.?\s*(?:\d{{1,2}}(?:st|nd|rd|th)?,?\s*)?[-–,]?\s*(?P<my>\d{{4}})\b
             | \b(?P<mm>\d{{1,2}})[/.-](?:(?P<dd>\d{{1,2}})[/.-])?(?P<mmy>\d{{4}})\b
             | \b(?P<iy>\d{{4}})-(?P<im>\d{{2}})(?:-\d{{2}})?\b
             | \b(?P<y>(?:19|20)\d{{2}})\b
-            | \b(?P<mo>january|february|march|april|june|july|august|september|october|november|december)\b"
+            | \b(?P<mo>{alone})\b"
         ))
         .expect("the period grammar compiles")
     })
@@ -164,10 +162,7 @@ fn period_of(c: &regex::Captures<'_>) -> Option<Period> {
     } else if let (Some(w), Some(y)) = (g("qw"), g("qwy")) {
         p.year = year_of(y);
         let w = w.to_lowercase();
-        p.quarter = ["first", "second", "third", "fourth"]
-            .iter()
-            .position(|x| *x == w)
-            .map(|i| i as u8 + 1);
+        p.quarter = lexicon::ordinal_value(&w).filter(|q| *q <= 4);
     } else if let (Some(m), Some(y)) = (g("m"), g("my")) {
         p.month = month_number(m);
         p.year = year_of(y);

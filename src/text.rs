@@ -1,22 +1,11 @@
 //! Text utilities shared by the stages: words, stop words, a crude stemmer, word counts
 //! and the figures a sentence states. Deterministic and model-free.
 
-/// English function words dropped from lexical queries (when something else remains).
-pub const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "before", "being", "between", "both", "but", "by", "can", "could", "did", "do", "does",
-    "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he", "her", "here",
-    "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "me",
-    "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only", "or", "other", "our",
-    "ours", "out", "over", "own", "same", "she", "should", "so", "some", "such", "than", "that",
-    "the", "their", "theirs", "them", "then", "there", "these", "they", "this", "those", "through",
-    "to", "too", "under", "until", "up", "very", "was", "we", "were", "what", "when", "where",
-    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your", "yours",
-];
+use crate::lexicon::{self, Class};
 
-/// Whether `w` (lower case) is a stop word.
+/// Whether `w` (lower case) is a stop word ([`Class::Stop`]).
 pub fn is_stopword(w: &str) -> bool {
-    STOPWORDS.binary_search(&w).is_ok()
+    lexicon::is(Class::Stop, w)
 }
 
 /// Lower-cased words of `text`: maximal runs of alphanumeric characters.
@@ -277,22 +266,6 @@ pub fn figures(quote: &str) -> Vec<String> {
     crate::figure::figure_keys(quote)
 }
 
-/// Month names, written out, lower-case.
-pub const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -314,13 +287,6 @@ mod tests {
         );
         // Without the stop, "no" is a word of its own; "Prev." is no abbreviation here.
         assert!(expanded_abbreviations("There is no fee. Prev. page").is_empty());
-    }
-
-    #[test]
-    fn stopword_list_is_sorted_for_binary_search() {
-        let mut s = STOPWORDS.to_vec();
-        s.sort();
-        assert_eq!(s, STOPWORDS);
     }
 
     #[test]

@@ -241,7 +241,7 @@ fn markdown_template_values_and_table_rows_are_evidence_and_instructions_are_not
             "ask",
             "--json",
             "--min-relevance",
-            "0.35",
+            "0.02",
             "In which country is the project?",
         ])
         .output()

@@ -11,6 +11,7 @@ mod docs;
 mod documents;
 mod embed;
 mod filespans;
+mod fitted;
 mod forms;
 mod generate;
 mod governing;

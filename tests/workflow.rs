@@ -102,11 +102,19 @@ fn a_list_of_questions_gives_one_result_each_a_summary_and_handable_formats() {
     assert!(
         cited
             .iter()
-            .all(|r| r[9].len() > 20 && r[5].ends_with(".md")),
+            .all(|r| r[10].len() > 20 && r[6].ends_with(".md")),
+        "{text}"
+    );
+    // Every row carries its answer's confidence; an unanswered question's is none.
+    assert_eq!(&header[3], "confidence");
+    assert!(
+        cited
+            .iter()
+            .all(|r| ["high", "medium", "low"].contains(&&r[3])),
         "{text}"
     );
     assert!(
-        records.iter().any(|r| &r[0] == "moon" && r[4].is_empty()),
+        records.iter().any(|r| &r[0] == "moon" && r[5].is_empty()),
         "{text}"
     );
 
@@ -131,6 +139,12 @@ fn a_list_of_questions_gives_one_result_each_a_summary_and_handable_formats() {
     assert!(
         md.contains("\n#### E1 "),
         "quotes listed under their ids: {md}"
+    );
+    assert!(
+        ["high", "medium", "low"]
+            .iter()
+            .any(|c| md.contains(&format!("\n### Confidence: {c}\n"))),
+        "the confidence is stated: {md}"
     );
     // The whole Markdown file passes the Evidence Gate against the answer's evidence.
     let dir = tempfile::tempdir().unwrap();

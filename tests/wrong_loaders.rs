@@ -344,18 +344,18 @@ fn csv_cells_never_start_a_spreadsheet_formula() {
     assert_no_formula(&fees);
     let row = fees
         .iter()
-        .find(|r| r[9].contains("$35 per night"))
+        .find(|r| r[10].contains("$35 per night"))
         .unwrap_or_else(|| panic!("the fee is cited: {fees:?}"));
-    assert!(row[5].starts_with("'=HYPERLINK("), "source {:?}", row[5]);
-    assert!(row[7].starts_with("'=HYPERLINK("), "section {:?}", row[7]);
+    assert!(row[6].starts_with("'=HYPERLINK("), "source {:?}", row[6]);
+    assert!(row[8].starts_with("'=HYPERLINK("), "section {:?}", row[8]);
     let moorings = ask("For how long are moorings on the east pier assigned?");
     assert_no_formula(&moorings);
     let row = moorings
         .iter()
-        .find(|r| r[9].contains("twelve months"))
+        .find(|r| r[10].contains("twelve months"))
         .unwrap_or_else(|| panic!("the term is cited: {moorings:?}"));
     assert_eq!(
-        (row[5].as_str(), row[7].as_str()),
+        (row[6].as_str(), row[8].as_str()),
         ("'@moorings.md", "'-Mooring rules")
     );
 

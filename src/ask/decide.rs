@@ -29,6 +29,7 @@ use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
 use crate::figure::Bound;
 use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
+use crate::lexicon::{self, Class};
 use crate::value::typed::{self, Found};
 
 /// Focus words from which a question is long: half of them in a passage's document
@@ -408,7 +409,7 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         Some("was" | "were" | "did")
     );
     let when: &[AnswerType] = match f.qualifiers.first().map(String::as_str) {
-        Some("when") if !past => &[AnswerType::Duration],
+        Some("when") if !past => &[AnswerType::Duration, AnswerType::Time],
         // "What value applies …": a table's figure, an amount of money or a count.
         _ if asks_figure(f) => &[AnswerType::Money],
         // "What is the maximum deposit?": a limit asked by name may be an amount.
@@ -442,6 +443,8 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !bare_length_for_when(f, quote, v))
+        .filter(|v| !bind::counts_other(f, quote, v))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
         .filter(|v| !rate::other_period(f, quote, v))
@@ -458,6 +461,16 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         .collect();
     bind::rank(f, quote, &mut out);
     out
+}
+
+/// Whether `v` is a length of time offered for a "when" question that fixes no point in
+/// time (see [`when::fixes_time`]).
+fn bare_length_for_when(f: &Frame, quote: &str, v: &Found) -> bool {
+    f.answer_type == AnswerType::Date
+        && v.unit
+            .as_deref()
+            .is_some_and(|u| u != typed::CLOCK && typed::is_time_unit(u))
+        && !when::fixes_time(quote, v.start, v.end)
 }
 
 /// Whether `f` asks for a figure by the word "value" or "figure" ("What value applies
@@ -621,41 +634,21 @@ fn other_one(f: &Frame, clause: &str) -> bool {
     })
 }
 
-/// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
-/// the next after.
-/// Words that bound what their clause states from below…
-const LOWER_BOUNDS: &[&str] = &[
-    "at least",
-    "minimum",
-    "not less than",
-    "no less than",
-    "not fewer than",
-    "no fewer than",
-];
-/// … and from above.
-const UPPER_BOUNDS: &[&str] = &[
-    "at most",
-    "maximum",
-    "up to",
-    "not more than",
-    "no more than",
-    "not to exceed",
-    "no greater than",
-];
-
 /// Whether `clause` bounds its figures the other way from the extreme asked, and never
-/// the asked way: "at least the minimum security strength (112 bits …)" gives no
-/// maximum length.
+/// the asked way ([`Class::BoundMin`], [`Class::BoundMax`]): "at least the minimum
+/// security strength (112 bits …)" gives no maximum length.
 fn opposite_bound(f: &Frame, clause: &str) -> bool {
     let c = clause.to_lowercase();
-    let has = |l: &[&str]| l.iter().any(|p| c.contains(p));
+    let has = |class: Class| lexicon::words(class).iter().any(|p| c.contains(p));
     match f.extreme {
-        Some(Extreme::Max) => has(LOWER_BOUNDS) && !has(UPPER_BOUNDS),
-        Some(Extreme::Min) => has(UPPER_BOUNDS) && !has(LOWER_BOUNDS),
+        Some(Extreme::Max) => has(Class::BoundMin) && !has(Class::BoundMax),
+        Some(Extreme::Min) => has(Class::BoundMax) && !has(Class::BoundMin),
         None => false,
     }
 }
 
+/// The clause of `quote` around `start..end`: from the last `;` or sentence end before to
+/// the next after.
 fn clause_around(quote: &str, start: usize, end: usize) -> &str {
     let from = quote[..start].rfind([';', '.']).map_or(0, |i| i + 1);
     let to = quote[end..].find([';']).map_or(quote.len(), |i| end + i);
@@ -1170,7 +1163,8 @@ fn stated_values<'a>(
             let c = &v.candidate;
             // A table row's date role is named by its header.
             let heading = c.label.as_deref().filter(|_| tabular(c)).unwrap_or("");
-            let vs = values_with(f, &c.quote, Some(heading));
+            let mut vs = values_with(f, &c.quote, Some(heading));
+            vs.retain(|v| !defined_term(engine, f, &c.doc_id, &c.quote[v.start..v.end]));
             vs.first().map(|x| (*id, x.clone(), vs.len()))
         })
         .collect();
@@ -1196,6 +1190,21 @@ fn stated_values<'a>(
         stated.sort_by_key(|(_, v, _)| v.bound != bound);
     }
     stated
+}
+
+/// Whether `raw`, read as a name for a "who" question, is a phrase document `doc_id`
+/// capitalises as a defined term ("the Project Area"): see
+/// [`crate::value::names::common_phrase`].
+fn defined_term(engine: &Engine, f: &Frame, doc_id: &str, raw: &str) -> bool {
+    if !matches!(f.answer_type, AnswerType::Person | AnswerType::Organisation) {
+        return false;
+    }
+    let mut texts = crate::store::QuoteChecker::new(engine.store());
+    texts
+        .text(doc_id)
+        .ok()
+        .flatten()
+        .is_some_and(|t| crate::value::names::common_phrase(raw, t))
 }
 
 /// [`decide`] for every question but a checkbox's.

@@ -134,6 +134,9 @@ pub(super) struct Done {
     /// Whether the cited items say that what is asked has not been set (see `decide`):
     /// the answer keeps them as evidence but states no value (`stated_absent`).
     pub absent: bool,
+    /// Whether the cited items settle the question without a value (an exemption that
+    /// covers the asked case; see `decide`).
+    pub settled: bool,
     /// Whether the value was found by the second look (an item whose relevance fell
     /// short of the threshold): never `high`.
     pub second_look: bool,
@@ -156,6 +159,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         unmet: unmet_frame,
         note,
         absent,
+        settled,
         lead,
         second_look,
         summaries,
@@ -183,14 +187,16 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
-        let met = valued(&mut answer, &frame, lead, c, &mut numbered, opts);
-        let retrieval_confidence = found.retrievals.first().map_or(0.0, |r| r.confidence);
-        answer.confidence = assured(&answer, &summaries, retrieval_confidence, met, {
-            one_step && !second_look
-        });
-        generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
-        if absent {
-            stated_unset(&mut answer);
+        let sure = one_step && !second_look;
+        let (met, check) = valued(&mut answer, &frame, lead, c, &mut numbered, opts, sure);
+        // Passages about the question that state nothing of the kind asked answer nothing.
+        if absent || settled || check.is_some() || !withheld_untyped(&mut answer, &frame, met) {
+            let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
+            assure(&mut answer, &summaries, retrieval, (met, check), sure);
+            generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
+            if absent {
+                stated_unset(&mut answer);
+            }
         }
     } else {
         let mut why = missing(
@@ -221,7 +227,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
 }
 
 /// Set `answer`'s value: `lead`'s, or the governing source's when its sources differ and
-/// the ruling names another (see [`ruled`]); returns how the frame was met.
+/// the ruling names another (see [`ruled`]), named only when the value model is sure
+/// enough of it (see [`super::assure::check`]); returns how the frame was met and the
+/// value's check.
 fn valued(
     answer: &mut Answer,
     frame: &crate::frame::Frame,
@@ -229,16 +237,28 @@ fn valued(
     c: &crate::evidence::compose::Composition,
     numbered: &mut Numbered,
     opts: &AskOptions,
-) -> Met {
+    one_step: bool,
+) -> (Met, Option<crate::answer::ValueCheck>) {
     answer.answer_value = answer_value(answer, frame.answer_type, lead);
     if ruled::follow(answer, frame, c, numbered, opts) == ruled::Followed::Withdrawn {
         answer.missing_evidence.push(GOVERNING_UNPLACED.into());
     }
-    match &answer.answer_value {
+    let check = super::assure::check(answer, frame.answer_type, one_step);
+    if let Some(k) = check.as_ref().filter(|k| !k.given) {
+        answer.answer_value = None;
+        answer.missing_evidence.push(format!(
+            "a value was read ({}) but is not named: the value model gives it {:.2}, below its bound {:.2}",
+            k.value.raw,
+            k.probability,
+            super::assure::value_model().bound
+        ));
+    }
+    let met = match &answer.answer_value {
         Some(v) => Met::Value(v.ty),
         None if frame.answer_type.is_value() => Met::NoValue,
         None => Met::Text,
-    }
+    };
+    (met, check)
 }
 
 /// The run's metrics: timings (with the total since `started`), generator calls,
@@ -262,6 +282,20 @@ fn metrics(
     m
 }
 
+/// The type of value `v` states for a question of type `ty`: a "when" question is
+/// answered by a date, a time limit or a time of day, each typed as what it is.
+fn value_type(
+    ty: crate::frame::AnswerType,
+    v: &crate::value::typed::Found,
+) -> crate::frame::AnswerType {
+    use crate::frame::AnswerType;
+    match v.unit.as_deref() {
+        Some(crate::value::typed::CLOCK) => AnswerType::Time,
+        Some(_) if ty == AnswerType::Date => AnswerType::Duration,
+        _ => ty,
+    }
+}
+
 /// The answer's value: `lead`'s value, placed in the document, under the id the
 /// answer cites its item by.
 fn answer_value(
@@ -275,7 +309,7 @@ fn answer_value(
         .iter()
         .find(|e| e.doc_id == doc && e.start == start)?;
     Some(crate::answer::AnswerValue {
-        ty,
+        ty: value_type(ty, &v),
         normalised: v.normalised.clone(),
         raw: e.quote.get(v.start..v.end)?.to_string(),
         evidence_id: e.id.clone(),
@@ -447,6 +481,53 @@ fn answered(
     crate::authority::rule::rule(engine, answer, &beside)
 }
 
+/// Set `answer`'s confidence and its assurance signals, with the check of its value.
+fn assure(
+    answer: &mut Answer,
+    summaries: &[String],
+    retrieval: f64,
+    (met, check): (Met, Option<crate::answer::ValueCheck>),
+    sure: bool,
+) {
+    answer.confidence = assured(answer, summaries, retrieval, met, sure);
+    let mut s = signals(answer, summaries, retrieval, met, sure);
+    s.value_check = check;
+    answer.assurance = Some(s);
+}
+
+/// The signals `answer`'s assurance is read from, with the fitted model's probability.
+fn signals(
+    answer: &Answer,
+    summaries: &[String],
+    retrieval: f64,
+    met: Met,
+    one_step: bool,
+) -> super::assure::Signals {
+    use crate::frame::AnswerType as T;
+    let quotes: Vec<&str> = answer.evidence.iter().map(|e| e.quote.as_str()).collect();
+    let precise = matches!(
+        met,
+        Met::Value(
+            T::Date | T::Period | T::Duration | T::Time | T::Percentage | T::Phone | T::Email
+        )
+    );
+    let mut s = super::assure::Signals {
+        value: matches!(met, Met::Value(_)),
+        no_value: met == Met::NoValue,
+        precise,
+        one_step,
+        statements: answer_statements(answer, summaries),
+        retrieval,
+        lead_relevance: answer.evidence.first().map_or(0.0, |e| e.score),
+        coverage: super::assure::coverage(&answer.question, &quotes),
+        differ: ruled::undecided(answer),
+        probability: 0.0,
+        value_check: None,
+    };
+    s.probability = super::assure::model().probability(&s);
+    s
+}
+
 /// The confidence of `answer` (see [`Assurance`]); never `high` when its sources differ
 /// and no ruling decides which applies.
 fn assured(
@@ -467,6 +548,46 @@ fn assured(
     } else {
         c
     }
+}
+
+/// Withhold `answer` when its question asks for a value of a precise type (a date, an
+/// amount, a size — see [`crate::evidence::verify::asks_precise`]), none was claimed, and
+/// no cited quote states any value of that type: the quotes are about the question but do
+/// not say what it asks, so the documents do not answer it. Returns whether it was.
+fn withheld_untyped(answer: &mut Answer, frame: &crate::frame::Frame, met: Met) -> bool {
+    use crate::evidence::verify::{asks_precise, states_type};
+    if met != Met::NoValue
+        || !asks_precise(frame)
+        || answer.evidence.iter().any(|e| states_type(frame, &e.quote))
+    {
+        return false;
+    }
+    let ty = serde_json::to_value(frame.answer_type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let n = answer.evidence.len();
+    withhold(
+        answer,
+        format!(
+            "a value of the kind asked ({ty}): {n} verified passage(s) are about the question but state none"
+        ),
+    );
+    true
+}
+
+/// Withhold `answer`: no statement, no evidence, no value; `note` says why.
+fn withhold(answer: &mut Answer, note: String) {
+    let empty = empty_answer(&answer.question, Status::NoAuthoritativeEvidence);
+    answer.status = empty.status;
+    answer.answer = empty.answer;
+    answer.sentences = empty.sentences;
+    answer.evidence = empty.evidence;
+    answer.conflicts = empty.conflicts;
+    answer.answer_value = None;
+    answer.confidence = empty.confidence;
+    answer.gate = empty.gate;
+    answer.missing_evidence.push(note);
 }
 
 /// Mark `answer`, whose cited items say that what is asked has not been set, as stating

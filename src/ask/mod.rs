@@ -18,6 +18,7 @@ use crate::error::Error;
 use crate::evidence::gate::GateConfig;
 use crate::evidence::verify::RelevanceConfig;
 
+pub mod assure;
 pub mod batch;
 pub mod cell;
 pub mod compose;
@@ -67,8 +68,6 @@ impl AskOptions {
             max_statements: cfg.max_statements.max(1),
             relevance: RelevanceConfig {
                 min_relevance: cfg.min_relevance,
-                cosine_weight: cfg.cosine_weight,
-                coverage_weight: cfg.coverage_weight,
                 min_cross_relevance: cfg.min_cross_relevance,
                 embed_budget: cfg.embed_budget,
             },
@@ -241,6 +240,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             unmet: decision.unmet,
             note: decision.note,
             absent: decision.absent,
+            settled: decision.settled,
             lead,
             second_look,
             summaries,

@@ -132,6 +132,7 @@ pub(super) fn empty_answer(question: &str, status: Status) -> Answer {
         choice: None,
         question_frame: None,
         answer_value: None,
+        assurance: None,
         phrasing: None,
         metrics: Default::default(),
     }

@@ -4,6 +4,8 @@
 //! quote is always `span.slice(text)`. Segmentation is rule based, linear in
 //! the text length, and deterministic. See [`sentences`] for the rules.
 
+use crate::lexicon::{self, Class};
+
 /// A byte span `[start, end)` into a document's stored text.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -126,29 +128,19 @@ fn starts_sentence_char(c: char) -> bool {
 // Abbreviations
 // ---------------------------------------------------------------------------
 
-/// Tokens (without their final `.`) after which a period never ends a
-/// sentence.
-#[rustfmt::skip]
-const ABBREVIATIONS: &[&str] = &[
-    // titles
-    "Dr", "Mr", "Mrs", "Ms", "Prof", "St", "Jr", "Sr", "Mt", "Messrs", "Mmes",
-    "Gov", "Sen", "Rep", "Gen", "Col", "Capt", "Lt", "Sgt", "Hon", "Rev",
-    // Latin and citation forms
-    "e.g", "E.g", "i.e", "I.e", "vs", "Vs", "v", "cf", "Cf", "al", "approx", "Approx", "viz", "ca",
-    // organisations
-    "Inc", "Ltd", "Co", "Corp", "Dept",
-    // forms and laws ("Cat. No. 10231X", "Pub. L. No. 116-283")
-    "Cat", "Pub", "Amdt", "Supp",
-    // document parts
-    "Sec", "Secs", "Art", "Arts", "Ch", "Chap", "Fig", "Figs", "Vol", "Vols",
-    "pp", "p", "Eq", "Eqs", "Para", "para",
-    // months
-    "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
-];
-
-/// Abbreviations that only hold when the next word starts with a digit
-/// ("No. 5" vs. "Did he? No. He did not.").
-const NUMBER_ABBREVIATIONS: &[&str] = &["No", "Nos", "no", "nos", "Nr", "nr", "Stat"];
+/// Whether a period never ends a sentence after `tok` (without its final `.`): an
+/// abbreviation as written ([`Class::Abbreviation`]), or a month abbreviation or a name
+/// suffix capitalised ("Jan", "Sept", "Inc").
+fn is_listed_abbreviation(tok: &str) -> bool {
+    if lexicon::is(Class::Abbreviation, tok) {
+        return true;
+    }
+    let mut cs = tok.chars();
+    let capitalised =
+        cs.next().is_some_and(|c| c.is_ascii_uppercase()) && cs.all(|c| !c.is_ascii_uppercase());
+    let lower = tok.to_ascii_lowercase();
+    capitalised && lexicon::is_any(&[Class::MonthAbbreviation, Class::NameSuffix], &lower)
+}
 
 /// Words after which a bare number followed by `.` does not end a sentence
 /// ("Section 5. The" is read as a reference, not a sentence end).
@@ -252,10 +244,10 @@ fn is_abbreviation(text: &str, lo: usize, dot: usize, next: usize) -> bool {
     if tok.is_empty() {
         return false;
     }
-    if ABBREVIATIONS.contains(&tok) || is_initials(tok) {
+    if is_listed_abbreviation(tok) || is_initials(tok) {
         return true;
     }
-    if NUMBER_ABBREVIATIONS.contains(&tok) {
+    if lexicon::is(Class::AbbreviationBeforeNumber, tok) {
         // "No. 5", "Docket No. FAA-2020-0686": a number or an identifier with digits.
         let token = text[next..].split(char::is_whitespace).next().unwrap_or("");
         return token.chars().take(MAX_TOKEN).any(|c| c.is_ascii_digit());
@@ -632,7 +624,7 @@ fn footnote_mark_len(text: &str, dot: usize, k: usize, end: usize) -> usize {
     let capital = after.trim_start().starts_with(char::is_uppercase);
     let lower_end = word.chars().next().is_some_and(char::is_lowercase);
     let word: String = word.chars().rev().collect::<String>().to_lowercase();
-    let numbering = crate::figure::NUMBERING_ABBREVIATIONS.contains(&word.as_str());
+    let numbering = lexicon::is(Class::NumberingAbbreviation, &word);
     if spaced && capital && lower_end && !numbering && word.chars().count() >= 3 {
         n
     } else {

@@ -8,10 +8,9 @@
 //! `abstain_rate`. Both: latency, and the invariants checked on every answer against the
 //! store (every cited quote verbatim at its span, no unknown ids, every sentence cites).
 //!
-//! `relevance_sweep` shows, for a grid of cosine weights and thresholds, the share of
+//! `relevance_sweep` shows, for a grid of thresholds on the fitted relevance, the share of
 //! questions that would be answered (some complete, verbatim candidate at or above the
-//! threshold): the curve the default threshold was chosen from, by putting an
-//! answerable and an unanswerable run side by side.
+//! threshold), to put an answerable and an unanswerable run side by side.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
@@ -53,10 +52,9 @@ pub struct QuestionResult {
     /// Types of the gate's error violations (an answer withheld by the gate).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub gate_violations: Vec<String>,
-    /// (cosine, coverage, chunk cosine) of the complete, verbatim candidates scored by
-    /// the model.
+    /// Relevance of the complete, verbatim candidates scored by the model.
     #[serde(skip)]
-    pub signals: Vec<(f64, f64, f64)>,
+    pub signals: Vec<f64>,
     /// Every candidate's relevance signals, for calibration.
     pub candidates: Vec<CandidateSignals>,
 }
@@ -164,8 +162,8 @@ pub struct AnswersReport {
     pub questions: usize,
     /// Metrics.
     pub metrics: AnswerMetrics,
-    /// Answered share by cosine weight and relevance threshold.
-    pub relevance_sweep: BTreeMap<String, BTreeMap<String, f64>>,
+    /// Answered share by relevance threshold.
+    pub relevance_sweep: BTreeMap<String, f64>,
     /// Per confidence level, the answers given and the share right: citing a judged-
     /// relevant document (answerable runs); any answer is wrong when the corpus cannot
     /// answer the questions.
@@ -234,7 +232,7 @@ pub fn run(mut cfg: Config, run: &AnswersRun) -> Result<AnswersReport, Error> {
         answerable: from.is_none(),
         questions: results.len(),
         metrics,
-        relevance_sweep: relevance_sweep(&results, &opts.relevance),
+        relevance_sweep: relevance_sweep(&results),
         reliability: super::metrics::reliability(
             results
                 .iter()
@@ -453,9 +451,9 @@ fn states_answer(a: &crate::answer::Answer, answers: &[String]) -> bool {
     })
 }
 
-/// (cosine, coverage, chunk cosine) of the complete, verbatim candidates the model scored
-/// (verified, or rejected only for relevance): what [`relevance_sweep`] re-scores.
-fn sweep_signals(run: &Run) -> Vec<(f64, f64, f64)> {
+/// Relevance of the complete, verbatim candidates the model scored (verified, or
+/// rejected only for relevance): what [`relevance_sweep`] thresholds.
+fn sweep_signals(run: &Run) -> Vec<f64> {
     run.candidates
         .iter()
         .filter(|c| {
@@ -464,15 +462,8 @@ fn sweep_signals(run: &Run) -> Vec<(f64, f64, f64)> {
                 .as_ref()
                 .is_none_or(|r| r.reason == Reason::DoesNotAddressQuestion)
         })
-        .filter_map(|c| {
-            c.verdict.relevance.cosine.map(|cos| {
-                (
-                    cos,
-                    c.verdict.relevance.coverage,
-                    c.verdict.candidate.chunk_cosine,
-                )
-            })
-        })
+        .filter(|c| c.verdict.relevance.cosine.is_some())
+        .map(|c| c.verdict.relevance.score)
         .collect()
 }
 
@@ -558,51 +549,24 @@ fn summarise(
     }
 }
 
-/// Sweep weighting (cosine, coverage) without the chunk cosine: quote cosine and coverage
-/// weigh half each.
-const SWEEP_NO_CHUNK_COSINE: (f64, f64) = (0.5, 0.5);
-/// Sweep weighting (cosine, coverage) with the chunk cosine alone.
-const SWEEP_CHUNK_COSINE_ONLY: (f64, f64) = (0.0, 0.0);
-/// Lowest relevance threshold of the sweep: 0.30, the bottom of the range the default
-/// (0.42) was chosen from.
-const SWEEP_FROM: f64 = 0.30;
+/// Lowest relevance threshold of the sweep.
+const SWEEP_FROM: f64 = 0.05;
 /// Step between thresholds of the sweep.
-const SWEEP_STEP: f64 = 0.01;
-/// Thresholds in the sweep after the first (0.30 to 0.50).
-const SWEEP_STEPS: usize = 20;
+const SWEEP_STEP: f64 = 0.05;
+/// Thresholds in the sweep after the first (0.05 to 0.95).
+const SWEEP_STEPS: usize = 18;
 
-/// Answered share per relevance weighting and threshold, from the per-question signals:
-/// the configured weights and two alternatives (no chunk cosine; chunk cosine alone).
-pub fn relevance_sweep(
-    results: &[QuestionResult],
-    cfg: &crate::evidence::verify::RelevanceConfig,
-) -> BTreeMap<String, BTreeMap<String, f64>> {
-    let mut out = BTreeMap::new();
+/// Answered share per relevance threshold, from the per-question signals.
+pub fn relevance_sweep(results: &[QuestionResult]) -> BTreeMap<String, f64> {
     let n = results.len().max(1) as f64;
-    let weightings = [
-        (cfg.cosine_weight, cfg.coverage_weight),
-        SWEEP_NO_CHUNK_COSINE,
-        SWEEP_CHUNK_COSINE_ONLY,
-    ];
-    for (a, b) in weightings {
-        let w = crate::evidence::verify::RelevanceConfig {
-            cosine_weight: a,
-            coverage_weight: b,
-            ..*cfg
-        };
-        let mut row = BTreeMap::new();
-        for ti in 0..=SWEEP_STEPS {
+    (0..=SWEEP_STEPS)
+        .map(|ti| {
             let t = SWEEP_FROM + ti as f64 * SWEEP_STEP;
             let answered = results
                 .iter()
-                .filter(|r| r.signals.iter().any(|&(c, v, k)| w.score(c, v, k) >= t))
+                .filter(|r| r.signals.iter().any(|&s| s >= t))
                 .count();
-            row.insert(format!("{t:.2}"), answered as f64 / n);
-        }
-        out.insert(
-            format!("cosine {a:.1} coverage {b:.1} chunk {:.1}", 1.0 - a - b),
-            row,
-        );
-    }
-    out
+            (format!("{t:.2}"), answered as f64 / n)
+        })
+        .collect()
 }

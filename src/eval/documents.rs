@@ -103,9 +103,21 @@ pub struct DocOutcome {
     /// unanswerable question, any named value), `None` no value named.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub value_named: Option<bool>,
+    /// The value the answer names, as written in its quote.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    /// The value read for the question, named or not (see `assurance.value_check`),
+    /// judged as `value_named` is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value_read: Option<bool>,
     /// Whether the outcome is right: an answerable question answered with a quote
     /// holding the value, an unanswerable one not answered.
     pub right: bool,
+    /// Whether the documents answer the question (a near miss: not).
+    pub answerable: bool,
+    /// The answer's assurance signals (for fitting its confidence model).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assurance: Option<crate::ask::assure::Signals>,
 }
 
 /// The report.
@@ -315,11 +327,18 @@ fn judge_value(out: &mut DocOutcome, a: &crate::answer::Answer, q: &DocQuestion)
             .first()
             .is_some_and(|s| s.text.contains(v.raw.as_str()))
     });
-    out.value_named = a.answer_value.as_ref().map(|v| {
+    let expected = |v: &crate::answer::AnswerValue| {
         q.answer.as_deref().is_some_and(|g| {
             contains_value(g, &v.raw) || contains_value(&v.raw, g) || same_value(g, v)
         })
-    });
+    };
+    out.value = a.answer_value.as_ref().map(|v| v.raw.clone());
+    out.value_named = a.answer_value.as_ref().map(expected);
+    out.value_read = a
+        .assurance
+        .as_ref()
+        .and_then(|s| s.value_check.as_ref())
+        .map(|c| expected(&c.value));
 }
 
 /// Whether the expected answer `gold` states value `v` in other words: read as `v`'s
@@ -354,7 +373,11 @@ fn ask_one(
         typed: false,
         value_first: false,
         value_named: None,
+        value: None,
+        value_read: None,
         right: !q.answerable,
+        answerable: q.answerable,
+        assurance: None,
     };
     if file_failed {
         return Ok(out);
@@ -364,6 +387,7 @@ fn ask_one(
     out.status = a.status.as_str().to_string();
     out.confidence = a.confidence;
     out.items = a.evidence.len();
+    out.assurance = a.assurance.clone();
     judge_value(&mut out, a, q);
     let mut quotes = QuoteChecker::new(engine.store());
     for e in &a.evidence {
@@ -487,7 +511,11 @@ mod tests {
             typed: false,
             value_first: false,
             value_named: None,
+            value: None,
+            value_read: None,
             right: cited,
+            answerable: cited,
+            assurance: None,
         };
         tally(&mut report, &q(true), &o("answered", true));
         tally(&mut report, &q(false), &o("answered", false));

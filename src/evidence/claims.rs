@@ -314,9 +314,9 @@ fn missing_date(claim: &str, dated: &[Dated], sources: &[&str]) -> Option<String
         .iter()
         .find(|d| !have.contains(&d.key))
         .map(|d| match &d.key {
-            DateKey::MonthAlone(m) => crate::text::MONTHS
-                .get(usize::from(*m).saturating_sub(1))
-                .map_or_else(|| m.to_string(), |n| n.to_string()),
+            DateKey::MonthAlone(m) => {
+                crate::lexicon::month_name(*m).map_or_else(|| m.to_string(), str::to_string)
+            }
             _ => claim[d.start..d.end].to_string(),
         })
 }

@@ -7,6 +7,7 @@
 pub mod claims;
 pub mod compose;
 pub mod extract;
+pub mod fitted;
 pub mod gate;
 pub mod phrase;
 pub mod provision;

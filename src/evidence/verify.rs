@@ -7,25 +7,27 @@
 //!    opening reference, not a bare cross-reference.
 //! 3. **Addresses the question**: relevance at or above a threshold. With a cross-encoder
 //!    installed, relevance is the sigmoid of its logit for (question, quote). Otherwise it
-//!    is `a · cosine + b · coverage + (1 − a − b) · chunk cosine`: the bi-encoder cosine
-//!    between question and quote, the share of the question's content words the quote
-//!    contains (all of them when it states an identifier the question names, such as
-//!    `DHAW20190045`), and the cosine between question and the whole chunk the quote came
-//!    from (the context that makes a sentence about the question). A row, value or short
-//!    fragment is read with its section title and label; for a labelled one the label
-//!    stands in for the chunk when it is closer to the question. Only the
-//!    [`RelevanceConfig::embed_budget`] candidates with the best coverage (ties: earlier
-//!    chunk, earlier position) are embedded; the rest are not scored and cannot pass.
+//!    is the probability of the fitted relevance model ([`super::fitted`]) over the
+//!    candidate's signals: the bi-encoder cosine between question and quote, the share of
+//!    the question's content words the quote contains (all of them when it states an
+//!    identifier the question names, such as `DHAW20190045`), the cosine between question
+//!    and the whole chunk the quote came from (the context that makes a sentence about the
+//!    question), how far each cosine stands below the question's best candidate, the
+//!    chunk's retrieval rank, the quote's length and whether it states a value of the type
+//!    asked for. A row, value or short fragment is read with its section title and label;
+//!    for a labelled one the label stands in for the chunk when it is closer to the
+//!    question. Only the [`RelevanceConfig::embed_budget`] candidates with the best
+//!    coverage (ties: earlier chunk, earlier position) are embedded; the rest are not
+//!    scored and cannot pass.
 //!
-//! Defaults (a 0.3, b 0.2, chunk 0.5, threshold 0.42) were calibrated with `attest eval
-//! answers` on the development splits (see the README): answerable SciFact claims and
-//! HotpotQA questions against their own corpora, and each collection's questions against
-//! the other's corpus; the threshold sits where both unanswerable runs abstain at least
-//! 99.5% of the time while both answerable runs are answered at least 96% of the time.
+//! The model's weights and its threshold (the default `min_relevance`) are fitted by
+//! `scripts/fit_relevance.py` on public question sets, the threshold on a validation split
+//! (see `docs/fitting.md`).
 
 use serde::{Deserialize, Serialize};
 
 use super::extract::{Candidate, Completeness};
+use super::fitted::Features;
 use crate::error::Error;
 use crate::models::cross::Rerank;
 use crate::models::{dot, Embed};
@@ -40,12 +42,8 @@ pub const SECOND_LOOK_SHARE: f64 = 0.75;
 /// Thresholds and budget of the relevance check.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct RelevanceConfig {
-    /// Minimum relevance without a cross-encoder.
+    /// Minimum relevance (the fitted model's probability) without a cross-encoder.
     pub min_relevance: f64,
-    /// Weight `a` of the quote cosine in the bi-encoder relevance.
-    pub cosine_weight: f64,
-    /// Weight `b` of the question-term coverage (the chunk cosine gets `1 − a − b`).
-    pub coverage_weight: f64,
     /// Minimum relevance (sigmoid of the logit) with a cross-encoder.
     pub min_cross_relevance: f64,
     /// Candidates embedded per question (a latency budget).
@@ -64,20 +62,17 @@ impl RelevanceConfig {
         threshold * SECOND_LOOK_SHARE
     }
 
-    /// The bi-encoder relevance from its three signals.
-    pub fn score(&self, cosine: f64, coverage: f64, chunk_cosine: f64) -> f64 {
-        self.cosine_weight * cosine
-            + self.coverage_weight * coverage
-            + (1.0 - self.cosine_weight - self.coverage_weight) * chunk_cosine
+    /// The bi-encoder relevance of a candidate with signals `f`: the fitted model's
+    /// probability.
+    pub fn score(&self, f: &Features) -> f64 {
+        super::fitted::model().probability(f)
     }
 }
 
 impl Default for RelevanceConfig {
     fn default() -> Self {
         RelevanceConfig {
-            min_relevance: 0.42,
-            cosine_weight: 0.3,
-            coverage_weight: 0.2,
+            min_relevance: super::fitted::model().threshold,
             min_cross_relevance: 0.5,
             embed_budget: 24,
         }
@@ -121,6 +116,9 @@ pub struct Relevance {
     pub cross: Option<f64>,
     /// The score the threshold applies to.
     pub score: f64,
+    /// The fitted model's inputs, when the bi-encoder scored the candidate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub features: Option<Features>,
 }
 
 /// A candidate with its relevance and the verdict.
@@ -213,7 +211,7 @@ fn names_identifier(ids: &[String], text: &str) -> bool {
 }
 
 /// Whether `text` states a value of a type frame `f` accepts.
-fn states_type(f: &crate::frame::Frame, text: &str) -> bool {
+pub fn states_type(f: &crate::frame::Frame, text: &str) -> bool {
     f.answer_type
         .accepts()
         .iter()
@@ -225,13 +223,7 @@ fn states_type(f: &crate::frame::Frame, text: &str) -> bool {
 /// the words naming what is asked about: such a quote answers the question in other
 /// words than the question's.
 pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
-    use crate::frame::{AnswerType as T, UnitFamily};
-    let precise = match f.answer_type {
-        T::Date | T::Period | T::Duration | T::Money | T::Percentage | T::Phone | T::Email => true,
-        T::Quantity => f.unit_family.is_some_and(|u| u != UnitFamily::Count),
-        _ => false,
-    };
-    if !precise {
+    if !asks_precise(f) {
         return false;
     }
     let stem = |w: &str| crate::text::stem(&w.to_lowercase());
@@ -245,6 +237,18 @@ pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
             .map(stem),
     );
     f.asked_words().iter().any(|w| have.contains(&stem(w))) && states_type(f, text)
+}
+
+/// Whether frame `f` asks for a value of a precise type: a date, an amount, a share, a
+/// size with a unit, a telephone number or an email address — not a bare count or a
+/// name, which most text holds.
+pub fn asks_precise(f: &crate::frame::Frame) -> bool {
+    use crate::frame::{AnswerType as T, UnitFamily};
+    match f.answer_type {
+        T::Date | T::Period | T::Duration | T::Money | T::Percentage | T::Phone | T::Email => true,
+        T::Quantity => f.unit_family.is_some_and(|u| u != UnitFamily::Count),
+        _ => false,
+    }
 }
 
 fn sigmoid(x: f32) -> f64 {
@@ -286,24 +290,26 @@ pub fn verify(
         .collect();
     let scored = scored_candidates(&candidates, &coverage, cfg.embed_budget);
     let signals = model_signals(question, &candidates, &scored, embedder, reranker)?;
+    let features = features(&frame, &candidates, &coverage, &signals);
     let mut quotes = QuoteChecker::new(store);
     let mut out = Vec::with_capacity(candidates.len());
-    for ((c, coverage), (cosine, cross)) in candidates.into_iter().zip(coverage).zip(signals) {
-        // A labelled row or value is read under its label, not amid the whole chunk: the
-        // label stands in for the chunk when it is closer to the question.
-        let context_cosine = match (&c.label, cosine) {
-            (Some(_), Some(cos)) => c.chunk_cosine.max(cos),
-            _ => c.chunk_cosine,
-        };
-        let score = match cross {
-            Some(p) => p,
-            None => cfg.score(cosine.unwrap_or(0.0), coverage, context_cosine),
+    for (((c, coverage), (cosine, cross)), features) in candidates
+        .into_iter()
+        .zip(coverage)
+        .zip(signals)
+        .zip(features)
+    {
+        let score = match (cross, &features) {
+            (Some(p), _) => p,
+            (None, Some(f)) => cfg.score(f),
+            (None, None) => 0.0,
         };
         let relevance = Relevance {
             cosine,
             coverage,
             cross,
             score,
+            features,
         };
         let at = quotes.check(&c.doc_id, c.start, c.end, &c.quote, Some(&c.content_hash))?;
         let rejected = judge(&c, at, &relevance, cfg);
@@ -314,6 +320,51 @@ pub fn verify(
         });
     }
     Ok(out)
+}
+
+/// The fitted model's inputs per candidate, for those the bi-encoder scored: the cosines
+/// (a labelled row or value is read under its label, not amid the whole chunk, so the
+/// label stands in for the chunk when it is closer to the question), their gaps to the
+/// question's best scored candidate, rank, length and type match.
+fn features(
+    frame: &crate::frame::Frame,
+    candidates: &[Candidate],
+    coverage: &[f64],
+    signals: &[Signals],
+) -> Vec<Option<Features>> {
+    let context = |c: &Candidate, cos: f64| match c.label {
+        Some(_) => c.chunk_cosine.max(cos),
+        None => c.chunk_cosine,
+    };
+    let scored = || {
+        candidates
+            .iter()
+            .zip(signals)
+            .filter_map(|(c, s)| s.0.map(|cos| (c, cos)))
+    };
+    let best_cosine = scored().map(|(_, cos)| cos).fold(f64::MIN, f64::max);
+    let best_context = scored()
+        .map(|(c, cos)| context(c, cos))
+        .fold(f64::MIN, f64::max);
+    candidates
+        .iter()
+        .zip(coverage)
+        .zip(signals)
+        .map(|((c, &coverage), s)| {
+            let cosine = s.0?;
+            let context_cosine = context(c, cosine);
+            Some(Features {
+                cosine,
+                coverage,
+                context_cosine,
+                cosine_gap: cosine - best_cosine,
+                context_gap: context_cosine - best_context,
+                chunk_rank: 1.0 / c.chunk_rank.max(1) as f64,
+                words: (c.quote.split_whitespace().count().max(1) as f64).ln(),
+                type_match: f64::from(u8::from(states_type(frame, &c.quote))),
+            })
+        })
+        .collect()
 }
 
 /// Indexes (ascending) of the candidates a model scores: the best by question-term
@@ -467,6 +518,29 @@ mod tests {
         assert!(identifiers("Is IL-6 raised in 1.5-fold of 2015 cases?").is_empty());
     }
 
+    /// A threshold between the candidate holding every question term and the one holding
+    /// none (the hashing embedder's cosines are arbitrary), checking that they are ordered.
+    fn between(e: &Engine, q: &str, cands: &[Candidate]) -> f64 {
+        let probe = verify(
+            e.store(),
+            q,
+            cands.to_vec(),
+            e.embedder(),
+            None,
+            &RelevanceConfig::default(),
+        )
+        .unwrap();
+        let score = |needle: &str| {
+            probe
+                .iter()
+                .find(|x| x.candidate.quote.contains(needle))
+                .map_or(f64::NAN, |x| x.relevance.score)
+        };
+        let (on, off) = (score("retained for seven years"), score("Parking permits"));
+        assert!(on > off, "{on} vs {off}");
+        (on + off) / 2.0
+    }
+
     #[test]
     fn each_rejection_reason_is_found_and_explained() {
         let tmp = tempfile::tempdir().unwrap();
@@ -504,7 +578,7 @@ mod tests {
         cands.push(forged);
         let q = "How long must client records be retained?";
         let cfg = RelevanceConfig {
-            min_relevance: 0.35,
+            min_relevance: between(&e, q, &cands),
             ..RelevanceConfig::default()
         };
         let v = verify(e.store(), q, cands, e.embedder(), None, &cfg).unwrap();

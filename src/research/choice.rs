@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 use super::Choice;
 use crate::corpus::segment::sentences;
 use crate::figure::{figures_of, number_values, Bound, Figure};
+use crate::lexicon::{self, Class};
 use crate::text::content_words;
 
 pub mod role;
@@ -93,55 +94,9 @@ pub struct ChoiceItem {
     pub context: String,
 }
 
-/// Words of a question that ask rather than name its subject.
-const SCAFFOLD: &[&str] = &[
-    "long",
-    "many",
-    "much",
-    "often",
-    "soon",
-    "old",
-    "number",
-    "amount",
-    "value",
-    "period",
-    "must",
-    "shall",
-    "may",
-    "might",
-    "can",
-    "need",
-    "required",
-    "require",
-    "does",
-    "did",
-    "done",
-    "minimum",
-    "maximum",
-    "least",
-    "most",
-    "max",
-    "min",
-    "exceed",
-    "name",
-    "named",
-    "person",
-    "called",
-    "state",
-    "stated",
-    "say",
-    "according",
-    "document",
-    "documents",
-    "which",
-    "following",
-    "true",
-    "correct",
-    "answer",
-    "total",
-    "percentage",
-    "given",
-];
+/// Words of a question that ask rather than name its subject (other stop words stay in
+/// the subject).
+const SCAFFOLD: &[Class] = &[Class::Scaffold, Class::ScaffoldValue, Class::ScaffoldChoice];
 
 /// Title modifiers that make another person or office of the same head word.
 const MODIFIERS: &[&str] = &[
@@ -202,15 +157,15 @@ fn asked(question: &str) -> Asked {
                 .then(|| "percent".to_string())
         });
     let has = |p: &str| format!(" {} ", all.join(" ")).contains(&format!(" {p} "));
-    let bound = if ["minimum", "min", "at least", "least", "no less than"]
-        .iter()
-        .any(|p| has(p))
-    {
+    let bounds = |classes: &[Class], word: &str| {
+        has(word)
+            || classes
+                .iter()
+                .any(|c| lexicon::words(*c).iter().any(|p| has(p)))
+    };
+    let bound = if bounds(&[Class::BoundMin, Class::BoundAbbreviationMin], "least") {
         Bound::Min
-    } else if ["maximum", "max", "at most", "up to", "most", "no more than"]
-        .iter()
-        .any(|p| has(p))
-    {
+    } else if bounds(&[Class::BoundMax, Class::BoundAbbreviationMax], "most") {
         Bound::Max
     } else {
         Bound::Exact
@@ -218,7 +173,7 @@ fn asked(question: &str) -> Asked {
     let subject = words_of(question)
         .into_iter()
         .filter(|w| {
-            !SCAFFOLD.contains(&w.as_str())
+            !lexicon::is_any(SCAFFOLD, w)
                 && !crate::figure::UNITS.contains(&w.trim_end_matches('s'))
                 && !w.chars().all(|c| c.is_ascii_digit())
         })

@@ -17,8 +17,9 @@ pub mod choice;
 
 use serde::{Deserialize, Serialize};
 
+use crate::lexicon::{self, Class as Words};
 use crate::retrieve::multi::keyword_terms;
-use crate::text::{is_stopword, words, MONTHS};
+use crate::text::{is_stopword, words};
 
 /// How a question is researched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,7 +157,8 @@ pub fn names(text: &str) -> Vec<String> {
     out
 }
 
-/// Single words that are capitalised without naming a bridge: demonyms, months, days.
+/// Single words that are capitalised without naming a bridge: demonyms and Roman numerals
+/// (months and weekdays are [`Words::Month`] and [`Words::Weekday`]).
 const NOT_BRIDGES: &[&str] = &[
     "american",
     "british",
@@ -181,13 +183,6 @@ const NOT_BRIDGES: &[&str] = &[
     "mexican",
     "swedish",
     "dutch",
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
     "i",
     "ii",
     "iii",
@@ -204,7 +199,8 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
         .into_iter()
         .chain(single.into_iter().filter(|n| {
             let n = n.to_lowercase();
-            !NOT_BRIDGES.contains(&n.as_str()) && !MONTHS.contains(&n.as_str())
+            !NOT_BRIDGES.contains(&n.as_str())
+                && !lexicon::is_any(&[Words::Month, Words::Weekday], &n)
         }))
         .collect()
 }

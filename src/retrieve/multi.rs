@@ -15,33 +15,11 @@ use serde::Serialize;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::index::lexical;
+use crate::lexicon::{self, Class};
 use crate::models::cross::Rerank;
 use crate::models::dot;
 use crate::retrieve::{clean_query, ChunkView, ModeScores};
 use crate::text::{is_stopword, words};
-
-/// Words that frame a question rather than carry its content.
-const SCAFFOLDING: &[&str] = &[
-    "according",
-    "describe",
-    "does",
-    "explain",
-    "find",
-    "give",
-    "happen",
-    "happens",
-    "list",
-    "mean",
-    "means",
-    "must",
-    "need",
-    "please",
-    "required",
-    "say",
-    "says",
-    "tell",
-    "whether",
-];
 
 /// Shortest feedback word (in bytes) considered as an expansion term: shorter words are
 /// mostly function words and abbreviations. A design choice of the rewriter, not tuned.
@@ -89,12 +67,13 @@ impl Default for KeywordPrf {
     }
 }
 
-/// Content terms of a question: lower-cased words without stop words or scaffolding.
+/// Content terms of a question: lower-cased words without stop words or scaffolding
+/// ([`Class::Scaffold`]).
 pub fn keyword_terms(question: &str) -> Vec<String> {
     let mut seen = HashSet::new();
     words(question)
         .into_iter()
-        .filter(|w| !is_stopword(w) && !SCAFFOLDING.contains(&w.as_str()))
+        .filter(|w| !is_stopword(w) && !lexicon::is(Class::Scaffold, w))
         .filter(|w| seen.insert(w.clone()))
         .collect()
 }

@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::answer::EvidenceItem;
+use crate::lexicon::{self, Class};
 
 use super::checklist::{Requirement, ValidationType};
 use super::fields::{self, Agreement, FieldType, RejectReason, Severity, Tolerance, Value};
@@ -290,29 +291,20 @@ enum Bound {
     Exactly,
 }
 
-/// Words right before a number that make it a lower or an upper bound.
-const AT_LEAST: &[&str] = &[
-    "at least",
-    "not less than",
-    "no less than",
-    "minimum of",
-    "minimum",
-];
-const AT_MOST: &[&str] = &[
-    "no later than",
-    "not later than",
-    "within",
-    "no more than",
-    "not more than",
-    "at most",
-    "up to",
-    "not to exceed",
-    "maximum of",
-    "maximum",
-    "not exceeding",
-    "not exceed",
-    "not to be more than",
-];
+/// Phrases right before a number (an " of" after them aside: "minimum of") that make it
+/// a lower bound…
+const AT_LEAST: &[Class] = &[Class::BoundMin];
+/// … or an upper bound, a deadline included.
+const AT_MOST: &[Class] = &[Class::BoundMax, Class::BoundDeadline];
+
+/// Whether `before` (lower case) ends with a phrase of `classes`, or with one and "of".
+fn ends_with_bound(before: &str, classes: &[Class]) -> bool {
+    let stem = before.strip_suffix(" of").unwrap_or(before);
+    classes
+        .iter()
+        .flat_map(|c| lexicon::words(*c))
+        .any(|w| before.ends_with(w) || stem.ends_with(w))
+}
 
 /// The one number of `spec`'s type the requirement text states, with its bound; `None`
 /// when it states none or several.
@@ -335,9 +327,9 @@ fn asked(spec: &fields::FieldSpec, text: &str) -> Option<(f64, Bound, String)> {
     }
     let before = text[..s].trim_end().to_lowercase();
     let after = text[e..].trim_start().to_lowercase();
-    let bound = if AT_LEAST.iter().any(|w| before.ends_with(w)) || after.starts_with("or more") {
+    let bound = if ends_with_bound(&before, AT_LEAST) || after.starts_with("or more") {
         Bound::AtLeast
-    } else if AT_MOST.iter().any(|w| before.ends_with(w)) || after.starts_with("or less") {
+    } else if ends_with_bound(&before, AT_MOST) || after.starts_with("or less") {
         Bound::AtMost
     } else {
         Bound::Exactly

@@ -9,61 +9,15 @@
 use crate::answer::EvidenceItem;
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::lexicon::{self, Class};
 
 use super::checklist::{Requirement, ValidationType};
 
-/// Words of requirement texts that say how a requirement is put, not what it asks for.
-const SCAFFOLD: &[&str] = &[
-    "shall",
-    "must",
-    "should",
-    "may",
-    "project",
-    "proponent",
-    "provide",
-    "provided",
-    "document",
-    "documented",
-    "documentation",
-    "demonstrate",
-    "demonstrated",
-    "describe",
-    "described",
-    "describes",
-    "include",
-    "includes",
-    "included",
-    "state",
-    "stated",
-    "show",
-    "shown",
-    "evidence",
-    "require",
-    "required",
-    "requirement",
-    "ensure",
-    "ensures",
-    "place",
-    "exist",
-    "exists",
-    "available",
-    "appropriate",
-    "applicable",
-    "submitted",
-    "submit",
-    "adequate",
-    "prepared",
-    "maintain",
-    "maintained",
-    "maintains",
-    "established",
-    "establish",
-    "implemented",
-    "implement",
-    "implements",
-    "written",
-    "where",
-];
+/// Words of requirement texts that say how a requirement is put, not what it asks for:
+/// [`Class::ScaffoldRequirement`] (stop words are dropped as well).
+fn scaffold(w: &str) -> bool {
+    lexicon::is(Class::ScaffoldRequirement, w)
+}
 
 /// Chunks an index must hold before the share of chunks holding a word says whether it is
 /// common.
@@ -155,7 +109,7 @@ pub fn terms(engine: &Engine, text: &str) -> Result<Focus, Error> {
             }
             continue;
         }
-        if crate::text::is_stopword(&w) || SCAFFOLD.contains(&w.as_str()) || w.len() < 3 {
+        if crate::text::is_stopword(&w) || scaffold(&w) || w.len() < 3 {
             continue;
         }
         if total >= MIN_CHUNKS_FOR_SHARE {

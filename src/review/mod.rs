@@ -72,6 +72,7 @@ impl ReviewOptions {
         ask.memory = false;
         ask.generate = false;
         ask.research = false;
+        ask.relevance.min_relevance = cfg.review_min_relevance;
         ask.chunks = ask.chunks.max(REVIEW_CHUNKS);
         ReviewOptions {
             ask,

@@ -18,6 +18,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+use crate::lexicon::{self, Class};
 use crate::value::DateOrder;
 
 pub mod binding;
@@ -559,8 +560,8 @@ static SUPERSEDES: LazyLock<Regex> = LazyLock::new(|| {
         .expect("static pattern")
 });
 static MONTH_YEAR: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(\d{4})\b")
-        .expect("static pattern")
+    let month = lexicon::alternation(&[Class::Month, Class::MonthAbbreviation]);
+    Regex::new(&format!(r"(?i)^({month})\.?,?\s+(\d{{4}})\b")).expect("static pattern")
 });
 
 /// The date `rest` starts with (within its first few characters): a full date in any
@@ -763,7 +764,8 @@ fn dates(m: &mut SourceMeta, title: &str, opening: &str, order: Option<DateOrder
 /// only describes it (", dated …", " issued …", " (March 2017)", " in its entirety").
 fn superseded_name(s: &str) -> &str {
     static DESCRIBES: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new(r"(?i),? +(?:dated|issued|effective|as amended|in (?:its|their) entirety)\b|,\s+(?:which|as)\b| \((?:dated |issued |rev\.? |effective )?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|\d)")
+        let month = lexicon::alternation(&[Class::Month, Class::MonthAbbreviation]);
+        Regex::new(&format!(r"(?i),? +(?:dated|issued|effective|as amended|in (?:its|their) entirety)\b|,\s+(?:which|as)\b| \((?:dated |issued |rev\.? |effective )?(?:{month}|\d)"))
             .expect("static pattern")
     });
     let s = sentence_head(s);
@@ -772,9 +774,9 @@ fn superseded_name(s: &str) -> &str {
 }
 
 /// `s` up to the end of its first sentence: a full stop followed by a space or the end,
-/// unless it closes an abbreviation ("No. 17-02", "Art. 5", "Sec. 3").
+/// unless it closes an abbreviation ("No. 17-02", "Art. 5", "Sec. 3":
+/// [`Class::NumberingAbbreviation`]).
 fn sentence_head(s: &str) -> &str {
-    const ABBREVIATIONS: &[&str] = &["no", "nr", "art", "sec", "ch", "vol", "para", "reg"];
     for (i, _) in s.match_indices('.') {
         let next = s[i + 1..].chars().next();
         if next.is_some_and(|c| !c.is_whitespace()) {
@@ -784,7 +786,7 @@ fn sentence_head(s: &str) -> &str {
             .rsplit(|c: char| !c.is_alphanumeric())
             .next()
             .unwrap_or("");
-        if !ABBREVIATIONS.contains(&word.to_lowercase().as_str()) {
+        if !lexicon::is(Class::NumberingAbbreviation, &word.to_lowercase()) {
             return &s[..i];
         }
     }

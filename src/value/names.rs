@@ -4,48 +4,8 @@
 //! normalisation (case, punctuation, honorifics, initials).
 
 use super::{Agreement, RejectReason, Severity};
+use crate::lexicon::{self, Class};
 
-/// Words that name a role, never a person or organisation.
-const GENERIC: &[&str] = &[
-    "agreement",
-    "applicant",
-    "company",
-    "developer",
-    "entity",
-    "government",
-    "grantee",
-    "grantor",
-    "holder",
-    "land",
-    "landlord",
-    "landowner",
-    "landowners",
-    "lessee",
-    "lessor",
-    "organisation",
-    "organization",
-    "owner",
-    "owners",
-    "parties",
-    "party",
-    "project",
-    "proponent",
-    "proprietor",
-    "registrant",
-    "tenant",
-    "title",
-    "titleholder",
-    "undersigned",
-    "n/a",
-    "na",
-    "none",
-    "tbd",
-    "unknown",
-    "name",
-    "names",
-    "signature",
-    "date",
-];
 /// Words inside a name that may be lower-case or joiners.
 const JOINERS: &[&str] = &[
     "of", "de", "da", "do", "dos", "das", "del", "della", "van", "von", "der", "den", "la", "le",
@@ -98,13 +58,13 @@ const ORGANISATIONS: &[&str] = &[
     "parish",
     "nation",
 ];
-/// Honorifics: left out of the span and ignored when comparing.
-const HONORIFICS: &[&str] = &[
-    "mr", "mrs", "ms", "miss", "dr", "prof", "sr", "sra", "srta", "dona", "don", "sir", "dame",
-    "mx", "chief", "hon",
-];
 /// Determiners that open a generic phrase.
 const DETERMINERS: &[&str] = &["the", "a", "an", "this", "said", "such", "our", "its"];
+
+/// Whether `w` (lower case) may join the parts of a personal name ("van", "de", "bin").
+pub fn joins_personal_name(w: &str) -> bool {
+    JOINERS.contains(&w) && !matches!(w, "of" | "and" | "&")
+}
 
 fn bare(w: &str) -> String {
     w.trim_matches(|c: char| !c.is_alphanumeric() && c != '&' && c != '/')
@@ -112,7 +72,7 @@ fn bare(w: &str) -> String {
 }
 
 fn is_honorific(w: &str) -> bool {
-    HONORIFICS.contains(&bare(w).as_str())
+    lexicon::is(Class::Honorific, &bare(w))
 }
 
 fn capitalised(w: &str) -> bool {
@@ -226,7 +186,7 @@ fn is_list_marker(w: &str) -> bool {
 
 fn is_abbrev(w: &str) -> bool {
     let core = w.trim_end_matches('.').to_lowercase();
-    ["ltd", "inc", "co", "corp", "s.a", "jr", "llc", "plc"].contains(&core.as_str())
+    lexicon::is(Class::NameSuffix, &core)
 }
 
 /// Why `name` is not a name, if it is not: generic role words, or no letters.
@@ -240,7 +200,7 @@ pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
         return Some((RejectReason::NotAValue, "no letters".into()));
     }
     let generic = ws.iter().all(|w| {
-        GENERIC.contains(&w.as_str())
+        lexicon::is(Class::GenericRole, w)
             || DETERMINERS.contains(&w.as_str())
             || JOINERS.contains(&w.as_str())
     });
@@ -258,11 +218,36 @@ pub fn not_a_name(name: &str) -> Option<(RejectReason, String)> {
     })
 }
 
+/// Whether `name` is a common phrase of `text` that the text capitalises as a defined
+/// term ("Project Area", "Credit Class", "ALL THAT"), not a proper name: every word of it
+/// is written in lower case somewhere in `text`, and none is an honorific, an
+/// organisation's head word ("Department", "Council") or a company abbreviation ("Ltd").
+/// A proper name has a word the text never writes in lower case ("Rivera", "Scotland").
+pub fn common_phrase(name: &str, text: &str) -> bool {
+    let ws: Vec<String> = name
+        .split_whitespace()
+        .map(bare)
+        .filter(|w| !w.is_empty() && !JOINERS.contains(&w.as_str()))
+        .collect();
+    if ws.is_empty()
+        || ws
+            .iter()
+            .any(|w| ORGANISATIONS.contains(&w.as_str()) || is_honorific(w) || is_abbrev(w))
+    {
+        return false;
+    }
+    let lower: std::collections::HashSet<&str> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’')
+        .filter(|w| w.starts_with(|c: char| c.is_lowercase()))
+        .collect();
+    ws.iter().all(|w| lower.contains(w.as_str()))
+}
+
 /// A name for comparison: lower-case words without honorifics or punctuation.
 pub fn normalise(s: &str) -> String {
     s.split_whitespace()
         .map(bare)
-        .filter(|w| !w.is_empty() && !HONORIFICS.contains(&w.as_str()))
+        .filter(|w| !w.is_empty() && !lexicon::is(Class::Honorific, w))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -377,5 +362,16 @@ mod tests {
             compare("Maria Santos", "Ana Costa").0,
             Agreement::Disagree(Severity::Error)
         );
+    }
+    #[test]
+    fn a_capitalised_common_phrase_is_no_proper_name() {
+        let text = "The project area covers 40 ha. Credits of each class are issued to the \
+                    owner. ALL THAT land. Anna Rivera owns the area. The department of the \
+                    environment reviews all plans that it receives.";
+        assert!(common_phrase("Project Area", text));
+        assert!(common_phrase("ALL THAT", text));
+        assert!(!common_phrase("Anna Rivera", text));
+        assert!(!common_phrase("Department of Environment", text));
+        assert!(!common_phrase("Area Holdings Ltd", text));
     }
 }

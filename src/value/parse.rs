@@ -8,7 +8,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::{DateOrder, RejectReason, Value};
-use crate::text::MONTHS;
+use crate::lexicon::{self, Class};
 
 /// A typed value found in a quote, or a reason it cannot be one.
 #[derive(Debug, Clone)]
@@ -27,7 +27,9 @@ fn re(p: &str) -> Regex {
     Regex::new(p).expect("static pattern")
 }
 
-const MONTH_ALT: &str = "jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?";
+/// Month names and abbreviations as a pattern's alternation.
+static MONTH_ALT: LazyLock<String> =
+    LazyLock::new(|| lexicon::alternation(&[Class::Month, Class::MonthAbbreviation]));
 
 static ISO: LazyLock<Regex> = LazyLock::new(|| re(r"\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b"));
 static NUMERIC: LazyLock<Regex> =
@@ -37,16 +39,18 @@ static NUMERIC: LazyLock<Regex> =
 static BOXED: LazyLock<Regex> = LazyLock::new(|| re(r"\b(\d{2}) (\d{2}) ((?:19|20)\d{2})\b"));
 static DAY_MONTH: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+(?:day\s+)?of)?\s+({MONTH_ALT})\.?,?\s+(\d{{4}})\b"
+        r"(?i)\b(\d{{1,2}})(?:st|nd|rd|th)?(?:\s+(?:day\s+)?of)?\s+({})\.?,?\s+(\d{{4}})\b",
+        *MONTH_ALT
     ))
 });
 static MONTH_DAY: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b({MONTH_ALT})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b"
+        r"(?i)\b({})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b",
+        *MONTH_ALT
     ))
 });
 static MONTH_YEAR: LazyLock<Regex> =
-    LazyLock::new(|| re(&format!(r"(?i)\b({MONTH_ALT})\.?,?\s+(\d{{4}})\b")));
+    LazyLock::new(|| re(&format!(r"(?i)\b({})\.?,?\s+(\d{{4}})\b", *MONTH_ALT)));
 static NUMBER: &str = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)";
 static PERCENT: LazyLock<Regex> =
     LazyLock::new(|| re(&format!(r"(?i){NUMBER}\s*(%|percent\b|per\s+cent\b)")));
@@ -55,15 +59,22 @@ static AREA: LazyLock<Regex> = LazyLock::new(|| {
         r"(?i){NUMBER}\)?\s*(?:\|\s*)?(hectares?\b|ha\b|acres?\b|km²|km2\b|sq\.?\s?km\b|square\s+kilomet(?:re|er)s?\b|m²|m2\b|sq\.?\s?m\b|square\s+met(?:re|er)s?\b)"
     ))
 });
-static WORD_NUM: &str = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|twenty-five|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|one hundred";
+/// A phrase of number words as a pattern (no group): number words, tens and scales,
+/// joined by spaces, hyphens or "and" (`fourteen`, `twenty-five`, `one hundred and ten`).
+static WORD_NUM: LazyLock<String> = LazyLock::new(|| {
+    let w = lexicon::alternation(&[Class::Number, Class::Tens, Class::Scale]);
+    format!(r"(?:{w})(?:(?:\s+|\s*-\s*)(?:and\s+)?(?:{w}))*")
+});
 static DURATION: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+(?:\.\d+)?)|({WORD_NUM}))\s*(?:-|\s)?\s*(years?|yrs?|months?)\b"
+        r"(?i)\b(?:({w})\s*\((\d+)\)|(\d+(?:\.\d+)?)|({w}))\s*(?:-|\s)?\s*(years?|yrs?|months?)\b",
+        w = *WORD_NUM
     ))
 });
 static DAYS: LazyLock<Regex> = LazyLock::new(|| {
     re(&format!(
-        r"(?i)\b(?:({WORD_NUM})\s*\((\d+)\)|(\d+)|({WORD_NUM}))\s*(?:-|\s)?\s*(?:(calendar|business|working)\s+|-)?(days?|weeks?)\b"
+        r"(?i)\b(?:({w})\s*\((\d+)\)|(\d+)|({w}))\s*(?:-|\s)?\s*(?:(calendar|business|working)\s+|-)?(days?|weeks?)\b",
+        w = *WORD_NUM
     ))
 });
 static YEAR_MONTH: LazyLock<Regex> =
@@ -105,14 +116,9 @@ fn date(y: i64, m: i64, d: i64) -> Result<Value, (RejectReason, String)> {
     })
 }
 
-/// The month (1–12) a month name or abbreviation names.
+/// The month (1–12) a month name or abbreviation names: see [`lexicon::month_number`].
 pub fn month_number(s: &str) -> Option<i64> {
-    let s = s.to_lowercase();
-    let s = s.trim_end_matches('.');
-    MONTHS
-        .iter()
-        .position(|m| m.starts_with(s) && s.len() >= 3)
-        .map(|i| i as i64 + 1)
+    lexicon::month_number(s).map(i64::from)
 }
 
 fn num(s: &str) -> i64 {
@@ -280,35 +286,10 @@ pub fn number(s: &str) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
+/// The value of a phrase of number words: [`crate::figure::number_phrase`], the one
+/// reader of written-out numbers.
 fn word_number(s: &str) -> Option<f64> {
-    let s = s.to_lowercase();
-    let words = [
-        ("one hundred", 100.0),
-        ("hundred", 100.0),
-        ("twenty-five", 25.0),
-        ("one", 1.0),
-        ("two", 2.0),
-        ("three", 3.0),
-        ("four", 4.0),
-        ("five", 5.0),
-        ("six", 6.0),
-        ("seven", 7.0),
-        ("eight", 8.0),
-        ("nine", 9.0),
-        ("ten", 10.0),
-        ("eleven", 11.0),
-        ("twelve", 12.0),
-        ("fifteen", 15.0),
-        ("twenty", 20.0),
-        ("thirty", 30.0),
-        ("forty", 40.0),
-        ("fifty", 50.0),
-        ("sixty", 60.0),
-        ("seventy", 70.0),
-        ("eighty", 80.0),
-        ("ninety", 90.0),
-    ];
-    words.iter().find(|(w, _)| *w == s).map(|(_, v)| *v)
+    crate::figure::number_phrase(s).map(|v| v as f64)
 }
 
 /// Every percentage (`20%`, `20 percent`), out of range when not within 0–100.
@@ -543,6 +524,57 @@ mod tests {
             month: m,
             day,
         })
+    }
+
+    #[test]
+    fn the_figure_reader_and_the_duration_reader_read_number_words_alike() {
+        let phrases = [
+            ("fourteen", 14),
+            ("seventeen", 17),
+            ("twenty-five", 25),
+            ("twenty five", 25),
+            ("thirty", 30),
+            ("ninety", 90),
+            ("one hundred", 100),
+            ("one hundred and ten", 110),
+            ("two hundred", 200),
+        ];
+        for (phrase, v) in phrases {
+            let days = format!("within {phrase} days");
+            assert_eq!(
+                crate::figure::figure_keys(&days),
+                [format!("{v} day")],
+                "{phrase}"
+            );
+            let read = one(&durations_in(&days, DurationUnit::Days));
+            assert_eq!(read, Ok(Value::Number(v as f64)), "{phrase}");
+            let years = format!("for {phrase} years");
+            assert_eq!(
+                crate::figure::figure_keys(&years),
+                [format!("{v} year")],
+                "{phrase}"
+            );
+            assert_eq!(
+                one(&durations(&years)),
+                Ok(Value::Number(v as f64)),
+                "{phrase}"
+            );
+            assert_eq!(word_number(phrase), Some(v as f64), "{phrase}");
+        }
+        // Both read no number in words that are none.
+        assert_eq!(word_number("seventy times"), None);
+        assert!(durations_in("within some days", DurationUnit::Days).is_empty());
+    }
+
+    #[test]
+    fn the_month_readers_agree() {
+        for w in ["January", "jan.", "Sept", "sep", "DECEMBER", "May", "mar"] {
+            let m = crate::lexicon::month_number(w);
+            assert!(m.is_some(), "{w}");
+            assert_eq!(month_number(w), m.map(i64::from), "{w}");
+            let period = crate::period::periods(&format!("{w} 2024"));
+            assert_eq!(period.first().and_then(|p| p.month), m, "{w}");
+        }
     }
 
     #[test]

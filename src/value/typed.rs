@@ -21,6 +21,8 @@ pub enum AnswerType {
     Period,
     /// A length of time ("7 years", "60 days").
     Duration,
+    /// A time of day ("11 pm", "18:00"), normalised to 24-hour `HH:MM`.
+    Time,
     /// An amount of money.
     Money,
     /// A percentage.
@@ -63,6 +65,7 @@ impl AnswerType {
             AnswerType::Organisation => &[AnswerType::Organisation, AnswerType::Person],
             AnswerType::Date => &[AnswerType::Date],
             AnswerType::Duration => &[AnswerType::Duration],
+            AnswerType::Time => &[AnswerType::Time],
             AnswerType::Money => &[AnswerType::Money],
             AnswerType::Percentage => &[AnswerType::Percentage],
             AnswerType::Quantity => &[AnswerType::Quantity],
@@ -93,6 +96,7 @@ impl AnswerType {
             AnswerType::Date => "a date",
             AnswerType::Period => "a period",
             AnswerType::Duration => "a length of time",
+            AnswerType::Time => "a time of day",
             AnswerType::Money => "an amount of money",
             AnswerType::Percentage => "a percentage",
             AnswerType::Quantity => "a quantity",
@@ -179,6 +183,7 @@ pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Foun
         AnswerType::Date => dates(quote),
         AnswerType::Period => periods(quote),
         AnswerType::Duration => figures(quote, &TIME_UNITS),
+        AnswerType::Time => clock_times(quote),
         AnswerType::Money => money(quote),
         AnswerType::Percentage => figures(quote, &["percent"]),
         AnswerType::Quantity => quantities(quote, family.unwrap_or(UnitFamily::Count)),
@@ -195,12 +200,91 @@ pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Foun
         AnswerType::Organisation | AnswerType::Location => names(quote, ty),
         _ => Vec::new(),
     };
+    out.retain(|f| !apparatus(quote, f.start, f.end));
     out.sort_by_key(|f| (f.start, f.end));
     out.dedup_by_key(|f| (f.start, f.end));
     out
 }
 
+/// Words after which a date is a citation's record of when a source was seen ("Archived
+/// July 6, 2011", "Retrieved 3 May 2020", "accessed on …"), not a date the text states.
+const SEEN_WORDS: &[&str] = &["archived", "retrieved", "accessed", "viewed", "downloaded"];
+
+/// Whether the value at `start..end` belongs to a citation's apparatus, never to what the
+/// text states: a number in a numeric citation bracket (`[44, 52]`, also when the quote
+/// starts inside it: `44, 52], …`), or a date a citation records a source was seen on.
+fn apparatus(quote: &str, start: usize, end: usize) -> bool {
+    let citation_list = |s: &str| s.chars().all(|c| c.is_ascii_digit() || " ,;–-".contains(c));
+    let closes = quote[end..]
+        .find(']')
+        .is_some_and(|i| citation_list(&quote[end..end + i]));
+    let opens = quote[..start]
+        .rfind('[')
+        .is_some_and(|i| citation_list(&quote[i + 1..start]));
+    let numeric = quote[start..end].chars().all(|c| c.is_ascii_digit());
+    let before: Vec<String> = crate::text::words(&quote[..start]);
+    let seen = before
+        .iter()
+        .rev()
+        .take(3)
+        .any(|w| SEEN_WORDS.contains(&w.as_str()));
+    (numeric && (closes || opens)) || seen
+}
+
+/// The unit a time of day carries in [`Found::unit`], which sets it apart from a date
+/// and a length of time.
+pub const CLOCK: &str = "time of day";
+
+static CLOCK_TIME: LazyLock<Regex> = LazyLock::new(|| {
+    re(
+        r"(?i)\b(?:([01]?\d|2[0-3]):([0-5]\d)|(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s?(a\.m\.|am|p\.m\.|pm)(?:\W|$)|(noon|midday|midnight))",
+    )
+});
+
+/// Times of day: `11 pm`, `9.30 a.m.`, `18:00`, `noon`, normalised to `HH:MM`. A dotted
+/// pair without am/pm ("3.45") is a decimal unless its hour and minutes read as a clock
+/// with a colon; so only `HH:MM` with a colon, or a figure with am/pm, is a time.
+fn clock_times(quote: &str) -> Vec<Found> {
+    CLOCK_TIME
+        .captures_iter(quote)
+        .filter_map(|c| {
+            let m = c.get(0)?;
+            let (h, min, end) = if let Some(h) = c.get(1) {
+                let next = quote[m.end()..].chars().next();
+                if next.is_some_and(|n| n.is_ascii_digit() || n == ':') {
+                    return None;
+                }
+                (
+                    h.as_str().parse::<u32>().ok()?,
+                    c[2].parse::<u32>().ok()?,
+                    m.end(),
+                )
+            } else if let Some(h) = c.get(3) {
+                let pm = c[5].to_lowercase().starts_with('p');
+                let h12 = h.as_str().parse::<u32>().ok()? % 12;
+                let min = c.get(4).map_or(Some(0), |x| x.as_str().parse().ok())?;
+                (h12 + if pm { 12 } else { 0 }, min, c.get(5)?.end())
+            } else {
+                let w = c[6].to_lowercase();
+                (if w == "midnight" { 0 } else { 12 }, 0, m.end())
+            };
+            Some(Found {
+                start: m.start(),
+                end,
+                normalised: format!("{h:02}:{min:02}"),
+                unit: Some(CLOCK.to_string()),
+                bound: Bound::Exact,
+            })
+        })
+        .collect()
+}
+
 /// Units of time a duration is counted in.
+/// Whether `unit` is a unit of time (`day`, `year`, …) as values carry it.
+pub fn is_time_unit(unit: &str) -> bool {
+    TIME_UNITS.contains(&unit)
+}
+
 const TIME_UNITS: [&str; 8] = [
     "day", "week", "month", "year", "decade", "century", "hour", "minute",
 ];
@@ -908,20 +992,26 @@ const ROLES: &[&str] = &[
     "management",
 ];
 
-/// Two words or more, letters only (initials and hyphens allowed), not ending in a role.
+/// Two words or more, letters only (initials and hyphens allowed), none a role word nor a
+/// word no personal name holds ([`Class::Impersonal`]: "Definitions", "Lane"), and no
+/// function word after the first ("Abstract We", "Definitions For": a heading run on
+/// into the text).
 fn person_like(raw: &str) -> bool {
+    use crate::lexicon::{self, Class};
     let words: Vec<&str> = raw.split_whitespace().collect();
+    let bare = |w: &str| w.trim_matches(|c: char| !c.is_alphabetic()).to_lowercase();
     words.len() >= 2
         && words.iter().all(|w| {
             w.chars()
                 .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\'' | '’' | ','))
         })
         && !words.iter().any(|w| {
-            ROLES.contains(
-                &w.trim_matches(|c: char| !c.is_alphabetic())
-                    .to_lowercase()
-                    .as_str(),
-            )
+            let b = bare(w);
+            ROLES.contains(&b.as_str()) || lexicon::is(Class::Impersonal, &b)
+        })
+        && !words[1..].iter().any(|w| {
+            let b = bare(w);
+            lexicon::is(Class::Stop, &b) && !super::names::joins_personal_name(&b)
         })
 }
 
@@ -981,6 +1071,52 @@ fn names(quote: &str, ty: AnswerType) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn times_of_day_read_on_a_24_hour_clock() {
+        let times = |q: &str| {
+            find(q, AnswerType::Time, None)
+                .into_iter()
+                .map(|f| f.normalised)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(times("The south gate must be locked at 11 pm."), ["23:00"]);
+        assert_eq!(
+            times("Open 9.30 a.m. to 18:00, closed at midnight"),
+            ["09:30", "18:00", "00:00"]
+        );
+        assert_eq!(
+            times("12 am is midnight; 12 pm is noon"),
+            ["00:00", "00:00", "12:00", "12:00"]
+        );
+        assert!(times("a ratio of 3:1, grade 3.45 and 12:30:15 elapsed").is_empty());
+        assert!(times("Version 2.10 ships 14 programs").is_empty());
+    }
+
+    #[test]
+    fn a_citation_bracket_or_a_record_of_access_states_no_value() {
+        let values = |q: &str, ty: AnswerType| {
+            find(q, ty, Some(UnitFamily::Count))
+                .into_iter()
+                .map(|f| f.normalised)
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            values(
+                "44, 52], the corpus holds 9 summaries",
+                AnswerType::Quantity
+            ) == ["9"]
+        );
+        assert!(values("as in [3, 12] we train 4 models", AnswerType::Quantity) == ["4"]);
+        assert!(values("Archived July 6, 2011 at the archive", AnswerType::Date).is_empty());
+        assert_eq!(
+            values(
+                "The holiday was first held on July 4, 1977.",
+                AnswerType::Date
+            ),
+            ["1977-07-04"]
+        );
+    }
 
     #[test]
     fn days_of_dates_and_section_labels_count_nothing() {
@@ -1064,6 +1200,19 @@ mod tests {
         assert!(!raw(q, AnswerType::Person, None).contains(&"European Union".to_string()));
         let q = "Except for Confidential Business Information, contact Marisol Cruz Cain.";
         assert_eq!(raw(q, AnswerType::Person, None), ["Marisol Cruz Cain"]);
+    }
+
+    #[test]
+    fn a_heading_run_into_text_or_a_street_is_no_person() {
+        let people = |q: &str| raw(q, AnswerType::Person, None);
+        assert!(people("Abstract We propose a sensor built by the group.").is_empty());
+        assert!(people("1. Definitions For the purposes of this ordinance").is_empty());
+        assert!(people("Deliveries are made at Wharf Lane before noon.").is_empty());
+        assert_eq!(
+            people("The report was signed by Ana van der Berg on Monday."),
+            ["Ana van der Berg"]
+        );
+        assert_eq!(people("Will Smith chaired the panel."), ["Will Smith"]);
     }
 
     #[test]

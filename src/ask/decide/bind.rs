@@ -16,7 +16,7 @@
 
 use crate::figure::Bound;
 use crate::frame::{Extreme, Frame};
-use crate::value::typed::Found;
+use crate::value::typed::{AnswerType, Found, UnitFamily};
 
 /// Read the ranges of `quote` among its values `vs` (in order of position): the first
 /// end of "from X to Y", "between X and Y" or "X–Y" is a floor, the second a ceiling.
@@ -142,6 +142,57 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
     vs.extend(keyed.into_iter().map(|(_, _, v)| v));
 }
 
+/// Whether count `v` of `quote` counts something other than what question `f` asks how
+/// many of: the words right after it name a thing ("one communicative intent") and none
+/// of the next four is the asked noun or its other number ("18,420 utterances" answers
+/// "how many utterances"). A count followed by no such word ("the total is 18,420.",
+/// "18,420 in all", a verb: "48,982, making it …") is kept, and so is one the asked noun
+/// states just before ("a population of 48,982", "utterances: 18,420").
+pub(super) fn counts_other(f: &Frame, quote: &str, v: &Found) -> bool {
+    use crate::lexicon::{self, Class};
+    let (Some(head), None) = (f.head.as_deref(), v.unit.as_deref()) else {
+        return false;
+    };
+    if f.answer_type != AnswerType::Quantity || f.unit_family != Some(UnitFamily::Count) {
+        return false;
+    }
+    let after: Vec<String> = crate::text::words(&quote[v.end..].to_lowercase())
+        .into_iter()
+        .take(4)
+        .collect();
+    let Some(next) = after.first() else {
+        return false;
+    };
+    let before = crate::text::words(&quote[..v.start].to_lowercase());
+    let stated_of = before.iter().rev().take(4).any(|w| same_noun(w, head));
+    let verb = next.ends_with("ing") || next.ends_with("ed");
+    let names_thing =
+        next.chars().all(char::is_alphabetic) && !lexicon::is(Class::Stop, next) && !verb;
+    names_thing && !stated_of && !after.iter().any(|w| same_noun(w, head))
+}
+
+/// Whether `a` and `b` are one noun, singular or plural ("utterance", "utterances";
+/// "species"; "parties", "party").
+fn same_noun(a: &str, b: &str) -> bool {
+    let stem = |w: &str| {
+        let w = w.to_lowercase();
+        if let Some(s) = w.strip_suffix("ies") {
+            format!("{s}y")
+        } else if let Some(s) = w
+            .strip_suffix("es")
+            .filter(|s| s.ends_with(['s', 'x', 'h']))
+        {
+            s.to_string()
+        } else {
+            w.strip_suffix('s')
+                .filter(|s| !s.ends_with('s'))
+                .unwrap_or(&w)
+                .to_string()
+        }
+    };
+    a.eq_ignore_ascii_case(b) || stem(a) == stem(b)
+}
+
 /// The bound a value must carry to be the asked extreme.
 fn asked_bound(e: Extreme) -> Bound {
     match e {
@@ -252,6 +303,33 @@ mod tests {
         vs.iter()
             .map(|v| quote[v.start..v.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_count_of_another_thing_does_not_answer_how_many() {
+        let f = frame("How many utterances does the corpus contain?");
+        let other = |quote: &str, v: &str| {
+            let i = quote.find(v).unwrap();
+            let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+            let v = found.iter().find(|x| x.start == i).unwrap();
+            counts_other(&f, quote, v)
+        };
+        assert!(other("each labelled with one communicative intent", "one"));
+        assert!(!other("The corpus contains 18,420 utterances.", "18,420"));
+        assert!(!other(
+            "It holds 18,420 transcribed radio utterances.",
+            "18,420"
+        ));
+        assert!(!other("The utterances number 18,420.", "18,420"));
+        let f = frame("What was the city's population in 2010?");
+        let quote = "The census reported a population of 48,982, making it the third city.";
+        let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        let v = found
+            .iter()
+            .find(|x| &quote[x.start..x.end] == "48,982")
+            .unwrap();
+        assert!(!counts_other(&f, quote, v));
+        assert!(same_noun("species", "species") && same_noun("parties", "party"));
     }
 
     #[test]

@@ -10,36 +10,12 @@
 use std::collections::HashSet;
 
 use crate::frame::Frame;
+use crate::lexicon::{self, Class};
 
-/// Phrases that exempt the group their clause names from a fee, a duty or a rule.
-const EXEMPTING: &[&str] = &[
-    "exempt",
-    "exempted",
-    "exemption",
-    "free of charge",
-    "no fee",
-    "no charge",
-    "not charged",
-    "waived",
-    "do not pay",
-    "does not pay",
-    "pay no",
-    "pays no",
-    "need not pay",
-    "not eligible",
-    "not entitled",
-    "not required to pay",
-    "does not apply",
-    "do not apply",
-    "not subject to",
-    "are excluded from",
-    "is excluded from",
-];
-
-/// Whether `clause` exempts something (see [`EXEMPTING`]).
+/// Whether `clause` exempts something: a phrase of [`Class::Exempting`], as whole words.
 pub(super) fn exempts(clause: &str) -> bool {
     let lower = clause.to_lowercase();
-    EXEMPTING.iter().any(|p| {
+    lexicon::words(Class::Exempting).iter().any(|p| {
         lower
             .match_indices(p)
             .any(|(i, _)| whole_word(&lower, i, i + p.len()))
@@ -103,7 +79,11 @@ pub(super) fn covers_asked(f: &Frame, general: &str, exemption: &str) -> bool {
 /// veterans pay?") and is not a word of what the subject is exempt from.
 pub(super) fn exempts_named(f: &Frame, clause: &str) -> bool {
     let lower = clause.to_lowercase();
-    let Some(at) = EXEMPTING.iter().filter_map(|p| lower.find(p)).min() else {
+    let Some(at) = lexicon::words(Class::Exempting)
+        .iter()
+        .filter_map(|p| lower.find(p))
+        .min()
+    else {
         return false;
     };
     let (subject, object) = (stems(&lower[..at]), stems(&lower[at..]));

@@ -12,6 +12,7 @@
 //! only a question that asks about a past span itself.
 
 use crate::frame::Frame;
+use crate::lexicon::{self, Class};
 use crate::period::Period;
 
 /// A span of time in months since year 0, both ends inclusive; an open end is `None`.
@@ -129,10 +130,12 @@ fn cue_before(before: &str) -> Option<Cue> {
         .map(|(_, cue)| *cue)
 }
 
-/// Words that mark a value as a former one.
-const FORMER: &[&str] = &["previously", "formerly", "former", "earlier"];
+/// Whether `w` marks a value as a former one: a word of [`Class::Former`], or "earlier".
+fn former_word(w: &str) -> bool {
+    lexicon::is(Class::Former, w) || w == "earlier"
+}
 
-/// Whether `clause` states its value as a former one: a word of [`FORMER`], "used to",
+/// Whether `clause` states its value as a former one: a [`former_word`], "used to",
 /// or a span closed by "until"/"till" told in the past tense ("until 2021 the fee was").
 pub(super) fn former(clause: &str) -> bool {
     let lower = clause.to_lowercase();
@@ -141,7 +144,7 @@ pub(super) fn former(clause: &str) -> bool {
     let closed = span(&lower).is_some_and(|s| s.to.is_some() && s.from.is_none())
         && ["until", "till"].iter().any(|c| has(c));
     let past = ["was", "were", "had"].iter().any(|w| has(w));
-    FORMER.iter().any(|w| has(w)) || lower.contains("used to") || (closed && past)
+    words.iter().any(|w| former_word(w)) || lower.contains("used to") || (closed && past)
 }
 
 /// The span question `f` asks about, from its own words.
@@ -160,12 +163,40 @@ pub(super) fn outside(f: &Frame, clause: &str) -> bool {
     }
 }
 
+/// Whether a length of time at `start..end` of `quote` fixes a point in time, and so
+/// answers "when": it is a limit ("within 30 days", "no later than 2 weeks"), it is tied
+/// to an event after it ("30 days after the call ends", "5 years ago"), or it recurs
+/// ("every 5 years"). A bare length ("a period of 10 years") says how long something
+/// lasts, not when it happens or ends.
+pub(super) fn fixes_time(quote: &str, start: usize, end: usize) -> bool {
+    let before = crate::text::words(&quote[..start].to_lowercase());
+    let after = crate::text::words(&quote[end..].to_lowercase());
+    let last = |n: usize| {
+        before
+            .len()
+            .checked_sub(n)
+            .map(|i| before[i..].join(" "))
+            .unwrap_or_default()
+    };
+    let first = |n: usize| after.iter().take(n).cloned().collect::<Vec<_>>().join(" ");
+    let limits = [
+        Class::BoundDeadline,
+        Class::BoundMin,
+        Class::BoundMax,
+        Class::BoundMore,
+        Class::BoundLess,
+        Class::Recurrence,
+    ];
+    (1..=3).any(|n| lexicon::is_any(&limits, &last(n)))
+        || (1..=2).any(|n| lexicon::is(Class::TimeAnchor, &first(n)))
+}
+
 /// Whether question `f` asks for a former value in its own words ("previous", "former",
 /// "originally").
 fn asks_former(f: &Frame) -> bool {
-    f.qualifiers.iter().any(|w| {
-        FORMER.contains(&w.as_str()) || matches!(w.as_str(), "previous" | "originally" | "old")
-    })
+    f.qualifiers
+        .iter()
+        .any(|w| former_word(w) || matches!(w.as_str(), "previous" | "old"))
 }
 
 #[cfg(test)]
@@ -196,6 +227,29 @@ mod tests {
             "Until 31 December 2021 the largest award was $5,000"
         ));
         assert!(!outside(&f, "Since 2022 the largest award is $9,000"));
+    }
+
+    #[test]
+    fn a_length_of_time_answers_when_only_as_a_limit_an_offset_or_a_recurrence() {
+        let at = |q: &str, v: &str| {
+            let i = q.find(v).unwrap();
+            fixes_time(q, i, i + v.len())
+        };
+        assert!(at("Report it within 24 hours of the call.", "24 hours"));
+        assert!(at(
+            "It closes 30 days after the notice is served.",
+            "30 days"
+        ));
+        assert!(at("The site is inspected every 5 years.", "5 years"));
+        assert!(at(
+            "Apply no later than 2 weeks before the hearing.",
+            "2 weeks"
+        ));
+        assert!(!at("The permanence period is 40 years.", "40 years"));
+        assert!(!at(
+            "Credits are held for a period of 10 years.",
+            "10 years"
+        ));
     }
 
     #[test]

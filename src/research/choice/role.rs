@@ -16,6 +16,8 @@
 //! only a question asked in the past; a possessive after the role ("the ROLE's
 //! assistant") names another role.
 
+use crate::lexicon::{self, Class};
+
 /// Words that link a role to its holder in a question.
 const QUESTION_LINKS: &[&str] = &[
     "is",
@@ -123,9 +125,6 @@ const PAST: &[&str] = &[
 /// Words after a past link that make it an appointment still holding ("was appointed").
 const STILL: &[&str] = &["appointed", "named", "elected"];
 
-/// Titles dropped from a choice before it is looked for.
-const TITLES: &[&str] = &["dr", "mr", "mrs", "ms", "prof", "professor", "sir", "dame"];
-
 /// A role a question asks who or what holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Role {
@@ -195,7 +194,7 @@ fn runs(have: &[String], want: &[String]) -> Vec<usize> {
 fn links(between: &[String], allowed: &[&str], role: &Role) -> bool {
     let linked = between
         .iter()
-        .all(|t| allowed.contains(&t.as_str()) || TITLES.contains(&t.as_str()));
+        .all(|t| allowed.contains(&t.as_str()) || lexicon::is(Class::Honorific, t));
     let past = between.iter().enumerate().any(|(i, t)| {
         PAST.contains(&t.as_str())
             && !between
@@ -210,7 +209,7 @@ pub fn states_in_role(sentence: &str, choice: &str, role: &Role) -> bool {
     let have = crate::text::words(sentence);
     let name: Vec<String> = crate::text::words(choice)
         .into_iter()
-        .skip_while(|t| DETERMINERS.contains(&t.as_str()) || TITLES.contains(&t.as_str()))
+        .skip_while(|t| DETERMINERS.contains(&t.as_str()) || lexicon::is(Class::Honorific, t))
         .collect();
     let (n, r) = (name.len(), role.words.len());
     let names = runs(&have, &name);

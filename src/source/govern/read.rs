@@ -12,6 +12,7 @@
 
 use super::{bound_in, Date, Side, SourceType, Tense};
 use crate::figure::Figure;
+use crate::lexicon::{self, Class};
 
 impl Side {
     /// The side item `id` of `source` states by figure `f` of `text` (normalised): its
@@ -86,18 +87,6 @@ enum Marker {
     Until(Date),
 }
 
-const FORMER: &[&str] = &["previously", "formerly", "former", "originally"];
-const UNTIL: &[&str] = &["until", "till", "before"];
-const CURRENT: &[&str] = &[
-    "now",
-    "currently",
-    "presently",
-    "today",
-    "since",
-    "from",
-    "effective",
-];
-
 /// The markers of `text` in order: (byte offset, marker).
 fn markers(text: &str) -> Vec<(usize, Marker)> {
     let lower = text.to_ascii_lowercase();
@@ -107,14 +96,14 @@ fn markers(text: &str) -> Vec<(usize, Marker)> {
         let next = words.get(k + 1).map(|x| x.1);
         let after = |n: usize| words.get(k + n).map_or(lower.len(), |x| x.0);
         let m = match w {
-            _ if FORMER.contains(&w) => Some(Marker::Former),
+            _ if lexicon::is(Class::Former, w) => Some(Marker::Former),
             "used" | "no" if matches!((w, next), ("used", Some("to")) | ("no", Some("longer"))) => {
                 Some(Marker::Former)
             }
-            _ if UNTIL.contains(&w) => day_at(&text[after(1)..]).map(Marker::Until),
+            _ if lexicon::is(Class::Until, w) => day_at(&text[after(1)..]).map(Marker::Until),
             "prior" if next == Some("to") => day_at(&text[after(2)..]).map(Marker::Until),
             "as" if matches!(next, Some("of" | "from")) => Some(Marker::Current),
-            _ if CURRENT.contains(&w) => Some(Marker::Current),
+            _ if lexicon::is(Class::Current, w) => Some(Marker::Current),
             _ => None,
         };
         if let Some(m) = m {

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""Fit the answer-assurance model (`src/ask/assurance.toml`): the probability that an
+answer is right, from the signals every answer reports (`assurance` in its JSON).
+
+Data (each question answered by the build under test):
+  * document sets with expected values and near misses (`attest eval documents --json`):
+    an answer is right when a cited quote holds the expected value and the value it
+    names, if any, is the expected one; an answered near miss is wrong;
+  * QASPER development papers, each question asked of its own paper, split by the
+    SHA-256 of the file name as `fit_relevance.py` splits them (5 in 10 fit, 2 in 10
+    validate, 3 in 10 never read here): right when a cited quote holds an expected
+    string; an answered unanswerable question is wrong.
+
+Fit: logistic regression, Newton + ridge 1 (`fit_relevance.fit`). Printed: how often
+validation answers are right per band of probability (the calibration table), and the
+lowest probability from which nine answers in ten are right, if any.
+
+The value model (`src/ask/value.toml`) is fitted on the same answers: every value read
+for a question (`assurance.value_check`, named or not) is a row, right when it is the
+expected value (`value_read` of the document sets; for QASPER, when the value is written
+in the question's answer or an alternative answer, as a whole word). Its bound is the
+least probability from which, on the validation answers, at least VALUE_PRECISION of the
+values named are right; when none reaches it the bound is 0 (every value read is named
+and the probability is reported, not applied) and the script says so. A value's check is
+made before its bound is applied, so the rows are the same whatever bound the build that
+collects them holds, and re-running the script with the written model reproduces it.
+
+    python3 scripts/fit_assurance.py BIN --documents FIT_DIR... \
+        --validate-documents DIR... --qasper ../shared/data/qasper \
+        --qasper-index /tmp/idx-qasper [--write] [--write-value]
+"""
+import argparse, importlib.util, json, math, os, re, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("fr", os.path.join(HERE, "fit_relevance.py"))
+fr = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fr)
+
+FEATURES = ["value", "no_value", "precise", "one_step", "statements", "retrieval",
+            "lead_relevance", "coverage", "differ"]
+VALUE_FEATURES = ["name", "precise", "money", "relevance", "first", "agree", "rivals",
+                  "coverage", "cell", "one_step"]
+VALUE_PRECISION = 0.95
+
+
+def value_features(c):
+    x = []
+    for k in VALUE_FEATURES:
+        v = c[k]
+        if k in ("agree", "rivals"):
+            v = math.log(1 + v)
+        x.append(float(v))
+    return x
+
+
+def features(s):
+    import math
+    x = []
+    for k in FEATURES:
+        v = s[k]
+        if k == "statements":
+            v = math.log(1 + v)
+        x.append(float(v))
+    return x
+
+
+def documents(bin_, dataset, index):
+    """Rows of the answer model and of the value model from one document set."""
+    out = subprocess.run([bin_, "eval", "documents", "--dataset", dataset, "--eval-index",
+                          index, "--json"], capture_output=True, text=True)
+    if not out.stdout.strip():
+        sys.exit(f"{dataset}: no report: {out.stderr[-400:]}")
+    rows, values = [], []
+    for o in json.loads(out.stdout)["outcomes"]:
+        s = o.get("assurance")
+        if o["status"] != "answered" or s is None:
+            continue
+        right = o["answerable"] and o["value_cited"] and o.get("value_named") is not False
+        rows.append((features(s), int(right)))
+        c = s.get("value_check")
+        if c is not None:
+            values.append((value_features(c), int(bool(o.get("value_read"))), c["given"]))
+    return rows, values
+
+
+def written_in(value, texts):
+    v = fr.norm(value)
+    if not v:
+        return False
+    pat = re.compile(r"(?<![\w.])" + re.escape(v) + r"(?![\w])")
+    return any(pat.search(fr.norm(t)) for t in texts)
+
+
+def qasper(bin_, data, index, part):
+    qs = [json.loads(l) for l in open(os.path.join(data, "questions.jsonl"))]
+    qs = [q for q in qs if fr.split_of(q["doc"]) == part]
+    docs = os.path.join(os.path.abspath(data), "docs")
+    if not os.path.isdir(index):
+        subprocess.run([bin_, "--index", index, "ingest", docs], check=True,
+                       capture_output=True)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = list(pool.map(
+            lambda q: fr.ask(bin_, index, q["question"], f"{docs}/{q['doc']}"), qs))
+    rows, values = [], []
+    for q, a in zip(qs, answers):
+        s = a.get("assurance")
+        if a.get("status") != "answered" or s is None:
+            continue
+        cited = {c for st in a.get("sentences", []) for c in st.get("citations", [])}
+        quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", []) if e.get("id") in cited]
+        expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
+        rows.append((features(s), int(any(x and x in t for x in expect for t in quotes))))
+        c = s.get("value_check")
+        if c is not None:
+            said = [q.get("answer") or ""] + q.get("alt_answers", [])
+            if q.get("expect_source") == "answer_span":
+                said += q.get("expect", [])
+            right = q["answerable"] and written_in(c["value"]["raw"], said)
+            values.append((value_features(c), int(right), c["given"]))
+    return rows, values
+
+
+def bound(ps, ys, share, least=10):
+    for t in sorted(set(ps)):
+        sel = [y for p, y in zip(ps, ys) if p >= t]
+        if len(sel) >= least and sum(sel) / len(sel) >= share:
+            return round(t, 3)
+    return 1.0
+
+
+def value_model(fit_values, val_values, write):
+    """Fit the value model, choose its bound on the validation values, report both."""
+    xs, ys = [r[0] for r in fit_values], [r[1] for r in fit_values]
+    w = fr.fit(xs, ys)
+    ps = [fr.prob(w, r[0]) for r in val_values]
+    vy = [r[1] for r in val_values]
+    print(f"values: fit {len(ys)} (right {sum(ys)}), validation {len(vy)} (right {sum(vy)})")
+    for lo in [k / 10 for k in range(10)]:
+        band = [y for p, y in zip(ps, vy) if lo <= p < lo + 0.1]
+        if band:
+            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} values, "
+                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+    b = bound(ps, vy, VALUE_PRECISION, least=5)
+    if b >= 1.0:
+        print(f"no bound names values right {VALUE_PRECISION:.0%} of the time: bound 0, "
+              "the probability is reported, not applied")
+        b = 0.0
+    kept = [y for p, y in zip(ps, vy) if p >= b]
+    print(f"value bound {b}: validation values named {len(kept)}, right {sum(kept)}, "
+          f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")
+    print("value weights", dict(zip(["bias"] + VALUE_FEATURES, [round(v, 4) for v in w])))
+    if write:
+        path = os.path.join(HERE, "..", "src", "ask", "value.toml")
+        with open(path, "w") as f:
+            f.write("# Written by scripts/fit_assurance.py --write-value; see docs/fitting.md.\n")
+            f.write(f"# features: {', '.join(VALUE_FEATURES)}\n")
+            f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
+            f.write(f"bias = {w[0]:.6f}\n")
+            f.write(f"bound = {b}\n")
+            f.write("\n[fitted_on]\n")
+            f.write(f"fit_values = {len(ys)}\nfit_right = {sum(ys)}\n")
+            f.write(f"validation_values = {len(vy)}\nvalidation_right = {sum(vy)}\n")
+            f.write(f"validation_named = {len(kept)}\nvalidation_named_right = {sum(kept)}\n")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("--documents", nargs="*", default=[])
+    ap.add_argument("--validate-documents", nargs="*", default=[])
+    ap.add_argument("--qasper")
+    ap.add_argument("--qasper-index")
+    ap.add_argument("--index-root", default="/tmp/attest-fit-assurance")
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--write-value", action="store_true")
+    a = ap.parse_args()
+    os.makedirs(a.index_root, exist_ok=True)
+    idx = lambda d: os.path.join(a.index_root, os.path.basename(os.path.normpath(d)))
+    fit_rows, val_rows, fit_values, val_values = [], [], [], []
+    for d in a.documents:
+        r, v = documents(a.binary, d, idx(d))
+        fit_rows += r
+        fit_values += v
+    for d in a.validate_documents:
+        r, v = documents(a.binary, d, idx(d))
+        val_rows += r
+        val_values += v
+    if a.qasper:
+        for part, rows, values in (("fit", fit_rows, fit_values), ("val", val_rows, val_values)):
+            r, v = qasper(a.binary, a.qasper, a.qasper_index, part)
+            rows += r
+            values += v
+    value_model(fit_values, val_values, a.write_value)
+    xs, ys = [r[0] for r in fit_rows], [r[1] for r in fit_rows]
+    w = fr.fit(xs, ys)
+    ps = [fr.prob(w, r[0]) for r in val_rows]
+    vy = [r[1] for r in val_rows]
+    print(f"fit answers {len(ys)} (right {sum(ys)}), validation answers {len(vy)} "
+          f"(right {sum(vy)})")
+    for lo in [k / 10 for k in range(10)]:
+        band = [y for p, y in zip(ps, vy) if lo <= p < lo + 0.1]
+        if band:
+            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} answers, "
+                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+    print(f"right nine times in ten from: {bound(ps, vy, 0.90)} (1.0: nowhere)")
+    print("weights", dict(zip(["bias"] + FEATURES, [round(v, 4) for v in w])))
+    if a.write:
+        path = os.path.join(HERE, "..", "src", "ask", "assurance.toml")
+        with open(path, "w") as f:
+            f.write("# Written by scripts/fit_assurance.py; see docs/fitting.md.\n")
+            f.write(f"# features: {', '.join(FEATURES)}\n")
+            f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
+            f.write(f"bias = {w[0]:.6f}\n")
+            f.write("\n")
+            f.write("[fitted_on]\n")
+            f.write(f"fit_answers = {len(ys)}\nfit_right = {sum(ys)}\n")
+            f.write(f"validation_answers = {len(vy)}\nvalidation_right = {sum(vy)}\n")
+
+
+if __name__ == "__main__":
+    main()

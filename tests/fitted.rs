@@ -1,0 +1,114 @@
+//! Fitted relevance and typed abstention through the real binary and bi-encoder: a
+//! research paper answers questions worded in another register than its own (the
+//! question's framing verbs and degree words are not required of the passage), a
+//! question from another field is still turned away, and a question asking for a value of
+//! a precise type whose passages state none is not answered; values of another kind than
+//! the one asked are not named.
+
+use serde_json::Value;
+
+use super::ask::ask_json;
+
+const PAPER: &str = "# Learning to Tag Ship Radio Logs with Weak Supervision\n\n\
+## Abstract\n\nWe study intent tagging for transcribed ship-to-shore radio calls. We introduce \
+two corpora of harbour radio traffic and show that weak labels from port schedules help a \
+small tagger.\n\n\
+## Introduction\n\nRadio traffic in busy harbours is logged but rarely analysed. Prior work \
+BIBREF3 tagged aviation calls; maritime calls differ in vocabulary and turn length BIBREF7 .\n\n\
+## Corpora\n\nWe release HarbourCalls and PilotNet. Each of them holds more than 40K \
+transcribed utterances, recorded at three ports between 2019 and 2022.\n\n\
+## Model\n\nOur tagger is a two-layer bidirectional LSTM over subword embeddings, followed by \
+a linear layer over the twelve intent labels. We train it with Adam for 20 epochs.\n\n\
+## Results\n\nThe tagger reaches 81.4 macro-F1 on HarbourCalls, 6.2 points above the keyword \
+baseline BIBREF12 . Weak labels from port schedules add 2.1 points.\n\n\
+## Limitations\n\nWe do not evaluate the tagger on calls in languages other than English.\n";
+
+/// The cited quotes of answer `a`.
+fn cited(a: &Value) -> Vec<String> {
+    a["evidence"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .map(|x| x["quote"].as_str().unwrap_or_default().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_paper_answers_in_its_own_words_and_other_fields_and_unstated_types_abstain() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("paper.md", PAPER)]);
+    // The question's verb ("use") frames the ask; the passage states the architecture.
+    let (a, code) = ask_json(
+        &idx,
+        "What architecture does the tagger use?",
+        &["--no-memory"],
+    );
+    assert_eq!(code, 0, "{a}");
+    assert!(
+        cited(&a).iter().any(|q| q.contains("bidirectional LSTM")),
+        "{a}"
+    );
+    // A question from another field finds no passage about it.
+    let (a, code) = ask_json(
+        &idx,
+        "What government position was held by the actress who starred in the film?",
+        &["--no-memory"],
+    );
+    assert_eq!(code, 1, "{a}");
+    assert_eq!(a["status"], "no_authoritative_evidence", "{a}");
+    // An amount asked of passages that state none is not answered, and says so.
+    let (a, code) = ask_json(
+        &idx,
+        "How much did the port authority charge for the logging software?",
+        &["--no-memory"],
+    );
+    assert_eq!(code, 1, "{a}");
+    assert_eq!(a["status"], "no_authoritative_evidence", "{a}");
+    assert!(a["answer_value"].is_null(), "{a}");
+}
+
+const CORPUS_PAPER: &str = "# Intent Tagging for Harbour Radio\n\n\
+## Abstract\n\nWe propose a corpus of harbour radio calls and a tagger for their intents.\n\n\
+## Corpus\n\nWe introduce HarbourTalk, a corpus of manually transcribed utterances in English \
+and Dutch, each labelled with one communicative intent. The final corpus contains 18,420 \
+utterances from 1,312 radio exchanges.\n";
+
+const CORPUS_PLAN: &str = "# Riverside Planting Plan\n\n\
+## Permanence\n\nThe permanence period of the Riverside planting is 40 years. Trees lost in \
+that period are replaced by the owner.\n\n\
+## Reporting\n\nThe monitoring report must be filed within 30 days after each site \
+inspection.\n";
+
+/// The value answer `a` names, as written.
+fn named(a: &Value) -> Option<String> {
+    a["answer_value"]["raw"].as_str().map(str::to_string)
+}
+
+/// Values are named only when they are of the asked kind: a heading run into the text is
+/// no person, a count of another thing does not answer "how many", and a bare length of
+/// time does not say when something ends (a time limit does say when it is due). A
+/// named value carries the check it went through.
+#[test]
+fn values_of_another_kind_are_not_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(
+        tmp.path(),
+        &[("paper.md", CORPUS_PAPER), ("plan.md", CORPUS_PLAN)],
+    );
+    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let a = ask("Who wrote the paper on harbour radio intent tagging?");
+    let who = named(&a).unwrap_or_default();
+    assert!(!who.contains("Abstract") && !who.contains("We"), "{a}");
+    let a = ask("How many utterances does the HarbourTalk corpus contain?");
+    assert_ne!(named(&a).as_deref(), Some("one"), "{a}");
+    let a = ask("When does the permanence period of the Riverside planting end?");
+    assert_ne!(named(&a).as_deref(), Some("40 years"), "{a}");
+    let a = ask("When must the monitoring report be filed?");
+    assert_eq!(named(&a).as_deref(), Some("30 days"), "{a}");
+    let check = &a["assurance"]["value_check"];
+    assert_eq!(check["value"]["raw"], "30 days", "{a}");
+    let p = check["probability"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&p) && check["given"] == true, "{a}");
+}
