@@ -129,6 +129,28 @@ def bound(ps, ys, share, least=10):
     return 1.0
 
 
+def calibration(ps, ys, what):
+    """Print how often validation rows are right per band of probability."""
+    for lo in [k / 10 for k in range(10)]:
+        band = [y for p, y in zip(ps, ys) if lo <= p < lo + 0.1]
+        if band:
+            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} {what}, "
+                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+
+
+def write_model(name, flag, features, w, extra, fitted_on):
+    """Write a fitted model to src/ask/NAME: weights, bias, EXTRA lines, [fitted_on]."""
+    path = os.path.join(HERE, "..", "src", "ask", name)
+    with open(path, "w") as f:
+        f.write(f"# Written by scripts/fit_assurance.py {flag}; see docs/fitting.md.\n")
+        f.write(f"# features: {', '.join(features)}\n")
+        f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
+        f.write(f"bias = {w[0]:.6f}\n")
+        f.writelines(f"{line}\n" for line in extra)
+        f.write("\n[fitted_on]\n")
+        f.writelines(f"{k} = {v}\n" for k, v in fitted_on)
+
+
 def value_model(fit_values, val_values, write):
     """Fit the value model, choose its bound on the validation values, report both."""
     xs, ys = [r[0] for r in fit_values], [r[1] for r in fit_values]
@@ -136,11 +158,7 @@ def value_model(fit_values, val_values, write):
     ps = [fr.prob(w, r[0]) for r in val_values]
     vy = [r[1] for r in val_values]
     print(f"values: fit {len(ys)} (right {sum(ys)}), validation {len(vy)} (right {sum(vy)})")
-    for lo in [k / 10 for k in range(10)]:
-        band = [y for p, y in zip(ps, vy) if lo <= p < lo + 0.1]
-        if band:
-            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} values, "
-                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+    calibration(ps, vy, "values")
     b = bound(ps, vy, VALUE_PRECISION, least=5)
     if b >= 1.0:
         print(f"no bound names values right {VALUE_PRECISION:.0%} of the time: bound 0, "
@@ -151,17 +169,10 @@ def value_model(fit_values, val_values, write):
           f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")
     print("value weights", dict(zip(["bias"] + VALUE_FEATURES, [round(v, 4) for v in w])))
     if write:
-        path = os.path.join(HERE, "..", "src", "ask", "value.toml")
-        with open(path, "w") as f:
-            f.write("# Written by scripts/fit_assurance.py --write-value; see docs/fitting.md.\n")
-            f.write(f"# features: {', '.join(VALUE_FEATURES)}\n")
-            f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
-            f.write(f"bias = {w[0]:.6f}\n")
-            f.write(f"bound = {b}\n")
-            f.write("\n[fitted_on]\n")
-            f.write(f"fit_values = {len(ys)}\nfit_right = {sum(ys)}\n")
-            f.write(f"validation_values = {len(vy)}\nvalidation_right = {sum(vy)}\n")
-            f.write(f"validation_named = {len(kept)}\nvalidation_named_right = {sum(kept)}\n")
+        write_model("value.toml", "--write-value", VALUE_FEATURES, w, [f"bound = {b}"], [
+            ("fit_values", len(ys)), ("fit_right", sum(ys)),
+            ("validation_values", len(vy)), ("validation_right", sum(vy)),
+            ("validation_named", len(kept)), ("validation_named_right", sum(kept))])
 
 
 def main():
@@ -198,24 +209,13 @@ def main():
     vy = [r[1] for r in val_rows]
     print(f"fit answers {len(ys)} (right {sum(ys)}), validation answers {len(vy)} "
           f"(right {sum(vy)})")
-    for lo in [k / 10 for k in range(10)]:
-        band = [y for p, y in zip(ps, vy) if lo <= p < lo + 0.1]
-        if band:
-            print(f"  probability {lo:.1f}-{lo + 0.1:.1f}: {len(band)} answers, "
-                  f"right {sum(band)} ({sum(band) / len(band):.2f})")
+    calibration(ps, vy, "answers")
     print(f"right nine times in ten from: {bound(ps, vy, 0.90)} (1.0: nowhere)")
     print("weights", dict(zip(["bias"] + FEATURES, [round(v, 4) for v in w])))
     if a.write:
-        path = os.path.join(HERE, "..", "src", "ask", "assurance.toml")
-        with open(path, "w") as f:
-            f.write("# Written by scripts/fit_assurance.py; see docs/fitting.md.\n")
-            f.write(f"# features: {', '.join(FEATURES)}\n")
-            f.write(f"weights = [{', '.join(f'{v:.6f}' for v in w[1:])}]\n")
-            f.write(f"bias = {w[0]:.6f}\n")
-            f.write("\n")
-            f.write("[fitted_on]\n")
-            f.write(f"fit_answers = {len(ys)}\nfit_right = {sum(ys)}\n")
-            f.write(f"validation_answers = {len(vy)}\nvalidation_right = {sum(vy)}\n")
+        write_model("assurance.toml", "--write", FEATURES, w, [], [
+            ("fit_answers", len(ys)), ("fit_right", sum(ys)),
+            ("validation_answers", len(vy)), ("validation_right", sum(vy))])
 
 
 if __name__ == "__main__":
