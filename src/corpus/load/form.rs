@@ -9,7 +9,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{find, run_isolated, run_worker_process, LoadOptions, PdfFail, WorkerJob, WORKER_EXE};
+use super::pdf::{run_isolated, run_worker_process, PdfFail, WorkerJob, WORKER_EXE};
+use super::{find, LoadOptions};
 use crate::corpus::forms::{self, Field};
 use crate::corpus::pdftext::{self, PopplerLimits};
 
