@@ -39,6 +39,12 @@ impl Cancel {
         self.flag.load(Ordering::Relaxed) || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 
+    /// The time left before the deadline (`None`: no deadline; zero once it passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
     /// `Err(Error::Cancelled)` when the work should stop.
     pub fn check(&self) -> Result<(), Error> {
         if self.is_cancelled() {

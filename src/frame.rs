@@ -296,6 +296,14 @@ const MONEY: &[&str] = &[
     "premium",
     "rent",
     "tuition",
+    "turnover",
+    "debt",
+    "dividend",
+    "dividends",
+    "profit",
+    "profits",
+    "income",
+    "capex",
 ];
 
 /// Words before `number`, `no.` or `code` that make it an identifier.
@@ -764,8 +772,12 @@ fn measured_type(
     if counted_by_name(w, first) {
         return (AnswerType::Quantity, Some(UnitFamily::Count), None);
     }
+    // "What is the number of …", "What was the total number of …": the number asked is
+    // the head; "which apiary is exempt from the limits on the number of colonies" asks
+    // for an apiary.
     let number_of = w
         .windows(3)
+        .take(5)
         .find(|p| p[0] == "number" && p[1] == "of")
         .map(|p| p[2].trim_end_matches('s').to_string());
     if number_of_one(w) && first != "how" {
@@ -797,7 +809,13 @@ fn measured_type(
         );
     }
     if has("how many") || has("how much") || has("what quantity") {
-        if let Some(f) = family_unit_named(w) {
+        // "How many trees per hectare?" counts trees: after "how many" only the words
+        // counted name the unit.
+        let named = match counted {
+            Some(c) => family_unit_named(&c.iter().map(|x| x.to_string()).collect::<Vec<_>>()),
+            None => family_unit_named(w),
+        };
+        if let Some(f) = named {
             return (AnswerType::Quantity, Some(f), None);
         }
         let currency = counted
@@ -830,7 +848,23 @@ fn unit_or_price(w: &[String]) -> Option<(AnswerType, Option<UnitFamily>, Option
     }
     let s = format!(" {} ", w.join(" "));
     let cost = w.iter().any(|x| COST_WORDS.contains(&x.as_str()));
-    (s.contains(" how much ") && cost).then_some((AnswerType::Money, None, None))
+    ((s.contains(" how much ") && cost) || in_currency(w)).then_some((
+        AnswerType::Money,
+        None,
+        None,
+    ))
+}
+
+/// Whether the question asks its value in a currency ("in USD", "in euros", "in
+/// dollars"): an amount of money.
+fn in_currency(w: &[String]) -> bool {
+    w.windows(2).any(|p| {
+        p[0] == "in"
+            && matches!(
+                p[1].as_str(),
+                "usd" | "eur" | "gbp" | "chf" | "jpy" | "euros" | "euro" | "dollars" | "sterling"
+            )
+    })
 }
 
 /// The family of a unit word the question names, not written after one of its own
@@ -845,6 +879,14 @@ fn family_unit_named(w: &[String]) -> Option<UnitFamily> {
             .iter()
             .find(|(u, _)| x.trim_end_matches('s') == *u || x.starts_with(u))
             .map(|(_, f)| *f)
+            .or_else(|| {
+                // A unit of another family spelt out ("how many megawatts"); a letter or
+                // two ("m", "t") is too short to be read as one in a question.
+                let long = x.chars().count() > 2;
+                long.then(|| crate::value::typed::named_unit(x))
+                    .flatten()
+                    .map(|(f, _)| f)
+            })
     })
 }
 
@@ -861,7 +903,12 @@ fn unit_asked(w: &[String]) -> Option<(UnitFamily, &'static str)> {
         let prev = i.checked_sub(1).map(|j| w[j].as_str());
         let prev2 = i.checked_sub(2).map(|j| w[j].as_str());
         let asked = prev == Some("in") || (prev == Some("many") && prev2 == Some("how"));
-        asked.then(|| crate::value::typed::named_unit(x)).flatten()
+        // "in mg/m³": the words split at the slash are one unit.
+        let whole = w.get(i + 1).map(|next| format!("{x}/{next}"));
+        let named = whole
+            .and_then(|u| crate::value::typed::named_unit(&u))
+            .or_else(|| crate::value::typed::named_unit(x));
+        asked.then_some(named).flatten()
     })
 }
 
@@ -884,6 +931,9 @@ fn named_type(w: &[String], first: &str) -> (AnswerType, Option<UnitFamily>, Opt
     let s = format!(" {} ", w.join(" "));
     let has = |p: &str| s.contains(&format!(" {p} "));
     let any = |l: &[&str]| w.iter().any(|x| l.contains(&x.as_str()));
+    if time_of_day_asked(w) {
+        return (AnswerType::Time, None, None);
+    }
     if has("what date")
         || has("which date")
         || first == "when"
@@ -946,6 +996,23 @@ fn named_type(w: &[String], first: &str) -> (AnswerType, Option<UnitFamily>, Opt
     (AnswerType::Text, None, None)
 }
 
+/// Whether the question asks for a time of day ("At what time must the gate be locked?",
+/// "What time does the office open?"): "what time" or "which time", not a span ("within
+/// what time", "what time limit", "what time period", "what time of year").
+fn time_of_day_asked(w: &[String]) -> bool {
+    w.windows(2).enumerate().any(|(i, p)| {
+        let before = i.checked_sub(1).map(|j| w[j].as_str());
+        let after = w.get(i + 2).map(String::as_str);
+        matches!(p[0].as_str(), "what" | "which")
+            && p[1] == "time"
+            && !matches!(before, Some("within" | "in" | "for"))
+            && !matches!(
+                after,
+                Some("limit" | "limits" | "period" | "periods" | "frame" | "of" | "span" | "scale")
+            )
+    })
+}
+
 /// The unit family of a measure the question names near its start (`temperature`,
 /// `area`, `weight`, `volume`, `distance`).
 fn family_asked(w: &[String]) -> Option<UnitFamily> {
@@ -961,6 +1028,8 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
         "distance" | "height" | "depth" | "width" | "length" | "thickness" | "diameter"
         | "radius" | "elevation" | "altitude" => Some(UnitFamily::Length),
         "megabytes" | "gigabytes" | "kilobytes" | "bytes" => Some(UnitFamily::Data),
+        "pressure" => Some(UnitFamily::Pressure),
+        "speed" | "velocity" => Some(UnitFamily::Speed),
         _ => None,
     };
     // "the maximum submission size", "the file size limit": a size in bytes.
@@ -1350,6 +1419,48 @@ mod tests {
 
     fn ty(q: &str) -> AnswerType {
         frame(q).answer_type
+    }
+
+    #[test]
+    fn units_of_every_family_and_times_of_day_are_asked_for() {
+        let fam = |q: &str| {
+            let f = frame(q);
+            (f.answer_type, f.unit_family, f.unit)
+        };
+        let q = AnswerType::Quantity;
+        assert_eq!(
+            fam("What is the output in MW?"),
+            (q, Some(UnitFamily::Power), Some("MW".into()))
+        );
+        assert_eq!(
+            fam("What is the dust limit in mg/m³?"),
+            (q, Some(UnitFamily::Concentration), Some("mg/m3".into()))
+        );
+        assert_eq!(
+            fam("How many megawatt-hours are stored?").1,
+            Some(UnitFamily::Energy)
+        );
+        assert_eq!(
+            fam("What is the maximum pressure of the vessel?").1,
+            Some(UnitFamily::Pressure)
+        );
+        // "How many trees per hectare": trees are counted.
+        assert_eq!(
+            fam("How many trees are planted per hectare?").1,
+            Some(UnitFamily::Count)
+        );
+        assert_eq!(
+            ty("What time must the south gate be locked?"),
+            AnswerType::Time
+        );
+        assert_eq!(ty("At what time does the office open?"), AnswerType::Time);
+        assert_ne!(
+            ty("Within what time must a complaint be filed?"),
+            AnswerType::Time
+        );
+        assert_ne!(ty("What time limit applies to appeals?"), AnswerType::Time);
+        assert_eq!(ty("What was the turnover in EUR?"), AnswerType::Money);
+        assert_eq!(ty("What dividend was paid per share?"), AnswerType::Money);
     }
 
     #[test]

@@ -112,3 +112,35 @@ fn values_of_another_kind_are_not_named() {
     let p = check["probability"].as_f64().unwrap();
     assert!((0.0..=1.0).contains(&p) && check["given"] == true, "{a}");
 }
+
+/// A board's page: roles beside names, a site's ratings in several units, and opening
+/// hours.
+const CORPUS_BOARD: &str = "# Northgate Energy Cooperative\n\n\
+## Board and officers\n\nThe board chair, Tom Reyes, opened the annual meeting in March. \
+Later in the meeting the members thanked the departing chief executive for eleven years \
+of service.\n\n\
+## Site\n\nThe solar site at Marsh Farm has an export capacity of 49.9 MW. Its battery \
+stores up to 120 MWh. Dust from the access road must stay below 5 mg/m³ at the boundary.\n\n\
+## Visitors\n\nThe visitor centre opens at 9 am. The south gate must be locked at 11 pm \
+every night.\n";
+
+/// Who-questions are answered by a name that holds the asked role; a unit of another
+/// family is never read as the asked one; "what time" is answered by a time of day.
+#[test]
+fn roles_units_and_times_of_day_bind_to_what_is_asked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("board.md", CORPUS_BOARD)]);
+    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    // The only person named is the chair; the chief executive is not named anywhere.
+    let a = ask("Who is the chief executive of Northgate Energy Cooperative?");
+    assert_ne!(named(&a).as_deref(), Some("Tom Reyes"), "{a}");
+    let a = ask("Who is the board chair of Northgate Energy Cooperative?");
+    assert_eq!(named(&a).as_deref(), Some("Tom Reyes"), "{a}");
+    // A battery's energy answers no question about power, and the other way round.
+    let a = ask("What is the export capacity of the Marsh Farm solar site in MW?");
+    assert_eq!(named(&a).as_deref(), Some("49.9 MW"), "{a}");
+    let a = ask("How many megawatt-hours can the Marsh Farm battery store?");
+    assert_ne!(named(&a).as_deref(), Some("49.9 MW"), "{a}");
+    let a = ask("At what time must the south gate be locked?");
+    assert_eq!(a["answer_value"]["normalised"], "23:00", "{a}");
+}

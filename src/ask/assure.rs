@@ -3,9 +3,9 @@
 //! retrieval, whether its sources differ) and a logistic model over them that gives the
 //! probability that the answer is right. The weights are fitted by
 //! `scripts/fit_assurance.py` on development question sets and kept in `assurance.toml`.
-//! The probability is reported with every answer (`assurance.probability`); confidence
-//! levels and abstention are not read from it yet: on the validation questions no bound
-//! on it separates answers that are right nine times in ten (see `docs/fitting.md`).
+//! The probability is reported with every answer (`assurance.probability`); when the
+//! file holds `[levels]`, the confidence levels are cut from it at the bounds chosen on
+//! the validation split (see `docs/fitting.md`), and else they are the rule-based ones.
 
 use std::sync::LazyLock;
 
@@ -16,13 +16,27 @@ pub use crate::answer::{Signals, ValueCheck};
 /// Inputs of the model ([`Signals::features`]).
 pub const FEATURES: usize = 9;
 
-/// The fitted model: weights over [`Signals::features`] and a bias.
+/// The fitted model: weights over [`Signals::features`] and a bias, and the bounds on
+/// its probability that cut the confidence levels when they are fitted.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Model {
     /// One weight per feature.
     pub weights: Vec<f64>,
     /// The bias.
     pub bias: f64,
+    /// The bounds of the levels, chosen on the validation split; `None`: the levels are
+    /// the rule-based ones.
+    #[serde(default)]
+    pub levels: Option<Levels>,
+}
+
+/// Where the fitted probability cuts `high`, `medium` and `low`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub struct Levels {
+    /// The least probability of a `high` answer.
+    pub high_from: f64,
+    /// Below this probability an answer is `low`.
+    pub low_below: f64,
 }
 
 static MODEL: LazyLock<Model> = LazyLock::new(|| {
@@ -44,6 +58,23 @@ impl Model {
     /// The probability that an answer with these signals is right.
     pub fn probability(&self, s: &Signals) -> f64 {
         logistic(self.bias, &self.weights, &s.features())
+    }
+
+    /// The confidence level of an answer with these signals, cut from the fitted
+    /// probability (`None` when no levels are fitted). An answer that states no value,
+    /// takes more than one step, or whose sources differ is never `high`.
+    pub fn level(&self, s: &Signals) -> Option<crate::answer::Confidence> {
+        use crate::answer::Confidence;
+        let l = self.levels?;
+        let p = self.probability(s);
+        let may_be_high = s.value && s.one_step && !s.differ;
+        Some(if p >= l.high_from && may_be_high {
+            Confidence::High
+        } else if p < l.low_below {
+            Confidence::Low
+        } else {
+            Confidence::Medium
+        })
     }
 }
 
@@ -191,6 +222,33 @@ mod tests {
             sure > unsure && (0.0..=1.0).contains(&sure),
             "{sure} <= {unsure}"
         );
+    }
+
+    #[test]
+    fn fitted_levels_cut_the_probability_and_never_rate_an_unvalued_answer_high() {
+        use crate::answer::Confidence;
+        let m = Model {
+            levels: Some(Levels {
+                high_from: 0.5,
+                low_below: 0.2,
+            }),
+            ..model().clone()
+        };
+        let sure = signals(true, 0.95);
+        assert!(m.probability(&sure) >= 0.5, "{}", m.probability(&sure));
+        assert_eq!(m.level(&sure), Some(Confidence::High));
+        let unvalued = signals(false, 0.95);
+        assert_ne!(m.level(&unvalued), Some(Confidence::High));
+        let differ = Signals {
+            differ: true,
+            ..signals(true, 0.95)
+        };
+        assert_ne!(m.level(&differ), Some(Confidence::High));
+        let none = Model {
+            levels: None,
+            ..model().clone()
+        };
+        assert_eq!(none.level(&sure), None);
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod bind;
 mod boxes;
 mod exempt;
 mod rate;
+mod role;
 mod when;
 use crate::engine::Engine;
 use crate::evidence::verify::Verdict;
@@ -443,7 +444,9 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !when::beyond_asked_date(f, v))
         .filter(|v| !bare_length_for_when(f, quote, v))
+        .filter(|v| !in_definition(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !bind::counts_other(f, quote, v))
         .filter(|v| !restates_question(f, &quote[v.start..v.end]))
         .filter(|v| !other_condition(f, quote, v))
@@ -459,8 +462,29 @@ fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
             f.date_role.is_none_or(|r| plays_role(r, quote, v, heading))
         })
         .collect();
+    if let Some(role) = role::asked_role(f) {
+        let named = |h: &str| role::names_role(&role, h);
+        if !heading.is_some_and(named) {
+            out.retain(|v| !role::unfilled(&role, quote, v));
+        }
+    }
     bind::rank(f, quote, &mut out);
     out
+}
+
+/// Whether `clause` defines a term ("\"Apiary\" means any site where one or more
+/// Colonies are kept", "… is defined as …"): what it states describes the term, it sets
+/// no value, so a value in it answers only a question asking what the term means.
+fn in_definition(f: &Frame, clause: &str) -> bool {
+    if f.answer_type == AnswerType::Definition {
+        return false;
+    }
+    let lower = clause.to_lowercase();
+    let quoted_term = ["\" means ", "” means ", "\" shall mean ", "” shall mean "];
+    quoted_term.iter().any(|p| lower.contains(p))
+        || [" is defined as ", " are defined as ", " shall mean "]
+            .iter()
+            .any(|p| lower.contains(p))
 }
 
 /// Whether `v` is a length of time offered for a "when" question that fixes no point in
@@ -1866,6 +1890,42 @@ mod tests {
             .into_iter()
             .map(|v| quote[v.start..v.end].to_string())
             .collect()
+    }
+
+    #[test]
+    fn a_part_counted_by_its_own_clause_answers_for_that_clause() {
+        let quote = "Six trustees are elected at large by the voters of the District, and three \
+                     are appointed by the Harlow County Commission, one of whom must reside in \
+                     the unincorporated part of the District.";
+        let got = raw(
+            "How many library trustees are appointed by the County Commission?",
+            quote,
+        );
+        assert_eq!(got.first().map(String::as_str), Some("three"), "{got:?}");
+    }
+
+    #[test]
+    fn a_date_the_question_asks_after_or_before_bounds_the_answer() {
+        let quote = "The board met on 3 March 2025 and will next meet on 14 May 2025.";
+        let got = raw(
+            "On what date is the next board meeting after 12 March 2025?",
+            quote,
+        );
+        assert_eq!(got, ["14 May 2025"]);
+        let got = raw(
+            "On what date did the board meet before 1 April 2025?",
+            quote,
+        );
+        assert_eq!(got, ["3 March 2025"]);
+    }
+
+    #[test]
+    fn a_value_in_a_definition_answers_only_what_the_term_means() {
+        let quote = "(a) \"Apiary\" means any site where one or more Colonies are kept; (b) \
+                     No more than four (4) Colonies may be kept on a Plot.";
+        let got = raw("How many colonies may be kept on a plot?", quote);
+        assert!(!got.iter().any(|v| v == "one"), "{got:?}");
+        assert!(got.iter().any(|v| v.starts_with("four")), "{got:?}");
     }
 
     #[test]

@@ -245,7 +245,14 @@ pub fn states_asked_value(f: &crate::frame::Frame, text: &str) -> bool {
 pub fn asks_precise(f: &crate::frame::Frame) -> bool {
     use crate::frame::{AnswerType as T, UnitFamily};
     match f.answer_type {
-        T::Date | T::Period | T::Duration | T::Money | T::Percentage | T::Phone | T::Email => true,
+        T::Date
+        | T::Period
+        | T::Duration
+        | T::Time
+        | T::Money
+        | T::Percentage
+        | T::Phone
+        | T::Email => true,
         T::Quantity => f.unit_family.is_some_and(|u| u != UnitFamily::Count),
         _ => false,
     }

@@ -4,6 +4,8 @@
 //! `english.toml`, compiled into the binary and parsed on first use. A leaf: it imports
 //! nothing from the crate, and every stage may use it.
 //!
+//! Units of measure are listed the same way, in `units.toml` (see [`units`]).
+//!
 //! Classes are matched exactly: a caller lower-cases (or not, for the classes written as
 //! they appear, such as [`Class::Abbreviation`]) before asking.
 
@@ -11,6 +13,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
 use serde::Deserialize;
+
+pub mod units;
 
 /// The data file, part of the source.
 const ENGLISH: &str = include_str!("english.toml");

@@ -132,8 +132,61 @@ pub enum UnitFamily {
     Temperature,
     /// Kilobytes, megabytes, gigabytes (a file or submission size).
     Data,
+    /// Watts, kilowatts, megawatts (a rating or a capacity).
+    Power,
+    /// Joules, kilowatt-hours, megawatt-hours.
+    Energy,
+    /// Hertz and its multiples.
+    Frequency,
+    /// Pascals, bars, psi.
+    Pressure,
+    /// Metres per second, kilometres per hour, knots.
+    Speed,
+    /// Parts per million or billion.
+    Ratio,
+    /// Mass per volume (mg/m³, µg/m³, mg/l).
+    Concentration,
     /// A number of things.
     Count,
+}
+
+impl UnitFamily {
+    /// The families a unit measures (every one but [`UnitFamily::Count`]).
+    pub const MEASURES: [UnitFamily; 13] = [
+        UnitFamily::Area,
+        UnitFamily::Length,
+        UnitFamily::Mass,
+        UnitFamily::Volume,
+        UnitFamily::Temperature,
+        UnitFamily::Data,
+        UnitFamily::Power,
+        UnitFamily::Energy,
+        UnitFamily::Frequency,
+        UnitFamily::Pressure,
+        UnitFamily::Speed,
+        UnitFamily::Ratio,
+        UnitFamily::Concentration,
+    ];
+
+    /// The family a key of `units.toml` names (`mass`, `power`).
+    pub fn from_key(key: &str) -> Option<UnitFamily> {
+        Some(match key {
+            "area" => UnitFamily::Area,
+            "length" => UnitFamily::Length,
+            "mass" => UnitFamily::Mass,
+            "volume" => UnitFamily::Volume,
+            "temperature" => UnitFamily::Temperature,
+            "data" => UnitFamily::Data,
+            "power" => UnitFamily::Power,
+            "energy" => UnitFamily::Energy,
+            "frequency" => UnitFamily::Frequency,
+            "pressure" => UnitFamily::Pressure,
+            "speed" => UnitFamily::Speed,
+            "ratio" => UnitFamily::Ratio,
+            "concentration" => UnitFamily::Concentration,
+            _ => return None,
+        })
+    }
 }
 
 /// A value found in a quote.
@@ -172,10 +225,15 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
     )
 });
 static QUANTITY: LazyLock<Regex> = LazyLock::new(|| {
-    re(
-        r"(?i)\b(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?(km2|km²|m2|m²|ha|hectares?|acres?|square (?:metres|meters|miles|feet|kilometres|kilometers)|km|kilomet(?:re|er)s?|metres?|meters?|miles?|feet|foot|ft|cm|mm|kg|kilograms?|tonnes?|tons?|t|lbs?|pounds|grams?|g|litres?|liters?|gallons?|cubic (?:metres|meters|feet)|m3|m³|degrees?|°[CF]?|[KMGT]B|bytes?|(?:kilo|mega|giga|tera)bytes?)\b",
-    )
+    re(&format!(
+        r"(?i)\b(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:\|\s*)?({})",
+        crate::lexicon::units::alternation()
+    ))
 });
+/// What follows a mass that makes it a mass per volume ("10 kg per m3", "5 mg/Nm³"): a
+/// concentration or a density, not a mass.
+static PER_VOLUME: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?i)^\s*(?:/|per\s+)(?:cubic|n?m3|n?m³|l\b|litre|liter)"));
 
 /// Every value of type `ty` (of unit family `family`, for quantities) in `quote`.
 pub fn find(quote: &str, ty: AnswerType, family: Option<UnitFamily>) -> Vec<Found> {
@@ -485,9 +543,13 @@ fn quantities(quote: &str, family: UnitFamily) -> Vec<Found> {
     QUANTITY
         .captures_iter(quote)
         .filter(|c| unit_family(&c[2]) == Some(family))
+        .filter(|c| {
+            let end = c.get(0).expect("match").end();
+            family != UnitFamily::Mass || !PER_VOLUME.is_match(&quote[end..])
+        })
         .map(|c| {
             let (m, at) = (c.get(0).expect("match"), c.get(1).expect("digits").start());
-            let unit = c[2].to_lowercase();
+            let unit = written_unit(&c[2]);
             // The number whole, as the number reader reads it (`1.250.000 ha`).
             let n = nums
                 .iter()
@@ -511,116 +573,55 @@ fn quantities(quote: &str, family: UnitFamily) -> Vec<Found> {
         .collect()
 }
 
-/// Units a value can be converted between, each with its family and its size in the
-/// family's base unit (gram, metre, square metre, litre). Units whose size differs by
-/// country (ton, gallon) are not listed: such a value is never converted.
-const CONVERTIBLE: &[(&str, UnitFamily, f64)] = &[
-    ("mg", UnitFamily::Mass, 0.001),
-    ("g", UnitFamily::Mass, 1.0),
-    ("gram", UnitFamily::Mass, 1.0),
-    ("kg", UnitFamily::Mass, 1_000.0),
-    ("kilogram", UnitFamily::Mass, 1_000.0),
-    ("t", UnitFamily::Mass, 1_000_000.0),
-    ("tonne", UnitFamily::Mass, 1_000_000.0),
-    ("lb", UnitFamily::Mass, 453.592_37),
-    ("mm", UnitFamily::Length, 0.001),
-    ("cm", UnitFamily::Length, 0.01),
-    ("m", UnitFamily::Length, 1.0),
-    ("metre", UnitFamily::Length, 1.0),
-    ("meter", UnitFamily::Length, 1.0),
-    ("km", UnitFamily::Length, 1_000.0),
-    ("kilometre", UnitFamily::Length, 1_000.0),
-    ("kilometer", UnitFamily::Length, 1_000.0),
-    ("inch", UnitFamily::Length, 0.0254),
-    ("ft", UnitFamily::Length, 0.3048),
-    ("foot", UnitFamily::Length, 0.3048),
-    ("feet", UnitFamily::Length, 0.3048),
-    ("yard", UnitFamily::Length, 0.9144),
-    ("mile", UnitFamily::Length, 1_609.344),
-    ("m2", UnitFamily::Area, 1.0),
-    ("m²", UnitFamily::Area, 1.0),
-    ("ha", UnitFamily::Area, 10_000.0),
-    ("hectare", UnitFamily::Area, 10_000.0),
-    ("km2", UnitFamily::Area, 1_000_000.0),
-    ("km²", UnitFamily::Area, 1_000_000.0),
-    ("acre", UnitFamily::Area, 4_046.856_422_4),
-    ("ml", UnitFamily::Volume, 0.001),
-    ("l", UnitFamily::Volume, 1.0),
-    ("litre", UnitFamily::Volume, 1.0),
-    ("liter", UnitFamily::Volume, 1.0),
-    ("m3", UnitFamily::Volume, 1_000.0),
-    ("m³", UnitFamily::Volume, 1_000.0),
-];
+/// The unit as a normalised value writes it: an exact spelling as written (`MW`), any
+/// other in lower case, blanks single.
+fn written_unit(spelling: &str) -> String {
+    let exact = crate::lexicon::units::unit_written(spelling)
+        .is_some_and(|u| u.exact.iter().any(|e| e == spelling));
+    let s = if exact {
+        spelling.to_string()
+    } else {
+        spelling.to_lowercase()
+    };
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
 
-/// The convertible unit a word names (`kg`, `kilograms`, `tonnes`, `hectares`), in its
-/// listed spelling, with its family.
+/// The unit a word of a question names (`kg`, `kilograms`, `tonnes`, `MW`), as its
+/// canonical spelling, with its family.
 pub fn named_unit(word: &str) -> Option<(UnitFamily, &'static str)> {
-    let w = word.to_lowercase();
-    let w = w.trim_end_matches('.');
-    let one = w
-        .strip_suffix("es")
-        .filter(|x| CONVERTIBLE.iter().any(|(u, ..)| u == x))
-        .or_else(|| w.strip_suffix('s').filter(|x| x.len() > 1))
-        .unwrap_or(w);
-    [w, one]
-        .iter()
-        .find_map(|x| CONVERTIBLE.iter().find(|(u, ..)| u == x))
-        .map(|(u, fam, _)| (*fam, *u))
+    let u = crate::lexicon::units::unit_named(word)?;
+    Some((UnitFamily::from_key(&u.family)?, u.unit.as_str()))
+}
+
+/// The unit a value is written in, or a question names.
+fn unit_of(spelling: &str) -> Option<&'static crate::lexicon::units::Unit> {
+    crate::lexicon::units::unit_written(spelling)
+        .or_else(|| crate::lexicon::units::unit_named(spelling))
 }
 
 /// `value` (a normalised quantity, `2 t`) in unit `to` (`kg`): `2000 kg`; `None` when
-/// either unit is not convertible or the two are of different families.
+/// either unit is not known, has no size, or the two are of different families.
 pub fn convert(value: &str, to: &str) -> Option<String> {
     let (number, unit) = value.split_once(' ')?;
-    let (from_family, from) = named_unit(unit)?;
-    let (to_family, to) = named_unit(to)?;
-    if from_family != to_family {
+    let from = unit_of(unit)?;
+    let to = unit_of(to)?;
+    if from.family != to.family {
         return None;
     }
-    if from == to {
+    if from.unit == to.unit {
         return Some(value.to_string());
     }
-    let size = |u: &str| CONVERTIBLE.iter().find(|(x, ..)| *x == u).map(|c| c.2);
     let n: f64 = number.replace(',', "").parse().ok()?;
-    let x = n * size(from)? / size(to)?;
+    let x = n * from.size? / to.size?;
     // Six significant decimals at most: a conversion never invents precision.
     let text = format!("{x:.6}");
-    Some(format!("{} {to}", figure::canonical(&text)))
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    Some(format!("{} {}", figure::canonical(text), to.unit))
 }
 
 /// The family of a written unit.
 fn unit_family(unit: &str) -> Option<UnitFamily> {
-    let u = unit.to_lowercase();
-    let f = if u.starts_with("square")
-        || u.contains('2')
-        || u.contains('²')
-        || u.starts_with("ha")
-        || u.starts_with("hect")
-        || u.starts_with("acre")
-    {
-        UnitFamily::Area
-    } else if u.starts_with("cubic")
-        || u.contains('3')
-        || u.contains('³')
-        || u.starts_with("lit")
-        || u.starts_with("gallon")
-    {
-        UnitFamily::Volume
-    } else if u.starts_with("deg") || u.starts_with('°') {
-        UnitFamily::Temperature
-    } else if u.ends_with("byte") || u.ends_with("bytes") || (u.len() == 2 && u.ends_with('b')) {
-        UnitFamily::Data
-    } else if [
-        "kg", "kilogram", "tonne", "ton", "lb", "pound", "gram", "g", "t",
-    ]
-    .iter()
-    .any(|p| u == *p || u.starts_with(&format!("{p}s")) || (p.len() > 2 && u.starts_with(p)))
-    {
-        UnitFamily::Mass
-    } else {
-        UnitFamily::Length
-    };
-    Some(f)
+    UnitFamily::from_key(&crate::lexicon::units::unit_written(unit)?.family)
 }
 
 /// Numbers that count things: digits (separators allowed) or number words, not a year,
@@ -637,16 +638,9 @@ fn counts(quote: &str) -> Vec<Found> {
         .chain(find(quote, AnswerType::Duration, None))
         // "8 miles", "40 hectares": a measure, not a count.
         .chain(
-            [
-                UnitFamily::Area,
-                UnitFamily::Length,
-                UnitFamily::Mass,
-                UnitFamily::Volume,
-                UnitFamily::Temperature,
-                UnitFamily::Data,
-            ]
-            .into_iter()
-            .flat_map(|fam| quantities(quote, fam)),
+            UnitFamily::MEASURES
+                .into_iter()
+                .flat_map(|fam| quantities(quote, fam)),
         )
         .map(|f| (f.start, f.end))
         .collect();
@@ -659,8 +653,10 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| !measured(&quote[n.end..]))
         .filter(|n| !time_of_day(quote, n.start, n.end))
         .filter(|n| !day_of_month(quote, n.start, n.end) && !section_label(quote, n.start, n.end))
+        // A year is written without a thousands separator ("1,842 test utterances" counts).
         .filter(|n| {
-            !(n.value.len() == 4 && (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0)))
+            let year = (1800..=2100).contains(&n.value.parse::<u32>().unwrap_or(0));
+            !(n.value.len() == 4 && year && !quote[n.start..n.end].contains([',', '.', ' ']))
         })
         .map(|n| Found {
             start: n.start,
@@ -672,35 +668,6 @@ fn counts(quote: &str) -> Vec<Found> {
         })
         .collect()
 }
-
-/// Words that make the number before them a measure ("eight miles"), not a count.
-const MEASURE_WORDS: &[&str] = &[
-    "mile",
-    "km",
-    "kilometre",
-    "kilometer",
-    "metre",
-    "meter",
-    "foot",
-    "feet",
-    "inch",
-    "yard",
-    "hectare",
-    "ha",
-    "acre",
-    "ton",
-    "tonne",
-    "t",
-    "kilogram",
-    "kg",
-    "pound",
-    "lb",
-    "litre",
-    "liter",
-    "gallon",
-    "degree",
-    "percent",
-];
 
 /// Whether the number at `start..end` is the day of a date written without its year ("1
 /// April", "April 1", "30th June"): a day of the month, never a count of things.
@@ -772,19 +739,18 @@ fn time_of_day(quote: &str, start: usize, end: usize) -> bool {
     clock || colon(&quote[end..]) || before
 }
 
-/// Whether `after` (the text after a number) opens with a measure word.
+/// What opens the text after a number that makes the number a measure ("eight miles",
+/// "12 MW", "40 percent"), not a count.
+static MEASURED: LazyLock<Regex> = LazyLock::new(|| {
+    re(&format!(
+        r"(?i)^[ \u{{a0}}](?:percent\b|per cent\b|{})",
+        crate::lexicon::units::alternation()
+    ))
+});
+
+/// Whether `after` (the text after a number) opens with a unit of measure.
 fn measured(after: &str) -> bool {
-    let next = after
-        .split(|c: char| !c.is_alphanumeric())
-        .find(|w| !w.is_empty())
-        .unwrap_or("")
-        .to_lowercase();
-    let one = next
-        .strip_suffix("es")
-        .filter(|w| MEASURE_WORDS.contains(w));
-    let one = one.or_else(|| next.strip_suffix('s')).unwrap_or(&next);
-    after.starts_with([' ', '\u{a0}'])
-        && (MEASURE_WORDS.contains(&one) || MEASURE_WORDS.contains(&next.as_str()))
+    MEASURED.is_match(after)
 }
 
 /// Whether the number at `start..end` is glued to letters or more digits (a code, a
@@ -1071,6 +1037,42 @@ fn names(quote: &str, ty: AnswerType) -> Vec<Found> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn units_of_every_family_are_read_and_converted_within_it() {
+        let q = |text: &str, fam: UnitFamily| {
+            find(text, AnswerType::Quantity, Some(fam))
+                .into_iter()
+                .map(|f| f.normalised)
+                .collect::<Vec<_>>()
+        };
+        let plant = "The plant has a capacity of 49.9 MW and a 2.3 MWh battery; dust stays \
+                     below 5 mg/Nm³ and 10 kg per m3 of fill is used.";
+        assert_eq!(q(plant, UnitFamily::Power), ["49.9 MW"]);
+        assert_eq!(q(plant, UnitFamily::Energy), ["2.3 MWh"]);
+        assert_eq!(q(plant, UnitFamily::Concentration), ["5 mg/nm³"]);
+        // A mass per volume is no mass; a megawatt is no milliwatt.
+        assert!(q(plant, UnitFamily::Mass).is_empty());
+        assert!(q("a 5 mW laser", UnitFamily::Power).is_empty());
+        assert_eq!(
+            q("Maximum working pressure 16 bar.", UnitFamily::Pressure),
+            ["16 bar"]
+        );
+        assert_eq!(convert("2.3 MWh", "kWh").as_deref(), Some("2300 kWh"));
+        assert_eq!(convert("5 mg/nm³", "µg/m3").as_deref(), Some("5000 µg/m3"));
+        assert_eq!(convert("16 bar", "kPa").as_deref(), Some("1600 kPa"));
+        assert_eq!(convert("2 t", "kg").as_deref(), Some("2000 kg"));
+        // Never across families, never a unit of no fixed size.
+        assert_eq!(convert("2 MW", "MWh"), None);
+        assert_eq!(convert("3 gallons", "l"), None);
+        // A figure before a unit is a measure, not a count.
+        let counts = find(
+            "It emits 40 ppm and runs 12 MW units.",
+            AnswerType::Quantity,
+            None,
+        );
+        assert!(counts.is_empty(), "{counts:?}");
+    }
 
     #[test]
     fn times_of_day_read_on_a_24_hour_clock() {

@@ -124,10 +124,17 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
         _ => false,
     };
     let any_part_asked = parts.iter().any(asked);
-    let mut keyed: Vec<(u8, u8, Found)> = vs
+    // Counts side by side, each with its own clause ("six are elected …, and three are
+    // appointed by …"): the one whose clause says what the question asks leads.
+    let says: Vec<bool> = vs
+        .iter()
+        .map(|v| says_of(f, &own_clause(quote, v).to_lowercase()))
+        .collect();
+    let mut keyed: Vec<(u8, u8, u8, Found)> = vs
         .drain(..)
         .zip(&parts)
-        .map(|(v, p)| {
+        .zip(&says)
+        .map(|((v, p), said)| {
             let bound = u8::from(f.extreme.is_some_and(|e| v.bound != asked_bound(e)));
             let part = match p {
                 Part::Of(_) if asked(p) => 0,
@@ -135,11 +142,11 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
                 Part::Total if any_part_asked => 2,
                 _ => 1,
             };
-            (bound, part, v)
+            (bound, part, u8::from(!said), v)
         })
         .collect();
-    keyed.sort_by_key(|(b, p, v)| (*b, *p, v.start));
-    vs.extend(keyed.into_iter().map(|(_, _, v)| v));
+    keyed.sort_by_key(|(b, p, s, v)| (*b, *p, *s, v.start));
+    vs.extend(keyed.into_iter().map(|(_, _, _, v)| v));
 }
 
 /// Whether count `v` of `quote` counts something other than what question `f` asks how
@@ -163,13 +170,88 @@ pub(super) fn counts_other(f: &Frame, quote: &str, v: &Found) -> bool {
     let Some(next) = after.first() else {
         return false;
     };
+    // The asked noun states the count when only linking words stand between them ("a
+    // population of 48,982", "utterances: 18,420", "the number of seats is 120"), not
+    // when a clause of its own does ("1,150 slices annotated by two operators").
     let before = crate::text::words(&quote[..v.start].to_lowercase());
-    let stated_of = before.iter().rev().take(4).any(|w| same_noun(w, head));
-    let verb = next.ends_with("ing") || next.ends_with("ed");
-    let names_thing =
-        next.chars().all(char::is_alphabetic) && !lexicon::is(Class::Stop, next) && !verb;
+    let stated_of = before
+        .iter()
+        .rev()
+        .take(4)
+        .position(|w| same_noun(w, head))
+        .is_some_and(|k| {
+            before
+                .iter()
+                .rev()
+                .take(k)
+                .all(|w| LINKING.contains(&w.as_str()))
+        });
+    // A past participle follows the count as a verb ("18,420 collected in 2020"), and so
+    // does an "-ing" form after a comma ("48,982, making it …"); one right after the
+    // figure modifies the counted noun ("14,736 training utterances").
+    let comma = quote[v.end..].trim_start().starts_with(',');
+    let verb = next.ends_with("ed") || (comma && next.ends_with("ing"));
+    // "8 per day": a rate of what is named before, not a count of another thing.
+    let names_thing = next.chars().all(char::is_alphabetic)
+        && !lexicon::is(Class::Stop, next)
+        && next != "per"
+        && !verb;
     names_thing && !stated_of && !after.iter().any(|w| same_noun(w, head))
 }
+
+/// Words that may stand between a counted noun and the count that states it.
+const LINKING: &[&str] = &[
+    "of",
+    "is",
+    "was",
+    "were",
+    "are",
+    "at",
+    "totalled",
+    "totaled",
+    "total",
+    "totals",
+    "numbered",
+    "numbers",
+    "reached",
+    "stood",
+    "about",
+    "approximately",
+    "around",
+    "some",
+    "nearly",
+    "over",
+    "roughly",
+    "to",
+    "be",
+    "been",
+    "stands",
+    "limited",
+    "capped",
+    "set",
+    "fixed",
+    "restricted",
+    "exceed",
+    "than",
+    "more",
+    "less",
+    "fewer",
+    "most",
+    "least",
+    "maximum",
+    "minimum",
+    "up",
+    "shall",
+    "may",
+    "must",
+    "not",
+    "no",
+    "should",
+    "will",
+    "under",
+    "below",
+    "above",
+];
 
 /// Whether `a` and `b` are one noun, singular or plural ("utterance", "utterances";
 /// "species"; "parties", "party").
@@ -253,6 +335,25 @@ fn part_clause(quote: &str, v: &Found) -> Option<String> {
     Some(rest[..end].to_lowercase())
 }
 
+/// The clause `v` stands in: from the comma, semicolon or sentence end before it to the
+/// one after it (a point between digits is no end).
+fn own_clause<'q>(quote: &'q str, v: &Found) -> &'q str {
+    let end_at = |i: usize, c: char| {
+        matches!(c, ',' | ';' | ':')
+            || (c == '.' && !quote[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+    };
+    let from = quote[..v.start]
+        .char_indices()
+        .rev()
+        .find(|&(i, c)| end_at(i, c))
+        .map_or(0, |(i, c)| i + c.len_utf8());
+    let to = quote[v.end..]
+        .char_indices()
+        .find(|&(i, c)| end_at(v.end + i, c))
+        .map_or(quote.len(), |(i, _)| v.end + i);
+    &quote[from..to]
+}
+
 /// Whether no sentence or clause boundary other than a comma stands between `a` and `b`.
 fn same_sentence(quote: &str, a: usize, b: usize) -> bool {
     !quote[a..b].contains(['.', ';'])
@@ -321,6 +422,19 @@ mod tests {
             "18,420"
         ));
         assert!(!other("The utterances number 18,420.", "18,420"));
+        assert!(!other("Utterances are limited to 80 per speaker.", "80"));
+        // A count qualified right after the figure still counts what it names; a count
+        // in a clause of its own after the asked noun does not.
+        let split = "It is split into 14,736 training and 1,842 test utterances.";
+        assert!(other(split, "14,736") && !other(split, "1,842"));
+        let f = frame("How many slices was the model trained on?");
+        let quote = "It was trained on 1,150 slices annotated by two operators.";
+        let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        let two = found
+            .iter()
+            .find(|x| &quote[x.start..x.end] == "two")
+            .unwrap();
+        assert!(counts_other(&f, quote, two));
         let f = frame("What was the city's population in 2010?");
         let quote = "The census reported a population of 48,982, making it the third city.";
         let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));

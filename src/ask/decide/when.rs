@@ -163,6 +163,28 @@ pub(super) fn outside(f: &Frame, clause: &str) -> bool {
     }
 }
 
+/// Whether date `v` falls on the wrong side of a date the question sets as a bound
+/// ("the next meeting after 12 March 2025", "the last inspection before 1 May"): a date
+/// no later than the one after which the question asks, or no earlier than the one
+/// before which it asks, is not the asked date. Dates compare as far as both are written
+/// (a month against a day compares the months).
+pub(super) fn beyond_asked_date(f: &Frame, v: &crate::value::typed::Found) -> bool {
+    use crate::value::typed::{find, AnswerType};
+    if f.answer_type != AnswerType::Date || v.unit.is_some() {
+        return false;
+    }
+    let q = f.qualifiers.join(" ");
+    find(&q, AnswerType::Date, None).iter().any(|d| {
+        let before: Vec<&str> = q[..d.start].split_whitespace().rev().take(2).collect();
+        let later = matches!(before.first(), Some(&"after" | &"following" | &"since"));
+        let earlier = matches!(before.as_slice(), ["before", ..] | ["to", "prior"]);
+        let n = v.normalised.len().min(d.normalised.len());
+        let (a, b) = (&v.normalised[..n], &d.normalised[..n]);
+        let iso = |x: &str| x.chars().all(|c| c.is_ascii_digit() || c == '-');
+        iso(a) && iso(b) && ((later && a <= b) || (earlier && a >= b))
+    })
+}
+
 /// Whether a length of time at `start..end` of `quote` fixes a point in time, and so
 /// answers "when": it is a limit ("within 30 days", "no later than 2 weeks"), it is tied
 /// to an event after it ("30 days after the call ends", "5 years ago"), or it recurs
