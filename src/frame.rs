@@ -385,30 +385,14 @@ const PEOPLE: &[&str] = &[
     "practitioner",
 ];
 
-/// Units of a quantity, by family.
+/// Words naming a measure rather than a unit (units are read from the unit lexicon,
+/// `lexicon/units.toml`).
 const FAMILY_UNITS: &[(&str, UnitFamily)] = &[
-    ("hectare", UnitFamily::Area),
-    ("acre", UnitFamily::Area),
     ("square", UnitFamily::Area),
     ("area", UnitFamily::Area),
-    ("metre", UnitFamily::Length),
-    ("meter", UnitFamily::Length),
-    ("mile", UnitFamily::Length),
-    ("feet", UnitFamily::Length),
-    ("foot", UnitFamily::Length),
-    ("inch", UnitFamily::Length),
-    ("kilometre", UnitFamily::Length),
-    ("kilometer", UnitFamily::Length),
     ("length", UnitFamily::Length),
-    ("tonne", UnitFamily::Mass),
-    ("ton", UnitFamily::Mass),
-    ("kilogram", UnitFamily::Mass),
     ("weight", UnitFamily::Mass),
-    ("litre", UnitFamily::Volume),
-    ("liter", UnitFamily::Volume),
-    ("gallon", UnitFamily::Volume),
     ("volume", UnitFamily::Volume),
-    ("degree", UnitFamily::Temperature),
     ("temperature", UnitFamily::Temperature),
 ];
 
@@ -809,22 +793,7 @@ fn measured_type(
         );
     }
     if has("how many") || has("how much") || has("what quantity") {
-        // "How many trees per hectare?" counts trees: after "how many" only the words
-        // counted name the unit.
-        let named = match counted {
-            Some(c) => family_unit_named(&c.iter().map(|x| x.to_string()).collect::<Vec<_>>()),
-            None => family_unit_named(w),
-        };
-        if let Some(f) = named {
-            return (AnswerType::Quantity, Some(f), None);
-        }
-        let currency = counted
-            .as_ref()
-            .is_some_and(|c| c.iter().any(|x| ["dollar", "euro", "pound"].contains(x)));
-        if has("how much") || currency {
-            return (AnswerType::Money, None, None);
-        }
-        return (AnswerType::Quantity, Some(UnitFamily::Count), None);
+        return how_many_type(w, counted);
     }
     if asks_money(w, first) {
         return (AnswerType::Money, None, None);
@@ -836,6 +805,39 @@ fn measured_type(
         };
     }
     named_type(w, first)
+}
+
+/// The type of a "how many", "how much" or "what quantity" question: a quantity of the
+/// unit family its counted words name, money for "how much" or a currency, else a count.
+fn how_many_type(
+    w: &[String],
+    counted: &Option<Vec<&str>>,
+) -> (AnswerType, Option<UnitFamily>, Option<String>) {
+    let s = format!(" {} ", w.join(" "));
+    let has = |p: &str| s.contains(&format!(" {p} "));
+    // "How many pounds does it cost": a currency, unless a weight is asked.
+    let weighed = w
+        .iter()
+        .any(|x| matches!(x.as_str(), "weigh" | "weighs" | "weight" | "heavy"));
+    let currency = counted
+        .as_ref()
+        .is_some_and(|c| c.iter().any(|x| ["dollar", "euro", "pound"].contains(x)));
+    if currency && !weighed {
+        return (AnswerType::Money, None, None);
+    }
+    // "How many trees per hectare?" counts trees: after "how many" only the words
+    // counted name the unit.
+    let named = match counted {
+        Some(c) => family_unit_named(&c.iter().map(|x| x.to_string()).collect::<Vec<_>>()),
+        None => family_unit_named(w),
+    };
+    if let Some(f) = named {
+        return (AnswerType::Quantity, Some(f), None);
+    }
+    if has("how much") {
+        return (AnswerType::Money, None, None);
+    }
+    (AnswerType::Quantity, Some(UnitFamily::Count), None)
 }
 
 /// The type of a question that names the unit it asks in ("in kg", "how many tonnes":
@@ -1374,6 +1376,7 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
         }
         AnswerType::Quantity => &["count", "counts", "grand", "figures", "limit", "limits"],
         AnswerType::Duration => &["time", "limit", "limits", "within", "duration"],
+        AnswerType::Time => &["time", "clock", "o'clock"],
         AnswerType::Person | AnswerType::Organisation => &["named"],
         _ => &[],
     };
@@ -1405,7 +1408,10 @@ fn focus(w: &[String], entities: &[String], periods: &[String], t: AnswerType) -
             || TIME.contains(&x.trim_end_matches('s'))
             || FAMILY_UNITS
                 .iter()
-                .any(|(u, _)| x.trim_end_matches('s') == *u);
+                .any(|(u, _)| x.trim_end_matches('s') == *u)
+            // A unit says what kind of value is asked ("how many megawatt-hours"), not a
+            // word the passage must use; a letter or two is no unit in a question.
+            || (x.chars().count() > 2 && crate::value::typed::named_unit(x).is_some());
         if !skip && !out.contains(x) {
             out.push(x.clone());
         }
@@ -1454,6 +1460,14 @@ mod tests {
             AnswerType::Time
         );
         assert_eq!(ty("At what time does the office open?"), AnswerType::Time);
+        assert_eq!(
+            frame("At what time is the gate locked?").focus,
+            ["gate", "locked"]
+        );
+        assert_eq!(
+            frame("How many megawatt-hours can the battery store?").focus,
+            ["battery", "store"]
+        );
         assert_ne!(
             ty("Within what time must a complaint be filed?"),
             AnswerType::Time

@@ -120,7 +120,7 @@ const CORPUS_BOARD: &str = "# Northgate Energy Cooperative\n\n\
 Later in the meeting the members thanked the departing chief executive for eleven years \
 of service.\n\n\
 ## Site\n\nThe solar site at Marsh Farm has an export capacity of 49.9 MW. Its battery \
-stores up to 120 MWh. Dust from the access road must stay below 5 mg/m³ at the boundary.\n\n\
+can store up to 120 MWh. Dust from the access road must stay below 5 mg/m³ at the boundary.\n\n\
 ## Visitors\n\nThe visitor centre opens at 9 am. The south gate must be locked at 11 pm \
 every night.\n";
 
@@ -140,7 +140,7 @@ fn roles_units_and_times_of_day_bind_to_what_is_asked() {
     let a = ask("What is the export capacity of the Marsh Farm solar site in MW?");
     assert_eq!(named(&a).as_deref(), Some("49.9 MW"), "{a}");
     let a = ask("How many megawatt-hours can the Marsh Farm battery store?");
-    assert_ne!(named(&a).as_deref(), Some("49.9 MW"), "{a}");
+    assert_eq!(named(&a).as_deref(), Some("120 MWh"), "{a}");
     let a = ask("At what time must the south gate be locked?");
     assert_eq!(a["answer_value"]["normalised"], "23:00", "{a}");
 }
