@@ -13,11 +13,11 @@ Data (each question answered by the build under test):
 
 Fit: logistic regression, Newton + ridge 1 (`fit_relevance.fit`). Printed: how often
 validation answers are right per band of probability (the calibration table), and the
-lowest probability from which nine answers in ten are right, if any. The confidence
-levels are cut on the validation answers (`levels`): `high` from the least probability
-at which nine in ten answers that state a value in one step with no differing source
-are right, `low` below the greatest probability under which fewer than half are right;
-`--write` writes them as `[levels]`, and the share right per level is printed.
+lowest probability from which nine answers in ten are right, if any. The bound of
+`high` is chosen on the validation answers (`high_bound`): the least probability at
+which nine in ten answers that state a value in one step with no differing source are
+right (1.01, never, when none is); `--write` writes it as `[levels] high_from`, and the
+binary keeps an answer the frame rules rate `high` at `high` only from that bound.
 
 The value model (`src/ask/value.toml`) is fitted on the same answers: every value read
 for a question (`assurance.value_check`, named or not) is a row, right when it is the
@@ -148,34 +148,21 @@ def may_be_high(x):
     return x[0] == 1.0 and x[3] == 1.0 and x[8] == 0.0
 
 
-def levels(ps, ys, xs):
-    """The bounds of the confidence levels, chosen on the validation answers: `high` from
-    the least probability at which nine in ten answers that may be high are right (never,
-    when none is), `low` below the greatest probability under which fewer than half the
-    answers are right (none, when no such probability)."""
+def high_bound(ps, ys, xs):
+    """The least probability from which, on the validation answers that may be high, nine
+    answers in ten are right (with ten answers or more); 1.01 when none is: no answer is
+    then `high`."""
     hp = [(p, y) for p, y, x in zip(ps, ys, xs) if may_be_high(x)]
     high = bound([p for p, _ in hp], [y for _, y in hp], 0.90)
-    high = 1.01 if high >= 1.0 else high
-    low = 0.0
-    for t in sorted(set(ps)):
-        below = [y for p, y in zip(ps, ys) if p < t]
-        if len(below) >= 10 and sum(below) / len(below) < 0.5:
-            low = round(t, 3)
-    return high, min(low, high)
+    return 1.01 if high >= 1.0 else high
 
 
-def level_of(p, x, high, low):
-    if p >= high and may_be_high(x):
-        return "high"
-    return "low" if p < low else "medium"
-
-
-def reliability(ps, ys, xs, high, low):
-    """Print the share right per level on the validation answers."""
-    for lv in ("high", "medium", "low"):
-        sel = [y for p, y, x in zip(ps, ys, xs) if level_of(p, x, high, low) == lv]
+def reliability(ps, ys, xs, high):
+    """Print how the validation answers that may be high fare above and below the bound."""
+    for name, keep in (("at or above", lambda p: p >= high), ("below", lambda p: p < high)):
+        sel = [y for p, y, x in zip(ps, ys, xs) if may_be_high(x) and keep(p)]
         share = f"{sum(sel) / len(sel):.2f}" if sel else "-"
-        print(f"  {lv}: {len(sel)} answers, right {sum(sel)} ({share})")
+        print(f"  may be high, {name} the bound: {len(sel)} answers, right {sum(sel)} ({share})")
 
 
 def write_model(name, flag, features, w, extra, fitted_on):
@@ -252,12 +239,12 @@ def main():
     calibration(ps, vy, "answers")
     print(f"right nine times in ten from: {bound(ps, vy, 0.90)} (1.0: nowhere)")
     vx = [r[0] for r in val_rows]
-    high, low = levels(ps, vy, vx)
-    print(f"levels: high from {high} (1.01: never), low below {low}; validation reliability:")
-    reliability(ps, vy, vx, high, low)
+    high = high_bound(ps, vy, vx)
+    print(f"high from {high} (1.01: never); validation answers:")
+    reliability(ps, vy, vx, high)
     print("weights", dict(zip(["bias"] + FEATURES, [round(v, 4) for v in w])))
     if a.write:
-        extra = ["", "[levels]", f"high_from = {high}", f"low_below = {low}"]
+        extra = ["", "[levels]", f"high_from = {high}"]
         write_model("assurance.toml", "--write", FEATURES, w, extra, [
             ("fit_answers", len(ys)), ("fit_right", sum(ys)),
             ("validation_answers", len(vy)), ("validation_right", sum(vy))])

@@ -4,8 +4,9 @@
 //! probability that the answer is right. The weights are fitted by
 //! `scripts/fit_assurance.py` on development question sets and kept in `assurance.toml`.
 //! The probability is reported with every answer (`assurance.probability`); when the
-//! file holds `[levels]`, the confidence levels are cut from it at the bounds chosen on
-//! the validation split (see `docs/fitting.md`), and else they are the rule-based ones.
+//! file holds `[levels]`, an answer the frame rules rate `high` stays `high` only when
+//! its probability reaches the bound chosen on the validation split (see
+//! `docs/fitting.md`).
 
 use std::sync::LazyLock;
 
@@ -30,13 +31,12 @@ pub struct Model {
     pub levels: Option<Levels>,
 }
 
-/// Where the fitted probability cuts `high`, `medium` and `low`.
+/// Where the fitted probability bounds the confidence levels.
 #[derive(Debug, Clone, Copy, Deserialize)]
 pub struct Levels {
-    /// The least probability of a `high` answer.
+    /// The least probability of a `high` answer: on the validation answers, those at or
+    /// above it that may be high were right nine times in ten (above 1: no bound did).
     pub high_from: f64,
-    /// Below this probability an answer is `low`.
-    pub low_below: f64,
 }
 
 static MODEL: LazyLock<Model> = LazyLock::new(|| {
@@ -60,21 +60,23 @@ impl Model {
         logistic(self.bias, &self.weights, &s.features())
     }
 
-    /// The confidence level of an answer with these signals, cut from the fitted
-    /// probability (`None` when no levels are fitted). An answer that states no value,
-    /// takes more than one step, or whose sources differ is never `high`.
-    pub fn level(&self, s: &Signals) -> Option<crate::answer::Confidence> {
+    /// The confidence level of an answer with these signals whose frame rules give it
+    /// `rule`: `high` only when the fitted probability reaches the validated bound as
+    /// well (and never for an answer that states no value, takes more than one step, or
+    /// whose sources differ); the other levels as the rules give them. With no fitted
+    /// levels, `rule` stands.
+    pub fn level(&self, s: &Signals, rule: crate::answer::Confidence) -> crate::answer::Confidence {
         use crate::answer::Confidence;
-        let l = self.levels?;
-        let p = self.probability(s);
+        let Some(l) = self.levels else {
+            return rule;
+        };
         let may_be_high = s.value && s.one_step && !s.differ;
-        Some(if p >= l.high_from && may_be_high {
-            Confidence::High
-        } else if p < l.low_below {
-            Confidence::Low
-        } else {
-            Confidence::Medium
-        })
+        match rule {
+            Confidence::High if !may_be_high || self.probability(s) < l.high_from => {
+                Confidence::Medium
+            }
+            other => other,
+        }
     }
 }
 
@@ -225,30 +227,28 @@ mod tests {
     }
 
     #[test]
-    fn fitted_levels_cut_the_probability_and_never_rate_an_unvalued_answer_high() {
-        use crate::answer::Confidence;
-        let m = Model {
-            levels: Some(Levels {
-                high_from: 0.5,
-                low_below: 0.2,
-            }),
+    fn a_fitted_bound_keeps_high_for_probable_valued_answers_only() {
+        use crate::answer::Confidence::{High, Low, Medium};
+        let m = |high_from: f64| Model {
+            levels: Some(Levels { high_from }),
             ..model().clone()
         };
         let sure = signals(true, 0.95);
-        assert!(m.probability(&sure) >= 0.5, "{}", m.probability(&sure));
-        assert_eq!(m.level(&sure), Some(Confidence::High));
-        let unvalued = signals(false, 0.95);
-        assert_ne!(m.level(&unvalued), Some(Confidence::High));
+        let p = m(0.0).probability(&sure);
+        assert_eq!(m(p).level(&sure, High), High);
+        assert_eq!(m(p + 0.01).level(&sure, High), Medium);
+        assert_eq!(m(0.0).level(&signals(false, 0.95), High), Medium);
         let differ = Signals {
             differ: true,
             ..signals(true, 0.95)
         };
-        assert_ne!(m.level(&differ), Some(Confidence::High));
+        assert_eq!(m(0.0).level(&differ, High), Medium);
+        assert_eq!(m(p).level(&sure, Low), Low);
         let none = Model {
             levels: None,
             ..model().clone()
         };
-        assert_eq!(none.level(&sure), None);
+        assert_eq!(none.level(&signals(false, 0.1), High), High);
     }
 
     #[test]

@@ -491,9 +491,7 @@ fn assure(
 ) {
     answer.confidence = assured(answer, summaries, retrieval, met, sure);
     let mut s = signals(answer, summaries, retrieval, met, sure);
-    if let Some(level) = super::assure::model().level(&s) {
-        answer.confidence = level;
-    }
+    answer.confidence = super::assure::model().level(&s, answer.confidence);
     s.value_check = check;
     answer.assurance = Some(s);
 }

@@ -93,11 +93,14 @@ pub enum Class {
     Impersonal,
     /// Words naming a role, never a person or organisation (`generic_role`).
     GenericRole,
+    /// Words that open a place's name and never a person's ("Lower Orrin", "North
+    /// Haven", "Port Talbot") (`place_prefix`).
+    PlacePrefix,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 34] = [
+    pub const ALL: [Class; 35] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -132,6 +135,7 @@ impl Class {
         Class::Honorific,
         Class::Impersonal,
         Class::GenericRole,
+        Class::PlacePrefix,
     ];
 
     /// The class's table name in `english.toml`.
@@ -171,6 +175,7 @@ impl Class {
             Class::Honorific => "honorific",
             Class::Impersonal => "impersonal",
             Class::GenericRole => "generic_role",
+            Class::PlacePrefix => "place_prefix",
         }
     }
 }

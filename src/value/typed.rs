@@ -959,7 +959,8 @@ const ROLES: &[&str] = &[
 ];
 
 /// Two words or more, letters only (initials and hyphens allowed), none a role word nor a
-/// word no personal name holds ([`Class::Impersonal`]: "Definitions", "Lane"), and no
+/// word no personal name holds ([`Class::Impersonal`]: "Definitions", "Lane"), not
+/// opening as a place's name does ([`Class::PlacePrefix`]: "Lower Orrin"), and no
 /// function word after the first ("Abstract We", "Definitions For": a heading run on
 /// into the text).
 fn person_like(raw: &str) -> bool {
@@ -975,6 +976,7 @@ fn person_like(raw: &str) -> bool {
             let b = bare(w);
             ROLES.contains(&b.as_str()) || lexicon::is(Class::Impersonal, &b)
         })
+        && !lexicon::is(Class::PlacePrefix, &bare(words[0]))
         && !words[1..].iter().any(|w| {
             let b = bare(w);
             lexicon::is(Class::Stop, &b) && !super::names::joins_personal_name(&b)
@@ -1215,6 +1217,7 @@ mod tests {
             ["Ana van der Berg"]
         );
         assert_eq!(people("Will Smith chaired the panel."), ["Will Smith"]);
+        assert!(people("Signed at Lower Orrin on 2 May.").is_empty());
     }
 
     #[test]
