@@ -31,6 +31,23 @@ pub fn stem(w: &str) -> String {
     w.to_string()
 }
 
+/// Byte spans of the words of `text`.
+pub fn word_spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut run: Option<usize> = None;
+    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
+        match (c.is_alphanumeric(), run) {
+            (true, None) => run = Some(i),
+            (false, Some(s)) => {
+                out.push((s, i));
+                run = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
 /// Abbreviations written with a full stop on forms and in reports, and the word each
 /// stands for ("Rev. March 2024" is a revision date; "Docket No." a number).
 const ABBREVIATIONS: &[(&str, &str)] = &[

@@ -499,23 +499,6 @@ fn sentence_around(quote: &str, start: usize, end: usize) -> (usize, usize) {
     (from.min(start), to)
 }
 
-/// Byte spans of the words of `text`.
-fn word_spans(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut run: Option<usize> = None;
-    for (i, c) in text.char_indices().chain([(text.len(), ' ')]) {
-        match (c.is_alphanumeric(), run) {
-            (true, None) => run = Some(i),
-            (false, Some(s)) => {
-                out.push((s, i));
-                run = None;
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
 /// The end of `before` (the sentence before a part) that governs the part: from the last
 /// clause mark, or from the last joining word after which a clause of its own begins (a
 /// subject, then an auxiliary within three words: `… and counties must`).
@@ -524,7 +507,7 @@ fn governing_lead<'a>(before: &'a str, piece: &str) -> &'a str {
         i + before[i..].chars().next().map_or(1, char::len_utf8)
     });
     let seg = &before[cut..];
-    let spans = word_spans(seg);
+    let spans = crate::text::word_spans(seg);
     let lower = |t: &str| t.to_lowercase();
     let ahead: Vec<String> = spans
         .iter()
@@ -552,7 +535,7 @@ fn clause_head(rest: &str) -> &str {
         .find(|c: char| CLAUSE_MARKS.contains(&c) || matches!(c, '.' | '!' | '?'))
         .unwrap_or(rest.len());
     let seg = &rest[..stop];
-    let joins = word_spans(seg).into_iter().find(|&(a, b)| {
+    let joins = crate::text::word_spans(seg).into_iter().find(|&(a, b)| {
         let w = seg[a..b].to_lowercase();
         COORDINATORS.contains(&w.as_str()) || SUBORDINATORS.contains(&w.as_str())
     });

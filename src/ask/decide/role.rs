@@ -62,31 +62,11 @@ pub(super) fn names_role(role: &[String], text: &str) -> bool {
         .all(|r| have.contains(&crate::text::stem(&r.to_lowercase())))
 }
 
-/// The words of `text` with their byte spans.
-fn word_spans(text: &str) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        match (c.is_alphanumeric(), start) {
-            (true, None) => start = Some(i),
-            (false, Some(s)) => {
-                out.push((s, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, text.len()));
-    }
-    out
-}
-
 /// Whether name `v` of `quote` leaves `role` unfilled: some word of the role is not
 /// within [`NEAR`] words of the name, or another person's name stands between the
 /// role word and this one.
 pub(super) fn unfilled(role: &[String], quote: &str, v: &Found) -> bool {
-    let spans = word_spans(quote);
+    let spans = crate::text::word_spans(quote);
     let Some(first) = spans.iter().position(|&(_, e)| e > v.start) else {
         return true;
     };
