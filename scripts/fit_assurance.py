@@ -24,8 +24,9 @@ for a question (`assurance.value_check`, named or not) is a row, right when it i
 expected value (`value_read` of the document sets; for QASPER, when the value is written
 in the question's answer or an alternative answer, as a whole word). Its bound is the
 least probability from which, on the validation answers, at least VALUE_PRECISION of the
-values named are right; when none reaches it the bound is 0 (every value read is named
-and the probability is reported, not applied) and the script says so. A value's check is
+values named are right; when none reaches it, the bound at which naming values gains
+most on the validation answers, a right value counting 1 and a wrong one -WRONG_COST (a
+wrong value is worse than a missing one; 0 when naming every value gains most). A value's check is
 made before its bound is applied, so the rows are the same whatever bound the build that
 collects them holds, and re-running the script with the written model reproduces it.
 
@@ -46,6 +47,8 @@ FEATURES = ["value", "no_value", "precise", "one_step", "statements", "retrieval
 VALUE_FEATURES = ["name", "precise", "money", "relevance", "first", "agree", "rivals",
                   "coverage", "cell", "one_step"]
 VALUE_PRECISION = 0.95
+# When no bound reaches VALUE_PRECISION: how many missing values one wrong value costs.
+WRONG_COST = 3
 
 
 def value_features(c):
@@ -133,6 +136,18 @@ def bound(ps, ys, share, least=10):
     return 1.0
 
 
+def cost_bound(ps, ys, cost):
+    """The bound at which naming the values at or above it gains most, a right value
+    counting 1 and a wrong one -COST (ties: the lower bound, naming more); 0 names all."""
+    best, best_gain = 0.0, sum(ys) - cost * (len(ys) - sum(ys))
+    for t in sorted(set(ps)):
+        sel = [y for p, y in zip(ps, ys) if p >= t]
+        gain = sum(sel) - cost * (len(sel) - sum(sel))
+        if gain > best_gain:
+            best, best_gain = math.floor(t * 1000) / 1000, gain
+    return best
+
+
 def calibration(ps, ys, what):
     """Print how often validation rows are right per band of probability."""
     for lo in [k / 10 for k in range(10)]:
@@ -188,9 +203,9 @@ def value_model(fit_values, val_values, write):
     calibration(ps, vy, "values")
     b = bound(ps, vy, VALUE_PRECISION, least=5)
     if b >= 1.0:
-        print(f"no bound names values right {VALUE_PRECISION:.0%} of the time: bound 0, "
-              "the probability is reported, not applied")
-        b = 0.0
+        b = cost_bound(ps, vy, WRONG_COST)
+        print(f"no bound names values right {VALUE_PRECISION:.0%} of the time: the bound "
+              f"is the one that gains most when a wrong value costs {WRONG_COST} missing ones")
     kept = [y for p, y in zip(ps, vy) if p >= b]
     print(f"value bound {b}: validation values named {len(kept)}, right {sum(kept)}, "
           f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")

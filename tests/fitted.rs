@@ -144,3 +144,27 @@ fn roles_units_and_times_of_day_bind_to_what_is_asked() {
     let a = ask("At what time must the south gate be locked?");
     assert_eq!(a["answer_value"]["normalised"], "23:00", "{a}");
 }
+
+const CORPUS_LICENCE: &str = "# Licence to Abstract Water WL-88/R2\n\n\
+## Term\n\nThis licence replaces licence WL-88/R1, which expired on 31 March 2025. \
+This licence is valid for twelve (12) years from 1 April 2025 and expires on 31 March 2037. \
+An application for renewal must be made at least six months before expiry.\n\n\
+## Monitoring\n\nThe holder keeps a survey of 4,120 recorded fish movements from 11 \
+counting stations.\n";
+
+/// A "when" question about an end is answered by the date its sentence says ends, not by
+/// the replaced licence's end, the term's length or a time told relative to the end;
+/// a count of another noun does not answer "how many".
+#[test]
+fn an_end_date_binds_to_its_own_instrument_and_counts_to_their_noun() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("licence.md", CORPUS_LICENCE)]);
+    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let a = ask("When does abstraction licence WL-88/R2 expire?");
+    assert_eq!(a["answer_value"]["normalised"], "2037-03-31", "{a}");
+    let a = ask("When does the licence expire?");
+    assert_ne!(a["answer_value"]["normalised"], "2025-03-31", "{a}");
+    assert_ne!(a["answer_value"]["type"], "duration", "{a}");
+    let a = ask("How many fish species does the survey record?");
+    assert_ne!(named(&a).as_deref(), Some("4,120"), "{a}");
+}

@@ -302,7 +302,7 @@ fn decide_frame(engine: &Engine, f: &Frame, n: &Numbered, multi_hop: bool) -> De
     // A row of several values of the type answers with the cell whose row and column
     // the question names (the first covering row that has one).
     let row = |id: &String, several: usize| {
-        (several > 1 && tabular_row(n, id))
+        (several > 1 && tabular_row(f, n, id))
             || n.get(id)
                 .is_some_and(|v| super::cell::is_row(engine, &v.candidate))
     };

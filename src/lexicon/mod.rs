@@ -96,11 +96,17 @@ pub enum Class {
     /// Words that open a place's name and never a person's ("Lower Orrin", "North
     /// Haven", "Port Talbot") (`place_prefix`).
     PlacePrefix,
+    /// Words making a value another thing's than the one asked about: a previous
+    /// notice, a neighbouring project (`other_one`).
+    OtherOne,
+    /// Verbs by which one thing takes the place of another: "supersedes", "replaces",
+    /// "repealing" (`supersession`).
+    Supersession,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 35] = [
+    pub const ALL: [Class; 37] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -136,6 +142,8 @@ impl Class {
         Class::Impersonal,
         Class::GenericRole,
         Class::PlacePrefix,
+        Class::OtherOne,
+        Class::Supersession,
     ];
 
     /// The class's table name in `english.toml`.
@@ -176,6 +184,8 @@ impl Class {
             Class::Impersonal => "impersonal",
             Class::GenericRole => "generic_role",
             Class::PlacePrefix => "place_prefix",
+            Class::OtherOne => "other_one",
+            Class::Supersession => "supersession",
         }
     }
 }

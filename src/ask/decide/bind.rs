@@ -118,23 +118,34 @@ fn last_words(text: &str, n: usize) -> String {
 /// Order `vs` (values of `quote` that answer `f`'s type) so that the one the question
 /// binds to comes first (see the module doc); the order of position breaks ties.
 pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
+    let ks = keys(f, quote, vs);
+    let mut keyed: Vec<(Key, Found)> = ks.into_iter().zip(vs.drain(..)).collect();
+    keyed.sort_by_key(|(k, v)| (*k, v.start));
+    vs.extend(keyed.into_iter().map(|(_, v)| v));
+}
+
+/// Whether the question's wording, not the order of writing, puts the first of `vs`
+/// (ranked by [`rank`]) ahead of the second: a bound, a date role's cue, a part's clause
+/// or the value's own clause sets them apart. True for a single value.
+pub(super) fn decisive(f: &Frame, quote: &str, vs: &[Found]) -> bool {
+    let ks = keys(f, quote, vs);
+    ks.len() < 2 || ks[0] < ks[1]
+}
+
+/// A value's rank before its position: asked bound, date role, part, own clause.
+type Key = (u8, u8, u8, u8);
+
+/// The [`Key`] of each of `vs`.
+fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
     let parts: Vec<Part> = vs.iter().map(|v| part_of(quote, vs, v)).collect();
     let asked = |p: &Part| match p {
         Part::Of(clause) => says_of(f, clause),
         _ => false,
     };
     let any_part_asked = parts.iter().any(asked);
-    // Counts side by side, each with its own clause ("six are elected …, and three are
-    // appointed by …"): the one whose clause says what the question asks leads.
-    let says: Vec<bool> = vs
-        .iter()
-        .map(|v| says_of(f, &own_clause(quote, v).to_lowercase()))
-        .collect();
-    let mut keyed: Vec<(u8, u8, u8, Found)> = vs
-        .drain(..)
+    vs.iter()
         .zip(&parts)
-        .zip(&says)
-        .map(|((v, p), said)| {
+        .map(|(v, p)| {
             let bound = u8::from(f.extreme.is_some_and(|e| v.bound != asked_bound(e)));
             let part = match p {
                 Part::Of(_) if asked(p) => 0,
@@ -142,11 +153,33 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
                 Part::Total if any_part_asked => 2,
                 _ => 1,
             };
-            (bound, part, u8::from(!said), v)
+            // Counts side by side, each with its own clause ("six are elected …, and
+            // three are appointed by …"): the one whose clause says what is asked leads.
+            let said = says_of(f, &own_clause(quote, v).to_lowercase());
+            (bound, when_key(f, quote, v), part, u8::from(!said))
         })
-        .collect();
-    keyed.sort_by_key(|(b, p, s, v)| (*b, *p, *s, v.start));
-    vs.extend(keyed.into_iter().map(|(_, _, _, v)| v));
+        .collect()
+}
+
+/// For a "when" question, how closely value `v` of `quote` answers it: a date its role's
+/// cue stands right before ("expires on 28 February 2030" for "When does it expire?")
+/// leads, then any other date, then a length of time ("valid for five years"), which
+/// fixes a time only through an event. 0 for every value of other questions.
+fn when_key(f: &Frame, quote: &str, v: &Found) -> u8 {
+    if f.answer_type != AnswerType::Date {
+        return 0;
+    }
+    if v.unit.is_some() {
+        return 2;
+    }
+    let Some(role) = f.date_role else {
+        return 1;
+    };
+    let before = last_words(&quote[..v.start], 3);
+    let cued = role.cues().iter().any(|c| {
+        before.contains(c) && (c.contains(' ') || before.split(' ').any(|w| w.starts_with(c)))
+    });
+    u8::from(!cued)
 }
 
 /// Whether count `v` of `quote` counts something other than what question `f` asks how
@@ -186,10 +219,18 @@ pub(super) fn counts_other(f: &Frame, quote: &str, v: &Found) -> bool {
                 .take(k)
                 .all(|w| LINKING.contains(&w.as_str()))
         });
-    // A past participle follows the count as a verb ("18,420 collected in 2020"), and so
-    // does an "-ing" form after a comma ("48,982, making it …"); one right after the
-    // figure modifies the counted noun ("14,736 training utterances").
+    // A past participle follows the count as a verb when a preposition or nothing comes
+    // after it ("18,420 collected in 2020"), and so does an "-ing" form after a comma
+    // ("48,982, making it …"); either right before a noun modifies the counted noun
+    // ("14,205 labelled call sequences", "14,736 training utterances"), and the thing
+    // counted is named after it.
     let comma = quote[v.end..].trim_start().starts_with(',');
+    let then_noun = after
+        .get(1)
+        .is_some_and(|w| w.chars().all(char::is_alphabetic) && !lexicon::is(Class::Stop, w));
+    if next.ends_with("ed") && then_noun && !comma {
+        return !stated_of && !after[1..].iter().any(|w| same_noun(w, head));
+    }
     let verb = next.ends_with("ed") || (comma && next.ends_with("ing"));
     // "8 per day": a rate of what is named before, not a count of another thing.
     let names_thing = next.chars().all(char::is_alphabetic)
@@ -443,6 +484,16 @@ mod tests {
             .find(|x| &quote[x.start..x.end] == "48,982")
             .unwrap();
         assert!(!counts_other(&f, quote, v));
+        let f = frame("How many species does the dataset cover?");
+        let quote = "The dataset holds 14,205 labelled call sequences from nine sites.";
+        let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        let v = found
+            .iter()
+            .find(|x| x.start == quote.find("14,205").unwrap());
+        assert!(counts_other(&f, quote, v.unwrap()));
+        let quote = "The dataset holds 23 recorded species.";
+        let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
+        assert!(!counts_other(&f, quote, &found[0]));
         assert!(same_noun("species", "species") && same_noun("parties", "party"));
     }
 

@@ -235,8 +235,16 @@ pub(super) fn labelled_elsewhere(
     ))
 }
 
-/// Whether item `id` is a table row (three numbers or more).
-pub(super) fn tabular_row(n: &Numbered, id: &str) -> bool {
-    n.get(id)
-        .is_some_and(|v| crate::figure::numbers(&v.candidate.quote).len() >= 3)
+/// Whether item `id` is read as a table row: three numbers or more, unless it is a
+/// sentence (its numbers under a third of its words) whose wording binds one of its
+/// values to question `f` ([`super::bind::decisive`]: "valid for five years from 1 March
+/// 2025 and expires on 28 February 2030" for "When does it expire?"); such a value is
+/// read from the wording, the others' cells from their row and column.
+pub(super) fn tabular_row(f: &Frame, n: &Numbered, id: &str) -> bool {
+    n.get(id).is_some_and(|v| {
+        let quote = &v.candidate.quote;
+        let numbers = crate::figure::numbers(quote).len();
+        let prose = numbers * 3 < crate::text::word_count(quote);
+        numbers >= 3 && !(prose && super::bind::decisive(f, quote, &super::fit::values(f, quote)))
+    })
 }

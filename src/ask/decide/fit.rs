@@ -97,6 +97,8 @@ pub(super) fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<
             _ => true,
         })
         .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
+        .filter(|v| !of_replaced(f, quote, v))
+        .filter(|v| !when::relative_to_asked_event(f, quote, v))
         .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
         .filter(|v| !when::beyond_asked_date(f, v))
         .filter(|v| !bare_length_for_when(f, quote, v))
@@ -293,23 +295,54 @@ fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
     named * 2 < f.focus.len()
 }
 
-/// Words that make a value another one's than the question's (a previous notice, a
-/// neighbouring project), unless the question uses them too.
-const OTHER_ONE: &[&str] = &[
-    "previous",
-    "previously",
-    "former",
-    "neighbouring",
-    "neighboring",
-    "superseded",
-];
-
-/// Whether `clause` marks its value as another one's than frame `f` asks about.
+/// Whether `clause` marks its value as another one's than frame `f` asks about: a word
+/// of [`Class::Former`] or [`Class::OtherOne`] the question does not use itself.
 fn other_one(f: &Frame, clause: &str) -> bool {
     let words = crate::text::words(&clause.to_lowercase());
     words.iter().any(|w| {
-        OTHER_ONE.contains(&w.as_str()) && !f.focus.contains(w) && !f.qualifiers.contains(w)
+        lexicon::is_any(&[Class::Former, Class::OtherOne], w)
+            && !f.focus.contains(w)
+            && !f.qualifiers.contains(w)
     })
+}
+
+/// Whether value `v` of `quote` describes the thing its sentence says is replaced: a
+/// verb of [`Class::Supersession`] stands before it in its clause, and what lies between
+/// them attaches to the replaced thing — a relative clause or a participle after a comma
+/// or bracket ("supersedes Permit R1, issued April 12, 2020, which remained in force
+/// until …"),
+/// with no "and" that starts a predicate of the sentence's own subject ("replaces R1 and
+/// expires on …"). A question that itself asks about replacing is not judged so.
+fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
+    if f.qualifiers
+        .iter()
+        .any(|w| lexicon::is(Class::Supersession, w))
+    {
+        return false;
+    }
+    let clause_start = quote[..v.start].rfind([';', '.']).map_or(0, |i| i + 1);
+    let before = &quote[clause_start..v.start];
+    let lower = before.to_lowercase();
+    let words = crate::text::word_spans(&lower);
+    let Some(&(at, _)) = words
+        .iter()
+        .rev()
+        .find(|(s, e)| lexicon::is(Class::Supersession, &lower[*s..*e]))
+    else {
+        return false;
+    };
+    let between = &lower[at..];
+    let words = crate::text::words(between);
+    let relative = words
+        .iter()
+        .any(|w| matches!(w.as_str(), "which" | "whose" | "that"));
+    // ", issued April 12, 2020", "(dated …)": a participle describing the replaced thing.
+    let participle = between.split([',', '(']).skip(1).any(|rest| {
+        rest.split_whitespace()
+            .next()
+            .is_some_and(|w| w.ends_with("ed") || w.ends_with("en"))
+    });
+    (relative || participle) && !words.iter().any(|w| w == "and")
 }
 
 /// Whether `clause` bounds its figures the other way from the extreme asked, and never
@@ -469,5 +502,36 @@ mod tests {
             raw("By what date must comments be received?", q),
             ["September 21, 2020"]
         );
+    }
+
+    #[test]
+    fn a_date_of_the_replaced_thing_or_of_another_event_is_no_answer() {
+        let q = "When does licence L-7/R2 expire?";
+        let replaced = "This licence replaces licence L-7/R1, which expired on 31 March 2025.";
+        assert!(raw(q, replaced).is_empty());
+        let issued = "It supersedes Permit P-1, issued April 12, 2020, in force until May 1, 2025.";
+        assert!(raw("When does permit P-2 expire?", issued).is_empty());
+        let own = "This licence replaces licence L-7/R1 and expires on 31 March 2035.";
+        assert_eq!(raw(q, own), ["31 March 2035"]);
+        let renewal =
+            "An application for renewal must be lodged at least six months before expiry.";
+        assert!(raw("When does the permit expire?", renewal).is_empty());
+        assert_eq!(
+            raw("When must an application for renewal be lodged?", renewal),
+            ["six months"]
+        );
+        let notice = "The notice period ends 30 days after the notice is given.";
+        assert_eq!(raw("When does the notice period end?", notice), ["30 days"]);
+    }
+
+    #[test]
+    fn a_date_its_role_names_leads_a_term_and_other_dates_of_its_sentence() {
+        let term = "This permit is valid for five (5) years from 1 March 2025 and expires on \
+                    28 February 2030.";
+        assert_eq!(
+            raw("When does the permit expire?", term)[0],
+            "28 February 2030"
+        );
+        assert_eq!(raw("When does the permit start?", term)[0], "1 March 2025");
     }
 }

@@ -14,6 +14,7 @@
 use crate::frame::Frame;
 use crate::lexicon::{self, Class};
 use crate::period::Period;
+use crate::value::typed::Found;
 
 /// A span of time in months since year 0, both ends inclusive; an open end is `None`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -211,6 +212,47 @@ pub(super) fn fixes_time(quote: &str, start: usize, end: usize) -> bool {
     ];
     (1..=3).any(|n| lexicon::is_any(&limits, &last(n)))
         || (1..=2).any(|n| lexicon::is(Class::TimeAnchor, &first(n)))
+}
+
+/// Whether length of time `v` of `quote` is told relative to the very event question `f`
+/// asks the date of: "at least six months before expiry" for "When does the permit
+/// expire?", "30 days before it takes effect" for "When does it take effect?". Such a
+/// length says when something else happens (an application, a notice), not when the
+/// asked event does. Read for questions asking when something ends or takes effect: a
+/// word of [`Class::TimeAnchor`] right after the length, then, within four words, a cue
+/// of the asked date role.
+pub(super) fn relative_to_asked_event(f: &Frame, quote: &str, v: &Found) -> bool {
+    use crate::frame::DateRole;
+    let Some(role) = f
+        .date_role
+        .filter(|r| matches!(r, DateRole::Expiry | DateRole::Effective))
+    else {
+        return false;
+    };
+    if !v
+        .unit
+        .as_deref()
+        .is_some_and(crate::value::typed::is_time_unit)
+    {
+        return false;
+    }
+    let after = crate::text::words(&quote[v.end..].to_lowercase());
+    let Some(k) = after
+        .iter()
+        .take(2)
+        .position(|w| lexicon::is(Class::TimeAnchor, w) || w == "prior")
+    else {
+        return false;
+    };
+    let event = after[k + 1..].iter().take(4).cloned().collect::<Vec<_>>();
+    let text = event.join(" ");
+    role.cues().iter().any(|c| {
+        if c.contains(' ') {
+            text.contains(c)
+        } else {
+            event.iter().any(|w| w.starts_with(c))
+        }
+    })
 }
 
 /// Whether question `f` asks for a former value in its own words ("previous", "former",
