@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ask::ask_json;
 use super::cli::{ingest_json, sample_index};
 
 /// The test corpus, in our own wording: one document per near miss.
@@ -53,7 +52,7 @@ fn index(dir: &Path) -> PathBuf {
 }
 
 fn ask(idx: &Path, q: &str) -> Value {
-    ask_json(idx, q, &["--no-memory"]).0
+    super::ask::ask_read(idx, q)
 }
 
 /// The answer abstained, and says what it missed.

@@ -17,6 +17,18 @@ pub(crate) fn ask_json(idx: &Path, q: &str, extra: &[&str]) -> (Value, i32) {
     (json(&out.stdout), out.status.code().unwrap())
 }
 
+/// `attest ask --json --no-memory` with every value read named (the value model's bound
+/// at 0): for tests of which value a question binds to, apart from whether the model is
+/// sure enough of it to name it.
+pub(crate) fn ask_read(idx: &Path, q: &str) -> Value {
+    let out = attest(idx)
+        .env("ATTEST_MIN_VALUE_PROBABILITY", "0")
+        .args(["ask", q, "--json", "--no-memory"])
+        .output()
+        .unwrap();
+    json(&out.stdout)
+}
+
 /// The invariants every answer keeps: quotes verbatim in the files, every sentence cites,
 /// no unknown ids, and the text is the sentences.
 fn assert_invariants(a: &Value) {

@@ -8,8 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ask::ask_json;
-
 /// Write `files` (name, text) into a fresh folder, ingest it, and return the index.
 fn corpus(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
     super::cli::ingested(dir, files)
@@ -17,7 +15,7 @@ fn corpus(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
 
 /// The answer to `q` and its `answer_value`'s raw and normalised text, when any.
 fn value_of(idx: &Path, q: &str) -> (Value, Option<(String, String)>) {
-    let (a, _) = ask_json(idx, q, &["--no-memory"]);
+    let a = super::ask::ask_read(idx, q);
     let v = a["answer_value"].as_object().map(|v| {
         (
             v["raw"].as_str().unwrap().to_string(),

@@ -97,7 +97,7 @@ fn values_of_another_kind_are_not_named() {
         tmp.path(),
         &[("paper.md", CORPUS_PAPER), ("plan.md", CORPUS_PLAN)],
     );
-    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let ask = |q: &str| super::ask::ask_read(&idx, q);
     let a = ask("Who wrote the paper on harbour radio intent tagging?");
     let who = named(&a).unwrap_or_default();
     assert!(!who.contains("Abstract") && !who.contains("We"), "{a}");
@@ -130,7 +130,7 @@ every night.\n";
 fn roles_units_and_times_of_day_bind_to_what_is_asked() {
     let tmp = tempfile::tempdir().unwrap();
     let idx = super::cli::ingested(tmp.path(), &[("board.md", CORPUS_BOARD)]);
-    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let ask = |q: &str| super::ask::ask_read(&idx, q);
     // The only person named is the chair; the chief executive is not named anywhere.
     let a = ask("Who is the chief executive of Northgate Energy Cooperative?");
     assert_ne!(named(&a).as_deref(), Some("Tom Reyes"), "{a}");
@@ -159,7 +159,7 @@ counting stations.\n";
 fn an_end_date_binds_to_its_own_instrument_and_counts_to_their_noun() {
     let tmp = tempfile::tempdir().unwrap();
     let idx = super::cli::ingested(tmp.path(), &[("licence.md", CORPUS_LICENCE)]);
-    let ask = |q: &str| ask_json(&idx, q, &["--no-memory"]).0;
+    let ask = |q: &str| super::ask::ask_read(&idx, q);
     let a = ask("When does abstraction licence WL-88/R2 expire?");
     assert_eq!(a["answer_value"]["normalised"], "2037-03-31", "{a}");
     let a = ask("When does the licence expire?");
@@ -167,4 +167,39 @@ fn an_end_date_binds_to_its_own_instrument_and_counts_to_their_noun() {
     assert_ne!(a["answer_value"]["type"], "duration", "{a}");
     let a = ask("How many fish species does the survey record?");
     assert_ne!(named(&a).as_deref(), Some("4,120"), "{a}");
+}
+
+/// A value the value model gives less than the bound is not named: the answer cites the
+/// same passage, says which value it read and why it is not named; at bound 0 it is named.
+/// A bound outside 0..=1 is refused with the setting's name.
+#[test]
+fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("licence.md", CORPUS_LICENCE)]);
+    let q = "When does abstraction licence WL-88/R2 expire?";
+    let run = |bound: &str| {
+        let out = super::cli::attest(&idx)
+            .env("ATTEST_MIN_VALUE_PROBABILITY", bound)
+            .args(["ask", q, "--json", "--no-memory"])
+            .output()
+            .unwrap();
+        (serde_json::from_slice::<Value>(&out.stdout).ok(), out)
+    };
+    let (named, _) = run("0");
+    let named = named.unwrap();
+    assert_eq!(named["answer_value"]["normalised"], "2037-03-31", "{named}");
+    let (withheld, _) = run("0.9999");
+    let withheld = withheld.unwrap();
+    assert!(withheld["answer_value"].is_null(), "{withheld}");
+    assert_eq!(withheld["status"], "answered", "{withheld}");
+    assert_eq!(cited(&withheld), cited(&named));
+    let said = withheld["missing_evidence"].to_string();
+    assert!(
+        said.contains("31 March 2037") && said.contains("not named"),
+        "{said}"
+    );
+    let (_, out) = run("1.5");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ATTEST_MIN_VALUE_PROBABILITY"), "{err}");
 }

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::ask::ask_json;
 use super::cli::json;
 use super::wrong::kinds;
 
@@ -28,7 +27,7 @@ fn corpus(dir: &Path, files: &[(&str, &str)]) -> PathBuf {
 }
 
 fn ask(idx: &Path, q: &str) -> Value {
-    ask_json(idx, q, &["--no-memory"]).0
+    super::ask::ask_read(idx, q)
 }
 
 /// The answer's value: (raw, normalised).

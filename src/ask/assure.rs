@@ -115,11 +115,6 @@ impl ValueModel {
     pub fn probability(&self, c: &ValueCheck) -> f64 {
         logistic(self.bias, &self.weights, &c.features())
     }
-
-    /// Whether a value with this probability is named.
-    pub fn names(&self, probability: f64) -> bool {
-        probability >= self.bound
-    }
 }
 
 /// Check the value `answer` names for a question of type `ty` (see [`ValueCheck`]);
@@ -128,6 +123,7 @@ pub fn check(
     answer: &crate::answer::Answer,
     ty: crate::frame::AnswerType,
     one_step: bool,
+    bound: f64,
 ) -> Option<ValueCheck> {
     use crate::frame::AnswerType as T;
     let v = answer.answer_value.as_ref()?;
@@ -166,7 +162,7 @@ pub fn check(
         probability: 0.0,
     };
     c.probability = value_model().probability(&c);
-    c.given = value_model().names(c.probability);
+    c.given = c.probability >= bound;
     Some(c)
 }
 
@@ -190,6 +186,12 @@ pub fn coverage(question: &str, quotes: &[&str]) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_default_value_bound_is_the_fitted_one() {
+        let cfg = crate::config::Config::default();
+        assert_eq!(cfg.min_value_probability, value_model().bound);
+    }
+
     use super::*;
 
     fn signals(value: bool, relevance: f64) -> Signals {

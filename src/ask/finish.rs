@@ -243,14 +243,13 @@ fn valued(
     if ruled::follow(answer, frame, c, numbered, opts) == ruled::Followed::Withdrawn {
         answer.missing_evidence.push(GOVERNING_UNPLACED.into());
     }
-    let check = super::assure::check(answer, frame.answer_type, one_step);
+    let bound = opts.min_value_probability;
+    let check = super::assure::check(answer, frame.answer_type, one_step, bound);
     if let Some(k) = check.as_ref().filter(|k| !k.given) {
         answer.answer_value = None;
         answer.missing_evidence.push(format!(
-            "a value was read ({}) but is not named: the value model gives it {:.2}, below its bound {:.2}",
-            k.value.raw,
-            k.probability,
-            super::assure::value_model().bound
+            "a value was read ({}) but is not named: the value model gives it {:.2}, below its bound {bound:.2}",
+            k.value.raw, k.probability,
         ));
     }
     let met = match &answer.answer_value {

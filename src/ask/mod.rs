@@ -54,6 +54,8 @@ pub struct AskOptions {
     pub memory: bool,
     /// Cosine between questions at or above which a stored answer is served.
     pub memory_threshold: f64,
+    /// Least value-model probability at which a value read is named.
+    pub min_value_probability: f64,
     /// Let the engine's generator, when one is configured, phrase the answer.
     pub generate: bool,
     /// When set, only these documents are searched; the QA memory is not used.
@@ -77,6 +79,7 @@ impl AskOptions {
             research: true,
             memory: cfg.memory,
             memory_threshold: cfg.memory_threshold,
+            min_value_probability: cfg.min_value_probability,
             generate: true,
             scope: None,
         }

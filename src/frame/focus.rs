@@ -190,6 +190,9 @@ const PHRASE_ENDS: &[&str] = &[
 /// The head of the phrase asked for: the last focus word (not a participle) before the
 /// first phrase end that follows one (see [`Frame::head`](super::Frame::head)).
 pub(super) fn head(w: &[String], focus: &[String]) -> Option<String> {
+    if let Some(counted) = counted_noun(w, focus) {
+        return Some(counted);
+    }
     // "How long are client records kept?": after an auxiliary, the last word is the
     // verb, not what is asked for.
     let inverted = w.iter().take(3).any(|x| AUXILIARIES.contains(&x.as_str()));
@@ -205,6 +208,57 @@ pub(super) fn head(w: &[String], focus: &[String]) -> Option<String> {
         }
     }
     last.cloned()
+}
+
+/// Words counted without a plural "-s" ("how many people").
+const IRREGULAR_PLURALS: &[&str] = &[
+    "people",
+    "children",
+    "men",
+    "women",
+    "staff",
+    "personnel",
+    "cattle",
+    "sheep",
+    "fish",
+    "feet",
+    "teeth",
+    "mice",
+    "geese",
+    "police",
+    "data",
+    "criteria",
+    "media",
+];
+
+/// For "How many …?", the noun counted: the first plural focus word among the three
+/// after "many", or the last of plurals written together ("How many parcels make up …":
+/// parcels; "How many board members …": members; "How many fish species …": species),
+/// not a verb after it.
+fn counted_noun(w: &[String], focus: &[String]) -> Option<String> {
+    if w.first().map(String::as_str) != Some("how") || w.get(1).map(String::as_str) != Some("many")
+    {
+        return None;
+    }
+    let plural = |x: &str| {
+        IRREGULAR_PLURALS.contains(&x)
+            || (x.len() > 2
+                && x.ends_with('s')
+                && !x.ends_with("ss")
+                && !x.ends_with("us")
+                && !x.ends_with("is"))
+    };
+    let after: Vec<&String> = w.iter().skip(2).take(3).collect();
+    let first = after.iter().position(|x| focus.contains(x) && plural(x))?;
+    // A plural right after a plural ends the noun ("fish species": species).
+    let mut at = first;
+    while after
+        .get(at + 1)
+        .is_some_and(|x| focus.contains(x) && plural(x))
+    {
+        at += 1;
+    }
+    Some(after[at].clone())
 }
 
 pub(super) fn focus(
@@ -312,6 +366,18 @@ mod tests {
             Some("checks")
         );
         assert_eq!(h("What telephone number is entered?"), None);
+        assert_eq!(
+            h("How many parcels make up the Project Area of the Estate?").as_deref(),
+            Some("parcels")
+        );
+        assert_eq!(
+            h("How many board members are appointed by the mayor?").as_deref(),
+            Some("members")
+        );
+        assert_eq!(
+            h("How many fish species does the survey record?").as_deref(),
+            Some("species")
+        );
         assert_eq!(
             h("How long are client records kept?").as_deref(),
             Some("records")

@@ -132,8 +132,9 @@ pub(super) fn decisive(f: &Frame, quote: &str, vs: &[Found]) -> bool {
     ks.len() < 2 || ks[0] < ks[1]
 }
 
-/// A value's rank before its position: asked bound, date role, part, own clause.
-type Key = (u8, u8, u8, u8);
+/// A value's rank before its position: asked condition, asked bound, date role, part,
+/// own clause.
+type Key = (u8, u8, u8, u8, u8);
 
 /// The [`Key`] of each of `vs`.
 fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
@@ -156,9 +157,65 @@ fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
             // Counts side by side, each with its own clause ("six are elected …, and
             // three are appointed by …"): the one whose clause says what is asked leads.
             let said = says_of(f, &own_clause(quote, v).to_lowercase());
-            (bound, when_key(f, quote, v), part, u8::from(!said))
+            let cond = u8::from(!under_asked_condition(f, quote, vs, v));
+            (cond, bound, when_key(f, quote, v), part, u8::from(!said))
         })
         .collect()
+}
+
+/// Words that open a condition.
+const CONDITION_OPENERS: &[&str] = &["if", "where", "when", "unless", "provided"];
+
+/// The content words of the condition question `f` states ("… allowed if presentation
+/// attack detection is implemented?"); empty when it states none (a leading "when" asks
+/// for a time, not a condition).
+fn asked_condition(f: &Frame) -> Vec<&str> {
+    let q = &f.qualifiers;
+    let Some(at) = q
+        .iter()
+        .skip(1)
+        .position(|w| CONDITION_OPENERS.contains(&w.as_str()))
+    else {
+        return Vec::new();
+    };
+    q[at + 2..]
+        .iter()
+        .map(String::as_str)
+        .filter(|w| !crate::lexicon::is(crate::lexicon::Class::Stop, w))
+        .collect()
+}
+
+/// Whether value `v` of `quote` is stated under the condition the question states: a
+/// condition opener follows it before any other value of `vs` and the clause, and the
+/// words after it hold half the question's condition words or more ("no more than 5
+/// attempts, or 10 if PAD meeting the requirements is implemented": 10, for the question
+/// that asks under that condition).
+fn under_asked_condition(f: &Frame, quote: &str, vs: &[Found], v: &Found) -> bool {
+    let asked = asked_condition(f);
+    if asked.is_empty() {
+        return false;
+    }
+    let next = vs
+        .iter()
+        .map(|x| x.start)
+        .filter(|&s| s >= v.end)
+        .min()
+        .unwrap_or(quote.len());
+    let tail = &quote[v.end..next];
+    let tail = &tail[..tail.find([';', '.']).unwrap_or(tail.len())];
+    let words = crate::text::words(&tail.to_lowercase());
+    let Some(k) = words
+        .iter()
+        .position(|w| CONDITION_OPENERS.contains(&w.as_str()))
+    else {
+        return false;
+    };
+    let own = super::context::stems(&words[k + 1..].join(" "));
+    let held = asked
+        .iter()
+        .filter(|w| super::context::has_word(&own, w))
+        .count();
+    held * 2 >= asked.len()
 }
 
 /// For a "when" question, how closely value `v` of `quote` answers it: a date its role's
@@ -495,6 +552,18 @@ mod tests {
         let found = find(quote, AnswerType::Quantity, Some(UnitFamily::Count));
         assert!(!counts_other(&f, quote, &found[0]));
         assert!(same_noun("species", "species") && same_noun("parties", "party"));
+    }
+
+    #[test]
+    fn a_value_under_the_condition_the_question_states_leads() {
+        let quote = "The system shall allow no more than 5 consecutive failed attempts, or 10 \
+                     consecutive failed attempts if presentation attack detection is implemented.";
+        let q = "How many consecutive failed attempts may be allowed if presentation attack \
+                 detection is implemented?";
+        let count = Some(UnitFamily::Count);
+        assert_eq!(ranked(q, quote, AnswerType::Quantity, count)[0], "10");
+        let plain = "How many consecutive failed attempts may be allowed?";
+        assert_eq!(ranked(plain, quote, AnswerType::Quantity, count)[0], "5");
     }
 
     #[test]
