@@ -102,11 +102,14 @@ pub enum Class {
     /// Verbs by which one thing takes the place of another: "supersedes", "replaces",
     /// "repealing" (`supersession`).
     Supersession,
+    /// Words that open the condition a value holds under: "if", "unless"
+    /// (`condition_opener`).
+    ConditionOpener,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 37] = [
+    pub const ALL: [Class; 38] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -144,6 +147,7 @@ impl Class {
         Class::PlacePrefix,
         Class::OtherOne,
         Class::Supersession,
+        Class::ConditionOpener,
     ];
 
     /// The class's table name in `english.toml`.
@@ -186,6 +190,7 @@ impl Class {
             Class::PlacePrefix => "place_prefix",
             Class::OtherOne => "other_one",
             Class::Supersession => "supersession",
+            Class::ConditionOpener => "condition_opener",
         }
     }
 }

@@ -163,9 +163,6 @@ fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
         .collect()
 }
 
-/// Words that open a condition.
-const CONDITION_OPENERS: &[&str] = &["if", "where", "when", "unless", "provided"];
-
 /// The content words of the condition question `f` states ("… allowed if presentation
 /// attack detection is implemented?"); empty when it states none (a leading "when" asks
 /// for a time, not a condition).
@@ -174,7 +171,7 @@ fn asked_condition(f: &Frame) -> Vec<&str> {
     let Some(at) = q
         .iter()
         .skip(1)
-        .position(|w| CONDITION_OPENERS.contains(&w.as_str()))
+        .position(|w| crate::lexicon::is(crate::lexicon::Class::ConditionOpener, w))
     else {
         return Vec::new();
     };
@@ -206,7 +203,7 @@ fn under_asked_condition(f: &Frame, quote: &str, vs: &[Found], v: &Found) -> boo
     let words = crate::text::words(&tail.to_lowercase());
     let Some(k) = words
         .iter()
-        .position(|w| CONDITION_OPENERS.contains(&w.as_str()))
+        .position(|w| crate::lexicon::is(crate::lexicon::Class::ConditionOpener, w))
     else {
         return false;
     };

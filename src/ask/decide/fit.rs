@@ -270,9 +270,6 @@ fn qualifies_subject(lead: &str, after: &str) -> bool {
 /// Modal verbs a provision sets its requirement with.
 const MODALS: &[&str] = &["shall", "must", "should", "may", "will"];
 
-/// Words that open the condition a value holds under ("$15,000 if you're single").
-const CONDITIONS: &[&str] = &["if", "when", "where", "unless", "provided"];
-
 /// Whether value `v` of `quote` holds under a condition written right after it that
 /// the quote does not tie to the question: the quote itself names under half of the
 /// question's focus (the words that name the asked case, "head of household", stand
@@ -286,7 +283,7 @@ fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
     }
     let opens = crate::text::words(&after)
         .first()
-        .is_some_and(|w| CONDITIONS.contains(&w.as_str()));
+        .is_some_and(|w| lexicon::is(Class::ConditionOpener, w));
     if !opens || f.focus.is_empty() {
         return false;
     }
