@@ -210,27 +210,6 @@ pub(super) fn head(w: &[String], focus: &[String]) -> Option<String> {
     last.cloned()
 }
 
-/// Words counted without a plural "-s" ("how many people").
-const IRREGULAR_PLURALS: &[&str] = &[
-    "people",
-    "children",
-    "men",
-    "women",
-    "staff",
-    "personnel",
-    "cattle",
-    "sheep",
-    "fish",
-    "feet",
-    "teeth",
-    "mice",
-    "geese",
-    "police",
-    "data",
-    "criteria",
-    "media",
-];
-
 /// For "How many …?", the noun counted: the first plural focus word among the three
 /// after "many", or the last of plurals written together ("How many parcels make up …":
 /// parcels; "How many board members …": members; "How many fish species …": species),
@@ -241,7 +220,7 @@ fn counted_noun(w: &[String], focus: &[String]) -> Option<String> {
         return None;
     }
     let plural = |x: &str| {
-        IRREGULAR_PLURALS.contains(&x)
+        crate::lexicon::is(crate::lexicon::Class::IrregularPlural, x)
             || (x.len() > 2
                 && x.ends_with('s')
                 && !x.ends_with("ss")

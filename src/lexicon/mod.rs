@@ -105,11 +105,13 @@ pub enum Class {
     /// Words that open the condition a value holds under: "if", "unless"
     /// (`condition_opener`).
     ConditionOpener,
+    /// Plural nouns without a plural "-s": "people", "children" (`irregular_plural`).
+    IrregularPlural,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 38] = [
+    pub const ALL: [Class; 39] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -148,6 +150,7 @@ impl Class {
         Class::OtherOne,
         Class::Supersession,
         Class::ConditionOpener,
+        Class::IrregularPlural,
     ];
 
     /// The class's table name in `english.toml`.
@@ -191,6 +194,7 @@ impl Class {
             Class::OtherOne => "other_one",
             Class::Supersession => "supersession",
             Class::ConditionOpener => "condition_opener",
+            Class::IrregularPlural => "irregular_plural",
         }
     }
 }
