@@ -229,11 +229,9 @@ fn when_key(f: &Frame, quote: &str, v: &Found) -> u8 {
     let Some(role) = f.date_role else {
         return 1;
     };
-    let before = last_words(&quote[..v.start], 3);
-    let cued = role.cues().iter().any(|c| {
-        before.contains(c) && (c.contains(' ') || before.split(' ').any(|w| w.starts_with(c)))
-    });
-    u8::from(!cued)
+    let words = crate::text::words(&quote[..v.start].to_lowercase());
+    let before = &words[words.len().saturating_sub(3)..];
+    u8::from(!super::when::cued(role, before))
 }
 
 /// Whether count `v` of `quote` counts something other than what question `f` asks how

@@ -245,12 +245,18 @@ pub(super) fn relative_to_asked_event(f: &Frame, quote: &str, v: &Found) -> bool
         return false;
     };
     let event = after[k + 1..].iter().take(4).cloned().collect::<Vec<_>>();
-    let text = event.join(" ");
+    cued(role, &event)
+}
+
+/// Whether `words` (lower case) hold a cue of date role `role`: a word that begins with a
+/// one-word cue ("expires" for "expir"), or a cue of several words written in them.
+pub(super) fn cued(role: crate::frame::DateRole, words: &[String]) -> bool {
+    let text = words.join(" ");
     role.cues().iter().any(|c| {
         if c.contains(' ') {
             text.contains(c)
         } else {
-            event.iter().any(|w| w.starts_with(c))
+            words.iter().any(|w| w.starts_with(c))
         }
     })
 }
