@@ -1,21 +1,21 @@
 //! The question frame: what a question asks for, read before research by fixed rules.
 //!
-//! - **Answer type** (a closed enum, [`AnswerType`]): from the question's wording, first
-//!   rule that fires — yes/no (opens with an auxiliary verb), telephone and email (named),
-//!   percentage, duration (`how long`, `how many days`), a quantity of a unit family
-//!   (`how many hectares`; `how many` anything else is a count), money (`how much`, or a
-//!   money word: cost, fee, fine, penalty, price, budget …), date (`when`, `what date`,
-//!   `what year`), period (`what period`), identifier (`… number`, `code`, `identifier`),
-//!   person (`who`, `whose`, `what name`), organisation (`which company`, `agency` …),
-//!   definition (`what does … mean`, `how … define`), obligation (`what must`), explanation
-//!   (`why`, `how`), list (`what are`, `which` + plural); otherwise free text.
+//! - **Answer type** (a closed enum, [`AnswerType`]): from the question's wording, by the
+//!   first rule of an ordered table of named rules that fires ([`TypeRule::ALL`]) —
+//!   yes/no (opens with an auxiliary verb), telephone and email (named), percentage, a
+//!   unit or a price named, a measure or a count named, "number of", "how long", "how
+//!   many", money, a limit, a time of day, a date, a period, an identifier, a person, an
+//!   organisation, a definition, an obligation, an explanation, a list; otherwise free
+//!   text. The frame records the rule (`type_rule`), and every rule carries examples
+//!   that one test runs (`examples.rs`). The words the rules read are lexicon classes.
 //! - **Focus**: the question's content words less its scaffold (question words, the
 //!   type's own words, words that only point at a place in a form such as `column` or
 //!   `line`), the named things and the periods — what the answer must be about.
 //! - **Constraints**: named things (capitalised words not opening the question, quoted
 //!   strings), periods ([`crate::period`]), a bound (`minimum`/`at least` vs
 //!   `maximum`/`up to`), an order (`first`/`latest`), the role of a date (effective,
-//!   application, expiry, deadline, issue, signature), the unit a duration is counted in.
+//!   application, expiry, deadline, issue, signature: the first of [`DateRole::ASKED`]
+//!   whose words the question uses), the unit a duration is counted in.
 //!
 //! `ask` checks an answer against the frame (see `ask::decide`); `--explain` and `--json`
 //! show it as `question_frame`.
@@ -27,9 +27,11 @@ use crate::lexicon::{self, Class};
 pub use crate::value::typed::{AnswerType, UnitFamily};
 
 mod answer_type;
+mod examples;
 mod focus;
 
 use answer_type::answer_type;
+pub use answer_type::TypeRule;
 use focus::{composite, either, entities, focus, head, without_exclusions};
 
 /// A bound a question asks for.
@@ -124,6 +126,9 @@ impl DateRole {
 pub struct Frame {
     /// The type of the expected answer.
     pub answer_type: AnswerType,
+    /// The rule of the answer-type table that gave it (see [`TypeRule`]).
+    #[serde(default)]
+    pub type_rule: TypeRule,
     /// The unit family, for quantities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit_family: Option<UnitFamily>,
@@ -175,37 +180,8 @@ pub struct Frame {
     pub itself: bool,
 }
 
-/// Words naming a document, after which "this" points at the document itself ("What
-/// period does this report cover?"): what such a question asks is printed in the
-/// document's head (its title, revision, period, docket, folio).
-const DOCUMENT_NOUNS: &[&str] = &[
-    "form",
-    "report",
-    "notice",
-    "document",
-    "page",
-    "release",
-    "rule",
-    "filing",
-    "permit",
-    "statement",
-    "publication",
-    "bulletin",
-    "directive",
-    "memo",
-    "memorandum",
-    "letter",
-    "certificate",
-    "circular",
-    "manual",
-    "plan",
-    "order",
-    "decision",
-    "issue",
-];
-
 /// Whether `q` points at a document itself: "this" followed, within the next two words,
-/// by one of [`DOCUMENT_NOUNS`] ("this Form W-9", "this NICS report").
+/// by a document noun (lexicon class `document_noun`) ("this Form W-9", "this NICS report").
 pub fn points_at_document(q: &str) -> bool {
     document_pointed_at(q).is_some()
 }
@@ -220,7 +196,7 @@ pub fn document_pointed_at(q: &str) -> Option<Vec<String>> {
     let noun = rest
         .iter()
         .take(2)
-        .position(|n| DOCUMENT_NOUNS.contains(&n.as_str()))?;
+        .position(|n| lexicon::is(Class::DocumentNoun, n))?;
     let mut out: Vec<String> = rest[..noun].to_vec();
     out.extend(
         rest[noun + 1..]
@@ -275,61 +251,29 @@ const FAMILY_UNITS: &[(&str, UnitFamily)] = &[
     ("temperature", UnitFamily::Temperature),
 ];
 
-/// Units of time.
-const TIME: &[&str] = &[
-    "day", "week", "month", "year", "decade", "century", "hour", "minute", "second",
-];
-
-/// Auxiliary verbs that open a yes/no question.
-const AUXILIARIES: &[&str] = &[
-    "is", "are", "was", "were", "does", "do", "did", "can", "could", "may", "must", "shall",
-    "should", "will", "would", "has", "have", "had",
-];
-
-/// Words that open a framing phrase before the question proper ("In the Estimated Costs
-/// table, what …", "According to the disclaimer, do …").
-const FRAMING: &[&str] = &[
-    "in",
-    "on",
-    "under",
-    "according",
-    "for",
-    "from",
-    "at",
-    "per",
-    "within",
-    "as",
-    "based",
-];
-
 /// Whether `text` states something rather than asks: no question mark, and no asking
 /// word or request ("name", "list", "give", "describe" …) opens it.
 pub fn is_statement(text: &str) -> bool {
     let w = lower_words(asking_text(text));
-    let request = w.first().is_some_and(|x| {
-        matches!(
-            x.as_str(),
-            "name" | "list" | "give" | "describe" | "explain" | "state" | "identify" | "tell"
-        )
-    });
+    let request = w.first().is_some_and(|x| lexicon::is(Class::Request, x));
     !text.trim_end().ends_with('?') && !w.first().is_some_and(|x| asks(x)) && !request
 }
 
 /// Words that ask: a wh-word or an auxiliary opening a yes/no question.
 fn asks(x: &str) -> bool {
-    matches!(
-        x,
-        "what" | "which" | "who" | "whom" | "whose" | "when" | "where" | "how" | "why"
-    ) || AUXILIARIES.contains(&x)
+    lexicon::is_any(&[Class::WhWord, Class::Auxiliary], x)
+}
+
+/// Whether `x` opens a framing phrase (lexicon class `framing`).
+fn framing(x: &str) -> bool {
+    lexicon::is(Class::Framing, x)
 }
 
 /// The question proper: after a leading framing phrase that ends in a comma ("In the
 /// Head of Household table on page 4, what is …" reads from "what"; "For an OTP device
 /// whose nonce …, how often …" from "how"), else the whole question.
 fn asking_text(question: &str) -> &str {
-    let opens = lower_words(question)
-        .first()
-        .is_some_and(|x| FRAMING.contains(&x.as_str()));
+    let opens = lower_words(question).first().is_some_and(|x| framing(x));
     if !opens {
         return question;
     }
@@ -337,8 +281,7 @@ fn asking_text(question: &str) -> &str {
     let asking = |rest: &str| {
         let w = lower_words(rest);
         w.first().is_some_and(|x| asks(x))
-            || (w.first().is_some_and(|x| FRAMING.contains(&x.as_str()))
-                && w.get(1).is_some_and(|x| asks(x)))
+            || (w.first().is_some_and(|x| framing(x)) && w.get(1).is_some_and(|x| asks(x)))
     };
     match question.split_once(',') {
         Some((_, rest)) if asking(rest) => rest,
@@ -359,36 +302,98 @@ fn lower_words(question: &str) -> Vec<String> {
         .collect()
 }
 
-/// The bound asked for: a minimum or a maximum (see [`Extreme`]).
+/// The bound asked for: a minimum or a maximum (see [`Extreme`]), by a bound phrase
+/// (lexicon classes `bound_min`, `bound_max`) or a superlative. A superlative that
+/// describes a thing ("the highest paying job") is no bound on the value asked for, and
+/// a bound phrase before the question's own figure ("for up to 10 guests") is its
+/// condition.
 fn extreme(w: &[String]) -> Option<Extreme> {
-    let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
-    // A superlative that describes a thing ("the highest paying job") is no bound on
-    // the value asked for.
-    let bound = |p: &str| {
-        has(p)
-            && !w
-                .windows(2)
-                .any(|x| x[0] == p && x[1].ends_with("ing") && x[1].len() > 5)
+    let s = format!(" {} ", w.join(" "));
+    let figure = |x: &str| {
+        x.chars().any(|c| c.is_ascii_digit())
+            && x.chars().all(|c| c.is_ascii_digit() || ",.$%".contains(c))
     };
-    if ["minimum", "at least", "no less than", "lowest", "smallest"]
-        .iter()
-        .any(|p| bound(p))
-    {
+    let bound = |p: &str| {
+        let Some(at) = s.find(&format!(" {p} ")) else {
+            return false;
+        };
+        let next = s[at + p.len() + 2..].split(' ').next().unwrap_or("");
+        let describes = w
+            .windows(2)
+            .any(|x| x[0] == p && x[1].ends_with("ing") && x[1].len() > 5);
+        !describes && !figure(next) && lexicon::number_value(next).is_none()
+    };
+    let asks = |cs: &[Class]| cs.iter().flat_map(|c| lexicon::words(*c)).any(|p| bound(p));
+    if asks(&[Class::BoundMin, Class::SuperlativeMin]) {
         Some(Extreme::Min)
-    } else if [
-        "maximum",
-        "at most",
-        "up to",
-        "no more than",
-        "highest",
-        "largest",
-    ]
-    .iter()
-    .any(|p| bound(p))
-    {
+    } else if asks(&[Class::BoundMax, Class::SuperlativeMax]) {
         Some(Extreme::Max)
     } else {
         None
+    }
+}
+
+/// The order asked for: the first or the latest (lexicon classes `order_first`,
+/// `order_latest`).
+fn order(w: &[String]) -> Option<Order> {
+    let s = format!(" {} ", w.join(" "));
+    let asks = |c: Class| {
+        lexicon::words(c)
+            .iter()
+            .any(|p| s.contains(&format!(" {p} ")))
+    };
+    if asks(Class::OrderFirst) {
+        Some(Order::First)
+    } else if asks(Class::OrderLatest) {
+        Some(Order::Latest)
+    } else {
+        None
+    }
+}
+
+/// The snake-case name serde gives `v` (an enum of the frame).
+fn json_name<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+impl Frame {
+    /// One line saying what the question asks for and which rule of the answer-type
+    /// table read it, with the constraints it carries ("--explain").
+    pub fn describe(&self) -> String {
+        let mut parts = vec![format!(
+            "asks for {} (rule {})",
+            self.answer_type.noun(),
+            self.type_rule.name()
+        )];
+        if let Some(f) = self.unit_family {
+            parts.push(format!("unit family {}", json_name(&f)));
+        }
+        if let Some(u) = &self.unit {
+            parts.push(format!("unit {u}"));
+        }
+        if !self.focus.is_empty() {
+            parts.push(format!("focus: {}", self.focus.join(", ")));
+        }
+        if !self.entities.is_empty() {
+            parts.push(format!("named: {}", self.entities.join(", ")));
+        }
+        if !self.periods.is_empty() {
+            parts.push(format!("periods: {}", self.periods.join(", ")));
+        }
+        let named = [
+            ("bound", self.extreme.map(|x| json_name(&x))),
+            ("order", self.order.map(|x| json_name(&x))),
+            ("date role", self.date_role.map(|x| json_name(&x))),
+        ];
+        for (what, v) in named {
+            if let Some(v) = v {
+                parts.push(format!("{what} {v}"));
+            }
+        }
+        parts.join("; ")
     }
 }
 
@@ -411,26 +416,17 @@ impl Frame {
 pub fn frame(question: &str) -> Frame {
     let question = &without_exclusions(question);
     let w = lower_words(question);
-    let (answer_type, unit_family, unit) = answer_type(&lower_words(asking_text(question)));
     let entities = entities(question);
+    let either = either(question, &entities);
+    let asking = lower_words(asking_text(question));
+    let ((answer_type, unit_family, unit), type_rule) =
+        answer_type(&answer_type::Asked::new(&asking, either));
     let periods: Vec<String> = crate::period::periods(question)
         .into_iter()
         .map(|p| p.text)
         .collect();
-    let has = |p: &str| format!(" {} ", w.join(" ")).contains(&format!(" {p} "));
-    let extreme = extreme(&w);
-    let order = if ["first", "earliest", "initial"].iter().any(|p| has(p)) {
-        Some(Order::First)
-    } else if ["latest", "most recent", "last", "current"]
-        .iter()
-        .any(|p| has(p))
-    {
-        Some(Order::Latest)
-    } else {
-        None
-    };
     let date_role = matches!(answer_type, AnswerType::Date)
-        .then(|| date_role(&w))
+        .then(|| DateRole::asked(&w))
         .flatten();
     // A provision the question cites ("40 CFR 261.7") is no word of what is asked.
     let cited: Vec<String> = periods
@@ -443,7 +439,31 @@ pub fn frame(question: &str) -> Frame {
         )
         .collect();
     let focus = focus(&w, &entities, &cited, answer_type);
-    let figures = question
+    let head = head(&asking, &focus);
+    Frame {
+        itself: points_at_document(question),
+        either,
+        composite: composite(&w, &focus),
+        head,
+        figures: figures(question),
+        qualifiers: w.clone(),
+        answer_type,
+        type_rule,
+        unit_family,
+        unit,
+        focus,
+        entities,
+        periods,
+        extreme: extreme(&w),
+        order: order(&w),
+        date_role,
+    }
+}
+
+/// Figures and codes `question` quotes (three characters or more, with a digit, not a
+/// period), lower case.
+fn figures(question: &str) -> Vec<String> {
+    question
         .split_whitespace()
         .map(|x| {
             x.trim_matches(|c: char| !c.is_alphanumeric())
@@ -451,64 +471,54 @@ pub fn frame(question: &str) -> Frame {
         })
         .filter(|x| x.chars().any(|c| c.is_ascii_digit()) && x.len() >= 3)
         .filter(|x| crate::period::periods(x).is_empty())
-        .collect();
-    let head = head(&lower_words(asking_text(question)), &focus);
-    let either = either(question, &entities);
-    // "Who died first, A or B?": the answer is one of the named things, not a name to
-    // read from a passage.
-    let answer_type = match answer_type {
-        AnswerType::Person | AnswerType::Organisation if either => AnswerType::Text,
-        t => t,
-    };
-    let composite = composite(&w, &focus);
-    Frame {
-        itself: points_at_document(question),
-        either,
-        composite,
-        head,
-        figures,
-        qualifiers: w.clone(),
-        answer_type,
-        unit_family,
-        unit,
-        focus,
-        entities,
-        periods,
-        extreme,
-        order,
-        date_role,
-    }
+        .collect()
 }
 
-/// The role of the date asked for.
-fn date_role(w: &[String]) -> Option<DateRole> {
-    let any = |l: &[&str]| w.iter().any(|x| l.iter().any(|p| x.starts_with(p)));
-    if any(&["expir", "cease", "terminat", "lapse", "sunset", "repeal"])
-        || w.iter().any(|x| x == "end" || x == "ends")
-    {
-        Some(DateRole::Expiry)
-    } else if any(&["effective"]) || w.windows(2).any(|p| p[0] == "into" && p[1] == "force") {
-        Some(DateRole::Effective)
-    } else if applies(w) {
-        Some(DateRole::Application)
-    } else if any(&["sign"]) {
-        Some(DateRole::Signature)
-    } else if any(&["issu", "publish", "releas", "adopt"]) {
-        Some(DateRole::Issue)
-    } else if any(&[
-        "founded",
-        "establish",
-        "built",
-        "constructed",
-        "incorporated",
-    ]) {
-        Some(DateRole::Founding)
-    } else if w.first().is_some_and(|x| x == "by")
-        || any(&["due", "deadline", "submit", "receive", "file", "filed"])
-    {
-        Some(DateRole::Deadline)
-    } else {
-        None
+impl DateRole {
+    /// The roles in the order a question is tested for them: the first whose words it
+    /// uses is the role of the date it asks for.
+    pub const ASKED: [DateRole; 7] = [
+        DateRole::Expiry,
+        DateRole::Effective,
+        DateRole::Application,
+        DateRole::Signature,
+        DateRole::Issue,
+        DateRole::Founding,
+        DateRole::Deadline,
+    ];
+
+    /// The role of the date a question (lower-case words `w`) asks for: the first of
+    /// [`DateRole::ASKED`] whose words it uses.
+    pub fn asked(w: &[String]) -> Option<DateRole> {
+        DateRole::ASKED.into_iter().find(|r| r.asked_in(w))
+    }
+
+    /// Whether a question (lower-case words `w`) asks for a date of this role.
+    fn asked_in(self, w: &[String]) -> bool {
+        let any = |l: &[&str]| w.iter().any(|x| l.iter().any(|p| x.starts_with(p)));
+        match self {
+            DateRole::Expiry => {
+                any(&["expir", "cease", "terminat", "lapse", "sunset", "repeal"])
+                    || w.iter().any(|x| x == "end" || x == "ends")
+            }
+            DateRole::Effective => {
+                any(&["effective"]) || w.windows(2).any(|p| p[0] == "into" && p[1] == "force")
+            }
+            DateRole::Application => applies(w),
+            DateRole::Signature => any(&["sign"]),
+            DateRole::Issue => any(&["issu", "publish", "releas", "adopt"]),
+            DateRole::Founding => any(&[
+                "founded",
+                "establish",
+                "built",
+                "constructed",
+                "incorporated",
+            ]),
+            DateRole::Deadline => {
+                w.first().is_some_and(|x| x == "by")
+                    || any(&["due", "deadline", "submit", "receive", "file", "filed"])
+            }
+        }
     }
 }
 

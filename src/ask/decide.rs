@@ -25,6 +25,8 @@ mod boxes;
 mod cells;
 mod context;
 mod cover;
+mod excluded;
+pub(super) use excluded::set_aside;
 mod exempt;
 mod fit;
 mod rate;

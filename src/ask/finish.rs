@@ -252,12 +252,40 @@ fn valued(
             k.value.raw, k.probability,
         ));
     }
+    if answer.answer_value.is_none() && check.is_none() && frame.answer_type.is_value() {
+        let notes = set_aside_notes(answer, frame);
+        answer.missing_evidence.extend(notes);
+    }
     let met = match &answer.answer_value {
         Some(v) => Met::Value(v.ty),
         None if frame.answer_type.is_value() => Met::NoValue,
         None => Met::Text,
     };
     (met, check)
+}
+
+/// Why the cited passages of `answer`, about question `frame`, name no value of the kind
+/// asked: each value of that kind a rule of the value filter sets aside, with the rule
+/// (at most three).
+fn set_aside_notes(answer: &Answer, frame: &crate::frame::Frame) -> Vec<String> {
+    answer
+        .evidence
+        .iter()
+        .flat_map(|e| {
+            super::decide::set_aside(frame, &e.quote)
+                .into_iter()
+                .map(move |(raw, rule)| {
+                    format!(
+                        "{} states \"{}\", set aside by rule {}: {}",
+                        e.id,
+                        raw,
+                        rule.name(),
+                        rule.describe()
+                    )
+                })
+        })
+        .take(3)
+        .collect()
 }
 
 /// The run's metrics: timings (with the total since `started`), generator calls,

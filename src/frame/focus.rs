@@ -3,7 +3,9 @@
 //! stand side by side, whether it describes what it asks about through something else,
 //! and the question without what it leaves out.
 
-use super::{asks, lower_words, scaffold, AnswerType, AUXILIARIES, FAMILY_UNITS, FRAMING, TIME};
+use super::answer_type::time_word;
+use super::{asks, framing, lower_words, scaffold, AnswerType, FAMILY_UNITS};
+use crate::lexicon::{self, Class};
 
 /// Words that open a clause describing a thing ("the film that …", "the actor who …").
 const RELATIVES: &[&str] = &["that", "who", "which", "whose", "whom", "where"];
@@ -125,8 +127,8 @@ pub(super) fn entities(question: &str) -> Vec<String> {
             && next_capital
             && !raw.ends_with([',', ':'])
             && !asks(&lower)
-            && !AUXILIARIES.contains(&lower.as_str())
-            && !FRAMING.contains(&lower.as_str())
+            && !lexicon::is(Class::Auxiliary, &lower)
+            && !framing(&lower)
             && !crate::text::is_stopword(&lower);
         let named = (i > 0 || opens)
             && !w.is_empty()
@@ -195,7 +197,7 @@ pub(super) fn head(w: &[String], focus: &[String]) -> Option<String> {
     }
     // "How long are client records kept?": after an auxiliary, the last word is the
     // verb, not what is asked for.
-    let inverted = w.iter().take(3).any(|x| AUXILIARIES.contains(&x.as_str()));
+    let inverted = w.iter().take(3).any(|x| lexicon::is(Class::Auxiliary, x));
     let mut last: Option<&String> = None;
     for (i, x) in w.iter().enumerate() {
         if PHRASE_ENDS.contains(&x.as_str()) && last.is_some() {
@@ -282,7 +284,7 @@ pub(super) fn focus(
             || x.chars()
                 .all(|c| c.is_ascii_digit() || c == '.' || c == ',')
             || crate::period::periods(x).iter().any(|p| p.month.is_some())
-            || TIME.contains(&x.trim_end_matches('s'))
+            || time_word(x.trim_end_matches('s'))
             || FAMILY_UNITS
                 .iter()
                 .any(|(u, _)| x.trim_end_matches('s') == *u)

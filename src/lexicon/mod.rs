@@ -107,11 +107,51 @@ pub enum Class {
     ConditionOpener,
     /// Plural nouns without a plural "-s": "people", "children" (`irregular_plural`).
     IrregularPlural,
+    /// Words that make a question ask for money (`money_word`).
+    MoneyWord,
+    /// Phrases that make a question ask for money (`money_phrase`).
+    MoneyPhrase,
+    /// Words that, after "how much", ask for a price (`cost_word`).
+    CostWord,
+    /// Currencies a question asks its value in ("in USD") (`currency_name`).
+    CurrencyName,
+    /// Words before "number" or "code" that make it an identifier (`identifier_head`).
+    IdentifierHead,
+    /// Nouns naming an organisation as the thing asked for (`organisation_noun`).
+    OrganisationNoun,
+    /// Nouns naming a person as the thing asked for (`person_noun`).
+    PersonNoun,
+    /// Words that make "how long is …" ask for a time (`lasting`).
+    Lasting,
+    /// Words naming a limit (`limit_word`).
+    LimitWord,
+    /// Units of time, singular (`time_unit`).
+    TimeUnit,
+    /// Auxiliary verbs that open a yes/no question (`auxiliary`).
+    Auxiliary,
+    /// Words that open a framing phrase before the question proper (`framing`).
+    Framing,
+    /// The interrogative words (`wh_word`).
+    WhWord,
+    /// Verbs that open a request put as a command ("Name …", "List …") (`request`).
+    Request,
+    /// Nouns naming a document ("this report") (`document_noun`).
+    DocumentNoun,
+    /// Prepositions that open where or when something is (`place_preposition`).
+    PlacePreposition,
+    /// Superlatives asking for the least value ("lowest") (`superlative_min`).
+    SuperlativeMin,
+    /// Superlatives asking for the greatest value ("highest") (`superlative_max`).
+    SuperlativeMax,
+    /// Words asking for the first of several values (`order_first`).
+    OrderFirst,
+    /// Words asking for the latest of several values (`order_latest`).
+    OrderLatest,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 39] = [
+    pub const ALL: [Class; 59] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -151,6 +191,26 @@ impl Class {
         Class::Supersession,
         Class::ConditionOpener,
         Class::IrregularPlural,
+        Class::MoneyWord,
+        Class::MoneyPhrase,
+        Class::CostWord,
+        Class::CurrencyName,
+        Class::IdentifierHead,
+        Class::OrganisationNoun,
+        Class::PersonNoun,
+        Class::Lasting,
+        Class::LimitWord,
+        Class::TimeUnit,
+        Class::Auxiliary,
+        Class::Framing,
+        Class::WhWord,
+        Class::Request,
+        Class::DocumentNoun,
+        Class::PlacePreposition,
+        Class::SuperlativeMin,
+        Class::SuperlativeMax,
+        Class::OrderFirst,
+        Class::OrderLatest,
     ];
 
     /// The class's table name in `english.toml`.
@@ -195,6 +255,26 @@ impl Class {
             Class::Supersession => "supersession",
             Class::ConditionOpener => "condition_opener",
             Class::IrregularPlural => "irregular_plural",
+            Class::MoneyWord => "money_word",
+            Class::MoneyPhrase => "money_phrase",
+            Class::CostWord => "cost_word",
+            Class::CurrencyName => "currency_name",
+            Class::IdentifierHead => "identifier_head",
+            Class::OrganisationNoun => "organisation_noun",
+            Class::PersonNoun => "person_noun",
+            Class::Lasting => "lasting",
+            Class::LimitWord => "limit_word",
+            Class::TimeUnit => "time_unit",
+            Class::Auxiliary => "auxiliary",
+            Class::Framing => "framing",
+            Class::WhWord => "wh_word",
+            Class::Request => "request",
+            Class::DocumentNoun => "document_noun",
+            Class::PlacePreposition => "place_preposition",
+            Class::SuperlativeMin => "superlative_min",
+            Class::SuperlativeMax => "superlative_max",
+            Class::OrderFirst => "order_first",
+            Class::OrderLatest => "order_latest",
         }
     }
 }

@@ -307,6 +307,9 @@ pub fn answer_explained(r: &crate::answer::Run) -> String {
             clean(&res.stopped)
         );
     }
+    if let Some(f) = &r.answer.question_frame {
+        let _ = writeln!(s, "\nquestion frame: {}", clean(&f.describe()));
+    }
     explain_steps(&mut s, r);
     explain_rejected(&mut s, r);
     let g = &r.answer.gate;

@@ -1,4 +1,6 @@
-//! Which of a passage's values the question binds to.
+//! Which of a passage's values the question binds to: the values are ranked by an
+//! ordered table of named rules ([`BindRule::ALL`], each with examples one test runs),
+//! the order of writing breaking ties.
 //!
 //! A sentence often states several values of the asked type; the first one written is
 //! not the answer for that reason alone. Of the values of a quote:
@@ -125,16 +127,91 @@ pub(super) fn rank(f: &Frame, quote: &str, vs: &mut Vec<Found>) {
 }
 
 /// Whether the question's wording, not the order of writing, puts the first of `vs`
-/// (ranked by [`rank`]) ahead of the second: a bound, a date role's cue, a part's clause
-/// or the value's own clause sets them apart. True for a single value.
+/// (ranked by [`rank`]) ahead of the second: a rule of [`BindRule`] sets them apart.
+/// True for a single value.
 pub(super) fn decisive(f: &Frame, quote: &str, vs: &[Found]) -> bool {
     let ks = keys(f, quote, vs);
     ks.len() < 2 || ks[0] < ks[1]
 }
 
-/// A value's rank before its position: asked condition, asked bound, date role, part,
-/// own clause.
-type Key = (u8, u8, u8, u8, u8);
+/// A named rule of the binding table: what puts one value of a quote ahead of another,
+/// in the order [`BindRule::ALL`] compares them; the order of writing breaks ties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BindRule {
+    /// A value stated under the condition the question states leads.
+    AskedCondition,
+    /// A value stated with the asked bound (a maximum for "the maximum …") leads.
+    AskedBound,
+    /// For "when", a date its role's cue stands right before, then any date, then a
+    /// length of time.
+    DateRoleCue,
+    /// A part whose own clause says what is asked leads; otherwise the total leads.
+    AskedPart,
+    /// A value whose own clause says what is asked leads.
+    OwnClause,
+}
+
+impl BindRule {
+    /// Questions, quotes and the value (as written) the rule puts first: what the
+    /// table's test runs.
+    #[cfg(test)]
+    fn examples(self) -> &'static [(&'static str, &'static str, &'static str)] {
+        match self {
+            BindRule::AskedCondition => &[(
+                "How many failed attempts may be allowed if attack detection is implemented?",
+                "No more than 5 failed attempts, or 10 if attack detection is implemented.",
+                "10",
+            )],
+            BindRule::AskedBound => &[
+                (
+                    "What is the maximum charge for certified transcripts?",
+                    "Certified transcripts cost $3 per page, capped at a maximum of $45.",
+                    "$45",
+                ),
+                (
+                    "What is the highest licence fee?",
+                    "Licence fees range from $80 to $900 depending on the vessel.",
+                    "$900",
+                ),
+            ],
+            BindRule::DateRoleCue => &[(
+                "When does the permit expire?",
+                "This permit is valid from 1 March 2025 and expires on 28 February 2030.",
+                "28 February 2030",
+            )],
+            BindRule::AskedPart => &[
+                (
+                    "How many committee members are elected by the staff?",
+                    "The committee has eleven members, four of whom are elected by the staff.",
+                    "four",
+                ),
+                (
+                    "How many electric buses does the fleet have?",
+                    "The fleet has 40 buses, including 12 electric buses.",
+                    "12",
+                ),
+            ],
+            BindRule::OwnClause => &[(
+                "How many trustees are appointed by the County Commission?",
+                "Six trustees are elected by the voters, and three are appointed by the County Commission.",
+                "three",
+            )],
+        }
+    }
+
+    /// Every rule, in the order they are compared.
+    pub const ALL: [BindRule; 5] = [
+        BindRule::AskedCondition,
+        BindRule::AskedBound,
+        BindRule::DateRoleCue,
+        BindRule::AskedPart,
+        BindRule::OwnClause,
+    ];
+}
+
+/// A value's rank before its position: one entry per rule of [`BindRule::ALL`], lower
+/// first.
+type Key = [u8; 5];
 
 /// The [`Key`] of each of `vs`.
 fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
@@ -147,20 +224,39 @@ fn keys(f: &Frame, quote: &str, vs: &[Found]) -> Vec<Key> {
     vs.iter()
         .zip(&parts)
         .map(|(v, p)| {
-            let bound = u8::from(f.extreme.is_some_and(|e| v.bound != asked_bound(e)));
-            let part = match p {
-                Part::Of(_) if asked(p) => 0,
-                Part::Of(_) => 2,
-                Part::Total if any_part_asked => 2,
-                _ => 1,
-            };
-            // Counts side by side, each with its own clause ("six are elected …, and
-            // three are appointed by …"): the one whose clause says what is asked leads.
-            let said = says_of(f, &own_clause(quote, v).to_lowercase());
-            let cond = u8::from(!under_asked_condition(f, quote, vs, v));
-            (cond, bound, when_key(f, quote, v), part, u8::from(!said))
+            BindRule::ALL.map(|r| match r {
+                BindRule::AskedCondition => u8::from(!under_asked_condition(f, quote, vs, v)),
+                BindRule::AskedBound => {
+                    u8::from(f.extreme.is_some_and(|e| v.bound != asked_bound(e)))
+                }
+                BindRule::DateRoleCue => when_key(f, quote, v),
+                BindRule::AskedPart => match p {
+                    Part::Of(_) if asked(p) => 0,
+                    Part::Of(_) => 2,
+                    Part::Total if any_part_asked => 2,
+                    _ => 1,
+                },
+                // Counts side by side, each with its own clause ("six are elected …, and
+                // three are appointed by …"): the one whose clause says what is asked
+                // leads.
+                BindRule::OwnClause => u8::from(!says_of(f, &own_clause(quote, v).to_lowercase())),
+            })
         })
         .collect()
+}
+
+/// The rule of [`BindRule::ALL`] that puts the first of `vs` (ranked by [`rank`]) ahead
+/// of the second, if any rule does.
+#[cfg(test)]
+fn deciding_rule(f: &Frame, quote: &str, vs: &[Found]) -> Option<BindRule> {
+    let ks = keys(f, quote, vs);
+    let (a, b) = (ks.first()?, ks.get(1)?);
+    BindRule::ALL
+        .into_iter()
+        .zip(a.iter().zip(b))
+        .find(|(_, (x, y))| x != y)
+        .filter(|(_, (x, y))| x < y)
+        .map(|(r, _)| r)
 }
 
 /// The content words of the condition question `f` states ("… allowed if presentation
@@ -620,6 +716,25 @@ mod tests {
         let including = "The fleet has 40 buses, including 12 electric buses.";
         let q = "How many electric buses does the fleet have?";
         assert_eq!(ranked(q, including, AnswerType::Quantity, count)[0], "12");
+    }
+
+    #[test]
+    fn every_binding_rule_puts_its_own_examples_first() {
+        for rule in BindRule::ALL {
+            assert!(!rule.examples().is_empty(), "{rule:?} has no example");
+            for (q, quote, first) in rule.examples() {
+                let f = frame(q);
+                let (ty, fam) = (f.answer_type, f.unit_family.or(Some(UnitFamily::Count)));
+                let mut vs = find(quote, ty, fam);
+                refine(quote, &mut vs);
+                ranges(quote, &mut vs);
+                vs.retain(|v| !stated_by_question(&f, quote, v));
+                rank(&f, quote, &mut vs);
+                let got: Vec<&str> = vs.iter().map(|v| &quote[v.start..v.end]).collect();
+                assert_eq!(got.first(), Some(first), "{rule:?}: {q} / {got:?}");
+                assert_eq!(deciding_rule(&f, quote, &vs), Some(rule), "{q}");
+            }
+        }
     }
 
     #[test]

@@ -1,12 +1,12 @@
 //! The values of a quote that fit the frame: of an accepted type, the asked bound, unit
 //! and date role, and none that the question states, another clause, condition or
-//! definition holds, or another period sets (the filters of [`values_with`]).
+//! definition holds, or another period sets (the rules of [`ValueRule`](super::excluded::ValueRule)).
 
 use std::collections::HashSet;
 
 use super::context::{has_word, stems};
-use super::{bind, rate, role, when};
-use crate::figure::Bound;
+use super::excluded::{excluded_by, Scene};
+use super::{bind, when};
 use crate::frame::{AnswerType, Extreme, Frame, UnitFamily};
 use crate::lexicon::{self, Class};
 use crate::value::typed::{self, Found};
@@ -52,10 +52,10 @@ pub(super) fn values(f: &Frame, quote: &str) -> Vec<Found> {
     values_with(f, quote, Some(""))
 }
 
-/// The values of `quote` of the type `f` asks for (see [`values`]), with the date role's
-/// cue read in the value's clause or in `heading` (a table row's header, a cell's
-/// column); `None`: any date, whatever its role (a cell that is a value at all).
-pub(super) fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
+/// The values of `quote` of a type that answers `f` (its own, and for some questions an
+/// amount or a time limit as well), each with the bound its wording sets, before any
+/// rule of [`ValueRule`](super::excluded::ValueRule) is applied.
+pub(super) fn candidates(f: &Frame, quote: &str) -> Vec<Found> {
     let family = f.unit_family.or(Some(UnitFamily::Count));
     // "When must …?", "When does … acquire …?" are answered by a time limit ("within six
     // months") as well as a date; "When was the palace founded?" (past) by a date only.
@@ -84,46 +84,20 @@ pub(super) fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<
         })
         .collect();
     found.extend(symbol_lengths(f, quote));
-    found.retain(|v| !bind::stated_by_question(f, quote, v));
-    let mut out: Vec<Found> = found
+    found
+}
+
+/// The values of `quote` of the type `f` asks for (see [`values`]), with the date role's
+/// cue read in the value's clause or in `heading` (a table row's header, a cell's
+/// column); `None`: any date, whatever its role (a cell that is a value at all). Those
+/// a rule of [`ValueRule`](super::excluded::ValueRule) excludes are left out; the rest
+/// are ranked by what the question binds to.
+pub(super) fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<Found> {
+    let scene = Scene::new(f, quote, heading);
+    let mut out: Vec<Found> = candidates(f, quote)
         .into_iter()
-        .filter(|v| match f.extreme {
-            Some(Extreme::Min) => v.bound != Bound::Max,
-            Some(Extreme::Max) => v.bound != Bound::Min,
-            None => true,
-        })
-        .filter(|v| match (&f.unit, &v.unit) {
-            (Some(u), Some(vu)) if f.answer_type == AnswerType::Duration => vu == u,
-            _ => true,
-        })
-        .filter(|v| !other_one(f, clause_around(quote, v.start, v.end)))
-        .filter(|v| !of_replaced(f, quote, v))
-        .filter(|v| !when::relative_to_asked_event(f, quote, v))
-        .filter(|v| !when::outside(f, clause_around(quote, v.start, v.end)))
-        .filter(|v| !when::beyond_asked_date(f, v))
-        .filter(|v| !bare_length_for_when(f, quote, v))
-        .filter(|v| !in_definition(f, clause_around(quote, v.start, v.end)))
-        .filter(|v| !bind::counts_other(f, quote, v))
-        .filter(|v| !restates_question(f, &quote[v.start..v.end]))
-        .filter(|v| !other_condition(f, quote, v))
-        .filter(|v| !rate::other_period(f, quote, v))
-        .filter(|v| f.extreme.is_none() || !in_leading_condition(quote, v))
-        .filter(|v| {
-            v.bound != Bound::Exact || !opposite_bound(f, clause_around(quote, v.start, v.end))
-        })
-        .filter(|v| {
-            let Some(heading) = heading else {
-                return true;
-            };
-            f.date_role.is_none_or(|r| plays_role(r, quote, v, heading))
-        })
+        .filter(|v| excluded_by(&scene, v).is_none())
         .collect();
-    if let Some(role) = role::asked_role(f) {
-        let named = |h: &str| role::names_role(&role, h);
-        if !heading.is_some_and(named) {
-            out.retain(|v| !role::unfilled(&role, quote, v));
-        }
-    }
     bind::rank(f, quote, &mut out);
     out
 }
@@ -131,7 +105,7 @@ pub(super) fn values_with(f: &Frame, quote: &str, heading: Option<&str>) -> Vec<
 /// Whether `clause` defines a term ("\"Apiary\" means any site where one or more
 /// Colonies are kept", "… is defined as …"): what it states describes the term, it sets
 /// no value, so a value in it answers only a question asking what the term means.
-fn in_definition(f: &Frame, clause: &str) -> bool {
+pub(super) fn in_definition(f: &Frame, clause: &str) -> bool {
     if f.answer_type == AnswerType::Definition {
         return false;
     }
@@ -145,7 +119,7 @@ fn in_definition(f: &Frame, clause: &str) -> bool {
 
 /// Whether `v` is a length of time offered for a "when" question that fixes no point in
 /// time (see [`when::fixes_time`]).
-fn bare_length_for_when(f: &Frame, quote: &str, v: &Found) -> bool {
+pub(super) fn bare_length_for_when(f: &Frame, quote: &str, v: &Found) -> bool {
     f.answer_type == AnswerType::Date
         && v.unit
             .as_deref()
@@ -182,7 +156,7 @@ fn asks_limit(f: &Frame) -> bool {
 /// Whether date `v` of `quote` plays role `r`: a cue of the role stands in its clause or
 /// in `heading`; a preposition ("by", "before", "no later than") only right before the
 /// value ("operated by U.S. operators" sets no deadline for the date of that clause).
-fn plays_role(r: crate::frame::DateRole, quote: &str, v: &Found, heading: &str) -> bool {
+pub(super) fn plays_role(r: crate::frame::DateRole, quote: &str, v: &Found, heading: &str) -> bool {
     let clause = clause_around(quote, v.start, v.end).to_lowercase();
     let before = quote[..v.start].to_lowercase();
     let before: Vec<&str> = before.split_whitespace().rev().take(6).collect();
@@ -207,7 +181,7 @@ const PREPOSITION_CUES: &[&str] = &["by", "before", "no later", "not later", "wi
 
 /// Whether a name read as the value only repeats the question's own words ("Contact
 /// Information" for "Who is the contact for more information …?"): no answer.
-fn restates_question(f: &Frame, raw: &str) -> bool {
+pub(super) fn restates_question(f: &Frame, raw: &str) -> bool {
     if !matches!(f.answer_type, AnswerType::Person | AnswerType::Organisation) {
         return false;
     }
@@ -226,7 +200,7 @@ fn restates_question(f: &Frame, raw: &str) -> bool {
 /// Whether value `v` stands in the condition a sentence of `quote` opens with ("For
 /// look-up secrets that have less than 64 bits of entropy, the verifier SHALL …"): it
 /// says when the provision applies, not the limit it sets.
-fn in_leading_condition(quote: &str, v: &Found) -> bool {
+pub(super) fn in_leading_condition(quote: &str, v: &Found) -> bool {
     let from = quote[..v.start].rfind(['.', ';']).map_or(0, |i| i + 1);
     let lead = quote[from..v.start].trim_start().to_lowercase();
     let opens = ["if ", "where ", "when ", "for ", "unless ", "in case "]
@@ -274,7 +248,7 @@ const MODALS: &[&str] = &["shall", "must", "should", "may", "will"];
 /// the quote does not tie to the question: the quote itself names under half of the
 /// question's focus (the words that name the asked case, "head of household", stand
 /// only in the text before it, a sibling alternative's).
-fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
+pub(super) fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
     let after = quote[v.end..].trim_start().to_lowercase();
     // A condition past a clause boundary opens the next alternative ("enter 52; if it
     // pays every other week, enter 26").
@@ -294,7 +268,7 @@ fn other_condition(f: &Frame, quote: &str, v: &Found) -> bool {
 
 /// Whether `clause` marks its value as another one's than frame `f` asks about: a word
 /// of [`Class::Former`] or [`Class::OtherOne`] the question does not use itself.
-fn other_one(f: &Frame, clause: &str) -> bool {
+pub(super) fn other_one(f: &Frame, clause: &str) -> bool {
     let words = crate::text::words(&clause.to_lowercase());
     words.iter().any(|w| {
         lexicon::is_any(&[Class::Former, Class::OtherOne], w)
@@ -310,7 +284,7 @@ fn other_one(f: &Frame, clause: &str) -> bool {
 /// until …"),
 /// with no "and" that starts a predicate of the sentence's own subject ("replaces R1 and
 /// expires on …"). A question that itself asks about replacing is not judged so.
-fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
+pub(super) fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
     if f.qualifiers
         .iter()
         .any(|w| lexicon::is(Class::Supersession, w))
@@ -345,7 +319,7 @@ fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
 /// Whether `clause` bounds its figures the other way from the extreme asked, and never
 /// the asked way ([`Class::BoundMin`], [`Class::BoundMax`]): "at least the minimum
 /// security strength (112 bits …)" gives no maximum length.
-fn opposite_bound(f: &Frame, clause: &str) -> bool {
+pub(super) fn opposite_bound(f: &Frame, clause: &str) -> bool {
     let c = clause.to_lowercase();
     let has = |class: Class| lexicon::words(class).iter().any(|p| c.contains(p));
     match f.extreme {
