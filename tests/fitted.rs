@@ -203,3 +203,41 @@ fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ATTEST_MIN_VALUE_PROBABILITY"), "{err}");
 }
+
+/// A licence whose only charge is a former one.
+const CORPUS_FORMER_CHARGE: &str = "# Licence to Abstract Water WL-88/R2\n\n\
+## Term\n\nThis licence is valid for twelve (12) years from 1 April 2025.\n\n\
+## Fees\n\nThe previous annual charge was GBP 300.\n";
+
+/// `--explain` and `--json` show what the question asks for and the rule of the
+/// answer-type table that read it; a value of the asked kind that a rule of the value
+/// filter sets aside is named in the answer's notes with that rule, and never given as
+/// the answer's value.
+#[test]
+fn the_frame_s_rule_and_the_rule_setting_a_value_aside_are_shown() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("licence.md", CORPUS_FORMER_CHARGE)]);
+    let q = "What is the annual charge?";
+    let out = super::cli::attest(&idx)
+        .args(["ask", q, "--explain", "--no-memory"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("question frame: asks for an amount of money (rule money_named)"),
+        "{text}"
+    );
+    let a = super::ask::ask_read(&idx, q);
+    assert_eq!(a["question_frame"]["type_rule"], "money_named", "{a}");
+    assert!(a["answer_value"].is_null(), "{a}");
+    let notes = a["missing_evidence"].to_string();
+    assert!(
+        notes.contains("\\\"GBP 300\\\", set aside by rule other_one"),
+        "{a}"
+    );
+    // A bound before the question's own figure is its condition, not the bound asked.
+    let a = super::ask::ask_read(&idx, "What charge applies for up to 300 days?");
+    assert!(a["question_frame"]["extreme"].is_null(), "{a}");
+    let a = super::ask::ask_read(&idx, "What is the maximum charge?");
+    assert_eq!(a["question_frame"]["extreme"], "max", "{a}");
+}

@@ -26,6 +26,7 @@ mod cells;
 mod context;
 mod cover;
 mod excluded;
+pub(super) use cover::ItemPeriods;
 pub(super) use excluded::set_aside;
 mod exempt;
 mod fit;

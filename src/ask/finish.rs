@@ -207,6 +207,10 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         );
         why.extend(unmet_frame);
         why.extend(unmet_period_note(&unmet));
+        let verified = numbered
+            .verified()
+            .map(|(id, v)| (id.as_str(), v.candidate.quote.as_str()));
+        why.extend(set_aside_notes(verified, &frame));
         answer.missing_evidence = why;
     }
     answer.question_frame = Some(frame);
@@ -252,8 +256,12 @@ fn valued(
             k.value.raw, k.probability,
         ));
     }
-    if answer.answer_value.is_none() && check.is_none() && frame.answer_type.is_value() {
-        let notes = set_aside_notes(answer, frame);
+    if answer.answer_value.is_none() && check.is_none() {
+        let quotes = answer
+            .evidence
+            .iter()
+            .map(|e| (e.id.as_str(), e.quote.as_str()));
+        let notes = set_aside_notes(quotes, frame);
         answer.missing_evidence.extend(notes);
     }
     let met = match &answer.answer_value {
@@ -264,21 +272,23 @@ fn valued(
     (met, check)
 }
 
-/// Why the cited passages of `answer`, about question `frame`, name no value of the kind
-/// asked: each value of that kind a rule of the value filter sets aside, with the rule
-/// (at most three).
-fn set_aside_notes(answer: &Answer, frame: &crate::frame::Frame) -> Vec<String> {
-    answer
-        .evidence
-        .iter()
-        .flat_map(|e| {
-            super::decide::set_aside(frame, &e.quote)
+/// Why the passages `quotes` (id, quote), about question `frame`, name no value of the
+/// kind asked: each value of that kind a rule of the value filter sets aside, with the
+/// rule (at most three).
+fn set_aside_notes<'a>(
+    quotes: impl Iterator<Item = (&'a str, &'a str)>,
+    frame: &crate::frame::Frame,
+) -> Vec<String> {
+    if !frame.answer_type.is_value() {
+        return Vec::new();
+    }
+    quotes
+        .flat_map(|(id, quote)| {
+            super::decide::set_aside(frame, quote)
                 .into_iter()
                 .map(move |(raw, rule)| {
                     format!(
-                        "{} states \"{}\", set aside by rule {}: {}",
-                        e.id,
-                        raw,
+                        "{id} states \"{raw}\", set aside by rule {}: {}",
                         rule.name(),
                         rule.describe()
                     )
@@ -385,7 +395,7 @@ fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> 
     let items: Vec<_> = cited
         .iter()
         .filter_map(|id| n.get(id))
-        .map(|v| ItemPeriods::of(&v.candidate))
+        .map(|v| super::decide::ItemPeriods::of(&v.candidate))
         .collect();
     let mut unmet: Vec<String> = Vec::new();
     for w in &wanted {
@@ -395,34 +405,6 @@ fn unmet_periods(question: &str, cited: &[String], n: &Numbered) -> Vec<String> 
         }
     }
     unmet
-}
-
-/// The periods an item names: in its quote, section or label (its own), and in its
-/// document's title.
-pub(super) struct ItemPeriods {
-    own: Vec<crate::period::Period>,
-    title: Vec<crate::period::Period>,
-}
-
-impl ItemPeriods {
-    /// The periods of candidate `c`.
-    pub(super) fn of(c: &crate::evidence::extract::Candidate) -> Self {
-        let heads = [&c.section, &c.label].into_iter().flatten();
-        ItemPeriods {
-            own: std::iter::once(&c.quote)
-                .chain(heads)
-                .flat_map(|t| crate::period::periods(t))
-                .collect(),
-            title: crate::period::periods(&c.title),
-        }
-    }
-
-    /// Whether the item meets period `w`: its own text names it, or its title does and
-    /// its own text names no other year.
-    pub(super) fn meet(&self, w: &crate::period::Period) -> bool {
-        self.own.iter().any(|p| w.met_by(p))
-            || (self.title.iter().any(|p| w.met_by(p)) && !self.own.iter().any(|p| w.other_year(p)))
-    }
 }
 
 /// What the answer says when the governing source's figure could not be placed as its

@@ -180,11 +180,11 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         screen::Screened::Accepted(q) => q,
     };
     let mut timings = Timings::default();
-    let mut found = research::research(engine, &question.stem, opts, &mut timings)?;
+    let mut found = research::research(engine, &question, opts, &mut timings)?;
     let t = Instant::now();
     let verdicts = std::mem::take(&mut found.verdicts);
     let (mut numbered, held) = select::number_held(engine, &question.stem, verdicts)?;
-    let frame = crate::frame::frame(&question.stem);
+    let frame = question.frame.clone();
     let (mut decision, multi_hop) = first_decision(engine, &question.stem, &frame, &numbered);
     let mut second_look = false;
     if frame.answer_type.is_value() && decision.value.is_none() && !decision.settled {
@@ -194,15 +194,8 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             decision,
         };
         let s;
-        (s, second_look) = search_value(
-            engine,
-            &question.stem,
-            &frame,
-            searched,
-            multi_hop,
-            opts,
-            &mut timings,
-        )?;
+        (s, second_look) =
+            search_value(engine, &question, searched, multi_hop, opts, &mut timings)?;
         Searched {
             found,
             numbered,
@@ -340,8 +333,7 @@ struct Searched {
 /// the second look. Returns what it found and whether the second look gave the value.
 fn search_value(
     engine: &Engine,
-    question: &str,
-    frame: &crate::frame::Frame,
+    asked: &screen::Question,
     s: Searched,
     multi_hop: bool,
     opts: &AskOptions,
@@ -350,7 +342,8 @@ fn search_value(
     let Searched {
         found, numbered, ..
     } = s;
-    let mut found = research::widen(engine, question, opts, timings, found)?;
+    let (question, frame) = (asked.stem.as_str(), &asked.frame);
+    let mut found = research::widen(engine, asked, opts, timings, found)?;
     let mut verdicts = numbered.into_verdicts();
     verdicts.append(&mut found.verdicts);
     let mut numbered = select::number_held(engine, question, verdicts)?.0;
@@ -359,7 +352,7 @@ fn search_value(
         // The bridge step reconsiders what was rejected: all verdicts go with it.
         found.verdicts = numbered.into_verdicts();
         let bridged;
-        (found, bridged) = research::bridge(engine, question, opts, timings, found)?;
+        (found, bridged) = research::bridge(engine, asked, opts, timings, found)?;
         numbered = select::number_held(engine, question, std::mem::take(&mut found.verdicts))?.0;
         if bridged {
             decision = decide::decide(engine, frame, &numbered, multi_hop);

@@ -8,6 +8,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
+use super::screen::Question;
 use super::{AskOptions, Timings};
 use crate::answer::{Step, StepAction, StepStatus};
 use crate::engine::Engine;
@@ -57,6 +58,9 @@ struct Loop<'e> {
 /// One step to run: its question, how it was chosen, why, and the entity it is about.
 struct Planned {
     question: String,
+    /// The step question's frame (the asked question's own, read once, when the step
+    /// asks it again).
+    frame: crate::frame::Frame,
     action: StepAction,
     kind: StepKind,
     reason: String,
@@ -66,10 +70,11 @@ struct Planned {
 /// Research `question` (answer choices stripped).
 pub(super) fn research(
     engine: &Engine,
-    question: &str,
+    asked: &Question,
     opts: &AskOptions,
     timings: &mut Timings,
 ) -> Result<Found, Error> {
+    let question = asked.stem.as_str();
     let classification = if opts.research {
         classify(question)
     } else {
@@ -103,7 +108,7 @@ pub(super) fn research(
     let mut next = replan(question, &[]);
     let mut failures_in_row = 0;
     loop {
-        let planned = match planned(next) {
+        let planned = match planned(next, asked) {
             Ok(p) => p,
             Err(complete) => {
                 l.found.stopped = complete;
@@ -131,14 +136,15 @@ pub const WIDEN_FACTOR: usize = 2;
 /// Its verdicts are added to `found.verdicts`.
 pub(super) fn widen(
     engine: &Engine,
-    question: &str,
+    question: &Question,
     opts: &AskOptions,
     timings: &mut Timings,
     found: Found,
 ) -> Result<Found, Error> {
     let mut l = Loop::again(engine, opts, found, WIDEN_FACTOR);
     let planned = Planned {
-        question: question.to_string(),
+        question: question.stem.clone(),
+        frame: question.frame.clone(),
         action: StepAction::Widen,
         kind: StepKind::Retry,
         reason: "no verified passage stated the value asked for: the question again, over \
@@ -159,16 +165,16 @@ pub(super) fn widen(
 /// whether a step ran.
 pub(super) fn bridge(
     engine: &Engine,
-    question: &str,
+    question: &Question,
     opts: &AskOptions,
     timings: &mut Timings,
     found: Found,
 ) -> Result<(Found, bool), Error> {
     let simple = opts.research && found.classification.class == Class::Simple;
     let next = simple
-        .then(|| crate::research::bridge_after(question, &found.outcomes))
+        .then(|| crate::research::bridge_after(&question.stem, &found.outcomes))
         .flatten();
-    let Some(Ok(p)) = next.map(planned) else {
+    let Some(Ok(p)) = next.map(|m| planned(m, question)) else {
         return Ok((found, false));
     };
     let mut l = Loop::again(engine, opts, found, 1);
@@ -177,8 +183,16 @@ pub(super) fn bridge(
     Ok((l.found, true))
 }
 
-/// The step a move plans, or why the loop completes.
-fn planned(m: Move) -> Result<Planned, String> {
+/// The step a move plans, or why the loop completes; a step asking `asked` again
+/// takes its frame.
+fn planned(m: Move, asked: &Question) -> Result<Planned, String> {
+    let frame = |q: &str| {
+        if q == asked.stem {
+            asked.frame.clone()
+        } else {
+            crate::frame::frame(q)
+        }
+    };
     match m {
         Move::NextStep {
             kind,
@@ -186,6 +200,7 @@ fn planned(m: Move) -> Result<Planned, String> {
             reason,
             entity,
         } => Ok(Planned {
+            frame: frame(&question),
             question,
             action: StepAction::NextStep,
             kind,
@@ -193,6 +208,7 @@ fn planned(m: Move) -> Result<Planned, String> {
             entity,
         }),
         Move::Retry { question } => Ok(Planned {
+            frame: frame(&question),
             question,
             action: StepAction::Retry,
             kind: StepKind::Retry,
@@ -273,6 +289,7 @@ impl<'e> Loop<'e> {
         let mut verdicts = verify(
             self.engine.store(),
             &p.question,
+            &p.frame,
             candidates,
             self.engine.embedder(),
             self.reranker,

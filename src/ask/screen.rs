@@ -98,6 +98,9 @@ pub(super) struct Question {
     pub choices: Vec<Choice>,
     /// Where the answer is stored in the QA memory (`None`: not stored).
     pub memory: Option<crate::memory::MemoryKey>,
+    /// The stem's frame: what it asks for, read once here and passed down to research,
+    /// verification, the decision and the answer.
+    pub frame: crate::frame::Frame,
 }
 
 /// What screening decided.
@@ -196,6 +199,7 @@ pub(super) fn screen(
     };
     Ok(Screened::Accepted(Question {
         asked: question.to_string(),
+        frame: crate::frame::frame(&stem),
         stem,
         choices,
         memory,

@@ -100,6 +100,7 @@ pub fn summary_sides(
     let mut verdicts = verify(
         engine.store(),
         look.question,
+        &crate::frame::frame(look.question),
         candidates,
         engine.embedder(),
         look.reranker,

@@ -267,6 +267,7 @@ fn sigmoid(x: f32) -> f64 {
 pub fn verify(
     store: &Store,
     question: &str,
+    frame: &crate::frame::Frame,
     candidates: Vec<Candidate>,
     embedder: &dyn Embed,
     reranker: Option<&dyn Rerank>,
@@ -274,13 +275,12 @@ pub fn verify(
 ) -> Result<Vec<Verdict>, Error> {
     let terms = question_terms(question);
     let ids = identifiers(question);
-    let frame = crate::frame::frame(question);
     let coverage: Vec<f64> = candidates
         .iter()
         .map(|c| {
             let context = c.context_text();
             if names_identifier(&ids, &context)
-                || states_asked_value(&frame, &context)
+                || states_asked_value(frame, &context)
                 || names_row(&terms, c)
                 || frame.numbers_item(&c.quote)
                 || (frame.itself
@@ -297,7 +297,7 @@ pub fn verify(
         .collect();
     let scored = scored_candidates(&candidates, &coverage, cfg.embed_budget);
     let signals = model_signals(question, &candidates, &scored, embedder, reranker)?;
-    let features = features(&frame, &candidates, &coverage, &signals);
+    let features = features(frame, &candidates, &coverage, &signals);
     let mut quotes = QuoteChecker::new(store);
     let mut out = Vec::with_capacity(candidates.len());
     for (((c, coverage), (cosine, cross)), features) in candidates
@@ -531,6 +531,7 @@ mod tests {
         let probe = verify(
             e.store(),
             q,
+            &crate::frame::frame(q),
             cands.to_vec(),
             e.embedder(),
             None,
@@ -588,7 +589,16 @@ mod tests {
             min_relevance: between(&e, q, &cands),
             ..RelevanceConfig::default()
         };
-        let v = verify(e.store(), q, cands, e.embedder(), None, &cfg).unwrap();
+        let v = verify(
+            e.store(),
+            q,
+            &crate::frame::frame(q),
+            cands,
+            e.embedder(),
+            None,
+            &cfg,
+        )
+        .unwrap();
         let reason = |needle: &str| {
             v.iter()
                 .find(|x| x.candidate.quote.contains(needle))

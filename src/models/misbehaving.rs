@@ -184,6 +184,7 @@ fn retrieve_and_verify_refuse_a_misbehaving_cross_encoder() {
         let r = verify(
             e.store(),
             q,
+            &crate::frame::frame(q),
             cands.clone(),
             e.embedder(),
             Some(&rr),
@@ -208,6 +209,7 @@ fn verify_refuses_a_misbehaving_bi_encoder() {
         let r = verify(
             e.store(),
             "How long must client records be retained?",
+            &crate::frame::frame("How long must client records be retained?"),
             cands.clone(),
             &bad,
             None,

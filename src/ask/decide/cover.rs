@@ -107,9 +107,9 @@ fn starts_provision(quote: &str) -> bool {
     NUMBERED.is_match(quote)
 }
 
-/// Whether candidate `c` meets the frame's periods (see `finish::ItemPeriods`).
+/// Whether candidate `c` meets the frame's periods (see [`ItemPeriods`]).
 pub(super) fn meets_periods(f: &Frame, c: &crate::evidence::extract::Candidate) -> bool {
-    let item = crate::ask::finish::ItemPeriods::of(c);
+    let item = ItemPeriods::of(c);
     f.periods
         .iter()
         .flat_map(|p| crate::period::periods(p))
@@ -349,6 +349,34 @@ pub(super) fn item_words(c: &crate::evidence::extract::Candidate) -> String {
     .flatten()
     .collect::<Vec<_>>()
     .join(" ")
+}
+
+/// The periods an item names: in its quote, section or label (its own), and in its
+/// document's title.
+pub(crate) struct ItemPeriods {
+    own: Vec<crate::period::Period>,
+    title: Vec<crate::period::Period>,
+}
+
+impl ItemPeriods {
+    /// The periods of candidate `c`.
+    pub(crate) fn of(c: &crate::evidence::extract::Candidate) -> Self {
+        let heads = [&c.section, &c.label].into_iter().flatten();
+        ItemPeriods {
+            own: std::iter::once(&c.quote)
+                .chain(heads)
+                .flat_map(|t| crate::period::periods(t))
+                .collect(),
+            title: crate::period::periods(&c.title),
+        }
+    }
+
+    /// Whether the item meets period `w`: its own text names it, or its title does and
+    /// its own text names no other year.
+    pub(crate) fn meet(&self, w: &crate::period::Period) -> bool {
+        self.own.iter().any(|p| w.met_by(p))
+            || (self.title.iter().any(|p| w.met_by(p)) && !self.own.iter().any(|p| w.other_year(p)))
+    }
 }
 
 #[cfg(test)]
