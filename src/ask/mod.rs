@@ -177,7 +177,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
     let started = Instant::now();
     let question = match screen::screen(engine, question, opts, started)? {
         screen::Screened::Done(run) => return Ok(*run),
-        screen::Screened::Accepted(q) => q,
+        screen::Screened::Accepted(q) => *q,
     };
     let mut timings = Timings::default();
     let mut found = research::research(engine, &question, opts, &mut timings)?;

@@ -108,7 +108,7 @@ pub(super) enum Screened {
     /// Answered without research: rejected, or served from the QA memory.
     Done(Box<Run>),
     /// To research.
-    Accepted(Question),
+    Accepted(Box<Question>),
 }
 
 /// An empty answer to `question` with `status`.
@@ -197,13 +197,13 @@ pub(super) fn screen(
     } else {
         None
     };
-    Ok(Screened::Accepted(Question {
+    Ok(Screened::Accepted(Box::new(Question {
         asked: question.to_string(),
         frame: crate::frame::frame(&stem),
         stem,
         choices,
         memory,
-    }))
+    })))
 }
 
 /// A digest of every setting that shapes an answer: a stored answer is served only

@@ -285,7 +285,7 @@ pub fn verify(
                 || frame.numbers_item(&c.quote)
                 || (frame.itself
                     && crate::evidence::extract::in_head(c.line)
-                    && states_type(&frame, &c.quote))
+                    && states_type(frame, &c.quote))
             {
                 // The quote states the very identifier or kind of value asked for, or is
                 // the table row or numbered item the question names.
