@@ -81,13 +81,17 @@ def documents(bin_, dataset, index):
     rows, values = [], []
     for o in json.loads(out.stdout)["outcomes"]:
         s = o.get("assurance")
-        if o["status"] != "answered" or s is None:
+        if s is None:
             continue
-        right = o["answerable"] and o["value_cited"] and o.get("value_named") is not False
-        rows.append((features(s), int(right)))
+        # A value read but not named leaves its answer unanswered: the value model still
+        # learns from it, the answer model only from answers.
         c = s.get("value_check")
         if c is not None:
             values.append((value_features(c), int(bool(o.get("value_read"))), c["given"]))
+        if o["status"] != "answered":
+            continue
+        right = o["answerable"] and o["value_cited"] and o.get("value_named") is not False
+        rows.append((features(s), int(right)))
     return rows, values
 
 
@@ -112,12 +116,14 @@ def qasper(bin_, data, index, part):
     rows, values = [], []
     for q, a in zip(qs, answers):
         s = a.get("assurance")
-        if a.get("status") != "answered" or s is None:
+        if s is None:
             continue
-        cited = {c for st in a.get("sentences", []) for c in st.get("citations", [])}
-        quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", []) if e.get("id") in cited]
-        expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
-        rows.append((features(s), int(any(x and x in t for x in expect for t in quotes))))
+        if a.get("status") == "answered":
+            cited = {c for st in a.get("sentences", []) for c in st.get("citations", [])}
+            quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", [])
+                      if e.get("id") in cited]
+            expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
+            rows.append((features(s), int(any(x and x in t for x in expect for t in quotes))))
         c = s.get("value_check")
         if c is not None:
             said = [q.get("answer") or ""] + q.get("alt_answers", [])

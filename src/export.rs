@@ -72,6 +72,10 @@ pub fn markdown(a: &Answer) -> String {
                 s.push_str(&format!("- {}\n", md_escape(m)));
             }
             s.push('\n');
+            if !a.evidence.is_empty() {
+                s.push_str("*Closest passages found (not an answer):*\n\n");
+                cited_markdown(&mut s, a);
+            }
         }
         Status::RejectedInput => {
             let why = a.reason.as_deref().unwrap_or("question not accepted");

@@ -162,6 +162,9 @@ fn an_end_date_binds_to_its_own_instrument_and_counts_to_their_noun() {
     let ask = |q: &str| super::ask::ask_read(&idx, q);
     let a = ask("When does abstraction licence WL-88/R2 expire?");
     assert_eq!(a["answer_value"]["normalised"], "2037-03-31", "{a}");
+    // The question that names the replaced licence asks for the replaced licence's end.
+    let a = ask("When did abstraction licence WL-88/R1 expire?");
+    assert_eq!(a["answer_value"]["normalised"], "2025-03-31", "{a}");
     let a = ask("When does the licence expire?");
     assert_ne!(a["answer_value"]["normalised"], "2025-03-31", "{a}");
     assert_ne!(a["answer_value"]["type"], "duration", "{a}");
@@ -169,8 +172,10 @@ fn an_end_date_binds_to_its_own_instrument_and_counts_to_their_noun() {
     assert_ne!(named(&a).as_deref(), Some("4,120"), "{a}");
 }
 
-/// A value the value model gives less than the bound is not named: the answer cites the
-/// same passage, says which value it read and why it is not named; at bound 0 it is named.
+/// A value the value model gives less than the bound is not named: the question is not
+/// answered (status `no_authoritative_evidence`, confidence `insufficient`), but the
+/// same passage is shown as the closest found, and the notes say which value was read and
+/// why it is not named; at bound 0 it is named.
 /// A bound outside 0..=1 is refused with the setting's name.
 #[test]
 fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
@@ -191,12 +196,28 @@ fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
     let (withheld, _) = run("0.9999");
     let withheld = withheld.unwrap();
     assert!(withheld["answer_value"].is_null(), "{withheld}");
-    assert_eq!(withheld["status"], "answered", "{withheld}");
+    assert_eq!(
+        withheld["status"], "no_authoritative_evidence",
+        "{withheld}"
+    );
+    assert_eq!(withheld["confidence"], "insufficient", "{withheld}");
     assert_eq!(cited(&withheld), cited(&named));
     let said = withheld["missing_evidence"].to_string();
     assert!(
         said.contains("31 March 2037") && said.contains("not named"),
         "{said}"
+    );
+    let out = super::cli::attest(&idx)
+        .env("ATTEST_MIN_VALUE_PROBABILITY", "0.9999")
+        .args(["ask", q, "--no-memory"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("No authoritative evidence")
+            && text.contains("Closest passages found (not an answer):")
+            && text.contains("31 March 2037"),
+        "{text}"
     );
     let (_, out) = run("1.5");
     assert!(!out.status.success());

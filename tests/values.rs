@@ -196,9 +196,9 @@ fn a_period_in_any_written_form_must_be_named_by_the_evidence() {
         "How many clients did the outreach program serve in Oct. 2021?",
         "How many clients did the outreach program serve in 10/2021?",
     ] {
-        let (a, code) = ask_json(&idx, q, &["--no-memory"]);
+        // Every value read is named (bound 0): the period is what this test reads.
+        let a = super::ask::ask_read(&idx, q);
         assert_eq!(a["status"], "answered", "{q}: {}", a["missing_evidence"]);
-        assert_eq!(code, 0, "{q}");
     }
 }
 

@@ -156,7 +156,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         mut timings,
         started,
         frame,
-        unmet: unmet_frame,
+        unmet: mut unmet_frame,
         note,
         absent,
         settled,
@@ -178,11 +178,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     let c = &composed.composition;
     let mut generator_calls = 0;
     let unmet = unmet_periods(&question.stem, &c.cited, &numbered);
-    let mut unmet_frame = unmet_frame;
     let lead_dropped = lead_dropped(lead.as_ref(), &c.cited, &numbered);
-    if lead_dropped {
-        unmet_frame.push(LEAD_DROPPED.into());
-    }
+    unmet_frame.extend(lead_dropped.then(|| LEAD_DROPPED.to_string()));
     answer.as_of = opts.scope.as_ref().and_then(|s| s.dated.clone());
     if !c.cited.is_empty() && answer.gate.passed && unmet.is_empty() && !lead_dropped {
         answered(engine, &mut answer, c, &numbered, &summaries)?;
@@ -196,6 +193,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             generator_calls = phrase(engine, &mut answer, &question.stem, opts, &mut timings)?;
             if absent {
                 stated_unset(&mut answer);
+            } else if !settled && one_step {
+                unanswered_value(&mut answer, &frame);
             }
         }
     } else {
@@ -207,10 +206,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         );
         why.extend(unmet_frame);
         why.extend(unmet_period_note(&unmet));
-        let verified = numbered
-            .verified()
-            .map(|(id, v)| (id.as_str(), v.candidate.quote.as_str()));
-        why.extend(set_aside_notes(verified, &frame));
+        why.extend(verified_set_aside(&numbered, &frame));
         answer.missing_evidence = why;
     }
     answer.question_frame = Some(frame);
@@ -270,6 +266,14 @@ fn valued(
         None => Met::Text,
     };
     (met, check)
+}
+
+/// The notes of [`set_aside_notes`] on the verified items of `numbered`.
+fn verified_set_aside(numbered: &Numbered, frame: &crate::frame::Frame) -> Vec<String> {
+    let verified = numbered
+        .verified()
+        .map(|(id, v)| (id.as_str(), v.candidate.quote.as_str()));
+    set_aside_notes(verified, frame)
 }
 
 /// Why the passages `quotes` (id, quote), about question `frame`, name no value of the
@@ -598,6 +602,29 @@ fn withhold(answer: &mut Answer, note: String) {
     answer.confidence = empty.confidence;
     answer.gate = empty.gate;
     answer.missing_evidence.push(note);
+}
+
+/// What an answer to a value question that names no value says first: it is no answer.
+const NO_VALUE_NAMED: &str = "a passage stating the value asked that the engine can stand \
+                              behind: the passages shown are the closest found, cited for the \
+                              reader, and none is given as the answer (see the notes below)";
+
+/// Mark `answer` to a one-step question asking for a value (a date, an amount, a count, a
+/// name …) as not answered when it names no value: its passages are about the question,
+/// but none states a value of the kind asked that binds to it, validates and that the value
+/// model is sure enough of. Its quotes stay, cited as the closest passages found, and the
+/// notes say why no value was named; an exemption or a statement that the value is not set
+/// answers with no value and is not marked so.
+fn unanswered_value(answer: &mut Answer, frame: &crate::frame::Frame) {
+    if answer.status != Status::Answered
+        || !frame.answer_type.is_value()
+        || answer.answer_value.is_some()
+    {
+        return;
+    }
+    answer.status = Status::NoAuthoritativeEvidence;
+    answer.confidence = Confidence::Insufficient;
+    answer.missing_evidence.insert(0, NO_VALUE_NAMED.into());
 }
 
 /// Mark `answer`, whose cited items say that what is asked has not been set, as stating

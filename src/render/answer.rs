@@ -230,6 +230,10 @@ pub fn answer(a: &crate::answer::Answer) -> String {
             for m in &a.missing_evidence {
                 let _ = writeln!(s, "  missing: {}", clean(m));
             }
+            if !a.evidence.is_empty() {
+                let _ = writeln!(s, "\nClosest passages found (not an answer):");
+                cited_answer(&mut s, a);
+            }
         }
         Status::RejectedInput => {
             let _ = writeln!(

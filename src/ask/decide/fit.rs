@@ -283,7 +283,8 @@ pub(super) fn other_one(f: &Frame, clause: &str) -> bool {
 /// or bracket ("supersedes Permit R1, issued April 12, 2020, which remained in force
 /// until …"),
 /// with no "and" that starts a predicate of the sentence's own subject ("replaces R1 and
-/// expires on …"). A question that itself asks about replacing is not judged so.
+/// expires on …"). A question that itself asks about replacing, or names the replaced
+/// thing ("When did R1 expire?"), is not judged so.
 pub(super) fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
     if f.qualifiers
         .iter()
@@ -303,6 +304,15 @@ pub(super) fn of_replaced(f: &Frame, quote: &str, v: &Found) -> bool {
         return false;
     };
     let between = &lower[at..];
+    // A question that names the replaced thing itself asks for its values.
+    let names_replaced = f
+        .entities
+        .iter()
+        .chain(&f.figures)
+        .any(|e| e.len() > 1 && between.contains(&e.to_lowercase()));
+    if names_replaced {
+        return false;
+    }
     let words = crate::text::words(between);
     let relative = words
         .iter()
@@ -482,6 +492,10 @@ mod tests {
         assert!(raw(q, replaced).is_empty());
         let issued = "It supersedes Permit P-1, issued April 12, 2020, in force until May 1, 2025.";
         assert!(raw("When does permit P-2 expire?", issued).is_empty());
+        assert_eq!(
+            raw("When did licence L-7/R1 expire?", replaced),
+            ["31 March 2025"]
+        );
         let own = "This licence replaces licence L-7/R1 and expires on 31 March 2035.";
         assert_eq!(raw(q, own), ["31 March 2035"]);
         let renewal =
