@@ -351,8 +351,8 @@ fn order(w: &[String]) -> Option<Order> {
     }
 }
 
-/// The snake-case name serde gives `v` (an enum of the frame).
-fn json_name<T: Serialize>(v: &T) -> String {
+/// The snake-case name serde gives `v` (an enum of the frame or of a rule table).
+pub(crate) fn json_name<T: Serialize>(v: &T) -> String {
     serde_json::to_value(v)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))

@@ -576,10 +576,7 @@ fn withheld_untyped(answer: &mut Answer, frame: &crate::frame::Frame, met: Met) 
     {
         return false;
     }
-    let ty = serde_json::to_value(frame.answer_type)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
+    let ty = crate::frame::json_name(&frame.answer_type);
     let n = answer.evidence.len();
     withhold(
         answer,

@@ -105,10 +105,7 @@ impl ValueRule {
 
     /// The rule's name, as notes show it.
     pub fn name(self) -> String {
-        serde_json::to_value(self)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
+        crate::frame::json_name(&self)
     }
 
     /// Why a value the rule excludes does not answer, in a phrase.
