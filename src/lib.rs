@@ -30,6 +30,7 @@ pub mod memory;
 pub mod models;
 pub mod outfile;
 pub mod period;
+pub mod profile;
 pub mod progress;
 pub mod render;
 pub mod research;

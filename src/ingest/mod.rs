@@ -500,12 +500,12 @@ fn compare_file(
             }
             None => p.counts[0] += 1,
         }
-        let meta = crate::source::infer_in(&d.title, &source, &d.text);
+        let profile = crate::profile::Profile::of(&d.title, &source, &d.text);
         p.docs.push(NewDoc {
             path: key.clone(),
             key: d.key,
             source: source.clone(),
-            source_meta: serde_json::to_string(&meta).unwrap_or_default(),
+            source_meta: profile.to_json(),
             title: d.title,
             kind: d.kind,
             text: d.text,

@@ -54,7 +54,7 @@ pub fn review(r: &crate::review::Review) -> String {
 /// One line per document: its role, version, the later version that supersedes it, and a
 /// register's title number and proprietors.
 fn review_documents(r: &crate::review::Review, s: &mut String) {
-    use crate::review::documents::VersionFrom;
+    use crate::profile::VersionFrom;
     if !r.documents.is_empty() {
         let _ = writeln!(s, "Documents:");
     }

@@ -14,9 +14,9 @@ use crate::error::Error;
 use crate::evidence::verify::{Reason, Verdict};
 
 use super::checklist::{field_question, Requirement};
-use super::documents;
 use super::fields::{self, DateOrder, Extraction, FieldSpec, FieldType};
 use super::{DocumentInfo, FieldValue, RejectedValue, ReviewOptions};
+use crate::profile::Profile;
 
 /// Words of a research query at most (longer requirement texts are cut at a word).
 const MAX_QUERY_WORDS: usize = 120;
@@ -139,17 +139,22 @@ impl<'a> Gatherer<'a> {
                 .store()
                 .document_text(&item.doc_id)?
                 .unwrap_or_default();
-            let order = self.opts.date_order.or_else(|| fields::infer_order(&text));
-            let role = documents::role(&item.source, &item.title, &text);
+            let stored = self.engine.store().profile_json_of(&item.doc_id)?;
+            let profile = Profile::stored(
+                stored.as_deref().unwrap_or(""),
+                &item.title,
+                &item.source,
+                &text,
+            );
             let info = DocumentInfo {
                 doc_id: item.doc_id.clone(),
                 source: item.source.clone(),
                 title: item.title.clone(),
-                date_order: order,
-                role,
-                version: documents::version_of(&item.source, &item.title, &text),
+                date_order: self.opts.date_order.or(profile.date_order),
+                role: profile.role,
+                version: profile.version,
                 superseded_by: None,
-                register: (role == documents::Role::Register).then(|| documents::register(&text)),
+                register: profile.register,
             };
             self.docs.insert(item.doc_id.clone(), (info, text));
         }
@@ -249,7 +254,7 @@ impl<'a> Gatherer<'a> {
     }
 
     /// The version of document `doc_id` as versions of one document compare.
-    pub fn version_key(&self, doc_id: &str) -> Option<super::versions::Version> {
+    pub fn version_key(&self, doc_id: &str) -> Option<crate::profile::Version> {
         let (info, _) = self.docs.get(doc_id)?;
         info.version.as_ref().map(|v| v.key.clone())
     }
@@ -259,7 +264,7 @@ impl<'a> Gatherer<'a> {
     pub fn documents(&self) -> Vec<DocumentInfo> {
         let mut d: Vec<DocumentInfo> = self.docs.values().map(|(i, _)| i.clone()).collect();
         d.sort_by(|a, b| a.source.cmp(&b.source));
-        let keys: Vec<Option<super::versions::Version>> = d
+        let keys: Vec<Option<crate::profile::Version>> = d
             .iter()
             .map(|i| i.version.as_ref().map(|v| v.key.clone()))
             .collect();

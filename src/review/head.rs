@@ -11,7 +11,7 @@ use crate::error::Error;
 use super::checklist::Requirement;
 use super::fields::{self, DateOrder, Extracted, FieldSpec, FieldType};
 
-use super::documents::OPENING_BYTES;
+use crate::profile::{Profile, OPENING_BYTES};
 
 /// Share of the requirement's named words a document's title must name.
 const TITLE_SHARE: f64 = 0.5;
@@ -69,31 +69,17 @@ pub fn items(
         let Some(text) = engine.store().document_text(doc)? else {
             continue;
         };
-        if let Some((s, e)) = head_date(&text) {
+        let stored = engine.store().profile_json_of(doc)?;
+        let (title, source) = evidence
+            .iter()
+            .find(|e| e.doc_id == doc)
+            .map_or(("", ""), |e| (e.title.as_str(), e.source.as_str()));
+        let profile = Profile::stored(stored.as_deref().unwrap_or(""), title, source, &text);
+        if let Some((s, e)) = profile.issued {
             out.extend(super::scan::item_at(engine, doc, s, e)?);
         }
     }
     Ok(out)
-}
-
-/// The span of the first line of `text`'s opening that is one full date, alone.
-fn head_date(text: &str) -> Option<(usize, usize)> {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        if at >= OPENING_BYTES {
-            break;
-        }
-        let lead = line.len() - line.trim_start().len();
-        let body = line.trim();
-        let whole = fields::values::dates(body, None)
-            .into_iter()
-            .any(|c| c.start == 0 && c.end == body.len() && c.value.is_ok());
-        if whole {
-            return Some((at + lead, at + lead + body.len()));
-        }
-        at += line.len();
-    }
-    None
 }
 
 /// The date of issue `spec` takes from `item` when the item is such a head line.
@@ -112,21 +98,4 @@ pub fn dated(spec: &FieldSpec, item: &EvidenceItem, order: Option<DateOrder>) ->
         value,
         unit: None,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_head_date_is_a_full_date_alone_on_an_opening_line() {
-        let text = "Framework for Improving\n\nVersion 1.1\n\nApril 16, 2018\n\nNote: issued in February 2014.\n";
-        let (s, e) = head_date(text).unwrap();
-        assert_eq!(&text[s..e], "April 16, 2018");
-        // A month and year, a year alone, or a date inside a sentence is no head date.
-        assert!(head_date("June 2023\n\n2025\n\nIssued on August 3, 2020.\n").is_none());
-        // Past the opening nothing is read.
-        let far = format!("{}\nApril 16, 2018\n", "x".repeat(OPENING_BYTES + 10));
-        assert!(head_date(&far).is_none());
-    }
 }

@@ -22,7 +22,6 @@ use crate::error::Error;
 pub mod checklist;
 pub mod checks;
 pub mod derive;
-pub mod documents;
 pub mod fields;
 pub mod focus;
 pub mod gather;
@@ -210,16 +209,16 @@ pub struct DocumentInfo {
     /// Date order used for its ambiguous numeric dates (`null`: none; they are ambiguous).
     pub date_order: Option<DateOrder>,
     /// What the document is.
-    pub role: documents::Role,
+    pub role: crate::profile::Role,
     /// The version it is, when its file name or opening states one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub version: Option<documents::DocVersion>,
+    pub version: Option<crate::profile::DocVersion>,
     /// The document of the review that is a later version of this one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
     /// For a land register's official copy: its title number and proprietors.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub register: Option<documents::RegisterTitle>,
+    pub register: Option<crate::profile::RegisterTitle>,
 }
 
 /// Counts by status, and of the checks performed.

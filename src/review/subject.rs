@@ -519,7 +519,7 @@ fn passage(
         };
         let after = text
             .get(at..)
-            .map_or("", |t| super::documents::opening(t, PASSAGE_BYTES));
+            .map_or("", |t| crate::profile::opening(t, PASSAGE_BYTES));
         out.push(format!("{}\n{}", item.quote, after).to_lowercase());
     }
     Ok(out)
@@ -548,9 +548,7 @@ pub fn documents(
         }
         let opening = openings.entry(v.doc_id.clone()).or_insert_with(|| {
             text_of(&v.doc_id)
-                .map(|t| {
-                    super::documents::opening(&t, super::documents::OPENING_BYTES).to_lowercase()
-                })
+                .map(|t| crate::profile::opening(&t, crate::profile::OPENING_BYTES).to_lowercase())
                 .unwrap_or_default()
         });
         let item = evidence.iter().find(|e| e.id == v.evidence);

@@ -158,6 +158,10 @@ pub trait Records {
     /// hash to the recorded content hash is a [`StoreError::Damaged`] error naming it.
     fn document_text(&self, doc_id: &str) -> Result<Option<String>, StoreError>;
 
+    /// The profile of document `doc_id` as stored at ingest (`profile::Profile` JSON; ''
+    /// for a document stored before profiles), `None` when there is no such document.
+    fn profile_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError>;
+
     /// Ids of the documents from files at or under the canonical paths `roots`.
     fn doc_ids_under(&self, roots: &[String]) -> Result<HashSet<String>, StoreError>;
 

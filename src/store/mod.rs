@@ -180,7 +180,8 @@ pub struct NewDoc {
     pub mtime_ns: i64,
     /// Chunks with vectors.
     pub chunks: Vec<NewChunk>,
-    /// What the document says about itself as a source (`source::SourceMeta` JSON).
+    /// What the document is (`profile::Profile` JSON, whose source fields are
+    /// `source::SourceMeta`'s).
     pub source_meta: String,
 }
 

@@ -548,6 +548,12 @@ impl Records for MilvusStore {
             .collect())
     }
 
+    fn profile_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
+        let filter = format!("doc_id == {}", client::quote(doc_id));
+        let rows = self.query("docs", &filter, &["source_meta"])?;
+        Ok(rows.first().map(|r| text(r, "source_meta")))
+    }
+
     fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
         let Some(doc) = self.doc_row_of(doc_id)? else {
             return Ok(None);

@@ -169,6 +169,8 @@ UPDATE documents SET layout = '{"stale":true,' || substr(layout, 2)
 "#,
     // 8: what each document says about itself as a source (type, dates, supersedes; JSON,
     // '' until read: documents stored before are read from their opening when listed),
+    // since extended to the document's whole profile (`profile::Profile`: role, version,
+    // date of issue, date order) under the same name,
     // and the source declarations of `attest ingest PATH --source-type …` per path.
     r#"
 ALTER TABLE documents ADD COLUMN source_meta TEXT NOT NULL DEFAULT '';
@@ -868,6 +870,17 @@ impl Records for SqliteStore {
             .filter(|(_, path)| super::under_roots(path, roots))
             .map(|(id, _)| id)
             .collect())
+    }
+
+    fn profile_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(
+                "SELECT source_meta FROM documents WHERE doc_id = ?1",
+                [doc_id],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))
     }
 
     fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
