@@ -41,12 +41,15 @@ pub(super) fn compose(
     order: &std::collections::HashMap<String, u8>,
     opts: &AskOptions,
 ) -> Composed {
-    let per_doc = if class == Class::MultiHop {
+    let mut items = numbered.items();
+    // A multi-hop answer spans documents: when every verified item comes from one
+    // document (a question scoped to one paper), a cap per document only cuts it short.
+    let one_document = items.windows(2).all(|p| p[0].doc_id == p[1].doc_id);
+    let per_doc = if class == Class::MultiHop && !one_document {
         MULTI_HOP_STATEMENTS_PER_DOCUMENT
     } else {
         usize::MAX
     };
-    let mut items = numbered.items();
     let mut dropped: Vec<(String, String)> = Vec::new();
     if let Some(keep) = keep {
         dropped = items

@@ -103,6 +103,8 @@ pub enum TypeRule {
     PriceAsked,
     /// A measure is named near the start (area, weight, temperature …).
     MeasureNamed,
+    /// "How" and an adjective of measure ("how wide", "how heavy").
+    MeasureAsked,
     /// A count is named (population, capacity, a table's value).
     CountNamed,
     /// "The number of the …" one thing: an identifier.
@@ -150,7 +152,7 @@ pub enum TypeRule {
 
 impl TypeRule {
     /// Every rule, in the order they are tried.
-    pub const ALL: [TypeRule; 28] = [
+    pub const ALL: [TypeRule; 29] = [
         TypeRule::Auxiliary,
         TypeRule::Telephone,
         TypeRule::Email,
@@ -158,6 +160,7 @@ impl TypeRule {
         TypeRule::UnitNamed,
         TypeRule::PriceAsked,
         TypeRule::MeasureNamed,
+        TypeRule::MeasureAsked,
         TypeRule::CountNamed,
         TypeRule::NumberOfOne,
         TypeRule::NumberOfTime,
@@ -200,6 +203,9 @@ impl TypeRule {
             TypeRule::PriceAsked => when(price_asked(q), AnswerType::Money),
             TypeRule::MeasureNamed => {
                 family_asked(q.w).map(|f| (AnswerType::Quantity, Some(f), None))
+            }
+            TypeRule::MeasureAsked => {
+                measure_asked(q).map(|f| (AnswerType::Quantity, Some(f), None))
             }
             TypeRule::CountNamed => counted_by_name(q).then(count),
             TypeRule::NumberOfOne => when(
@@ -296,7 +302,7 @@ pub(super) fn answer_type(q: &Asked) -> (Typed, TypeRule) {
 
 /// A percentage: named, or a share, proportion or rate asked.
 fn percentage(q: &Asked) -> Option<Typed> {
-    let asked = q.any(&["percentage", "percent"])
+    let asked = q.any_of(Class::PercentWord)
         || q.has("what share")
         || q.has("what proportion")
         || q.has("interest rate");
@@ -526,18 +532,7 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
     if !matches!(first, "what" | "which") {
         return None;
     }
-    let named = |x: &str| match x {
-        "temperature" => Some(UnitFamily::Temperature),
-        "area" | "acreage" => Some(UnitFamily::Area),
-        "weight" | "mass" => Some(UnitFamily::Mass),
-        "volume" => Some(UnitFamily::Volume),
-        "distance" | "height" | "depth" | "width" | "length" | "thickness" | "diameter"
-        | "radius" | "elevation" | "altitude" => Some(UnitFamily::Length),
-        "megabytes" | "gigabytes" | "kilobytes" | "bytes" => Some(UnitFamily::Data),
-        "pressure" => Some(UnitFamily::Pressure),
-        "speed" | "velocity" => Some(UnitFamily::Speed),
-        _ => None,
-    };
+    let named = |x: &str| crate::lexicon::units::measure_named(x).and_then(UnitFamily::from_key);
     // "the maximum submission size", "the file size limit": a size in bytes.
     let data = w.windows(2).any(|p| {
         p[1] == "size"
@@ -557,10 +552,29 @@ fn family_asked(w: &[String]) -> Option<UnitFamily> {
     }
     // The measure names what is asked for, before any place or time it is asked about
     // ("what football club plays in the area between …" asks for a club).
-    w.iter()
+    let asked: Vec<&String> = w
+        .iter()
         .take(7)
         .take_while(|x| !lexicon::is(Class::PlacePreposition, x))
-        .find_map(|x| named(x))
+        .collect();
+    asked.iter().enumerate().find_map(|(i, x)| {
+        let pair = asked.get(i + 1).map(|y| format!("{x} {y}"));
+        pair.as_deref().and_then(named).or_else(|| named(x))
+    })
+}
+
+/// "How" and an adjective of measure ("how wide", "how heavy"): the family of a measure
+/// the question names, else the adjective's; not when it names money ("how high is the
+/// fee").
+fn measure_asked(q: &Asked) -> Option<UnitFamily> {
+    if q.first != "how" || q.any_of(Class::MoneyWord) {
+        return None;
+    }
+    let by = crate::lexicon::units::measure_asked_by(q.w.get(1)?)?;
+    let named =
+        q.w.iter()
+            .find_map(|x| crate::lexicon::units::measure_named(x));
+    UnitFamily::from_key(named.unwrap_or(by))
 }
 
 /// Whether a "what"/"which" question asks for money: a money word or phrase (lexicon

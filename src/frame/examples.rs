@@ -37,6 +37,11 @@ const TYPE_EXAMPLES: &[(TypeRule, &str, AnswerType)] = &[
         AnswerType::Percentage,
     ),
     (
+        TypeRule::Percentage,
+        "What annual availability must the vehicles achieve?",
+        AnswerType::Percentage,
+    ),
+    (
         TypeRule::UnitNamed,
         "What is the output in MW?",
         AnswerType::Quantity,
@@ -64,6 +69,21 @@ const TYPE_EXAMPLES: &[(TypeRule, &str, AnswerType)] = &[
     (
         TypeRule::MeasureNamed,
         "What is the maximum submission size?",
+        AnswerType::Quantity,
+    ),
+    (
+        TypeRule::MeasureNamed,
+        "What is the flash point of the solvent?",
+        AnswerType::Quantity,
+    ),
+    (
+        TypeRule::MeasureAsked,
+        "How wide may a stockpile be?",
+        AnswerType::Quantity,
+    ),
+    (
+        TypeRule::MeasureAsked,
+        "How high must the kiln temperature be kept?",
         AnswerType::Quantity,
     ),
     (
@@ -139,6 +159,11 @@ const TYPE_EXAMPLES: &[(TypeRule, &str, AnswerType)] = &[
     (
         TypeRule::MoneyNamed,
         "On line 2 of the worksheet, what amount is entered?",
+        AnswerType::Money,
+    ),
+    (
+        TypeRule::MoneyNamed,
+        "What is the proposed allocation for the programme?",
         AnswerType::Money,
     ),
     (

@@ -147,11 +147,13 @@ pub enum Class {
     OrderFirst,
     /// Words asking for the latest of several values (`order_latest`).
     OrderLatest,
+    /// Words that make a question ask for a percentage (`percent_word`).
+    PercentWord,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 59] = [
+    pub const ALL: [Class; 60] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -211,6 +213,7 @@ impl Class {
         Class::SuperlativeMax,
         Class::OrderFirst,
         Class::OrderLatest,
+        Class::PercentWord,
     ];
 
     /// The class's table name in `english.toml`.
@@ -275,6 +278,7 @@ impl Class {
             Class::SuperlativeMax => "superlative_max",
             Class::OrderFirst => "order_first",
             Class::OrderLatest => "order_latest",
+            Class::PercentWord => "percent_word",
         }
     }
 }

@@ -29,10 +29,25 @@ pub struct Unit {
     pub exact: Vec<String>,
 }
 
+/// A measure a question may ask for: its family and the words that ask it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Measure {
+    /// The key of the family it measures.
+    pub family: String,
+    /// Nouns, or two-word names, that name it ("width", "flash point").
+    pub nouns: Vec<String>,
+    /// Adjectives that ask it after "how" ("wide").
+    #[serde(default)]
+    pub adjectives: Vec<String>,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     unit: Vec<Unit>,
+    #[serde(default)]
+    measure: Vec<Measure>,
 }
 
 /// The family keys a unit may name.
@@ -52,12 +67,23 @@ pub const FAMILIES: &[&str] = &[
     "concentration",
 ];
 
-static READ: LazyLock<Vec<Unit>> = LazyLock::new(|| parse(UNITS));
+static FILE: LazyLock<File> = LazyLock::new(|| parse(UNITS));
+static READ: LazyLock<&'static [Unit]> = LazyLock::new(|| &FILE.unit);
 
 /// Reads `text`; panics on an error, as the file is part of the source and a unit test
 /// parses it.
-fn parse(text: &str) -> Vec<Unit> {
+fn parse(text: &str) -> File {
     let file: File = toml::from_str(text).unwrap_or_else(|e| panic!("src/lexicon/units.toml: {e}"));
+    if let Some(m) = file
+        .measure
+        .iter()
+        .find(|m| !FAMILIES.contains(&m.family.as_str()))
+    {
+        panic!(
+            "src/lexicon/units.toml: measure of unknown family {}",
+            m.family
+        );
+    }
     for u in &file.unit {
         if !FAMILIES.contains(&u.family.as_str()) {
             panic!(
@@ -72,12 +98,29 @@ fn parse(text: &str) -> Vec<Unit> {
             );
         }
     }
-    file.unit
+    file
 }
 
 /// Every unit, in file order.
 pub fn units() -> &'static [Unit] {
     &READ
+}
+
+/// The family of the measure that lower-case `noun` (one word, or two joined by a space)
+/// names, if any.
+pub fn measure_named(noun: &str) -> Option<&'static str> {
+    FILE.measure
+        .iter()
+        .find(|m| m.nouns.iter().any(|n| n == noun))
+        .map(|m| m.family.as_str())
+}
+
+/// The family of the measure that lower-case `adjective` asks after "how", if any.
+pub fn measure_asked_by(adjective: &str) -> Option<&'static str> {
+    FILE.measure
+        .iter()
+        .find(|m| m.adjectives.iter().any(|a| a == adjective))
+        .map(|m| m.family.as_str())
 }
 
 /// The unit a spelling in a text names (`kg`, `Kilograms`, `MW`): exact spellings as
@@ -164,6 +207,21 @@ mod tests {
                 u.unit
             );
         }
+    }
+
+    #[test]
+    fn measures_are_named_by_nouns_and_asked_by_adjectives_each_once() {
+        let mut seen = HashSet::new();
+        for m in &FILE.measure {
+            for w in m.nouns.iter().chain(&m.adjectives) {
+                assert!(seen.insert(w.clone()), "measure word {w} is listed twice");
+            }
+        }
+        assert_eq!(measure_named("flash point"), Some("temperature"));
+        assert_eq!(measure_named("width"), Some("length"));
+        assert_eq!(measure_asked_by("wide"), Some("length"));
+        assert_eq!(measure_asked_by("long"), None);
+        assert_eq!(measure_named("point"), None);
     }
 
     #[test]

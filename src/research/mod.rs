@@ -220,8 +220,12 @@ const RELATIVES: &[&str] = &["who", "whom", "whose", "which", "that", "where"];
 const LONG_RELATIVE_QUESTION_WORDS: usize = 10;
 
 /// Things the question names: multi-word names, and single names that are not acronyms
-/// or codes (HIV, IL-6, UK name terms, not things to hop between).
+/// or codes (HIV, IL-6, UK name terms, not things to hop between). A name that only
+/// places the question in time ("Quarter 2 2025", "May 2024"), a unit ("GWh") and a single
+/// capitalised word that modifies the noun after it ("Full members", "Restricted-tier
+/// storage") name no thing to hop to.
 fn named_things(question: &str) -> Vec<String> {
+    let toks: Vec<&str> = question.split_whitespace().collect();
     names(question)
         .into_iter()
         .filter(|n| {
@@ -231,7 +235,34 @@ fn named_things(question: &str) -> Vec<String> {
                     .any(char::is_lowercase)
                     && !n.chars().any(|c| c.is_ascii_digit())
         })
+        .filter(|n| !only_time(n) && lexicon::units::unit_named(n).is_none())
+        .filter(|n| n.contains(' ') || !modifies_next(&toks, n))
         .collect()
+}
+
+/// Whether every word of `name` is a number, a month, a weekday or a unit of time (or
+/// "quarter"): a time, not a thing.
+fn only_time(name: &str) -> bool {
+    name.split_whitespace().all(|w| {
+        let w = w.to_lowercase();
+        w.chars().all(|c| c.is_ascii_digit() || "/-".contains(c))
+            || lexicon::is_any(&[Words::Month, Words::Weekday, Words::TimeUnit], &w)
+            || w == "quarter"
+    })
+}
+
+/// Whether the one-word name `name` stands right before a lower-case content word in
+/// `toks` (it qualifies that word: "Full members").
+fn modifies_next(toks: &[&str], name: &str) -> bool {
+    toks.windows(2).any(|p| {
+        let this = p[0].trim_matches(|c: char| !c.is_alphanumeric() && c != '-');
+        let next = p[1].trim_matches(|c: char| !c.is_alphanumeric());
+        this == name
+            && !p[0].ends_with([',', ';', ':', ')'])
+            && next.chars().next().is_some_and(char::is_lowercase)
+            && next.chars().all(|c| c.is_alphabetic() || c == '-')
+            && !is_stopword(next)
+    })
 }
 
 fn multi_hop(reason: String) -> Classification {
@@ -743,6 +774,10 @@ mod tests {
             "How long must client records be retained?",
             "Who wrote Hamlet?",
             "What is the grievance deadline?",
+            // One thing, with a qualifier, a unit or a time beside it.
+            "How many Full members does the Brindle Water Rowing Club have?",
+            "How much did the Harbour Cycle Programme spend in Quarter 2 2025?",
+            "How many GWh of heat were lost in the Kestrel Valley network?",
             "AMP-activated protein kinase (AMPK) activation reduces inflammation-related fibrosis in the lungs of mice that were exposed.",
         ] {
             assert_eq!(classify(q).class, Class::Simple, "{q}");

@@ -127,6 +127,16 @@ const NON_BINDING_SECTIONS: &[(&str, NonBinding)] = &[
     ("examples", NonBinding::Example),
 ];
 
+/// Openings of section headings that sum up the rest of a document: a paper's abstract
+/// and conclusions, and the section its figure and table captions are gathered in. They
+/// restate what the body states in detail.
+const SUMMARY_HEADING_OPENINGS: &[&str] = &[
+    "abstract",
+    "conclusion",
+    "concluding remarks",
+    "figures and tables",
+];
+
 /// End of the paragraph holding byte `at`: the next blank line, or the end.
 fn paragraph_end(text: &str, at: usize) -> usize {
     text[at..].find("\n\n").map_or(text.len(), |i| at + i)
@@ -269,8 +279,11 @@ fn sections(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part>) {
             .trim()
             .trim_end_matches(['.', ':'])
             .to_lowercase();
-        let Some((_, kind)) = NON_BINDING_SECTIONS.iter().find(|(n, _)| *n == name) else {
-            continue;
+        let summary = SUMMARY_HEADING_OPENINGS.iter().any(|o| name.starts_with(o));
+        let kind = match NON_BINDING_SECTIONS.iter().find(|(n, _)| *n == name) {
+            Some((_, kind)) => *kind,
+            None if summary => NonBinding::Summary,
+            None => continue,
         };
         let end = headings[i + 1..]
             .iter()
@@ -279,7 +292,7 @@ fn sections(text: &str, headings: &[(usize, u8, String)], out: &mut Vec<Part>) {
         out.push(Part {
             start: *start,
             end,
-            kind: *kind,
+            kind,
             label: None,
         });
     }
