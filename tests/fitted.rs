@@ -262,3 +262,30 @@ fn the_frame_s_rule_and_the_rule_setting_a_value_aside_are_shown() {
     let a = super::ask::ask_read(&idx, "What is the maximum charge?");
     assert_eq!(a["question_frame"]["extreme"], "max", "{a}");
 }
+
+/// A club's rules that define a class of member and say nothing of how many there are.
+const CORPUS_CLUB: &str = "# Rules of the Harrow Reach Sailing Club\n\n\
+## 2. Membership\n\n2.3 Full members are members aged 18 or over who sail or crew.\n\n\
+2.4 Cadet members are members under 18.\n\n\
+## 5. Moorings\n\nBoats on the hard must be no wider than 2.5 metres.\n";
+
+/// A question that names one thing with a qualifier beside it ("Full members") asks one
+/// passage, not two things to hop between; a count the rules do not state is not
+/// answered, its closest passages shown, and "how wide" asks a length.
+#[test]
+fn a_qualified_thing_is_one_thing_and_an_unstated_count_is_not_answered() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("rules.md", CORPUS_CLUB)]);
+    let a = super::ask::ask_read(
+        &idx,
+        "How many Full members does the Harrow Reach Sailing Club have?",
+    );
+    assert_eq!(a["research"]["class"], "simple", "{a}");
+    assert_eq!(a["status"], "no_authoritative_evidence", "{a}");
+    assert!(a["answer_value"].is_null(), "{a}");
+    let a = super::ask::ask_read(&idx, "How wide may boats on the hard be?");
+    assert_eq!(a["question_frame"]["type_rule"], "measure_asked", "{a}");
+    assert_eq!(a["question_frame"]["unit_family"], "length", "{a}");
+    let cited = cited(&a).join(" ");
+    assert!(cited.contains("2.5 metres"), "{a}");
+}

@@ -3,8 +3,9 @@
 //! that give a candidate to the field of the nearest phrase.
 
 use super::values::Candidate;
-use super::{Extraction, FieldSpec, FieldType, Position, RejectReason};
+use super::{Extraction, FieldSpec, FieldType};
 
+mod assign;
 mod catalogue;
 mod label;
 mod limits;
@@ -14,15 +15,13 @@ mod rules;
 mod subject;
 mod tenure;
 
+pub use assign::FieldRule;
 pub use catalogue::catalogue;
 use catalogue::{distractors, RULE_DISTRACTORS};
 use label::{by_label, label_spans};
-use limits::{change_amount, limit_around, threshold, under_limit_header};
 pub use naming::{identifiers, names};
-use position::at_position;
 pub(crate) use rules::event_words;
-use rules::{is_act, ruled, sets_deadline};
-use subject::other_subject;
+use rules::ruled;
 pub use tenure::{tenure, tenure_class};
 
 /// Bytes between a cue and the value it introduces, at most.
@@ -236,8 +235,8 @@ fn introducer<'m>(
         .min_by_key(|m| m.start)
 }
 
-/// Keep the candidates the field's cues (or its label) introduce; thresholds and range
-/// positions decide further.
+/// Keep the candidates the field's cues (or its label) introduce, as the rules of
+/// [`assign::FieldRule::ALL`] decide; rule fields are read by their own rules.
 pub fn owned(
     spec: &FieldSpec,
     quote: &str,
@@ -246,65 +245,26 @@ pub fn owned(
     cands: Vec<Candidate>,
     x: &mut Extraction,
 ) {
+    if spec.rule {
+        return ruled(spec, quote, markers, cands, x);
+    }
     let gap = if spec.ty == FieldType::Area {
         MAX_AREA_GAP
     } else {
         MAX_GAP
     };
-    if spec.rule {
-        return ruled(spec, quote, markers, cands, x);
-    }
-    let intro: Vec<Option<&Marker>> = cands
-        .iter()
-        .map(|c| introducer(quote, markers, c.start, c.end, gap))
-        .collect();
-    // Under a label: the one candidate no cue introduces (range fields: position words decide).
-    let orphans = intro.iter().filter(|m| m.is_none()).count();
-    // "About 35% of the displaced grazing …" under a "Leakage" heading measures what
-    // follows "of", not the field the heading names.
-    let by_label_ok = |c: &Candidate| {
-        (orphans == 1 || spec.position != Position::Any)
-            && !quote[c.end..]
-                .trim_start()
-                .to_ascii_lowercase()
-                .starts_with("of ")
-            && by_label(spec, quote, context, c.start)
+    let mut scene = assign::Scene {
+        spec,
+        quote,
+        markers,
+        context,
+        orphans: 0,
     };
-    let mine: Vec<(Candidate, Option<&Marker>)> = cands
-        .into_iter()
-        .zip(intro)
-        .filter(|(c, _)| !(spec.ty == FieldType::Percentage && change_amount(quote, c.start)))
-        .filter(|(c, _)| !under_limit_header(quote, context, c.start))
-        .filter(|(c, m)| match m {
-            // "submitted" marks a submission date, unless submitting is the act the
-            // deadline is set for.
-            Some(m) => {
-                m.fields.contains(&spec.name)
-                    || (m.fields.is_empty()
-                        && is_act(&quote[m.start..m.end], &spec.act)
-                        && sets_deadline(quote, c.start, &spec.act))
-            }
-            None => {
-                by_label_ok(c)
-                    || sets_deadline(quote, c.start, &spec.act)
-                    || named_next(spec, quote, c.start, c.end)
-            }
-        })
-        .collect();
-    let n = mine.len();
-    for (i, (mut c, m)) in mine.into_iter().enumerate() {
-        if let Some(why) = other_subject(spec, quote, c.start) {
-            c.value = Err((RejectReason::OtherSubject, why));
-        }
-        let limit_cue = m.is_some_and(|m| limit_around(quote, m.start, c.start));
-        if spec.ty.numeric() && (threshold(quote, c.start, c.end) || limit_cue) {
-            c.value = Err((
-                RejectReason::Threshold,
-                "stated as a limit or condition, not as the value".into(),
-            ));
-        }
-        if spec.position != Position::Any && !at_position(spec.position, quote, c.start, i, n) {
-            continue;
+    for (mut c, verdict) in assign::verdicts(&mut scene, cands, gap) {
+        match verdict {
+            Some(assign::Verdict::Dropped(_)) => continue,
+            Some(assign::Verdict::SetAside(_, reason, note)) => c.value = Err((reason, note)),
+            None => {}
         }
         x.take(quote, c);
     }

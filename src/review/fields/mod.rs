@@ -18,7 +18,7 @@ pub use crate::value::{Agreement, DateOrder, RejectReason, Severity, Value};
 
 mod cues;
 
-pub use cues::catalogue;
+pub use cues::{catalogue, FieldRule};
 pub(crate) use cues::{event_words, names_cue, names_word, sentence_around};
 pub use values::infer_order;
 
