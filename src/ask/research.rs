@@ -87,7 +87,7 @@ pub(super) fn research(
         engine,
         reranker: if opts.rerank { engine.reranker() } else { None },
         retrieve: MultiOptions {
-            k: opts.chunks,
+            k: depth(opts),
             rerank_depth: engine.config().rerank_depth,
             per_document: engine.config().max_chunks_per_document,
             scope: opts.scope.clone(),
@@ -129,6 +129,18 @@ pub(super) fn research(
 
 /// How many times the first step's chunks a widened step retrieves.
 pub const WIDEN_FACTOR: usize = 2;
+
+/// How many times deeper a question scoped to one document retrieves: every chunk of the
+/// document competes for the places, and the section that answers is often not the one
+/// that repeats the question's words (an abstract, a caption).
+pub const ONE_DOCUMENT_DEPTH: usize = 2;
+
+/// Chunks a retrieval of `opts` draws: `opts.chunks`, [`ONE_DOCUMENT_DEPTH`] times as many
+/// when the scope is one document.
+fn depth(opts: &AskOptions) -> usize {
+    let one = opts.scope.as_ref().is_some_and(|s| s.doc_ids.len() == 1);
+    opts.chunks * if one { ONE_DOCUMENT_DEPTH } else { 1 }
+}
 
 /// One more step for a typed question whose value none of `found`'s verified items
 /// states: the question again, over [`WIDEN_FACTOR`] times as many chunks, none of them
@@ -232,7 +244,7 @@ impl<'e> Loop<'e> {
             engine,
             reranker: if opts.rerank { engine.reranker() } else { None },
             retrieve: MultiOptions {
-                k: opts.chunks * factor,
+                k: depth(opts) * factor,
                 rerank_depth: engine.config().rerank_depth,
                 per_document: engine.config().max_chunks_per_document * factor,
                 scope: opts.scope.clone(),

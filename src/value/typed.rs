@@ -650,7 +650,7 @@ fn counts(quote: &str) -> Vec<Found> {
         .filter(|n| !taken.iter().any(|&(s, e)| s < n.end && n.start < e))
         .filter(|n| !glued(quote, n.start, n.end) && !in_name(quote, n.start, n.end))
         .filter(|n| !reference(quote, n.start))
-        .filter(|n| !measured(&quote[n.end..]))
+        .filter(|n| !measured(&quote[n.end..]) && !an_age(&quote[..n.start]))
         .filter(|n| !time_of_day(quote, n.start, n.end))
         .filter(|n| !day_of_month(quote, n.start, n.end) && !section_label(quote, n.start, n.end))
         // A year is written without a thousands separator ("1,842 test utterances" counts).
@@ -747,6 +747,15 @@ static MEASURED: LazyLock<Regex> = LazyLock::new(|| {
         crate::lexicon::units::alternation()
     ))
 });
+
+/// Whether `before` (the text before a number) ends with a word of age ("aged 18",
+/// "children under the age of 5"): the number is an age, a length of time, not a count.
+fn an_age(before: &str) -> bool {
+    let words = crate::text::words(&before.to_lowercase());
+    let last: Vec<&str> = words.iter().rev().take(3).map(String::as_str).collect();
+    matches!(last.first(), Some(&("aged" | "age" | "ages")))
+        || (last.first() == Some(&"of") && last.get(1) == Some(&"age"))
+}
 
 /// Whether `after` (the text after a number) opens with a unit of measure.
 fn measured(after: &str) -> bool {
@@ -1218,6 +1227,16 @@ mod tests {
         );
         assert_eq!(people("Will Smith chaired the panel."), ["Will Smith"]);
         assert!(people("Signed at Lower Orrin on 2 May.").is_empty());
+    }
+
+    #[test]
+    fn an_age_is_no_count() {
+        let q = "Full members are members aged 18 or over; under the age of 5 no fee is due. The club has 120 members.";
+        let found: Vec<&str> = find(q, AnswerType::Quantity, Some(UnitFamily::Count))
+            .iter()
+            .map(|f| &q[f.start..f.end])
+            .collect();
+        assert_eq!(found, ["120"]);
     }
 
     #[test]

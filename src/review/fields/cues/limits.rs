@@ -3,45 +3,52 @@
 
 use super::label::cell_header;
 use super::{find, is_word};
+use crate::lexicon::{self, Class};
 
-/// Words before a number that make it a limit, not the stated value.
+/// Words before a number that make it a limit, not the stated value, besides the
+/// lexicon's bound phrases ([`BOUNDS`]).
 const COMPARATORS: &[&str] = &[
     ">",
     "<",
     "≥",
     "≤",
     "=>",
-    "more than",
-    "less than",
-    "greater than",
-    "fewer than",
     "exceeds",
     "exceed",
     "exceeding",
-    "in excess of",
-    "at least",
-    "at most",
-    "up to",
     "above",
     "below",
     "under",
     "over",
     "maximum of",
     "minimum of",
-    "maximum",
-    "minimum",
     "max.",
     "min.",
-    "no more than",
     "threshold of",
     "limit of",
     "cap of",
     "beyond",
-    "not to exceed",
     "lower than",
     "higher than",
     "within",
 ];
+
+/// The lexicon's classes of phrases that bound the figure after them.
+const BOUNDS: &[Class] = &[
+    Class::BoundMin,
+    Class::BoundMax,
+    Class::BoundMore,
+    Class::BoundLess,
+];
+
+/// Every phrase before a number that makes it a limit: the lexicon's bound phrases and
+/// [`COMPARATORS`].
+fn comparators() -> impl Iterator<Item = &'static str> {
+    BOUNDS
+        .iter()
+        .flat_map(|c| lexicon::words(*c).iter().copied())
+        .chain(COMPARATORS.iter().copied())
+}
 
 /// Words after a number that make it a limit.
 const TRAILING_COMPARATORS: &[&str] = &[
@@ -72,7 +79,7 @@ pub(super) fn threshold(quote: &str, s: usize, e: usize) -> bool {
             && tail.contains("between")
             && tail.bytes().any(|b| b.is_ascii_digit()));
     between
-        || COMPARATORS.iter().any(|c| {
+        || comparators().any(|c| {
             before.ends_with(c)
                 && (c.starts_with(['>', '<', '≥', '≤', '='])
                     || before.len() == c.len()
@@ -81,25 +88,27 @@ pub(super) fn threshold(quote: &str, s: usize, e: usize) -> bool {
         || TRAILING_COMPARATORS.iter().any(|c| after.starts_with(c))
 }
 
-/// Words that make a cue name a limit ("a minimum buffer contribution of 10%").
+/// Words that make a cue name a limit ("a minimum buffer contribution of 10%"), besides
+/// the lexicon's bound phrases and limit words ([`LIMIT_CLASSES`]).
 const LIMIT_WORDS: &[&str] = &[
-    "minimum",
-    "maximum",
     "min",
     "max",
     "threshold",
-    "limit",
-    "cap",
-    "ceiling",
     "floor",
-    "at least",
-    "at most",
-    "up to",
-    "no more than",
-    "not exceed",
     "required",
     "requirement",
 ];
+
+/// The lexicon's classes of words that make a cue name a limit.
+const LIMIT_CLASSES: &[Class] = &[Class::LimitWord, Class::BoundMin, Class::BoundMax];
+
+/// Every word or phrase that makes a cue name a limit.
+fn limit_words() -> impl Iterator<Item = &'static str> {
+    LIMIT_CLASSES
+        .iter()
+        .flat_map(|c| lexicon::words(*c).iter().copied())
+        .chain(LIMIT_WORDS.iter().copied())
+}
 
 /// Words that make a statement a rule, not the project's value.
 const RULE_WORDS: &[&str] = &[
@@ -136,10 +145,10 @@ pub(super) fn limit_around(quote: &str, cue: usize, value: usize) -> bool {
             .iter()
             .any(|w| !find(lead, w).is_empty());
     modal
-        || LIMIT_WORDS.iter().any(|w| {
+        || limit_words().any(|w| {
             before
                 .iter()
-                .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == *w)
+                .any(|b| b.trim_matches(|c: char| !c.is_alphanumeric()) == w)
                 || !find(between, w).is_empty()
         })
 }
