@@ -289,3 +289,34 @@ fn a_qualified_thing_is_one_thing_and_an_unstated_count_is_not_answered() {
     let cited = cited(&a).join(" ");
     assert!(cited.contains("2.5 metres"), "{a}");
 }
+
+/// A paper whose abstract and conclusion restate the question's words and whose body
+/// states the answer.
+const CORPUS_PAPER_SUMMARIES: &str = "# Tagging VHF Calls in Harbour Traffic\n\n\
+## Abstract\n\nWe present a tagger for VHF radio calls and describe how the tagger is trained \
+and evaluated on harbour traffic.\n\n\
+## Introduction\n\nHarbour pilots talk to vessels over VHF radio, and the calls are short and noisy.\n\n\
+## Training\n\nThe tagger is trained with the Adam optimizer for 20 epochs on four GPUs, with a \
+learning rate of 0.001.\n\n\
+## Conclusion\n\nWe showed how the tagger is trained on harbour traffic and how it is evaluated \
+against a keyword baseline.\n";
+
+/// A paper's abstract and conclusion sum up its body: a body passage about as relevant
+/// leads the answer, and the summaries follow, labelled as such.
+#[test]
+fn a_paper_s_body_leads_its_abstract_and_conclusion() {
+    let tmp = tempfile::tempdir().unwrap();
+    let idx = super::cli::ingested(tmp.path(), &[("paper.md", CORPUS_PAPER_SUMMARIES)]);
+    let a = super::ask::ask_read(&idx, "How is the tagger trained?");
+    assert_eq!(a["status"], "answered", "{a}");
+    let ev = a["evidence"].as_array().unwrap();
+    assert_eq!(ev[0]["section"], "Training", "{a}");
+    let summaries: Vec<&Value> = ev
+        .iter()
+        .filter(|e| matches!(e["section"].as_str(), Some("Abstract" | "Conclusion")))
+        .collect();
+    assert!(!summaries.is_empty(), "{a}");
+    for e in summaries {
+        assert_eq!(e["non_binding"]["kind"], "summary", "{e}");
+    }
+}

@@ -220,3 +220,25 @@ fn rows_of_one_table_about_different_things_are_no_sources_that_differ() {
         assert!(conflicts.is_empty(), "{q}: {a:#}");
     }
 }
+
+/// What ingest works out about a document once — its role and version, besides its source
+/// fields — is what `documents` shows and what a review reads.
+#[test]
+fn a_document_s_stored_profile_gives_its_role_and_version() {
+    let plan = "# Harbour Wall Project Plan\n\n| Document version | Version 2.1 |\n\n\
+The plan covers the wall's repair.\n";
+    let draft =
+        "# Harbour Wall Monitoring Report\n\nThe first monitoring round found no movement.\n";
+    let (_tmp, idx) = corpus(&[
+        ("wall_plan.md", plan),
+        ("monitoring_report_draft.md", draft),
+    ]);
+    let p = catalog_entry(&idx, "wall_plan.md");
+    assert_eq!(p["role"], "plan", "{p}");
+    assert_eq!(p["version"]["number"], "2.1", "{p}");
+    assert_eq!(p["version"]["from"], "text", "{p}");
+    let r = catalog_entry(&idx, "monitoring_report_draft.md");
+    assert_eq!(r["role"], "report", "{r}");
+    assert_eq!(r["version"]["earlier"], true, "{r}");
+    assert_eq!(r["version"]["from"], "file_name", "{r}");
+}

@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::profile::{DocVersion, Profile, Role};
 use crate::retrieve::Restrict;
 use crate::source::{Date, Origin, SourceMeta, SourceRule, SourceType, Sourced};
 
@@ -65,6 +66,11 @@ pub struct DocSource {
     /// What it supersedes.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub supersedes: Vec<Sourced<String>>,
+    /// Its role (a plan, a report, a register …), from its stored profile.
+    pub role: Role,
+    /// The version it states, from its stored profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<DocVersion>,
     /// The document (path shown) that supersedes it, when the corpus holds one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
@@ -135,7 +141,11 @@ impl Catalog {
                     meta = meta.overlaid(&rule.meta("attest ingest flags"));
                 }
             }
-            documents.push(doc_source(row, meta));
+            let (role, version) = what_it_is(&row);
+            let mut doc = doc_source(row, meta);
+            doc.role = role;
+            doc.version = version;
+            documents.push(doc);
         }
         Ok(Catalog { documents })
     }
@@ -198,6 +208,21 @@ fn under(path: &str, root: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('\\'))
 }
 
+/// The role and version of the document of `row`: its stored profile's, or, for a
+/// document stored before profiles, read from its title, file name and opening.
+fn what_it_is(row: &crate::store::CatalogRow) -> (Role, Option<DocVersion>) {
+    let stored = serde_json::from_str::<Profile>(&row.source_meta)
+        .ok()
+        .filter(|p| p.reading == crate::profile::READING);
+    match stored {
+        Some(p) => (p.role, p.version),
+        None => (
+            crate::profile::role::role(&row.source, &row.title, &row.opening),
+            crate::profile::version::version_of(&row.source, &row.title, &row.opening),
+        ),
+    }
+}
+
 fn doc_source(row: crate::store::CatalogRow, meta: SourceMeta) -> DocSource {
     let source_type = meta.source_type.unwrap_or(Sourced {
         value: SourceType::Other,
@@ -225,6 +250,8 @@ fn doc_source(row: crate::store::CatalogRow, meta: SourceMeta) -> DocSource {
         supersedes: meta.supersedes,
         superseded_by: None,
         superseded_from: None,
+        role: Role::Other,
+        version: None,
     }
 }
 
