@@ -435,7 +435,7 @@ settings! {
         help "Minimum relevance of an evidence item without a cross-encoder";
     /// The value model's bound (see `ask::assure`); the default is the fitted bound of
     /// `src/ask/value.toml`, chosen on its validation split (a test keeps them equal).
-    min_value_probability: f64 = 0.782,
+    min_value_probability: f64 = 0.675,
         env "ATTEST_MIN_VALUE_PROBABILITY", range Some(UNIT),
         help "Least fitted probability that a value read is the one asked for at which the answer names it (0 names every value read)";
     /// The relevance a review needs before a passage counts as evidence of a requirement;
