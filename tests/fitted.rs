@@ -266,7 +266,7 @@ fn the_frame_s_rule_and_the_rule_setting_a_value_aside_are_shown() {
 /// A club's rules that define a class of member and say nothing of how many there are.
 const CORPUS_CLUB: &str = "# Rules of the Harrow Reach Sailing Club\n\n\
 ## 2. Membership\n\n2.3 Full members are members aged 18 or over who sail or crew.\n\n\
-2.4 Cadet members are members under 18.\n\n\
+2.4 Cadet members are members still at school.\n\n\
 ## 5. Moorings\n\nBoats on the hard must be no wider than 2.5 metres.\n";
 
 /// A question that names one thing with a qualifier beside it ("Full members") asks one
