@@ -1,10 +1,18 @@
 use super::*;
 use crate::review::fields::{catalogue, values};
 
-/// Examples of every rule: a catalogue field, a quote (with the label it sits under, if
-/// any), the candidate as written, and the rule that decides it (`None`: the field's
-/// value).
-const FIELD_EXAMPLES: &[(&str, &str, Option<&str>, &str, Option<FieldRule>)] = &[
+/// One example: a catalogue field, a quote (with the label it sits under, if any), the
+/// candidate as written, and the rule that decides it (`None`: the field's value).
+type Example = (
+    &'static str,
+    &'static str,
+    Option<&'static str>,
+    &'static str,
+    Option<FieldRule>,
+);
+
+/// Examples of every rule.
+const FIELD_EXAMPLES: &[Example] = &[
     (
         "leakage_percentage",
         "Leakage falls by 38% after the first year.",
