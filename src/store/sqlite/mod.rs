@@ -427,6 +427,16 @@ impl SqliteStore {
     }
 }
 
+impl SqliteStore {
+    /// The one text column `sql` selects for document `doc_id` (`None`: no such document).
+    fn document_text_column(&self, sql: &str, doc_id: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row(sql, [doc_id], |r| r.get::<_, String>(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+}
+
 impl Records for SqliteStore {
     fn is_read_only(&self) -> bool {
         self.read_only
@@ -873,25 +883,14 @@ impl Records for SqliteStore {
     }
 
     fn profile_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT source_meta FROM documents WHERE doc_id = ?1",
-                [doc_id],
-                |r| r.get::<_, String>(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))
+        self.document_text_column(
+            "SELECT source_meta FROM documents WHERE doc_id = ?1",
+            doc_id,
+        )
     }
 
     fn layout_json_of(&self, doc_id: &str) -> Result<Option<String>, StoreError> {
-        self.conn
-            .query_row(
-                "SELECT layout FROM documents WHERE doc_id = ?1",
-                [doc_id],
-                |r| r.get::<_, String>(0),
-            )
-            .optional()
-            .map_err(|e| self.err(e))
+        self.document_text_column("SELECT layout FROM documents WHERE doc_id = ?1", doc_id)
     }
 
     fn document_keys(&self) -> Result<HashMap<String, String>, StoreError> {
