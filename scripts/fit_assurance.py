@@ -26,9 +26,14 @@ in the question's answer or an alternative answer, as a whole word). Its bound i
 least probability from which, on the validation answers, at least VALUE_PRECISION of the
 values named are right; when none reaches it, the bound at which naming values gains
 most on the validation answers, a right value counting 1 and a wrong one -WRONG_COST (a
-wrong value is worse than a missing one; 0 when naming every value gains most). A value's check is
-made before its bound is applied, so the rows are the same whatever bound the build that
-collects them holds, and re-running the script with the written model reproduces it.
+wrong value is worse than a missing one; 0 when naming every value gains most). A second
+bound, `answer_from` (at most the first), says when a value question whose value is not
+named is still answered, its quotes cited without a value: from the probability at which
+answering gains most on the validation questions, a cited expected value counting 1 and
+an answered near miss -WRONG_COST. A value's check, and an answer's signals, are made
+before either bound is applied, and every answer with signals is a row whatever its
+status, so the rows are the same whatever bounds the build that collects them holds, and
+re-running the script with the written models reproduces them.
 
     python3 scripts/fit_assurance.py BIN --documents FIT_DIR... \
         --validate-documents DIR... --qasper ../shared/data/qasper \
@@ -86,13 +91,21 @@ def documents(bin_, dataset, index):
         # A value read but not named leaves its answer unanswered: the value model still
         # learns from it, the answer model only from answers.
         c = s.get("value_check")
+        cited = o["answerable"] and o["value_cited"]
         if c is not None:
-            values.append((value_features(c), int(bool(o.get("value_read"))), c["given"]))
-        if o["status"] != "answered":
-            continue
-        right = o["answerable"] and o["value_cited"] and o.get("value_named") is not False
+            values.append((value_features(c), int(bool(o.get("value_read"))), c["given"],
+                           outcome(o["answerable"], cited)))
+        # Every answer the signals were computed for, whether or not the value bounds then
+        # left it unanswered: the rows do not depend on the bounds being fitted.
+        right = cited and o.get("value_named") is not False
         rows.append((features(s), int(right)))
     return rows, values
+
+
+def outcome(answerable, cited):
+    """What answering a question gains: 1 when a cited quote holds the expected value,
+    -1 when the question is a near miss, 0 when the quotes miss the value."""
+    return 1 if answerable and cited else (-1 if not answerable else 0)
 
 
 def written_in(value, texts):
@@ -118,19 +131,19 @@ def qasper(bin_, data, index, part):
         s = a.get("assurance")
         if s is None:
             continue
-        if a.get("status") == "answered":
-            cited = {c for st in a.get("sentences", []) for c in st.get("citations", [])}
-            quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", [])
-                      if e.get("id") in cited]
-            expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
-            rows.append((features(s), int(any(x and x in t for x in expect for t in quotes))))
+        ids = {c for st in a.get("sentences", []) for c in st.get("citations", [])}
+        quotes = [fr.norm(e.get("quote")) for e in a.get("evidence", []) if e.get("id") in ids]
+        expect = [fr.norm(x) for x in q.get("expect", [])] if q["answerable"] else []
+        cited = any(x and x in t for x in expect for t in quotes)
+        rows.append((features(s), int(cited)))
         c = s.get("value_check")
         if c is not None:
             said = [q.get("answer") or ""] + q.get("alt_answers", [])
             if q.get("expect_source") == "answer_span":
                 said += q.get("expect", [])
             right = q["answerable"] and written_in(c["value"]["raw"], said)
-            values.append((value_features(c), int(right), c["given"]))
+            values.append((value_features(c), int(right), c["given"],
+                           outcome(q["answerable"], cited)))
     return rows, values
 
 
@@ -151,6 +164,22 @@ def cost_bound(ps, ys, cost):
         gain = sum(sel) - cost * (len(sel) - sum(sel))
         if gain > best_gain:
             best, best_gain = math.floor(t * 1000) / 1000, gain
+    return best
+
+
+def answer_bound(ps, outcomes, cost, most):
+    """The least probability of the value read below which a value question is better not
+    answered: the bound (at most MOST) at which answering the questions at or above it
+    gains most, a cited expected value counting 1 and an answered near miss -COST (ties:
+    the lower bound, answering more)."""
+    gain = lambda t: sum(1 if o == 1 else (-cost if o == -1 else 0)
+                         for p, o in zip(ps, outcomes) if p >= t)
+    best, best_gain = 0.0, gain(0.0)
+    for t in sorted(set(ps)):
+        if t > most:
+            break
+        if gain(t) > best_gain:
+            best, best_gain = math.floor(t * 1000) / 1000, gain(t)
     return best
 
 
@@ -215,12 +244,21 @@ def value_model(fit_values, val_values, write):
     kept = [y for p, y in zip(ps, vy) if p >= b]
     print(f"value bound {b}: validation values named {len(kept)}, right {sum(kept)}, "
           f"wrong {len(kept) - sum(kept)} (of {len(vy)} read, {sum(vy)} right)")
+    vo = [r[3] for r in val_values]
+    a = answer_bound(ps, vo, WRONG_COST, b)
+    asked = [o for p, o in zip(ps, vo) if p >= a]
+    print(f"answered from {a}: validation value questions answered {len(asked)}, value cited "
+          f"{asked.count(1)}, near misses {asked.count(-1)} (of {vo.count(1)} cited, "
+          f"{vo.count(-1)} near misses)")
     print("value weights", dict(zip(["bias"] + VALUE_FEATURES, [round(v, 4) for v in w])))
     if write:
-        write_model("value.toml", "--write-value", VALUE_FEATURES, w, [f"bound = {b}"], [
+        lines = [f"bound = {b}", f"answer_from = {a}"]
+        write_model("value.toml", "--write-value", VALUE_FEATURES, w, lines, [
             ("fit_values", len(ys)), ("fit_right", sum(ys)),
             ("validation_values", len(vy)), ("validation_right", sum(vy)),
-            ("validation_named", len(kept)), ("validation_named_right", sum(kept))])
+            ("validation_named", len(kept)), ("validation_named_right", sum(kept)),
+            ("validation_answered", len(asked)), ("validation_answered_cited", asked.count(1)),
+            ("validation_answered_near_misses", asked.count(-1))])
 
 
 def main():
@@ -233,6 +271,7 @@ def main():
     ap.add_argument("--index-root", default="/tmp/attest-fit-assurance")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--write-value", action="store_true")
+    ap.add_argument("--rows", help="write the collected rows to this JSON file")
     a = ap.parse_args()
     os.makedirs(a.index_root, exist_ok=True)
     idx = lambda d: os.path.join(a.index_root, os.path.basename(os.path.normpath(d)))
@@ -250,6 +289,10 @@ def main():
             r, v = qasper(a.binary, a.qasper, a.qasper_index, part)
             rows += r
             values += v
+    if a.rows:
+        with open(a.rows, "w") as f:
+            json.dump(dict(fit_rows=fit_rows, val_rows=val_rows, fit_values=fit_values,
+                           val_values=val_values), f)
     value_model(fit_values, val_values, a.write_value)
     xs, ys = [r[0] for r in fit_rows], [r[1] for r in fit_rows]
     w = fr.fit(xs, ys)

@@ -435,9 +435,15 @@ settings! {
         help "Minimum relevance of an evidence item without a cross-encoder";
     /// The value model's bound (see `ask::assure`); the default is the fitted bound of
     /// `src/ask/value.toml`, chosen on its validation split (a test keeps them equal).
-    min_value_probability: f64 = 0.675,
+    min_value_probability: f64 = 0.782,
         env "ATTEST_MIN_VALUE_PROBABILITY", range Some(UNIT),
         help "Least fitted probability that a value read is the one asked for at which the answer names it (0 names every value read)";
+    /// The value model's `answer_from` (see `ask::assure`): below it, a one-step value
+    /// question whose value is not named is not answered; the default is the fitted bound
+    /// of `src/ask/value.toml` (a test keeps them equal).
+    min_value_answer_probability: f64 = 0.437,
+        env "ATTEST_MIN_VALUE_ANSWER_PROBABILITY", range Some(UNIT),
+        help "Least fitted probability of the value read at which a value question whose value is not named is still answered, citing its passages";
     /// The relevance a review needs before a passage counts as evidence of a requirement;
     /// fitted on the review development sets by `scripts/fit_review_bar.py`.
     review_min_relevance: f64 = 0.15,

@@ -101,7 +101,8 @@ fn ask_answers_with_span_checked_quotes_shows_conflicts_and_abstains_when_silent
         "{}",
         a["conflicts"]
     );
-    assert!(["high", "medium"].contains(&a["confidence"].as_str().unwrap()));
+    // Answered, and never `high` while its sources differ undecided.
+    assert!(["medium", "low"].contains(&a["confidence"].as_str().unwrap()));
     assert_eq!(a["steps"][0]["status"], "completed");
     assert!(a["metrics"]["timings_ms"]["total"].as_f64().unwrap() > 0.0);
 

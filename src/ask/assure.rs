@@ -93,6 +93,9 @@ pub struct ValueModel {
     pub bias: f64,
     /// The least probability at which a value is named.
     pub bound: f64,
+    /// The least probability at which a one-step value question whose value is not named
+    /// is still answered, its quotes cited without a value (at most `bound`).
+    pub answer_from: f64,
 }
 
 static VALUE_MODEL: LazyLock<ValueModel> = LazyLock::new(|| {
@@ -101,6 +104,10 @@ static VALUE_MODEL: LazyLock<ValueModel> = LazyLock::new(|| {
         m.weights.len(),
         VALUE_FEATURES,
         "value.toml: one weight per feature"
+    );
+    assert!(
+        m.answer_from <= m.bound,
+        "value.toml: answer_from above bound"
     );
     m
 });
@@ -190,6 +197,7 @@ mod tests {
     fn the_default_value_bound_is_the_fitted_one() {
         let cfg = crate::config::Config::default();
         assert_eq!(cfg.min_value_probability, value_model().bound);
+        assert_eq!(cfg.min_value_answer_probability, value_model().answer_from);
     }
 
     use super::*;

@@ -186,6 +186,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answer.missing_evidence = note;
         let sure = one_step && !second_look;
         let (met, check) = valued(&mut answer, &frame, lead, c, &mut numbered, opts, sure);
+        let check_probability = check.as_ref().map(|k| k.probability);
         // Passages about the question that state nothing of the kind asked answer nothing.
         if absent || settled || check.is_some() || !withheld_untyped(&mut answer, &frame, met) {
             let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
@@ -194,7 +195,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             if absent {
                 stated_unset(&mut answer);
             } else if !settled && one_step {
-                unanswered_value(&mut answer, &frame);
+                let from = opts.min_value_answer_probability;
+                unanswered_value(&mut answer, &frame, check_probability, from);
             }
         }
     } else {
@@ -607,15 +609,24 @@ const NO_VALUE_NAMED: &str = "a passage stating the value asked that the engine 
                               reader, and none is given as the answer (see the notes below)";
 
 /// Mark `answer` to a one-step question asking for a value (a date, an amount, a count, a
-/// name …) as not answered when it names no value: its passages are about the question,
-/// but none states a value of the kind asked that binds to it, validates and that the value
-/// model is sure enough of. Its quotes stay, cited as the closest passages found, and the
-/// notes say why no value was named; an exemption or a statement that the value is not set
-/// answers with no value and is not marked so.
-fn unanswered_value(answer: &mut Answer, frame: &crate::frame::Frame) {
+/// name …) as not answered when it names no value and the value read for it, if any, has
+/// a probability (`read`) below `from` (the value model's `answer_from` by default): its
+/// passages are about the question, but none states a value of the kind asked that binds
+/// to it and validates, or the value read is too unlikely to be the one asked for even to
+/// cite. Its quotes stay, cited as the closest passages found, and the notes say why no
+/// value was named; an exemption or a statement that the value is not set answers with no
+/// value and is not marked so. A value read between `from` and the naming bound leaves
+/// the answer standing, its quotes cited and no value named.
+fn unanswered_value(
+    answer: &mut Answer,
+    frame: &crate::frame::Frame,
+    read: Option<f64>,
+    from: f64,
+) {
     if answer.status != Status::Answered
         || !frame.answer_type.is_value()
         || answer.answer_value.is_some()
+        || read.is_some_and(|p| p >= from)
     {
         return;
     }
@@ -840,5 +851,35 @@ fn audit_trail(
             .into_iter()
             .chain(composed.dropped)
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-step value question that names no value: answered, its quotes cited without
+    /// a value, when the value read reaches the model's `answer_from`; not answered below
+    /// it, or when no value of the kind asked was read.
+    #[test]
+    fn a_value_question_naming_no_value_is_answered_only_from_the_answer_bound() {
+        let frame = crate::frame::frame("When does the permit expire?");
+        let from = super::super::assure::value_model().answer_from;
+        let run = |read: Option<f64>| {
+            let mut a = empty_answer("q", Status::Answered);
+            unanswered_value(&mut a, &frame, read, from);
+            a.status
+        };
+        assert_eq!(run(Some(from)), Status::Answered);
+        assert_eq!(run(Some(from - 0.01)), Status::NoAuthoritativeEvidence);
+        assert_eq!(run(None), Status::NoAuthoritativeEvidence);
+        let text = crate::frame::frame("Why was the permit issued?");
+        let mut a = empty_answer("q", Status::Answered);
+        unanswered_value(&mut a, &text, None, from);
+        assert_eq!(
+            a.status,
+            Status::Answered,
+            "a text question is not a value question"
+        );
     }
 }

@@ -56,6 +56,9 @@ pub struct AskOptions {
     pub memory_threshold: f64,
     /// Least value-model probability at which a value read is named.
     pub min_value_probability: f64,
+    /// Least value-model probability of the value read at which a one-step value question
+    /// whose value is not named is still answered.
+    pub min_value_answer_probability: f64,
     /// Let the engine's generator, when one is configured, phrase the answer.
     pub generate: bool,
     /// When set, only these documents are searched; the QA memory is not used.
@@ -80,6 +83,7 @@ impl AskOptions {
             memory: cfg.memory,
             memory_threshold: cfg.memory_threshold,
             min_value_probability: cfg.min_value_probability,
+            min_value_answer_probability: cfg.min_value_answer_probability,
             generate: true,
             scope: None,
         }
