@@ -31,6 +31,7 @@
 //!   `It is not true that clients must pay`, `Providers may charge` of `Providers may
 //!   charge no fee`) flips its polarity.
 
+use crate::lexicon::{self, Class};
 use std::collections::HashSet;
 
 use crate::corpus::segment::sentences;
@@ -451,11 +452,14 @@ const SUBORDINATORS: &[&str] = &[
     "who", "whom", "whose", "before", "after", "until", "once", "since",
 ];
 
-/// Auxiliaries and modals: right after a subject, they show a clause of its own.
-const AUXILIARIES: &[&str] = &[
-    "must", "shall", "may", "can", "cannot", "could", "will", "would", "should", "might", "is",
-    "are", "was", "were", "has", "have", "had", "does", "do", "did", "need",
-];
+/// Modals besides the auxiliaries ([`Class::Auxiliary`]): right after a subject, either
+/// shows a clause of its own.
+const AUXILIARIES: &[&str] = &["cannot", "might", "need"];
+
+/// Whether `w` is an auxiliary or a modal ([`AUXILIARIES`]).
+fn auxiliary(w: &str) -> bool {
+    AUXILIARIES.contains(&w) || lexicon::is(Class::Auxiliary, w)
+}
 
 /// Marks that end a clause inside a sentence.
 const CLAUSE_MARKS: &[char] = &[',', ';', ':', '(', ')', '\u{2014}', '\u{2013}'];
@@ -519,8 +523,8 @@ fn governing_lead<'a>(before: &'a str, piece: &str) -> &'a str {
             continue;
         }
         let next: Vec<&str> = ahead[k + 1..].iter().take(3).map(String::as_str).collect();
-        let own_subject = next.first().is_some_and(|w| !AUXILIARIES.contains(w))
-            && next.iter().skip(1).any(|w| AUXILIARIES.contains(w));
+        let own_subject = next.first().is_some_and(|w| !auxiliary(w))
+            && next.iter().skip(1).any(|w| auxiliary(w));
         if own_subject {
             return &seg[b..];
         }

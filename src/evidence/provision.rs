@@ -18,6 +18,7 @@
 //!   closing bracket, or marked incomplete.
 
 use crate::corpus::segment::{sentences, Span};
+use crate::lexicon::{self, Class};
 use crate::text::{word_count, words};
 
 /// The hard upper bound of a quote: a provision longer than this that cannot be cut where
@@ -74,11 +75,14 @@ const SUBJECT_OPENERS: &[&str] = &[
     "either", "neither", "none", "some", "many", "most",
 ];
 
-/// Finite verbs and modals that make a clause.
-const FINITE: &[&str] = &[
-    "shall", "must", "may", "will", "should", "can", "could", "would", "might", "is", "are", "was",
-    "were", "has", "have", "had", "does", "do", "did", "applies", "apply", "means", "includes",
-];
+/// Finite verbs and modals that make a clause, besides the auxiliaries
+/// ([`Class::Auxiliary`]; see [`finite`]).
+const FINITE: &[&str] = &["might", "applies", "apply", "means", "includes"];
+
+/// Whether `w` is a finite verb or modal that makes a clause.
+fn finite(w: &str) -> bool {
+    FINITE.contains(&w) || lexicon::is(Class::Auxiliary, w)
+}
 
 /// Coordinating words a clause of its own may open with ("and the notice must …").
 const COORDINATORS: &[&str] = &["and", "but", "or", "while", "whereas", "yet"];
@@ -108,10 +112,7 @@ pub fn stands_alone(right: &str) -> bool {
         .and_then(|t| t.chars().next())
         .is_some_and(char::is_uppercase);
     (SUBJECT_OPENERS.contains(&first.as_str()) || capitalised)
-        && w.iter()
-            .skip(skip + 1)
-            .take(VERB_WINDOW)
-            .any(|x| FINITE.contains(&x.as_str()))
+        && w.iter().skip(skip + 1).take(VERB_WINDOW).any(|x| finite(x))
 }
 
 /// What character `c` (after `prev`) does to the bracket depth: `(` and `[` open, `)` and
@@ -154,11 +155,8 @@ fn ends_an_enumeration(left: &str) -> bool {
     let Some(body) = left.trim_end().strip_suffix(',') else {
         return false;
     };
-    body.rfind(", ").is_some_and(|i| {
-        !words(&body[i + 2..])
-            .iter()
-            .any(|w| FINITE.contains(&w.as_str()))
-    })
+    body.rfind(", ")
+        .is_some_and(|i| !words(&body[i + 2..]).iter().any(|w| finite(w)))
 }
 
 /// `span` extended to the bracket it leaves open, when the bracket closes before the
@@ -328,7 +326,7 @@ pub enum ListQuote {
 fn item_is_a_sentence(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
         && s.trim_end().ends_with('.')
-        && words(s).iter().any(|w| FINITE.contains(&w.as_str()))
+        && words(s).iter().any(|w| finite(w))
 }
 
 /// The quotes a sentence of a list gives (`raw` with its marker): `None` when it is not

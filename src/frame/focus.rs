@@ -182,11 +182,11 @@ pub(super) fn either(question: &str, entities: &[String]) -> bool {
     })
 }
 
-/// Words that end the phrase naming what is asked for.
+/// Words that end the phrase naming what is asked for, besides the auxiliaries
+/// ([`Class::Auxiliary`]).
 const PHRASE_ENDS: &[&str] = &[
     "at", "for", "of", "in", "on", "by", "to", "from", "with", "when", "that", "which", "under",
-    "per", "during", "should", "must", "may", "can", "is", "was", "are", "were", "does", "did",
-    "do", "has", "have", "will", "shall", "would", "could", "if",
+    "per", "during", "if",
 ];
 
 /// The head of the phrase asked for: the last focus word (not a participle) before the
@@ -200,7 +200,8 @@ pub(super) fn head(w: &[String], focus: &[String]) -> Option<String> {
     let inverted = w.iter().take(3).any(|x| lexicon::is(Class::Auxiliary, x));
     let mut last: Option<&String> = None;
     for (i, x) in w.iter().enumerate() {
-        if PHRASE_ENDS.contains(&x.as_str()) && last.is_some() {
+        if (PHRASE_ENDS.contains(&x.as_str()) || lexicon::is(Class::Auxiliary, x)) && last.is_some()
+        {
             break;
         }
         let verb = inverted && i + 1 == w.len();

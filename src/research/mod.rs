@@ -205,13 +205,17 @@ pub fn bridge_candidates(quote: &str) -> Vec<String> {
         .collect()
 }
 
-/// Words that open a question (a text opening otherwise and not ending in `?` is a
-/// statement to check).
+/// Words that open a question besides the question words and auxiliaries
+/// ([`Words::WhWord`], [`Words::Auxiliary`]); a text opening otherwise and not ending in
+/// `?` is a statement to check.
 const INTERROGATIVES: &[&str] = &[
-    "who", "what", "which", "when", "where", "why", "how", "whose", "whom", "is", "are", "was",
-    "were", "do", "does", "did", "can", "could", "should", "would", "will", "has", "have", "had",
+    "Name three best sellers …",
+    "name",
+    "list",
+    "give",
+    "identify",
+    "tell",
     // Requests ask as well ("Name three best sellers …").
-    "name", "list", "give", "identify", "tell",
 ];
 /// Words that open a relative clause.
 const RELATIVES: &[&str] = &["who", "whom", "whose", "which", "that", "where"];
@@ -277,8 +281,10 @@ pub fn classify(question: &str) -> Classification {
     let w = words(question);
     let named = named_things(question);
     let interrogative = question.trim_end().ends_with('?')
-        || w.first()
-            .is_some_and(|f| INTERROGATIVES.contains(&f.as_str()));
+        || w.first().is_some_and(|f| {
+            INTERROGATIVES.contains(&f.as_str())
+                || lexicon::is_any(&[Words::WhWord, Words::Auxiliary], f)
+        });
     if !interrogative {
         return Classification {
             class: Class::Simple,

@@ -28,28 +28,11 @@ const COMMON_SHARE: f64 = 0.2;
 /// Words that end the noun phrase a requirement opens with: verbs, prepositions and
 /// relative words ("An annual penetration test | of the database | is performed", "The
 /// medical release | informs the person …"). Verbs that are also plural nouns ("records",
-/// "lists") are left out.
+/// "lists") are left out. The auxiliaries ([`Class::Auxiliary`]) end it too.
 const PHRASE_ENDS: &[&str] = &[
-    "is",
-    "are",
-    "was",
-    "were",
     "be",
     "been",
     "being",
-    "has",
-    "have",
-    "had",
-    "shall",
-    "must",
-    "should",
-    "will",
-    "would",
-    "may",
-    "can",
-    "could",
-    "does",
-    "do",
     "of",
     "for",
     "to",
@@ -98,7 +81,7 @@ pub fn terms(engine: &Engine, text: &str) -> Result<Focus, Error> {
     let mut focus = Focus::default();
     let mut ended = false;
     for w in crate::text::words(&text.to_lowercase()) {
-        if PHRASE_ENDS.contains(&w.as_str()) {
+        if PHRASE_ENDS.contains(&w.as_str()) || lexicon::is(Class::Auxiliary, &w) {
             ended |= !focus.terms.is_empty();
             continue;
         }

@@ -108,10 +108,9 @@ fn closes(w: &str) -> bool {
     }
     if last == '.' {
         let core = w.trim_end_matches('.');
-        let abbrev = [
-            "ltd", "inc", "co", "corp", "s.a", "jr", "sr", "llc", "plc", "st",
-        ];
-        return !(core.chars().count() == 1 || abbrev.contains(&core.to_lowercase().as_str()));
+        let core = core.to_lowercase();
+        let abbrev = ["sr", "st"].contains(&core.as_str()) || lexicon::is(Class::NameSuffix, &core);
+        return !(core.chars().count() == 1 || abbrev);
     }
     false
 }
