@@ -185,8 +185,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         answered(engine, &mut answer, c, &numbered, &summaries)?;
         answer.missing_evidence = note;
         let sure = one_step && !second_look;
-        let (met, check) = valued(&mut answer, &frame, lead, c, &mut numbered, opts, sure);
-        let check_probability = check.as_ref().map(|k| k.probability);
+        let (met, check, citable) = valued(&mut answer, &frame, lead, c, &mut numbered, opts, sure);
         // Passages about the question that state nothing of the kind asked answer nothing.
         if absent || settled || check.is_some() || !withheld_untyped(&mut answer, &frame, met) {
             let retrieval = found.retrievals.first().map_or(0.0, |r| r.confidence);
@@ -195,8 +194,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
             if absent {
                 stated_unset(&mut answer);
             } else if !settled && one_step {
-                let from = opts.min_value_answer_probability;
-                unanswered_value(&mut answer, &frame, check_probability, from);
+                unanswered_value(&mut answer, &frame, citable);
             }
         }
     } else {
@@ -230,8 +228,9 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
 
 /// Set `answer`'s value: `lead`'s, or the governing source's when its sources differ and
 /// the ruling names another (see [`ruled`]), named only when the value model is sure
-/// enough of it (see [`super::assure::check`]); returns how the frame was met and the
-/// value's check.
+/// enough of it (see [`super::assure::check`]); returns how the frame was met, the
+/// value's check, and whether the value read may be cited unnamed (its probability
+/// reaches `min_value_answer_probability`).
 fn valued(
     answer: &mut Answer,
     frame: &crate::frame::Frame,
@@ -240,7 +239,7 @@ fn valued(
     numbered: &mut Numbered,
     opts: &AskOptions,
     one_step: bool,
-) -> (Met, Option<crate::answer::ValueCheck>) {
+) -> (Met, Option<crate::answer::ValueCheck>, bool) {
     answer.answer_value = answer_value(answer, frame.answer_type, lead);
     if ruled::follow(answer, frame, c, numbered, opts) == ruled::Followed::Withdrawn {
         answer.missing_evidence.push(GOVERNING_UNPLACED.into());
@@ -267,7 +266,9 @@ fn valued(
         None if frame.answer_type.is_value() => Met::NoValue,
         None => Met::Text,
     };
-    (met, check)
+    let from = opts.min_value_answer_probability;
+    let citable = check.as_ref().is_some_and(|k| k.probability >= from);
+    (met, check, citable)
 }
 
 /// The notes of [`set_aside_notes`] on the verified items of `numbered`.
@@ -609,24 +610,19 @@ const NO_VALUE_NAMED: &str = "a passage stating the value asked that the engine 
                               reader, and none is given as the answer (see the notes below)";
 
 /// Mark `answer` to a one-step question asking for a value (a date, an amount, a count, a
-/// name …) as not answered when it names no value and the value read for it, if any, has
-/// a probability (`read`) below `from` (the value model's `answer_from` by default): its
+/// name …) as not answered when it names no value and the value read for it, if any, is not
+/// `citable` (its probability is below `min_value_answer_probability`): its
 /// passages are about the question, but none states a value of the kind asked that binds
 /// to it and validates, or the value read is too unlikely to be the one asked for even to
 /// cite. Its quotes stay, cited as the closest passages found, and the notes say why no
 /// value was named; an exemption or a statement that the value is not set answers with no
-/// value and is not marked so. A value read between `from` and the naming bound leaves
-/// the answer standing, its quotes cited and no value named.
-fn unanswered_value(
-    answer: &mut Answer,
-    frame: &crate::frame::Frame,
-    read: Option<f64>,
-    from: f64,
-) {
+/// value and is not marked so. A citable value read below the naming bound leaves the
+/// answer standing, its quotes cited and no value named.
+fn unanswered_value(answer: &mut Answer, frame: &crate::frame::Frame, citable: bool) {
     if answer.status != Status::Answered
         || !frame.answer_type.is_value()
         || answer.answer_value.is_some()
-        || read.is_some_and(|p| p >= from)
+        || citable
     {
         return;
     }
@@ -867,7 +863,7 @@ mod tests {
         let from = super::super::assure::value_model().answer_from;
         let run = |read: Option<f64>| {
             let mut a = empty_answer("q", Status::Answered);
-            unanswered_value(&mut a, &frame, read, from);
+            unanswered_value(&mut a, &frame, read.is_some_and(|p| p >= from));
             a.status
         };
         assert_eq!(run(Some(from)), Status::Answered);
@@ -875,7 +871,7 @@ mod tests {
         assert_eq!(run(None), Status::NoAuthoritativeEvidence);
         let text = crate::frame::frame("Why was the permit issued?");
         let mut a = empty_answer("q", Status::Answered);
-        unanswered_value(&mut a, &text, None, from);
+        unanswered_value(&mut a, &text, false);
         assert_eq!(
             a.status,
             Status::Answered,
