@@ -184,7 +184,7 @@ fn answer_from() -> f64 {
 /// `answer_from`; below it the question is not answered (status
 /// `no_authoritative_evidence`, confidence `insufficient`), the passages shown as the
 /// closest found.
-/// A bound outside 0..=1 is refused with the setting's name.
+/// A bound outside 0..=1, or not a number, is refused with the setting's name.
 #[test]
 fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
     let tmp = tempfile::tempdir().unwrap();
@@ -246,6 +246,10 @@ fn a_value_below_the_fitted_bound_is_cited_but_not_named() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("ATTEST_MIN_VALUE_PROBABILITY"), "{err}");
+    let (_, out) = run_with(&[("ATTEST_MIN_VALUE_ANSWER_PROBABILITY", "NaN")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("ATTEST_MIN_VALUE_ANSWER_PROBABILITY"), "{err}");
 }
 
 /// A licence whose only charge is a former one.
