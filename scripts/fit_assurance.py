@@ -30,10 +30,12 @@ wrong value is worse than a missing one; 0 when naming every value gains most). 
 bound, `answer_from` (at most the first), says when a value question whose value is not
 named is still answered, its quotes cited without a value: from the probability at which
 answering gains most on the validation questions, a cited expected value counting 1 and
-an answered near miss -WRONG_COST. A value's check, and an answer's signals, are made
-before either bound is applied, and every answer with signals is a row whatever its
-status, so the rows are the same whatever bounds the build that collects them holds, and
-re-running the script with the written models reproduces them.
+an answered near miss -WRONG_COST. A value's check is made before either bound is
+applied, and every answer with signals is a row whatever its status, so the value rows
+are the same whatever bounds the build that collects them holds. An answer's signals say
+whether a value was named, so the answer model's rows follow the naming bound: after the
+bound moves, run the script once more on the build holding it; from then on re-running
+it writes the same files.
 
     python3 scripts/fit_assurance.py BIN --documents FIT_DIR... \
         --validate-documents DIR... --qasper ../shared/data/qasper \
@@ -88,8 +90,8 @@ def documents(bin_, dataset, index):
         s = o.get("assurance")
         if s is None:
             continue
-        # A value read but not named leaves its answer unanswered: the value model still
-        # learns from it, the answer model only from answers.
+        # A value read but not named may leave its answer unanswered: both models still
+        # learn from it.
         c = s.get("value_check")
         cited = o["answerable"] and o["value_cited"]
         if c is not None:
