@@ -160,13 +160,7 @@ def bound(ps, ys, share, least=10):
 def cost_bound(ps, ys, cost):
     """The bound at which naming the values at or above it gains most, a right value
     counting 1 and a wrong one -COST (ties: the lower bound, naming more); 0 names all."""
-    best, best_gain = 0.0, sum(ys) - cost * (len(ys) - sum(ys))
-    for t in sorted(set(ps)):
-        sel = [y for p, y in zip(ps, ys) if p >= t]
-        gain = sum(sel) - cost * (len(sel) - sum(sel))
-        if gain > best_gain:
-            best, best_gain = math.floor(t * 1000) / 1000, gain
-    return best
+    return answer_bound(ps, [1 if y else -1 for y in ys], cost, 1.0)
 
 
 def answer_bound(ps, outcomes, cost, most):
