@@ -193,6 +193,27 @@ pub fn ingest_report(r: &IngestReport) -> String {
     for f in &r.failed {
         let _ = writeln!(s, "failed: {}: {}", clean(&f.path), clean(&f.reason));
     }
+    for f in &r.partly_read {
+        let _ = writeln!(s, "partly read: {}: {}", clean(&f.path), clean(&f.reason));
+    }
+    for a in &r.read_as {
+        let _ = writeln!(
+            s,
+            "read as {}: {} (its content is {0}, whatever its name says)",
+            a.format.name(),
+            clean(&a.path)
+        );
+    }
+    for k in &r.skipped {
+        let _ = writeln!(s, "skipped: {}: {}", clean(&k.path), k.reason);
+    }
+    if r.skipped_total > r.skipped.len() {
+        let _ = writeln!(
+            s,
+            "skipped: {} more not listed",
+            r.skipped_total - r.skipped.len()
+        );
+    }
     s
 }
 

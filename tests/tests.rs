@@ -19,6 +19,7 @@ mod loaders;
 mod mcp;
 mod milvus;
 mod output;
+mod papers;
 mod provisions;
 mod readings;
 mod review;

@@ -1096,6 +1096,7 @@ impl Doc {
             labels: self.labels,
             ocr: None,
             source_map: None,
+            shortfall: Vec::new(),
         };
         DocxText {
             text: self.out.text,

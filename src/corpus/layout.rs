@@ -148,6 +148,21 @@ pub struct Layout {
     /// source maps were kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source_map: Option<SourceMap>,
+    /// Pages whose stored text keeps much less than the extractor read from them (what
+    /// assembly dropped as running heads, furniture or noise was most of the page).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shortfall: Vec<Shortfall>,
+}
+
+/// A page whose stored text keeps much less than its text layer holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shortfall {
+    /// The 1-based page.
+    pub page: usize,
+    /// Letters and digits the stored text keeps from the page.
+    pub kept: usize,
+    /// Letters and digits the extractor read from the page.
+    pub held: usize,
 }
 
 /// Why a layout does not fit its text.
@@ -653,6 +668,7 @@ mod tests {
             }],
             ocr: None,
             source_map: None,
+            shortfall: Vec::new(),
         };
         assert_eq!(layout.page_of(0), Some(1));
         assert_eq!(layout.page_of(99), Some(1));

@@ -31,7 +31,7 @@ use super::textlayout;
 use htmltext::html_to_text;
 use pdf::load_pdf;
 pub use pdf::{pdf_worker_entry, PDF_WORKER_ARG};
-pub use walk::walk;
+pub use walk::{skipped, walk, SkipReason, Skipped, MAX_SKIPPED};
 
 /// File extensions (lower-case, without the dot) that [`load_file`] understands.
 const SUPPORTED_EXTENSIONS: &[&str] = &[
@@ -219,6 +219,22 @@ pub enum SourceKind {
     Jsonl,
     /// `.png`, `.jpg`, `.tif` (and variants), read by OCR.
     Image,
+}
+
+impl SourceKind {
+    /// The format's name as stored and shown (`html`, `pdf`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            SourceKind::Markdown => "markdown",
+            SourceKind::Text => "text",
+            SourceKind::Html => "html",
+            SourceKind::Xml => "xml",
+            SourceKind::Pdf => "pdf",
+            SourceKind::Docx => "docx",
+            SourceKind::Jsonl => "jsonl",
+            SourceKind::Image => "image",
+        }
+    }
 }
 
 /// One loaded document.
@@ -471,8 +487,9 @@ pub fn load_file_until(
     opts: &LoadOptions,
     deadline: Deadline,
 ) -> Result<LoadedFile, LoadError> {
-    let kind = source_kind(path)?;
+    let named = source_kind(path)?;
     let bytes = read_limited(path, opts.max_file_bytes)?;
+    let kind = content_kind(named, &bytes);
     let sha256 = hex::encode(Sha256::digest(&bytes));
     let mut docs = load_kind(path, kind, bytes, opts, deadline)?;
     for d in &mut docs {
@@ -492,8 +509,50 @@ pub fn load_file_until(
     Ok(LoadedFile { docs, sha256 })
 }
 
+/// The format a plain-text file's content shows, when it is not plain text: HTML (a
+/// doctype or an `<html>`/`<head>`/`<body>` element before any prose), XML (a declaration
+/// or a root element that is not HTML), or Markdown (it opens with an ATX heading and has
+/// another, or has three). Other kinds are read as their extension names.
+pub fn content_kind(named: SourceKind, bytes: &[u8]) -> SourceKind {
+    if named != SourceKind::Text {
+        return named;
+    }
+    let head = &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)];
+    let head = String::from_utf8_lossy(head);
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    let lower = head.to_ascii_lowercase();
+    let is_html = |l: &str| {
+        ["<!doctype html", "<html", "<head", "<body"]
+            .iter()
+            .any(|t| l.contains(t))
+    };
+    if lower.starts_with("<!doctype html") || lower.starts_with("<html") {
+        return SourceKind::Html;
+    }
+    if lower.starts_with("<?xml") || lower.starts_with("<!--") || lower.starts_with("<!doctype") {
+        return if is_html(&lower) {
+            SourceKind::Html
+        } else if lower.starts_with("<?xml") {
+            SourceKind::Xml
+        } else {
+            named
+        };
+    }
+    let mut lines = head.lines().filter(|l| !l.trim().is_empty());
+    let atx = |l: &str| {
+        let hashes = l.bytes().take_while(|&b| b == b'#').count();
+        (1..=6).contains(&hashes) && l[hashes..].starts_with(' ') && l[hashes..].trim().len() > 1
+    };
+    let opens = lines.next().is_some_and(atx);
+    let more = head.lines().filter(|l| atx(l)).count();
+    if (opens && more >= 2) || more >= 3 {
+        return SourceKind::Markdown;
+    }
+    named
+}
+
 /// The format of `path`, from its extension.
-fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
+pub fn source_kind(path: &Path) -> Result<SourceKind, LoadError> {
     let ext = extension(path);
     Ok(match ext.as_str() {
         "md" | "markdown" => SourceKind::Markdown,

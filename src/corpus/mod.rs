@@ -8,7 +8,9 @@
 
 pub mod chunk;
 pub mod docx;
+pub mod firstpage;
 pub mod forms;
+pub mod glue;
 pub mod layout;
 pub mod load;
 pub mod mdinline;

@@ -24,7 +24,8 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::corpus::chunk::chunk_until;
 use crate::corpus::load::{
-    file_sha256, load_file_until, walk, Budget, Deadline, LoadError, LoadOptions, LoadedDoc,
+    file_sha256, load_file_until, skipped, walk, Budget, Deadline, LoadError, LoadOptions,
+    LoadedDoc, SkipReason, SourceKind,
 };
 use crate::corpus::segment::{sentences, LineIndex};
 use crate::engine::Engine;
@@ -70,6 +71,26 @@ pub struct Failure {
     pub reason: String,
 }
 
+/// A file under an ingested folder that was not read, and why.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SkippedFile {
+    /// The file or folder as found.
+    pub path: String,
+    /// Why it was not read.
+    #[serde(flatten)]
+    pub reason: SkipReason,
+}
+
+/// A file read as another format than its extension names, because its content is that
+/// format (HTML saved as `.txt`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ReadAs {
+    /// The file as found.
+    pub path: String,
+    /// The format it was read as.
+    pub format: SourceKind,
+}
+
 /// Summary of an ingest run (the `--json` output).
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct IngestReport {
@@ -85,6 +106,15 @@ pub struct IngestReport {
     pub missing: Vec<String>,
     /// Files that failed, with reasons.
     pub failed: Vec<Failure>,
+    /// Files and folders under an ingested folder that were not read (unsupported type,
+    /// hidden, excluded by an ignore file), at most [`crate::corpus::load::MAX_SKIPPED`].
+    pub skipped: Vec<SkippedFile>,
+    /// How many were skipped in all (more than `skipped` lists when over the cap).
+    pub skipped_total: usize,
+    /// Files read as the format their content is rather than the one their name says.
+    pub read_as: Vec<ReadAs>,
+    /// Documents stored with pages that keep much less text than their file holds.
+    pub partly_read: Vec<Failure>,
     /// Documents in the index after the run.
     pub documents: usize,
     /// Chunks in the index after the run.
@@ -279,6 +309,15 @@ fn walk_roots(
         }
     }
     let (files, walk_errors) = walk(&canon_roots);
+    let (passed, total) = skipped(&canon_roots, &files);
+    report.skipped_total = total;
+    report.skipped = passed
+        .into_iter()
+        .map(|s| SkippedFile {
+            path: display_path(&s.path),
+            reason: s.reason,
+        })
+        .collect();
     // One identity per file, however it was reached (through a symlink or named twice).
     let mut files: Vec<Found> = files
         .into_iter()
@@ -416,6 +455,19 @@ fn compare_loaded(
     } = loaded;
     match result {
         Ok((file_hash, docs)) => {
+            let named = crate::corpus::load::source_kind(&file.found.canonical).ok();
+            if let Some((doc, ..)) = docs.first().filter(|(d, ..)| Some(d.kind) != named) {
+                report.read_as.push(ReadAs {
+                    path: display_path(&file.found.shown),
+                    format: doc.kind,
+                });
+            }
+            for (doc, ..) in docs.iter().filter(|(d, ..)| !d.layout.shortfall.is_empty()) {
+                report.partly_read.push(Failure {
+                    path: display_path(&file.found.shown),
+                    reason: shortfall_reason(&doc.layout.shortfall),
+                });
+            }
             let state = FileState {
                 file,
                 spent,
@@ -434,6 +486,19 @@ fn compare_loaded(
             Ok(None)
         }
     }
+}
+
+/// What pages lost, in words: "page 2 keeps 12 of 840 letters and digits its text layer
+/// holds; …".
+fn shortfall_reason(pages: &[crate::corpus::layout::Shortfall]) -> String {
+    let each: Vec<String> = pages
+        .iter()
+        .map(|p| format!("page {} keeps {} of {}", p.page, p.kept, p.held))
+        .collect();
+    format!(
+        "{} letters and digits its text layer holds (stored as far as it was read)",
+        each.join(", ")
+    )
 }
 
 /// Whether a load error says the file is no longer there as a readable regular file (not

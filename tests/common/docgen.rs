@@ -67,6 +67,39 @@ pub fn paged_pdf(pages: &[Vec<Line>], encrypt: bool) -> Vec<u8> {
     pdf_file(&bodies, &trailer_extra)
 }
 
+/// A run of text on a one-page PDF built by [`typeset_pdf`]: x and y (points from the
+/// bottom left), the type size, whether it is set in the second font (Times; the first
+/// is Helvetica), and the text.
+pub type Run<'a> = (f32, f32, f32, bool, &'a str);
+
+/// A one-page PDF whose runs are set at the given positions and sizes in two fonts, as a
+/// typesetter sets small capitals and titles (no metadata title).
+pub fn typeset_pdf(runs: &[Run]) -> Vec<u8> {
+    let mut content = String::new();
+    for (x, y, size, second, text) in runs {
+        let font = if *second { "F2" } else { "F1" };
+        content.push_str(&format!(
+            "BT /{font} {size} Tf {x:.2} {y:.2} Td ({}) Tj ET\n",
+            pdf_string(text)
+        ));
+    }
+    let objects = [
+        "<< /Type /Catalog /Pages 2 0 R >>".to_string(),
+        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_string(),
+        "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R \
+         /Resources << /Font << /F1 5 0 R /F2 6 0 R >> >> >>"
+            .to_string(),
+        format!(
+            "<< /Length {} >>\nstream\n{content}endstream",
+            content.len()
+        ),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
+        "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>".to_string(),
+    ];
+    let bodies: Vec<Vec<u8>> = objects.into_iter().map(String::into_bytes).collect();
+    pdf_file(&bodies, "")
+}
+
 /// A field of a fillable PDF form built by [`form_pdf`].
 pub struct FormField<'a> {
     /// The field name (`/T`).

@@ -60,7 +60,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Ingest files and directories (md, markdown, txt, html, htm, pdf, BEIR jsonl) into the index
+    /// Ingest files and directories (md, markdown, txt, html, htm, xml, pdf, docx, BEIR jsonl,
+    /// and png, jpg, jpeg, tif, tiff images read by OCR) into the index
     Ingest(ingest::Args),
     /// Ingest files and folders, then keep the index in step with them: every burst of
     /// changes (files created, modified, renamed or deleted) is ingested again, with

@@ -14,9 +14,11 @@ use super::{
     collapse_ws, file_stem, find, form, read_limited, scan, Budget, Deadline, LoadError,
     LoadOptions, LoadedDoc, SourceKind,
 };
+use crate::corpus::layout::Shortfall;
 use crate::corpus::ocr::OcrMode;
 use crate::corpus::pdflayout;
 use crate::corpus::pdftext::{self, PdfExtractor, PopplerFail, PopplerLimits};
+use crate::corpus::{firstpage, glue};
 
 /// Name of the worker thread that runs PDF extraction (the panic hook keys on it).
 const PDF_THREAD_NAME: &str = "attest-pdf-extract";
@@ -447,6 +449,7 @@ pub(super) fn load_pdf(
         pdflayout::LAYOUT_VERSION
     ));
     scan::record(&text, &mut layout, &read);
+    layout.shortfall = shortfall(&found.pages, &text, &layout.pages);
     if text.len() as u64 > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
             path: path.to_path_buf(),
@@ -465,6 +468,30 @@ pub(super) fn load_pdf(
         kind: SourceKind::Pdf,
         layout,
     })
+}
+
+/// Least letters and digits a page's text layer holds for a loss on it to be reported.
+const SHORTFALL_MIN_HELD: usize = 200;
+
+/// The pages whose stored text keeps fewer than half the letters and digits the extractor
+/// read from them (`starts`: where each page starts in `text`).
+fn shortfall(pages: &[String], text: &str, starts: &[usize]) -> Vec<Shortfall> {
+    let count = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).count();
+    pages
+        .iter()
+        .enumerate()
+        .filter_map(|(i, raw)| {
+            let held = count(raw);
+            let from = *starts.get(i)?;
+            let to = starts.get(i + 1).copied().unwrap_or(text.len());
+            let kept = count(text.get(from..to)?);
+            (held >= SHORTFALL_MIN_HELD && kept * 2 < held).then_some(Shortfall {
+                page: i + 1,
+                kept,
+                held,
+            })
+        })
+        .collect()
 }
 
 /// The `pdf-extract` version in `Cargo.lock` (recorded with each document's extractor).
@@ -533,8 +560,38 @@ fn poppler_pages(
         }),
         PopplerFail::Spawn(msg) => pdf_error(path, format!("could not run pdftotext ({msg})")),
     })?;
-    let title = pdftext::title(path, limits);
-    Ok(PdfText { pages, title })
+    let stem = file_stem(path);
+    let title = pdftext::title(path, limits).filter(|t| !firstpage::says_nothing(t, &stem));
+    let (pages, printed) = rejoin_pieces(path, pages, limits);
+    Ok(PdfText {
+        pages,
+        title: title.or(printed),
+    })
+}
+
+/// `pages` with the pieces of words the extractor split at a change of font (small
+/// capitals) written as one word again, as the word boxes show them touching, and the
+/// title page 1 prints ([`firstpage::title`]). Without word boxes (an extractor failure)
+/// the pages are kept as they are.
+fn rejoin_pieces(
+    path: &Path,
+    pages: Vec<String>,
+    limits: PopplerLimits,
+) -> (Vec<String>, Option<String>) {
+    let Ok(boxes) = pdftext::word_boxes(path, 1, pages.len().max(1), limits) else {
+        return (pages, None);
+    };
+    let words = crate::corpus::forms::parse_bbox(&boxes);
+    let printed = words.first().and_then(|(h, w)| firstpage::title(*h, w));
+    let pages = pages
+        .into_iter()
+        .enumerate()
+        .map(|(i, page)| match words.get(i) {
+            Some((_, w)) => glue::rejoin(&page, &glue::glued(w)),
+            None => page,
+        })
+        .collect();
+    (pages, printed)
 }
 
 /// The pages of a PDF from `pdf-extract`, in an isolated, time- and memory-limited

@@ -55,8 +55,22 @@ fn is_data_row(seg: &Seg) -> bool {
 
 /// Blank out running headers, footers and folios (rule: recurs in the band on at least
 /// half the pages with text, and on at least 2; a data row is not one, whatever its
-/// shape).
+/// shape). Lines recur as furniture only beside other text: when nothing else would be
+/// left (every page prints the same block), the first page with text keeps its lines.
 pub(super) fn drop_running_lines(pages: &mut [Vec<Seg>]) {
+    let first = pages
+        .iter()
+        .enumerate()
+        .find(|(_, p)| p.iter().any(|l| !l.is_blank()))
+        .map(|(i, p)| (i, p.clone()));
+    drop_furniture(pages);
+    let left = pages.iter().flatten().any(|l| !l.is_blank());
+    if let (false, Some((i, page))) = (left, first) {
+        pages[i] = page;
+    }
+}
+
+fn drop_furniture(pages: &mut [Vec<Seg>]) {
     drop_stamps(pages);
     let bands: Vec<Vec<usize>> = pages
         .iter()

@@ -1,0 +1,273 @@
+//! Research papers and the folders they come in, through the real binary: nothing under a
+//! folder passed over without a word, files read as what their content is, small capitals
+//! rejoined, the title a paper prints, and pages whose text is lost reported.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::cli::{attest, json};
+use super::common::docgen::{paged_pdf, typeset_pdf, Run};
+
+/// `attest ingest DIR --json`: the report.
+fn ingest_json(idx: &Path, dir: &Path) -> Value {
+    let out = attest(idx)
+        .args(["ingest", "--json"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    json(&out.stdout)
+}
+
+/// The stored text of the document whose path ends with `name`.
+fn stored_text(idx: &Path, name: &str) -> String {
+    let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
+    conn.query_row(
+        "SELECT text FROM documents WHERE path LIKE ?1",
+        [format!("%{name}")],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
+/// The title `attest documents --json` shows for the document whose path ends with `name`.
+fn title_of(idx: &Path, name: &str) -> String {
+    let out = attest(idx).args(["documents", "--json"]).output().unwrap();
+    let listing = json(&out.stdout);
+    let docs = listing["documents"]
+        .as_array()
+        .or(listing.as_array())
+        .unwrap();
+    docs.iter()
+        .find(|d| d["source"].as_str().unwrap().ends_with(name))
+        .unwrap_or_else(|| panic!("{name} not listed: {listing}"))["title"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn every_file_a_folder_holds_is_stored_failed_or_skipped_with_its_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("papers");
+    std::fs::create_dir_all(docs.join(".cache")).unwrap();
+    std::fs::create_dir_all(docs.join("drafts")).unwrap();
+    std::fs::write(
+        docs.join("notes.md"),
+        "# Notes\n\nThe corpus holds 40 papers.\n",
+    )
+    .unwrap();
+    std::fs::write(docs.join("train.py"), "print('hello')\n").unwrap();
+    std::fs::write(docs.join("scores.xlsx"), b"PK\x03\x04 not really").unwrap();
+    std::fs::write(docs.join("README"), "no extension\n").unwrap();
+    std::fs::write(docs.join(".cache/seen.md"), "# Cached\n\nA cached page.\n").unwrap();
+    std::fs::write(docs.join(".ignore"), "drafts/\n").unwrap();
+    std::fs::write(docs.join("drafts/old.md"), "# Old\n\nAn old draft.\n").unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    assert_eq!(report["added"], 1, "{report}");
+    let skipped: Vec<(String, String, String)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let path = s["path"].as_str().unwrap();
+            let name = path.rsplit_once("papers/").map_or(path, |(_, n)| n);
+            let detail = s["detail"].as_str().unwrap_or("").to_string();
+            (
+                name.to_string(),
+                s["reason"].as_str().unwrap().into(),
+                detail,
+            )
+        })
+        .collect();
+    let want = [
+        (".cache", "hidden", ""),
+        (".ignore", "hidden", ""),
+        ("README", "unsupported", ""),
+        ("drafts/old.md", "ignored", ""),
+        ("scores.xlsx", "unsupported", "xlsx"),
+        ("train.py", "unsupported", "py"),
+    ];
+    let want: Vec<(String, String, String)> = want
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    assert_eq!(skipped, want, "{report}");
+    assert_eq!(report["skipped_total"], 6);
+    // The human summary says the same, one line each.
+    let out = attest(&idx).arg("ingest").arg(&docs).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("train.py: unsupported file type (.py)")
+            && text.contains(".cache: hidden")
+            && text.contains("drafts/old.md: excluded by an ignore file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn ingest_help_names_every_format_the_loader_reads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let odd = tmp.path().join("data.xyz");
+    std::fs::write(&odd, "x").unwrap();
+    let out = attest(&tmp.path().join("idx"))
+        .args(["ingest", "--json"])
+        .arg(&odd)
+        .output()
+        .unwrap();
+    let report = json(&out.stdout);
+    let reason = report["failed"][0]["reason"].as_str().unwrap().to_string();
+    let listed = reason
+        .split_once("supported: ")
+        .and_then(|(_, l)| l.strip_suffix(')'))
+        .unwrap_or_else(|| panic!("no list of formats in {reason:?}"));
+    let help = attest(tmp.path())
+        .args(["ingest", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    let first = help.lines().next().unwrap();
+    for ext in listed.split(", ") {
+        assert!(
+            first
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == ext),
+            "{ext} missing from {first:?}"
+        );
+    }
+}
+
+#[test]
+fn a_web_page_saved_as_text_is_read_as_html_and_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(
+        docs.join("motel.txt"),
+        "<!DOCTYPE html>\n<html class=\"client-nojs\"><head><title>Bates Motel</title>\
+         <script>var x = 1;</script></head><body><h1>Bates Motel</h1>\
+         <p>The Bates Motel has twelve cabins.</p></body></html>\n",
+    )
+    .unwrap();
+    std::fs::write(
+        docs.join("plain.txt"),
+        "Plain notes: the pool closes at 9 pm.\n",
+    )
+    .unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    let read_as = report["read_as"].as_array().unwrap();
+    assert_eq!(read_as.len(), 1, "{report}");
+    assert!(read_as[0]["path"].as_str().unwrap().ends_with("motel.txt"));
+    assert_eq!(read_as[0]["format"], "html");
+    let text = stored_text(&idx, "motel.txt");
+    assert!(
+        text.contains("The Bates Motel has twelve cabins."),
+        "{text}"
+    );
+    assert!(
+        !text.contains('<') && !text.contains("client-nojs"),
+        "{text}"
+    );
+    assert_eq!(title_of(&idx, "motel.txt"), "Bates Motel");
+    assert_eq!(
+        stored_text(&idx, "plain.txt"),
+        "Plain notes: the pool closes at 9 pm.\n"
+    );
+}
+
+/// A paper's first page: its title in large type, and a body line naming a tool set in
+/// small capitals (a capital, then smaller capitals in a second font, touching), beside a
+/// heading whose capitals are an ordinary space apart.
+fn paper_page() -> Vec<u8> {
+    let g = 0.722 * 10.0; // the width of a 10 pt Helvetica "G"
+    let runs: Vec<Run> = vec![
+        (
+            120.0,
+            700.0,
+            18.0,
+            false,
+            "Reading Scientific Papers Offline",
+        ),
+        (72.0, 640.0, 10.0, false, "We parse every paper with"),
+        (200.0, 640.0, 10.0, false, "G"),
+        (200.0 + g + 0.5, 640.0, 8.0, true, "ROBID"),
+        (240.0, 640.0, 10.0, false, "and keep the text of each page."),
+        (72.0, 620.0, 10.0, false, "APPENDIX B DATA"),
+        (
+            72.0,
+            600.0,
+            10.0,
+            false,
+            "The corpus holds forty papers from three venues.",
+        ),
+    ];
+    typeset_pdf(&runs)
+}
+
+#[test]
+fn small_capitals_are_one_word_and_a_paper_is_titled_as_it_prints_its_title() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("2301.00001v2.pdf"), paper_page()).unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    assert_eq!(report["added"], 1, "{report}");
+    let text = stored_text(&idx, "2301.00001v2.pdf");
+    assert!(text.contains("with GROBID and keep"), "{text}");
+    assert!(text.contains("APPENDIX B DATA"), "{text}");
+    assert_eq!(
+        title_of(&idx, "2301.00001v2.pdf"),
+        "Reading Scientific Papers Offline"
+    );
+    let out = attest(&idx)
+        .args(["search", "GROBID", "--json"])
+        .output()
+        .unwrap();
+    let hits = json(&out.stdout);
+    assert!(
+        hits["hits"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("GROBID")),
+        "{hits}"
+    );
+}
+
+#[test]
+fn pages_whose_text_assembly_loses_are_reported_as_partly_read() {
+    // Every page prints the same block: read as running heads and dropped, so the
+    // stored text keeps almost nothing of what the text layer holds, page by page.
+    let block = [
+        "Each of these lines is printed in the same place on every single page.",
+        "Repeated blocks are what running heads and footers look like to assembly.",
+        "A reader would still want to know the stored text lost most of the page.",
+        "So the ingest names the file and the pages that lost their text to it.",
+    ];
+    let page: Vec<(u32, u32, &str)> = block
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (72, 700 - 14 * i as u32, *l))
+        .collect();
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    let pages = vec![page.clone(), page.clone(), page.clone(), page];
+    std::fs::write(docs.join("repeated.pdf"), paged_pdf(&pages, false)).unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    let partly = report["partly_read"].as_array().unwrap();
+    assert_eq!(partly.len(), 1, "{report}");
+    assert!(partly[0]["path"]
+        .as_str()
+        .unwrap()
+        .ends_with("repeated.pdf"));
+    assert!(
+        partly[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("page 2 keeps"),
+        "{report}"
+    );
+}
