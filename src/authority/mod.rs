@@ -71,6 +71,9 @@ pub struct DocSource {
     /// The version it states, from its stored profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub version: Option<DocVersion>,
+    /// Its authors as its first page prints them, from its stored profile.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
     /// The document (path shown) that supersedes it, when the corpus holds one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
@@ -141,10 +144,11 @@ impl Catalog {
                     meta = meta.overlaid(&rule.meta("attest ingest flags"));
                 }
             }
-            let (role, version) = what_it_is(&row);
+            let (role, version, authors) = what_it_is(&row);
             let mut doc = doc_source(row, meta);
             doc.role = role;
             doc.version = version;
+            doc.authors = authors;
             documents.push(doc);
         }
         Ok(Catalog { documents })
@@ -210,15 +214,16 @@ fn under(path: &str, root: &str) -> bool {
 
 /// The role and version of the document of `row`: its stored profile's, or, for a
 /// document stored before profiles, read from its title, file name and opening.
-fn what_it_is(row: &crate::store::CatalogRow) -> (Role, Option<DocVersion>) {
+fn what_it_is(row: &crate::store::CatalogRow) -> (Role, Option<DocVersion>, Vec<String>) {
     let stored = serde_json::from_str::<Profile>(&row.source_meta)
         .ok()
         .filter(|p| p.reading == crate::profile::READING);
     match stored {
-        Some(p) => (p.role, p.version),
+        Some(p) => (p.role, p.version, p.authors),
         None => (
             crate::profile::role::role(&row.source, &row.title, &row.opening),
             crate::profile::version::version_of(&row.source, &row.title, &row.opening),
+            Vec::new(),
         ),
     }
 }
@@ -252,6 +257,7 @@ fn doc_source(row: crate::store::CatalogRow, meta: SourceMeta) -> DocSource {
         superseded_from: None,
         role: Role::Other,
         version: None,
+        authors: Vec::new(),
     }
 }
 

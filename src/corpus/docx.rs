@@ -1097,6 +1097,7 @@ impl Doc {
             ocr: None,
             source_map: None,
             shortfall: Vec::new(),
+            authors: Vec::new(),
         };
         DocxText {
             text: self.out.text,

@@ -16,10 +16,10 @@ const SAME_TYPE: f32 = 0.9;
 const MARGIN: f32 = 54.0;
 
 /// Most words a title has.
-const MAX_WORDS: usize = 30;
+const MAX_WORDS: usize = 40;
 
 /// Most lines a title runs to.
-const MAX_LINES: usize = 3;
+const MAX_LINES: usize = 4;
 
 /// Extensions a metadata title that is really a file name ends with.
 const FILE_ENDINGS: &[&str] = &[
@@ -45,21 +45,54 @@ pub fn says_nothing(title: &str, stem: &str) -> bool {
         || (!t.contains(' ') && t.chars().any(|c| c.is_ascii_digit() || c == '_'))
 }
 
+/// What page 1 of a paper prints about it: its title and its authors.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FirstPage {
+    /// The title in the page's largest type ([`title`]).
+    pub title: Option<String>,
+    /// The names on the first line of names below the title ([`authors`]).
+    pub authors: Vec<String>,
+}
+
+/// Page 1's title and authors, from its words (`height`: the page's height in points).
+pub fn read(height: f32, words: &[Word]) -> FirstPage {
+    match title_block(height, words) {
+        Some((title, bottom)) => FirstPage {
+            title: Some(title),
+            authors: authors(height, words, bottom),
+        },
+        None => FirstPage::default(),
+    }
+}
+
 /// The title page 1 prints, from its words (`height`: the page's height in points).
 pub fn title(height: f32, words: &[Word]) -> Option<String> {
+    title_block(height, words).map(|(t, _)| t)
+}
+
+/// Whether a word is upright in the type area: a stamp set sideways in the margin (a
+/// preprint server's) has boxes taller than they are wide.
+fn upright(w: &Word) -> bool {
+    let size = w.bbox[3] - w.bbox[1];
+    (w.text.chars().count() <= 2 || size <= 1.5 * (w.bbox[2] - w.bbox[0])) && w.bbox[2] > MARGIN
+}
+
+/// The title and where its block ends (the bottom of its lowest word).
+fn title_block(height: f32, words: &[Word]) -> Option<(String, f32)> {
     let size = |w: &Word| w.bbox[3] - w.bbox[1];
-    // Upright words in the type area only: a stamp set sideways in the margin (a preprint
-    // server's) has boxes taller than they are wide.
-    let upright = |w: &Word| {
-        (w.text.chars().count() <= 2 || size(w) <= 1.5 * (w.bbox[2] - w.bbox[0]))
-            && w.bbox[2] > MARGIN
-    };
     let upper: Vec<&Word> = words
         .iter()
         .filter(|w| w.bbox[1] < height / 2.0 && w.text.chars().any(char::is_alphabetic))
         .filter(|w| upright(w))
         .collect();
-    let largest = upper.iter().map(|w| size(w)).fold(0.0f32, f32::max);
+    // Type size is read from words of plain characters: a brace, bracket or at sign
+    // (an e-mail group "{a,b}@x.org") can stand taller than its text.
+    let plain = |w: &&&Word| !w.text.contains(['{', '}', '[', ']', '(', ')', '@', '|']);
+    let largest = upper
+        .iter()
+        .filter(plain)
+        .map(|w| size(w))
+        .fold(0.0f32, f32::max);
     let mut sizes: Vec<f32> = words.iter().map(size).filter(|h| *h > 0.0).collect();
     sizes.sort_by(f32::total_cmp);
     let typical = *sizes.get(sizes.len() / 2)?;
@@ -68,7 +101,7 @@ pub fn title(height: f32, words: &[Word]) -> Option<String> {
     }
     let big: Vec<&Word> = upper
         .into_iter()
-        .filter(|w| size(w) >= largest * SAME_TYPE)
+        .filter(|w| size(w) >= largest * SAME_TYPE && size(w) <= largest / SAME_TYPE)
         .collect();
     let first = big.first()?;
     // The title's lines follow one another closely; a later line in the same type (a
@@ -114,7 +147,117 @@ pub fn title(height: f32, words: &[Word]) -> Option<String> {
         (p[1].bbox[1] - p[0].bbox[1]).abs() < 0.5 * largest && gap > 1.5 * largest
     });
     let fits = lines_of(&pieces, largest) <= MAX_LINES && (2..=MAX_WORDS).contains(&n);
-    (fits && !spread && letters * 2 > joined.len()).then_some(joined)
+    let bottom = pieces.iter().map(|w| w.bbox[3]).fold(0.0f32, f32::max);
+    (fits && !spread && letters * 2 > joined.len()).then_some((joined, bottom))
+}
+
+/// Lines below the title searched for the first line of names.
+const NAME_LINES: usize = 3;
+
+/// The authors: the names on the first line of names within [`NAME_LINES`] lines below
+/// the title block (which ends at `below`), and on the lines that continue it (the line
+/// before ends with a comma or "and"). Names set side by side (one author block per
+/// column) are apart by a wide gap.
+pub fn authors(height: f32, words: &[Word], below: f32) -> Vec<String> {
+    let mut under: Vec<&Word> = words
+        .iter()
+        .filter(|w| w.bbox[1] >= below && w.bbox[1] < height / 2.0 && upright(w))
+        .collect();
+    under.sort_by(|a, b| a.bbox[1].total_cmp(&b.bbox[1]));
+    let mut lines: Vec<Vec<&Word>> = Vec::new();
+    for w in under {
+        let h = w.bbox[3] - w.bbox[1];
+        match lines.last_mut() {
+            Some(line) if (w.bbox[1] - line[0].bbox[1]).abs() < 0.5 * h => line.push(w),
+            _ => lines.push(vec![w]),
+        }
+    }
+    for line in &mut lines {
+        line.sort_by(|a, b| a.bbox[0].total_cmp(&b.bbox[0]));
+    }
+    let Some(start) = lines
+        .iter()
+        .take(NAME_LINES)
+        .position(|l| names(l).is_some())
+    else {
+        return Vec::new();
+    };
+    let mut out = names(&lines[start]).map(|(n, _)| n).unwrap_or_default();
+    for pair in lines[start..].windows(2) {
+        let last = pair[0].last().map_or("", |w| w.text.as_str());
+        let continues = last.ends_with(',') || last.eq_ignore_ascii_case("and");
+        // "… and Oren Etzioni" closes the list: what follows is an affiliation.
+        let closed = pair[0][..pair[0].len().saturating_sub(2)]
+            .iter()
+            .any(|w| w.text.eq_ignore_ascii_case("and") || w.text == "&");
+        if closed && !continues {
+            break;
+        }
+        match names(&pair[1]) {
+            Some((more, all)) if continues || all => out.extend(more),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// The names a line holds, when at least half its parts are personal names, and whether
+/// all are: parts are apart at a comma, "and", "&", a footnote mark (digits, `*`, `†`,
+/// or any word in smaller type) or a gap wider than twice the type size; the parts that
+/// are not names (an address, a mark) are dropped.
+fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
+    let height = |w: &Word| w.bbox[3] - w.bbox[1];
+    let tallest = line.iter().map(|w| height(w)).fold(0.0f32, f32::max);
+    let mut parts: Vec<Vec<String>> = vec![Vec::new()];
+    for (i, w) in line.iter().enumerate() {
+        let h = height(w);
+        if h < 0.8 * tallest {
+            parts.push(Vec::new());
+            continue;
+        }
+        if i > 0 && w.bbox[0] - line[i - 1].bbox[2] > 2.0 * h {
+            parts.push(Vec::new());
+        }
+        let t = w.text.as_str();
+        if matches!(t.to_lowercase().as_str(), "and" | "&" | ",") {
+            parts.push(Vec::new());
+            continue;
+        }
+        let token = t.trim_end_matches(|c: char| !c.is_alphabetic() && c != '.');
+        if !token.is_empty() {
+            parts.last_mut()?.push(token.to_string());
+        }
+        if token.len() < t.trim_end_matches('.').len() {
+            parts.push(Vec::new());
+        }
+    }
+    parts.retain(|p| !p.is_empty());
+    let found: Vec<String> = parts.iter().filter_map(|p| personal_name(p)).collect();
+    let all = found.len() == parts.len();
+    (!found.is_empty() && found.len() * 2 >= parts.len()).then_some((found, all))
+}
+
+/// `tokens` as a personal name: two to five capitalised words or initials ("E."), the
+/// last a word of two letters or more; a lower-case word, a figure or an address is not
+/// part of one.
+fn personal_name(tokens: &[String]) -> Option<String> {
+    let word = |t: &str| {
+        let mut c = t.chars();
+        c.next().is_some_and(char::is_uppercase)
+            && t.chars().all(|c| c.is_alphabetic() || "-'’.".contains(c))
+    };
+    let initial = |t: &str| t.chars().filter(|c| c.is_alphabetic()).count() == 1;
+    // A name set in capitals has no two-letter words (a line of capitals that has them is
+    // an address in small capitals: "JDF SH DUKE EDU").
+    let capitals = tokens.iter().all(|t| !t.chars().any(char::is_lowercase));
+    let short = |t: &&String| t.chars().count() == 2 && !t.ends_with('.');
+    let last = tokens.last()?;
+    let fits = (2..=5).contains(&tokens.len())
+        && tokens.iter().all(|t| word(t))
+        && !(capitals && tokens.iter().any(|t| short(&t)))
+        && !initial(last)
+        && last.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    fits.then(|| tokens.join(" "))
 }
 
 /// How many lines `words` (in reading order) are set on.
@@ -131,6 +274,15 @@ fn lines_of(words: &[Word], height: f32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[ignore = "reads the -bbox file named by ATTEST_BBOX"]
+    fn show_first_page() {
+        let html = std::fs::read_to_string(std::env::var("ATTEST_BBOX").unwrap()).unwrap();
+        let pages = crate::corpus::forms::parse_bbox(&html);
+        let (h, w) = &pages[0];
+        eprintln!("{:?} {:?}", title_block(*h, w), read(*h, w));
+    }
 
     fn word(x: f32, top: f32, h: f32, text: &str) -> Word {
         Word {

@@ -152,6 +152,9 @@ pub struct Layout {
     /// assembly dropped as running heads, furniture or noise was most of the page).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shortfall: Vec<Shortfall>,
+    /// The authors the first page prints under the title (PDF), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
 }
 
 /// A page whose stored text keeps much less than its text layer holds.
@@ -669,6 +672,7 @@ mod tests {
             ocr: None,
             source_map: None,
             shortfall: Vec::new(),
+            authors: Vec::new(),
         };
         assert_eq!(layout.page_of(0), Some(1));
         assert_eq!(layout.page_of(99), Some(1));

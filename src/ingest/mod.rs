@@ -565,7 +565,8 @@ fn compare_file(
             }
             None => p.counts[0] += 1,
         }
-        let profile = crate::profile::Profile::of(&d.title, &source, &d.text);
+        let mut profile = crate::profile::Profile::of(&d.title, &source, &d.text);
+        profile.authors = d.layout.authors.clone();
         p.docs.push(NewDoc {
             path: key.clone(),
             key: d.key,

@@ -55,6 +55,9 @@ pub struct Profile {
     /// For a land register's official copy: its title number and proprietors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub register: Option<RegisterTitle>,
+    /// Its authors, as its first page prints them (set at ingest from the layout).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
 }
 
 impl Profile {
@@ -71,6 +74,7 @@ impl Profile {
             issued: head_date(text),
             date_order: crate::value::parse::infer_order(text),
             register: (role == Role::Register).then(|| register::register(text)),
+            authors: Vec::new(),
         }
     }
 

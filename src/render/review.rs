@@ -203,6 +203,9 @@ pub fn catalog(c: &crate::authority::Catalog) -> String {
                 .unwrap_or_default();
             let _ = writeln!(s, "    superseded by {}{since}", clean(b));
         }
+        if !d.authors.is_empty() {
+            let _ = writeln!(s, "    by {}", clean(&d.authors.join(", ")));
+        }
         let _ = writeln!(
             s,
             "    {} page(s), {} chunk(s), {}",

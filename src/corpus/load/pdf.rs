@@ -113,6 +113,9 @@ struct PdfText {
     /// The text of each page.
     pages: Vec<String>,
     title: Option<String>,
+    /// The authors page 1 prints (read with `pdftotext` only).
+    #[serde(default)]
+    authors: Vec<String>,
 }
 
 /// Why the extraction job found nothing.
@@ -191,7 +194,11 @@ fn extract_pdf(bytes: &[u8], limits: PdfLimits) -> Result<PdfText, PdfFail> {
         .and_then(|m| m.title)
         .map(|t| collapse_ws(&t))
         .filter(|t| !t.is_empty());
-    Ok(PdfText { pages, title })
+    Ok(PdfText {
+        pages,
+        title,
+        authors: Vec::new(),
+    })
 }
 
 /// The hidden first argument that turns the `attest` binary into a PDF worker process.
@@ -450,6 +457,7 @@ pub(super) fn load_pdf(
     ));
     scan::record(&text, &mut layout, &read);
     layout.shortfall = shortfall(&found.pages, &text, &layout.pages);
+    layout.authors = std::mem::take(&mut found.authors);
     if text.len() as u64 > opts.max_text_bytes {
         return Err(LoadError::OverBudget {
             path: path.to_path_buf(),
@@ -565,24 +573,28 @@ fn poppler_pages(
     let (pages, printed) = rejoin_pieces(path, pages, limits);
     Ok(PdfText {
         pages,
-        title: title.or(printed),
+        title: title.or(printed.title),
+        authors: printed.authors,
     })
 }
 
 /// `pages` with the pieces of words the extractor split at a change of font (small
 /// capitals) written as one word again, as the word boxes show them touching, and the
-/// title page 1 prints ([`firstpage::title`]). Without word boxes (an extractor failure)
+/// title and authors page 1 prints ([`firstpage::read`]). Without word boxes (an extractor failure)
 /// the pages are kept as they are.
 fn rejoin_pieces(
     path: &Path,
     pages: Vec<String>,
     limits: PopplerLimits,
-) -> (Vec<String>, Option<String>) {
+) -> (Vec<String>, firstpage::FirstPage) {
     let Ok(boxes) = pdftext::word_boxes(path, 1, pages.len().max(1), limits) else {
-        return (pages, None);
+        return (pages, firstpage::FirstPage::default());
     };
     let words = crate::corpus::forms::parse_bbox(&boxes);
-    let printed = words.first().and_then(|(h, w)| firstpage::title(*h, w));
+    let printed = words
+        .first()
+        .map(|(h, w)| firstpage::read(*h, w))
+        .unwrap_or_default();
     let pages = pages
         .into_iter()
         .enumerate()
