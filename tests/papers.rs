@@ -30,8 +30,8 @@ fn stored_text(idx: &Path, name: &str) -> String {
     .unwrap()
 }
 
-/// The title `attest documents --json` shows for the document whose path ends with `name`.
-fn title_of(idx: &Path, name: &str) -> String {
+/// What `attest documents --json` shows for the document whose path ends with `name`.
+fn listed(idx: &Path, name: &str) -> Value {
     let out = attest(idx).args(["documents", "--json"]).output().unwrap();
     let listing = json(&out.stdout);
     let docs = listing["documents"]
@@ -40,10 +40,13 @@ fn title_of(idx: &Path, name: &str) -> String {
         .unwrap();
     docs.iter()
         .find(|d| d["source"].as_str().unwrap().ends_with(name))
-        .unwrap_or_else(|| panic!("{name} not listed: {listing}"))["title"]
-        .as_str()
-        .unwrap()
-        .to_string()
+        .unwrap_or_else(|| panic!("{name} not listed: {listing}"))
+        .clone()
+}
+
+/// The title `attest documents --json` shows for the document whose path ends with `name`.
+fn title_of(idx: &Path, name: &str) -> String {
+    listed(idx, name)["title"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -190,6 +193,11 @@ fn paper_page() -> Vec<u8> {
             false,
             "Reading Scientific Papers Offline",
         ),
+        (100.0, 676.0, 11.0, false, "Ada Byron"),
+        (150.0, 680.0, 6.0, false, "1"),
+        (200.0, 676.0, 11.0, false, "Grace B. Hopper"),
+        (281.0, 680.0, 6.0, false, "2"),
+        (100.0, 662.0, 9.0, false, "Department of Computer Science"),
         (72.0, 640.0, 10.0, false, "We parse every paper with"),
         (200.0, 640.0, 10.0, false, "G"),
         (200.0 + g + 0.5, 640.0, 8.0, true, "ROBID"),
@@ -207,7 +215,7 @@ fn paper_page() -> Vec<u8> {
 }
 
 #[test]
-fn small_capitals_are_one_word_and_a_paper_is_titled_as_it_prints_its_title() {
+fn small_capitals_are_one_word_and_a_paper_has_the_title_and_authors_it_prints() {
     let tmp = tempfile::tempdir().unwrap();
     let docs = tmp.path().join("docs");
     std::fs::create_dir_all(&docs).unwrap();
@@ -222,6 +230,13 @@ fn small_capitals_are_one_word_and_a_paper_is_titled_as_it_prints_its_title() {
         title_of(&idx, "2301.00001v2.pdf"),
         "Reading Scientific Papers Offline"
     );
+    // The authors under the title, their footnote marks and affiliation left out.
+    assert_eq!(
+        listed(&idx, "2301.00001v2.pdf")["authors"],
+        serde_json::json!(["Ada Byron", "Grace B. Hopper"])
+    );
+    let human = attest(&idx).arg("documents").output().unwrap();
+    assert!(String::from_utf8_lossy(&human.stdout).contains("by Ada Byron, Grace B. Hopper"));
     let out = attest(&idx)
         .args(["search", "GROBID", "--json"])
         .output()

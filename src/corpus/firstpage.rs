@@ -275,15 +275,6 @@ fn lines_of(words: &[Word], height: f32) -> usize {
 mod tests {
     use super::*;
 
-    #[test]
-    #[ignore = "reads the -bbox file named by ATTEST_BBOX"]
-    fn show_first_page() {
-        let html = std::fs::read_to_string(std::env::var("ATTEST_BBOX").unwrap()).unwrap();
-        let pages = crate::corpus::forms::parse_bbox(&html);
-        let (h, w) = &pages[0];
-        eprintln!("{:?} {:?}", title_block(*h, w), read(*h, w));
-    }
-
     fn word(x: f32, top: f32, h: f32, text: &str) -> Word {
         Word {
             bbox: [x, top, x + 6.0 * text.len() as f32, top + h],
@@ -313,6 +304,63 @@ mod tests {
             .map(|i| word(100.0, i as f32 * 12.0, 9.0, "w"))
             .collect();
         assert_eq!(title(792.0, &flat), None);
+    }
+
+    fn line(words: &[(f32, f32, &str)]) -> Vec<Word> {
+        words
+            .iter()
+            .map(|&(x, h, t)| Word {
+                bbox: [x, 100.0, x + 6.0 * t.len() as f32, 100.0 + h],
+                text: t.into(),
+            })
+            .collect()
+    }
+
+    fn names_of(ws: Vec<Word>) -> Option<Vec<String>> {
+        let refs: Vec<&Word> = ws.iter().collect();
+        names(&refs).map(|(n, _)| n)
+    }
+
+    #[test]
+    fn a_line_of_names_gives_its_names_and_an_affiliation_gives_none() {
+        let listed = line(&[
+            (100.0, 10.0, "Michele"),
+            (150.0, 10.0, "Banko,"),
+            (195.0, 10.0, "Michael"),
+            (240.0, 10.0, "J"),
+            (250.0, 10.0, "Cafarella"),
+            (310.0, 10.0, "and"),
+            (335.0, 10.0, "Oren"),
+            (365.0, 10.0, "Etzioni"),
+        ]);
+        assert_eq!(
+            names_of(listed).unwrap(),
+            ["Michele Banko", "Michael J Cafarella", "Oren Etzioni"]
+        );
+        // Side by side, apart by a wide gap, marks in smaller type between them.
+        let blocks = line(&[
+            (100.0, 10.0, "Arman"),
+            (136.0, 10.0, "Cohan"),
+            (172.0, 6.0, "†∗"),
+            (230.0, 10.0, "Daniel"),
+            (272.0, 10.0, "S."),
+            (286.0, 10.0, "Weld"),
+        ]);
+        assert_eq!(names_of(blocks).unwrap(), ["Arman Cohan", "Daniel S. Weld"]);
+        for affiliation in [
+            "Department of Computer Science",
+            "University of Washington",
+            "JDF SH KH DUKE EDU",
+            "Seattle, WA 98195, USA",
+        ] {
+            let mut x = 100.0;
+            let mut ws = Vec::new();
+            for t in affiliation.split(' ') {
+                ws.push((x, 10.0, t));
+                x += 6.0 * t.len() as f32 + 3.0;
+            }
+            assert_eq!(names_of(line(&ws)), None, "{affiliation}");
+        }
     }
 
     #[test]
