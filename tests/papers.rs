@@ -286,3 +286,78 @@ fn pages_whose_text_assembly_loses_are_reported_as_partly_read() {
         "{report}"
     );
 }
+
+/// The section headings stored for the document whose path ends with `name`.
+fn headings(idx: &Path, name: &str) -> Vec<String> {
+    let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
+    let layout: String = conn
+        .query_row(
+            "SELECT layout FROM documents WHERE path LIKE ?1",
+            [format!("%{name}")],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let layout: Value = serde_json::from_str(&layout).unwrap();
+    layout["headings"]
+        .as_array()
+        .map(|h| {
+            h.iter()
+                .map(|x| x["title"].as_str().unwrap().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn sections_come_from_headings_not_from_references_formulas_or_running_heads() {
+    // Five journal pages: the left and right pages carry different running heads (the
+    // author's name, the short title), each on only two pages.
+    let prose = "The waves spread between cells through gap junctions in every culture.";
+    let mut pages: Vec<Vec<(u32, u32, &str)>> = Vec::new();
+    for p in 0..5 {
+        let mut lines = vec![(72, 560, prose), (72, 546, prose)];
+        match p {
+            0 => lines.push((72, 740, "Calcium Waves in Glia")),
+            1 | 3 => lines.push((72, 740, if p == 1 { "2 SMITH" } else { "4 SMITH" })),
+            _ => lines.push((
+                300,
+                740,
+                if p == 2 {
+                    "WAVES IN GLIA 3"
+                } else {
+                    "WAVES IN GLIA 5"
+                },
+            )),
+        }
+        if p == 1 {
+            lines.push((72, 680, "2 Data Model"));
+            lines.push((72, 640, "Section 2 describes the data model in more detail"));
+            lines.push((72, 600, "UR = ER - SR"));
+        }
+        pages.push(lines);
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("glia.pdf"), paged_pdf(&pages, false)).unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    assert_eq!(report["added"], 1, "{report}");
+    let found = headings(&idx, "glia.pdf");
+    assert!(found.iter().any(|h| h == "2 Data Model"), "{found:?}");
+    for wrong in ["Section 2 describes", "=", "SMITH", "WAVES IN GLIA"] {
+        assert!(
+            !found.iter().any(|h| h.contains(wrong)),
+            "{wrong}: {found:?}"
+        );
+    }
+    let text = stored_text(&idx, "glia.pdf");
+    assert!(
+        !text.contains("SMITH") && !text.contains("WAVES IN GLIA"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Section 2 describes the data model"),
+        "{text}"
+    );
+}

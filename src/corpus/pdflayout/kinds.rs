@@ -73,7 +73,8 @@ pub(super) fn heading_level(t: &str, alone: bool) -> Option<u8> {
     if t.starts_with('§') && (words.len() <= 3 || !t.ends_with(['.', ',', ';'])) {
         return Some(1);
     }
-    if t.ends_with(['.', ',', ';', ':']) {
+    // A formula ("UR = ER - SR", "NN~u = s(~u, Lv, t)") is no heading.
+    if t.ends_with(['.', ',', ';', ':']) || t.contains(['=', '~', '∧', '∨', '<', '>']) {
         return None;
     }
     if let Some(l) = numbered_level(&words) {
@@ -128,7 +129,13 @@ fn numbered_level(words: &[&str]) -> Option<u8> {
             .chars()
             .next()
             .is_some_and(|c| c.is_ascii_digit() || c.is_uppercase());
-        return (ok && id.chars().count() <= 6).then_some(1);
+        // A sentence that refers to a section ("Section 2 describes …", "Section 3): …",
+        // "Section 2.3, the …") goes on in lower case or punctuation after the number.
+        let bare = id.trim_end_matches('.').chars().all(char::is_alphanumeric);
+        let goes_on = rest
+            .get(1)
+            .is_some_and(|w| w.chars().next().is_some_and(char::is_lowercase));
+        return (ok && bare && !goes_on && id.chars().count() <= 6).then_some(1);
     }
     let comps: Vec<&str> = first.trim_end_matches('.').split('.').collect();
     let numeric = comps

@@ -54,8 +54,9 @@ fn is_data_row(seg: &Seg) -> bool {
 }
 
 /// Blank out running headers, footers and folios (rule: recurs in the band on at least
-/// half the pages with text, and on at least 2; a data row is not one, whatever its
-/// shape). Lines recur as furniture only beside other text: when nothing else would be
+/// half the pages with text, or on at least half the pages of one side — a book or
+/// journal sets the left and right pages' heads apart, "40 CHARLES" and "CALCIUM WAVES IN
+/// GLIA 41" — and on at least 2; a data row is not one, whatever its shape). Lines recur as furniture only beside other text: when nothing else would be
 /// left (every page prints the same block), the first page with text keeps its lines.
 pub(super) fn drop_running_lines(pages: &mut [Vec<Seg>]) {
     let first = pages
@@ -81,20 +82,33 @@ fn drop_furniture(pages: &mut [Vec<Seg>]) {
                 .collect()
         })
         .collect();
-    let mut counts: std::collections::HashMap<String, usize> = Default::default();
-    for (page, idx) in pages.iter().zip(&bands) {
+    // Counts over all pages ([0]) and over the pages of each side ([1], [2]).
+    let mut counts: std::collections::HashMap<String, [usize; 3]> = Default::default();
+    let mut with_text = [0usize; 3];
+    for (p, (page, idx)) in pages.iter().zip(&bands).enumerate() {
+        let side = 1 + p % 2;
+        if !idx.is_empty() {
+            with_text[0] += 1;
+            with_text[side] += 1;
+        }
         let mut seen: Vec<String> = idx.iter().map(|&i| normalise(&page[i])).collect();
         seen.sort();
         seen.dedup();
         for n in seen {
-            *counts.entry(n).or_default() += 1;
+            let c = counts.entry(n).or_default();
+            c[0] += 1;
+            c[side] += 1;
         }
     }
-    let with_text = bands.iter().filter(|b| !b.is_empty()).count();
-    for (page, idx) in pages.iter_mut().zip(&bands) {
+    for (p, (page, idx)) in pages.iter_mut().zip(&bands).enumerate() {
+        let side = 1 + p % 2;
         for &i in idx {
-            let n = counts.get(&normalise(&page[i])).copied().unwrap_or(0);
-            if (n >= 2 && n * 2 >= with_text) || is_folio(&page[i]) {
+            let n = counts
+                .get(&normalise(&page[i]))
+                .copied()
+                .unwrap_or_default();
+            let running = n[0] * 2 >= with_text[0] || n[side] * 2 >= with_text[side];
+            if (n[0] >= 2 && running) || is_folio(&page[i]) {
                 page[i] = Seg::default();
             }
         }
