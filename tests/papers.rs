@@ -198,6 +198,7 @@ fn paper_page() -> Vec<u8> {
         (200.0, 676.0, 11.0, false, "Grace B. Hopper"),
         (281.0, 680.0, 6.0, false, "2"),
         (100.0, 662.0, 9.0, false, "Department of Computer Science"),
+        (72.0, 655.0, 10.0, false, "Abstract"),
         (72.0, 640.0, 10.0, false, "We parse every paper with"),
         (200.0, 640.0, 10.0, false, "G"),
         (200.0 + g + 0.5, 640.0, 8.0, true, "ROBID"),

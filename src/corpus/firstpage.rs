@@ -55,11 +55,22 @@ pub struct FirstPage {
 }
 
 /// Page 1's title and authors, from its words (`height`: the page's height in points).
+/// Authors are read only from a paper's first page, one that has an abstract: under the
+/// title of a report or a permit stand a programme's, a company's or a council's name.
 pub fn read(height: f32, words: &[Word]) -> FirstPage {
+    let paper = words.iter().any(|w| {
+        w.text
+            .trim_matches(|c: char| !c.is_alphabetic())
+            .eq_ignore_ascii_case("abstract")
+    });
     match title_block(height, words) {
         Some((title, bottom)) => FirstPage {
             title: Some(title),
-            authors: authors(height, words, bottom),
+            authors: if paper {
+                authors(height, words, bottom)
+            } else {
+                Vec::new()
+            },
         },
         None => FirstPage::default(),
     }
