@@ -438,8 +438,8 @@ fn devices_fifos_and_proc_links_are_failures_under_their_own_paths_and_never_rea
     assert_eq!(r["added"], 1, "{r}");
 }
 
-/// The stored text of the only document of `idx`.
-fn stored_text(idx: &Path, name: &str) -> String {
+/// The stored text of the document of `idx` whose path ends with `name`.
+pub(crate) fn stored_text(idx: &Path, name: &str) -> String {
     let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
     conn.query_row(
         "SELECT text FROM documents WHERE path LIKE ?1",

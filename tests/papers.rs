@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::cli::{attest, json};
 use super::common::docgen::{paged_pdf, typeset_pdf, Run};
+use super::loaders::stored_text;
 
 /// `attest ingest DIR --json`: the report.
 fn ingest_json(idx: &Path, dir: &Path) -> Value {
@@ -17,17 +18,6 @@ fn ingest_json(idx: &Path, dir: &Path) -> Value {
         .output()
         .unwrap();
     json(&out.stdout)
-}
-
-/// The stored text of the document whose path ends with `name`.
-fn stored_text(idx: &Path, name: &str) -> String {
-    let conn = rusqlite::Connection::open(idx.join("attest.sqlite3")).unwrap();
-    conn.query_row(
-        "SELECT text FROM documents WHERE path LIKE ?1",
-        [format!("%{name}")],
-        |r| r.get(0),
-    )
-    .unwrap()
 }
 
 /// What `attest documents --json` shows for the document whose path ends with `name`.
