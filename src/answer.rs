@@ -386,6 +386,11 @@ pub struct Answer {
     /// evidence cannot decide) and a cited line per choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub choice: Option<crate::research::choice::Selection>,
+    /// For a yes/no question answered from the evidence: the reply ("Yes" or "No", which
+    /// opens the answer text), the item that decides it and the items pointing the other
+    /// way; `reply` null when no verified sentence states or denies what it asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<crate::research::reply::YesNo>,
     /// What the question asks for, read before research (see [`crate::frame`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub question_frame: Option<crate::frame::Frame>,

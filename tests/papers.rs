@@ -352,3 +352,114 @@ fn sections_come_from_headings_not_from_references_formulas_or_running_heads() {
         "{text}"
     );
 }
+
+/// A one-page paper: title, author line, affiliation, an abstract defining an acronym,
+/// and sentences that state and deny things.
+fn answering_page() -> Vec<u8> {
+    let body = [
+        "Abstract",
+        "We study explainable artificial intelligence (XAI) for triage notes in hospitals.",
+        "The corpus holds 4,200 triage notes written by nurses in two hospitals.",
+        "The annotators did not receive any payment for their work on the corpus.",
+        "The corpus is released under an open licence for research use.",
+        "Each note was labelled by two annotators and disagreements were adjudicated.",
+    ];
+    let mut runs: Vec<Run> = vec![
+        (
+            120.0,
+            700.0,
+            18.0,
+            false,
+            "Explaining Triage Notes to Nurses",
+        ),
+        (100.0, 676.0, 11.0, false, "Ada Byron"),
+        (200.0, 676.0, 11.0, false, "Grace B. Hopper"),
+        (100.0, 662.0, 9.0, false, "Department of Computer Science"),
+    ];
+    for (i, line) in body.iter().enumerate() {
+        runs.push((72.0, 640.0 - 16.0 * i as f32, 10.0, false, *line));
+    }
+    typeset_pdf(&runs)
+}
+
+/// `attest ask QUESTION --json --no-memory` on `idx`.
+fn ask_json(idx: &Path, question: &str) -> Value {
+    let out = attest(idx)
+        .args(["ask", question, "--json", "--no-memory"])
+        .output()
+        .unwrap();
+    json(&out.stdout)
+}
+
+/// The quotes an answer cites.
+fn cited_quotes(a: &Value) -> Vec<String> {
+    a["evidence"]
+        .as_array()
+        .map(|e| {
+            e.iter()
+                .filter_map(|x| x["quote"].as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_paper_answers_who_wrote_it_its_title_its_acronyms_and_yes_or_no() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("triage.pdf"), answering_page()).unwrap();
+    let idx = tmp.path().join("idx");
+    assert_eq!(ingest_json(&idx, &docs)["added"], 1);
+    let cites = |q: &str, want: &str| {
+        let a = ask_json(&idx, q);
+        assert_eq!(a["status"], "answered", "{q}: {a}");
+        assert!(
+            cited_quotes(&a).iter().any(|c| c.contains(want)),
+            "{q}: no cited quote holds {want:?}: {a}"
+        );
+        a
+    };
+    // Who wrote it: the author line the first page prints, a value though no sentence.
+    cites(
+        "Who wrote 'Explaining Triage Notes to Nurses'?",
+        "Ada Byron",
+    );
+    // Its title, for a question naming an author.
+    cites(
+        "What is the title of the paper by Grace Hopper?",
+        "Explaining Triage Notes to Nurses",
+    );
+    // An acronym the text defines.
+    cites(
+        "What does XAI stand for?",
+        "explainable artificial intelligence (XAI)",
+    );
+    // Yes or no, opening the answer and naming the quote that decides it.
+    let a = cites(
+        "Did the annotators receive payment?",
+        "did not receive any payment",
+    );
+    assert!(a["answer"].as_str().unwrap().starts_with("No [E"), "{a}");
+    assert_eq!(a["reply"]["reply"], "no", "{a}");
+    let a = cites(
+        "Is the corpus released under an open licence?",
+        "open licence",
+    );
+    assert!(a["answer"].as_str().unwrap().starts_with("Yes [E"), "{a}");
+    // A question the page does not decide gets no reply.
+    let a = ask_json(
+        &idx,
+        "Do all hospitals share their triage notes with other countries?",
+    );
+    let text = a["answer"].as_str().unwrap_or("");
+    assert!(!text.starts_with("Yes") && !text.starts_with("No "), "{a}");
+    // The title line answers nothing else.
+    let a = ask_json(&idx, "How many triage notes does the corpus hold?");
+    assert!(
+        !cited_quotes(&a)
+            .iter()
+            .any(|c| c.trim() == "Explaining Triage Notes to Nurses"),
+        "{a}"
+    );
+}

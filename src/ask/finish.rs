@@ -219,6 +219,8 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
     );
     if !question.choices.is_empty() {
         answer.choice = Some(select_choice(&question, &answer));
+    } else if frame_asks_yes_no(&answer) {
+        replied(&question.stem, &mut answer);
     }
     if let Some(key) = &question.memory {
         crate::memory::remember(engine.store(), key, &answer)?;
@@ -731,31 +733,54 @@ fn phrase(
     Ok(1)
 }
 
+/// The cited evidence as the choice and reply readers read it: none unless answered.
+fn choice_items(answer: &Answer) -> Vec<crate::research::choice::ChoiceItem> {
+    if answer.status != Status::Answered {
+        return Vec::new();
+    }
+    answer
+        .evidence
+        .iter()
+        .map(|e| crate::research::choice::ChoiceItem {
+            id: e.id.clone(),
+            quote: e.quote.clone(),
+            context: [
+                e.section.as_deref(),
+                e.label.as_deref(),
+                Some(e.title.as_str()),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(" "),
+        })
+        .collect()
+}
+
 /// The choice selection: from the cited evidence when answered, else undecided.
 fn select_choice(q: &Question, answer: &Answer) -> crate::research::choice::Selection {
-    use crate::research::choice::ChoiceItem;
-    let items: Vec<ChoiceItem> = if answer.status == Status::Answered {
-        answer
-            .evidence
-            .iter()
-            .map(|e| ChoiceItem {
-                id: e.id.clone(),
-                quote: e.quote.clone(),
-                context: [
-                    e.section.as_deref(),
-                    e.label.as_deref(),
-                    Some(e.title.as_str()),
-                ]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(" "),
-            })
-            .collect()
-    } else {
-        Vec::new()
-    };
-    crate::research::choice::select(&q.stem, &q.choices, &items)
+    crate::research::choice::select(&q.stem, &q.choices, &choice_items(answer))
+}
+
+/// Whether `answer` is an answered yes/no question that no value (a ticked box) answers.
+fn frame_asks_yes_no(answer: &Answer) -> bool {
+    answer.status == Status::Answered
+        && answer.answer_value.is_none()
+        && answer
+            .question_frame
+            .as_ref()
+            .is_some_and(|f| f.answer_type == crate::frame::AnswerType::YesNo)
+}
+
+/// Reply to a yes/no question from its cited evidence: a decided reply opens the answer
+/// text as a short paragraph of its own ("Yes [E1]."), which states nothing for the gate
+/// to check beyond the item it cites.
+fn replied(stem: &str, answer: &mut Answer) {
+    let r = crate::research::reply::reply(stem, &choice_items(answer));
+    if let (Some(word), Some(id)) = (r.reply.map(|x| x.word()), r.deciding.as_ref()) {
+        answer.answer = format!("{word} [{id}].\n\n{}", answer.answer);
+    }
+    answer.reply = Some(r);
 }
 
 /// What was searched for and not found.

@@ -311,6 +311,8 @@ impl<'e> Loop<'e> {
         if let Some(e) = &p.entity {
             focus_on(e, step_no, &mut verdicts);
         }
+        let one = opts.scope.as_ref().is_some_and(|s| s.doc_ids.len() == 1);
+        admit_head_lines(self.engine, &p.question, one, &mut verdicts)?;
         self.settle_revisited(&revisited, &mut verdicts);
         sort_verdicts(&mut verdicts);
         let near = near_quotes(&verdicts, &opts.relevance);
@@ -516,6 +518,62 @@ fn focus_on(entity: &str, step_no: usize, verdicts: &mut [Verdict]) {
             });
         }
     }
+}
+
+/// A document's head lines as evidence (see [`crate::research::authorship`]): for a
+/// question asking who wrote a document, its author line; for one asking for a title,
+/// its title line. Either is verified and put first when it is of the document the
+/// question names (by title for authors, by an author for a title) or of the one
+/// document in scope. A title line answers nothing else: it names its document and
+/// states nothing.
+fn admit_head_lines(
+    engine: &Engine,
+    question: &str,
+    one_document: bool,
+    verdicts: &mut [Verdict],
+) -> Result<(), Error> {
+    use crate::research::authorship::{asks, asks_title, is_title, names_author, names_document};
+    let (authors_asked, title_asked) = (asks(question), asks_title(question));
+    let top = verdicts
+        .iter()
+        .map(|v| v.relevance.score)
+        .fold(0.0_f64, f64::max);
+    let mut authors: HashMap<String, Vec<String>> = HashMap::new();
+    for v in verdicts.iter_mut() {
+        let c = &v.candidate;
+        let title_line = is_title(&c.quote, &c.title);
+        if title_line && !title_asked {
+            v.rejected = Some(Rejection {
+                reason: Reason::DoesNotAddressQuestion,
+                rationale: "the title line names its document and states nothing".into(),
+            });
+            continue;
+        }
+        let gone = matches!(&v.rejected, Some(r) if r.reason == Reason::NotVerbatim);
+        if gone || !(authors_asked || title_asked) {
+            continue;
+        }
+        if !authors.contains_key(&c.doc_id) {
+            let stored = engine.store().profile_json_of(&c.doc_id)?;
+            authors.insert(
+                c.doc_id.clone(),
+                crate::profile::stored_authors(stored.as_deref()),
+            );
+        }
+        let by = &authors[&c.doc_id];
+        let admit = if title_line {
+            one_document || names_author(question, by)
+        } else {
+            authors_asked
+                && (one_document || names_document(question, &c.title))
+                && crate::research::authorship::is_author_line(&c.quote, by)
+        };
+        if admit {
+            v.rejected = None;
+            v.relevance.score = v.relevance.score.max(top + 1e-6);
+        }
+    }
+    Ok(())
 }
 
 /// Verified first, then by relevance, chunk rank and position.

@@ -133,6 +133,7 @@ pub(super) fn empty_answer(question: &str, status: Status) -> Answer {
         steps: Vec::new(),
         research: None,
         choice: None,
+        reply: None,
         question_frame: None,
         answer_value: None,
         assurance: None,

@@ -169,7 +169,13 @@ pub fn restrict(
     filter: &Filter,
 ) -> Result<Option<(Restrict, Selection)>, Error> {
     if scope.is_none() && filter.is_empty() {
-        return Ok(None);
+        let earlier = earlier_versions(engine)?;
+        if earlier.is_empty() {
+            return Ok(None);
+        }
+        let all: HashSet<String> = engine.store().document_keys()?.into_keys().collect();
+        let ids: HashSet<String> = all.difference(&earlier).cloned().collect();
+        return Ok(Some((Restrict::new(engine, ids)?, Selection::default())));
     }
     let selection = match filter.is_empty() {
         true => Selection::default(),
@@ -366,6 +372,41 @@ fn link_supersessions(docs: &mut [DocSource]) {
         docs[a].superseded_by = Some(docs[b].source.clone());
         docs[a].superseded_from = docs[b].effective_from.as_ref().map(|s| s.value);
     }
+    let paths: Vec<&str> = docs.iter().map(|d| d.path.as_str()).collect();
+    let versions: Vec<(String, String)> = crate::source::arxiv::superseded(&paths)
+        .into_iter()
+        .map(|(old, new)| (old.to_string(), new.to_string()))
+        .collect();
+    for (old, new) in versions {
+        let by = docs
+            .iter()
+            .find(|d| d.path == new)
+            .map(|d| d.source.clone());
+        for d in docs
+            .iter_mut()
+            .filter(|d| d.path == old && d.superseded_by.is_none())
+        {
+            d.superseded_by = by.clone();
+        }
+    }
+}
+
+/// Documents of earlier arXiv versions of a paper whose later version the index holds
+/// (see [`crate::source::arxiv`]): a question not scoped to them is not answered from them.
+pub fn earlier_versions(engine: &Engine) -> Result<HashSet<String>, Error> {
+    let files = engine.store().stored_files()?;
+    let paths: Vec<&str> = files.iter().map(String::as_str).collect();
+    let mut out = HashSet::new();
+    for (old, _) in crate::source::arxiv::superseded(&paths) {
+        out.extend(
+            engine
+                .store()
+                .docs_of_file(old)?
+                .into_iter()
+                .map(|d| d.doc_id),
+        );
+    }
+    Ok(out)
 }
 
 impl DocSource {

@@ -282,8 +282,43 @@ fn lines_of(words: &[Word], height: f32) -> usize {
     tops.len()
 }
 
+/// Whether `name` is printed in `text` as whole words (case and spacing as words).
+fn prints_name(text: &str, name: &str) -> bool {
+    let t = crate::text::words(&text.to_lowercase());
+    let n = crate::text::words(&name.to_lowercase());
+    !n.is_empty() && t.windows(n.len()).any(|w| w == n.as_slice())
+}
+
+/// Whether `quote` is an author line of a document whose authors are `authors`: it
+/// names the first and at least half of them.
+pub fn is_author_line(quote: &str, authors: &[String]) -> bool {
+    let Some(first) = authors.first() else {
+        return false;
+    };
+    let named = authors.iter().filter(|a| prints_name(quote, a)).count();
+    prints_name(quote, first) && named * 2 >= authors.len()
+}
+
 #[cfg(test)]
 mod tests {
+    fn owned(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn an_author_line_names_the_first_author_and_half_of_them() {
+        let a = owned(&["Fay Chang", "Jeffrey Dean", "Sanjay Ghemawat"]);
+        assert!(is_author_line(
+            "Fay Chang, Jeffrey Dean, Sanjay Ghemawat",
+            &a
+        ));
+        assert!(is_author_line("Fay Chang, Jeffrey Dean", &a));
+        assert!(!is_author_line("Jeffrey Dean, Sanjay Ghemawat", &a));
+        assert!(!is_author_line("Fay Chang thanks the reviewers.", &a));
+        assert!(!is_author_line("Fay Changes, Jeffrey Dean", &a));
+        assert!(!is_author_line("Fay Chang", &[]));
+    }
+
     use super::*;
 
     fn word(x: f32, top: f32, h: f32, text: &str) -> Word {

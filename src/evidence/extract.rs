@@ -350,6 +350,40 @@ pub fn in_head(line: usize) -> bool {
     line <= HEAD_LINES
 }
 
+/// Whether `span` is the line of a document's head that names its authors (those the
+/// layout read from its first page): who wrote it, a value though it is no sentence.
+fn is_author_line(doc_text: &str, span: Span, layout: &Layout) -> bool {
+    let line = doc_text[..span.start].matches('\n').count() + 1;
+    line <= AUTHOR_LINES
+        && crate::corpus::firstpage::is_author_line(span.slice(doc_text), &layout.authors)
+}
+
+/// Where the document's `title` is printed in `chunk` within its first lines (the
+/// words in order, across line breaks): a candidate only a question asking for a title
+/// keeps (see `ask::research`).
+fn title_span(doc_text: &str, chunk: Span, title: &str) -> Option<Span> {
+    let head_end = doc_text
+        .match_indices('\n')
+        .nth(AUTHOR_LINES)
+        .map_or(doc_text.len(), |(i, _)| i);
+    let end = chunk.end.min(head_end);
+    if chunk.start >= end || word_count(title) < 2 {
+        return None;
+    }
+    let pattern = title
+        .split_whitespace()
+        .map(regex::escape)
+        .collect::<Vec<_>>()
+        .join(r"\s+");
+    let re = regex::Regex::new(&pattern).ok()?;
+    let m = re.find(&doc_text[chunk.start..end])?;
+    Some(Span::new(chunk.start + m.start(), chunk.start + m.end()))
+}
+
+/// Lines at the top of a document within which its author line is read (a title of
+/// four lines, then the names).
+const AUTHOR_LINES: usize = 12;
+
 /// Whether `span` is a short line of the document's head that states a date ("November -
 /// 2015" under a report's title): the document's own dateline, a value though it is
 /// no sentence.
@@ -825,9 +859,9 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
     for sent in layout.split_sentences(doc_text, sents) {
         let after_prompt = std::mem::replace(&mut prompted, is_instruction(sent.slice(doc_text)));
         let labelled = layout.label_for(sent.start, sent.end).is_some();
-        if (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
-            || layout.is_heading(sent.start, sent.end)
-        {
+        let heading = (is_heading_or_rule(sent.slice(doc_text)) && !labelled)
+            || layout.is_heading(sent.start, sent.end);
+        if heading && !is_author_line(doc_text, sent, layout) {
             continue;
         }
         if let Some(list) = provision::in_list(doc_text, sent).filter(|_| !labelled) {
@@ -856,7 +890,9 @@ pub fn spans_of_chunk(doc_text: &str, chunk: Span, layout: &Layout) -> Vec<(Span
         let raw_start = sent.start;
         let sent = strip_marker(doc_text, sent);
         if word_count(sent.slice(doc_text)) < MIN_WORDS {
-            if is_value(sent.slice(doc_text), labelled, after_prompt) || is_dateline(doc_text, sent)
+            if is_value(sent.slice(doc_text), labelled, after_prompt)
+                || is_dateline(doc_text, sent)
+                || is_author_line(doc_text, sent, layout)
             {
                 out.push((sent, Completeness::Complete));
             }
@@ -1047,13 +1083,20 @@ pub fn extract(store: &Store, chunks: &[ChunkView], step: usize) -> Result<Vec<C
         if text.get(c.start..c.end) != Some(c.text.as_str()) {
             continue; // the chunk no longer matches its document; nothing to quote
         }
-        for (span, completeness) in spans_of_chunk(text, Span::new(c.start, c.end), &doc.layout) {
+        let title = title_span(text, Span::new(c.start, c.end), &c.title);
+        let mut spans = spans_of_chunk(text, Span::new(c.start, c.end), &doc.layout);
+        spans.extend(title.map(|t| (t, Completeness::Complete)));
+        for (span, completeness) in spans {
             if !seen.insert((c.doc_id.clone(), span.start, span.end)) {
                 continue;
             }
-            if span.slice(text).trim() == c.title.trim() && word_count(&c.title) < SHORT_TITLE_WORDS
+            // A short title line met as a sentence names the document and states
+            // nothing; the title span itself is kept for questions asking for a title.
+            if Some(span) != title
+                && span.slice(text).trim() == c.title.trim()
+                && word_count(&c.title) < SHORT_TITLE_WORDS
             {
-                continue; // a short title line names the document; it states nothing
+                continue;
             }
             let quote = span.slice(text).to_string();
             let kind = kind_of(&quote);
@@ -1097,6 +1140,17 @@ mod tests {
             .into_iter()
             .map(|(s, c)| (s.slice(text).to_string(), c))
             .collect()
+    }
+
+    #[test]
+    fn a_title_printed_in_the_head_is_found_across_line_breaks() {
+        let text = "Explaining Triage Notes\nto Nurses\n\nAda Byron\n\nAbstract\nWe study notes.";
+        let whole = Span::new(0, text.len());
+        let t = title_span(text, whole, "Explaining Triage Notes to Nurses").unwrap();
+        assert_eq!(t.slice(text), "Explaining Triage Notes\nto Nurses");
+        assert_eq!(kind_of(t.slice(text)), Kind::Statement);
+        assert!(title_span(text, Span::new(40, text.len()), "Explaining Triage Notes").is_none());
+        assert!(title_span(text, whole, "Notes").is_none());
     }
 
     #[test]

@@ -129,6 +129,20 @@ pub fn head_date(text: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// The authors a stored profile's JSON records (none when it records none or does not
+/// parse: a profile of an older reading).
+pub fn stored_authors(json: Option<&str>) -> Vec<String> {
+    json.and_then(|j| serde_json::from_str::<serde_json::Value>(j).ok())
+        .and_then(|v| {
+            v.get("authors")?.as_array().map(|a| {
+                a.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

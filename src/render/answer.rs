@@ -153,6 +153,9 @@ fn conflicts(s: &mut String, list: &[crate::evidence::compose::Conflict]) {
 /// score, then its confidence.
 fn cited_answer(s: &mut String, a: &crate::answer::Answer) {
     let _ = writeln!(s, "{}\n", clean_text(&a.answer));
+    if let Some(r) = a.reply.as_ref().filter(|r| !r.against.is_empty()) {
+        let _ = writeln!(s, "Reply: {}\n", clean(&r.line));
+    }
     conflicts(s, &a.conflicts);
     binding_note(s, &a.evidence);
     let _ = writeln!(s, "Evidence:");

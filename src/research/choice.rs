@@ -123,7 +123,7 @@ fn canonical_word(w: &str) -> String {
     }
 }
 
-fn words_of(text: &str) -> HashSet<String> {
+pub(super) fn words_of(text: &str) -> HashSet<String> {
     content_words(text)
         .into_iter()
         .map(|w| canonical_word(&w))
@@ -132,8 +132,8 @@ fn words_of(text: &str) -> HashSet<String> {
 
 /// What the question asks: its subject words, the unit it counts in and its bound.
 #[derive(Debug, Clone, PartialEq)]
-struct Asked {
-    subject: HashSet<String>,
+pub(super) struct Asked {
+    pub(super) subject: HashSet<String>,
     /// The question's content words in order, for the words that qualify a subject.
     sequence: Vec<String>,
     modifiers: HashSet<String>,
@@ -143,7 +143,7 @@ struct Asked {
     role: Option<role::Role>,
 }
 
-fn asked(question: &str) -> Asked {
+pub(super) fn asked(question: &str) -> Asked {
     let lower = question.to_lowercase();
     let all: Vec<String> = crate::text::words(&lower);
     let unit = all
@@ -199,7 +199,7 @@ fn asked(question: &str) -> Asked {
 /// The same word, read loosely: equal, or the shorter one, less at most its last letter,
 /// starting the other, five letters or more ("notify" and "notification", "individual"
 /// and "individuals"; not "billing" and "billion").
-fn same_word(a: &str, b: &str) -> bool {
+pub(super) fn same_word(a: &str, b: &str) -> bool {
     if a == b {
         return true;
     }
@@ -212,7 +212,7 @@ fn same_word(a: &str, b: &str) -> bool {
 /// replaced there by another qualifier ("billing records" for "client records", whatever
 /// the heading above says), and no title modifier the question lacks ("the deputy
 /// director" is not "the director").
-fn about(a: &Asked, sentence: &str, context: &str) -> bool {
+pub(super) fn about(a: &Asked, sentence: &str, context: &str) -> bool {
     let missing_from = |text: &str| -> HashSet<&String> {
         let have: Vec<String> = words_of(text).into_iter().collect();
         let found = |w: &str| have.iter().any(|h| same_word(h, w));
@@ -249,7 +249,7 @@ fn competing(a: &Asked, sentence: &str, missing: &HashSet<&String>) -> bool {
 
 /// The clause of `text` around byte `at`: cut at `;`, `,` (not inside a number) and the
 /// words that join two statements.
-fn clause_at(text: &str, at: usize) -> &str {
+pub(super) fn clause_at(text: &str, at: usize) -> &str {
     let b = text.as_bytes();
     let is_cut = |i: usize| {
         (matches!(b[i], b';' | b',')

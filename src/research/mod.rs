@@ -13,7 +13,10 @@
 
 use std::collections::HashSet;
 
+pub mod acronym;
+pub mod authorship;
 pub mod choice;
+pub mod reply;
 
 use serde::{Deserialize, Serialize};
 

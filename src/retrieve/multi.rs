@@ -298,6 +298,7 @@ pub fn retrieve(
     let queries = add_alternatives(engine, q, rewriter, &mut pool, n, opts)?;
     let fused = super::rrf_weighted(&pool.lists, cfg.rrf_k);
     let fused = pin_printed(engine, q, fused, opts.scope.as_deref())?;
+    let fused = pin_defining(engine, q, fused, opts.scope.as_deref())?;
     let fused = pin_head(engine, q, fused)?;
     // Walk the fused list, skipping excluded chunks, until enough are found.
     let want = match reranker {
@@ -405,6 +406,48 @@ fn pin_printed(
             }
         }
     }
+    if pinned.is_empty() {
+        return Ok(fused);
+    }
+    let top = fused.first().map_or(0.0, |x| x.1);
+    let mut out: Vec<(i64, f64)> = pinned
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, top + (pinned.len() - i) as f64))
+        .collect();
+    out.extend(fused.into_iter().filter(|x| !pinned.contains(&x.0)));
+    Ok(out)
+}
+
+/// Chunks read for the acronym a question asks to expand, to find those that define it
+/// (an acronym used on every page is defined once). A bound, not tuned.
+const ACRONYM_CANDIDATES: usize = 500;
+
+/// `fused` with the chunks that define the acronym `q` asks to expand (see
+/// [`crate::research::acronym`]) at its head: at most [`PINNED_PER_PHRASE`], each
+/// document's first definition, in the order the full-text search ranks them.
+fn pin_defining(
+    engine: &Engine,
+    q: &str,
+    fused: Vec<(i64, f64)>,
+    scope: Option<&super::Restrict>,
+) -> Result<Vec<(i64, f64)>, Error> {
+    let Some(short) = crate::research::acronym::asked(q) else {
+        return Ok(fused);
+    };
+    let Some(expr) = lexical::LexQuery::phrase(&short) else {
+        return Ok(fused);
+    };
+    let hits = super::diverse::lexical_candidates(engine, &expr, ACRONYM_CANDIDATES, scope)?;
+    let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
+    let mut rows = engine.store().chunks_by_ids(&ids)?;
+    rows.retain(|r| crate::research::acronym::definition(&r.text, &short).is_some());
+    // Each document's first definition, documents in full-text order.
+    let rank = |id: i64| ids.iter().position(|&x| x == id).unwrap_or(usize::MAX);
+    rows.sort_by_key(|r| (r.doc_id.clone(), r.span.start));
+    rows.dedup_by(|a, b| a.doc_id == b.doc_id);
+    rows.sort_by_key(|r| rank(r.id));
+    let pinned: Vec<i64> = rows.iter().take(PINNED_PER_PHRASE).map(|r| r.id).collect();
     if pinned.is_empty() {
         return Ok(fused);
     }

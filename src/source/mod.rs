@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::lexicon::{self, Class};
 use crate::value::DateOrder;
 
+pub mod arxiv;
 pub mod binding;
 pub mod govern;
 pub mod named;
