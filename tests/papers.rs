@@ -463,3 +463,59 @@ fn a_paper_answers_who_wrote_it_its_title_its_acronyms_and_yes_or_no() {
         "{a}"
     );
 }
+
+/// A one-page preprint stating how many notes its corpus holds.
+fn preprint(notes: &str) -> Vec<u8> {
+    let line = format!("The corpus holds {notes} triage notes written by nurses.");
+    let runs: Vec<Run> = vec![
+        (
+            120.0,
+            700.0,
+            18.0,
+            false,
+            "Counting Triage Notes in Hospitals",
+        ),
+        (100.0, 676.0, 11.0, false, "Ada Byron"),
+        (72.0, 655.0, 10.0, false, "Abstract"),
+        (72.0, 640.0, 10.0, false, &line),
+    ];
+    typeset_pdf(&runs)
+}
+
+#[test]
+fn an_earlier_arxiv_version_is_superseded_and_not_answered_from() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(docs.join("old")).unwrap();
+    std::fs::write(docs.join("old/2301.00007v1.pdf"), preprint("3,100")).unwrap();
+    std::fs::write(docs.join("2301.00007v2.pdf"), preprint("4,200")).unwrap();
+    let idx = tmp.path().join("idx");
+    assert_eq!(ingest_json(&idx, &docs)["added"], 2);
+    let v1 = listed(&idx, "2301.00007v1.pdf");
+    assert!(
+        v1["superseded_by"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("2301.00007v2.pdf")),
+        "{v1}"
+    );
+    assert!(listed(&idx, "2301.00007v2.pdf")["superseded_by"].is_null());
+    let human = attest(&idx).arg("documents").output().unwrap();
+    assert!(String::from_utf8_lossy(&human.stdout).contains("superseded by"));
+    // Unscoped, the current version answers; scoped to the earlier one, it does.
+    let a = ask_json(&idx, "How many triage notes does the corpus hold?");
+    let quotes = cited_quotes(&a);
+    assert!(quotes.iter().any(|q| q.contains("4,200")), "{a}");
+    assert!(!quotes.iter().any(|q| q.contains("3,100")), "{a}");
+    let out = attest(&idx)
+        .args([
+            "ask",
+            "How many triage notes does the corpus hold?",
+            "--json",
+        ])
+        .args(["--no-memory", "--scope"])
+        .arg(docs.join("old/2301.00007v1.pdf"))
+        .output()
+        .unwrap();
+    let a = json(&out.stdout);
+    assert!(cited_quotes(&a).iter().any(|q| q.contains("3,100")), "{a}");
+}
