@@ -129,6 +129,11 @@ fn cited_sentences(text: &str) -> Vec<CitedSentence> {
                 .trim_end_matches(['.', ';', ':', ',', '!', '?'])
                 .trim()
                 .to_string();
+            // A yes/no reply ("Yes [E1].") names the item that decides it and states
+            // nothing of its own to check (see `research::reply`).
+            if body == "Yes" || body == "No" {
+                continue;
+            }
             out.push(CitedSentence {
                 paragraph: pi + 1,
                 text: sent.to_string(),
@@ -271,6 +276,23 @@ mod tests {
         let c = coverage("Client records are destroyed after ten years", &src);
         assert!((c - 3.0 / 5.0).abs() < 1e-12, "{c}");
         assert_eq!(coverage("the of and", &src), 1.0);
+    }
+
+    #[test]
+    fn a_yes_or_no_reply_states_nothing_to_check_but_its_sentence_does() {
+        let e = HashEmbedder::new(256);
+        let quotes: HashMap<String, Option<String>> = [(
+            "E1".to_string(),
+            Some("The annotators did not receive any payment.".to_string()),
+        )]
+        .into_iter()
+        .collect();
+        let text = "No [E1].\n\nThe annotators did not receive any payment [E1].";
+        let v = check_text(text, &quotes, &e, &SupportConfig::default()).unwrap();
+        assert!(v.is_empty(), "{v:?}");
+        let forged = "No [E1].\n\nThe annotators received a large payment [E1].";
+        let v = check_text(forged, &quotes, &e, &SupportConfig::default()).unwrap();
+        assert!(!v.is_empty());
     }
 
     #[test]
