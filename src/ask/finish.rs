@@ -217,11 +217,7 @@ pub(super) fn finish(engine: &Engine, d: Done, opts: &AskOptions) -> Result<Run,
         found.candidates,
         &numbered,
     );
-    if !question.choices.is_empty() {
-        answer.choice = Some(select_choice(&question, &answer));
-    } else if frame_asks_yes_no(&answer) {
-        replied(&question.stem, &mut answer);
-    }
+    choose_or_reply(&question, &mut answer);
     if let Some(key) = &question.memory {
         crate::memory::remember(engine.store(), key, &answer)?;
     }
@@ -760,6 +756,15 @@ fn choice_items(answer: &Answer) -> Vec<crate::research::choice::ChoiceItem> {
 /// The choice selection: from the cited evidence when answered, else undecided.
 fn select_choice(q: &Question, answer: &Answer) -> crate::research::choice::Selection {
     crate::research::choice::select(&q.stem, &q.choices, &choice_items(answer))
+}
+
+/// A question with answer choices gets its selection; a yes/no question its reply.
+fn choose_or_reply(question: &Question, answer: &mut Answer) {
+    if !question.choices.is_empty() {
+        answer.choice = Some(select_choice(question, answer));
+    } else if frame_asks_yes_no(answer) {
+        replied(&question.stem, answer);
+    }
 }
 
 /// Whether `answer` is an answered yes/no question that no value (a ticked box) answers.

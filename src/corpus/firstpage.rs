@@ -41,8 +41,21 @@ pub fn says_nothing(title: &str, stem: &str) -> bool {
         || lower == stem.to_lowercase()
         || lower == "untitled"
         || lower.starts_with("microsoft word - ")
+        || lower.ends_with(':')
         || FILE_ENDINGS.iter().any(|e| lower.ends_with(e))
         || (!t.contains(' ') && t.chars().any(|c| c.is_ascii_digit() || c == '_'))
+}
+
+/// Whether `page` prints what `title` names: at least two thirds of its content words
+/// stand on the page (case and punctuation aside). A metadata title naming a journal, a
+/// template or another paper does not; one the page prints in pieces ("GAO-23-106826"
+/// above, the title below) does.
+pub fn printed_in(title: &str, page: &str) -> bool {
+    let want: std::collections::HashSet<String> =
+        crate::text::content_words(title).into_iter().collect();
+    let have: std::collections::HashSet<String> =
+        crate::text::content_words(page).into_iter().collect();
+    !want.is_empty() && want.intersection(&have).count() * 3 >= want.len() * 2
 }
 
 /// What page 1 of a paper prints about it: its title and its authors.
@@ -421,6 +434,19 @@ mod tests {
             assert!(says_nothing(t, "paper"), "{t}");
         }
         assert!(!says_nothing("Accurate Information Extraction", "paper"));
+        assert!(says_nothing("doi:", "paper"));
+        assert!(printed_in(
+            "Sparse Information Extraction",
+            "SPARSE INFORMATION\nEXTRACTION: Unsupervised"
+        ));
+        assert!(!printed_in(
+            "Sparse Extraction - Transactions on Circuits and Systems",
+            "Sparse Extraction\nAda Byron"
+        ));
+        assert!(printed_in(
+            "GAO-23-106826, Cybersecurity: Launching the Strategy",
+            "GAO-23-106826\nCYBERSECURITY\nLaunching the Strategy"
+        ));
         assert!(!says_nothing("BERT", "paper"));
     }
 }

@@ -13,7 +13,6 @@
 
 use std::collections::HashSet;
 
-pub mod acronym;
 pub mod authorship;
 pub mod choice;
 pub mod reply;

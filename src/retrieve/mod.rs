@@ -10,6 +10,7 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
+pub mod acronym;
 pub mod diverse;
 pub mod multi;
 

@@ -424,7 +424,7 @@ fn pin_printed(
 const ACRONYM_CANDIDATES: usize = 500;
 
 /// `fused` with the chunks that define the acronym `q` asks to expand (see
-/// [`crate::research::acronym`]) at its head: at most [`PINNED_PER_PHRASE`], each
+/// [`crate::retrieve::acronym`]) at its head: at most [`PINNED_PER_PHRASE`], each
 /// document's first definition, in the order the full-text search ranks them.
 fn pin_defining(
     engine: &Engine,
@@ -432,7 +432,7 @@ fn pin_defining(
     fused: Vec<(i64, f64)>,
     scope: Option<&super::Restrict>,
 ) -> Result<Vec<(i64, f64)>, Error> {
-    let Some(short) = crate::research::acronym::asked(q) else {
+    let Some(short) = crate::retrieve::acronym::asked(q) else {
         return Ok(fused);
     };
     let Some(expr) = lexical::LexQuery::phrase(&short) else {
@@ -441,7 +441,7 @@ fn pin_defining(
     let hits = super::diverse::lexical_candidates(engine, &expr, ACRONYM_CANDIDATES, scope)?;
     let ids: Vec<i64> = hits.iter().map(|h| h.0).collect();
     let mut rows = engine.store().chunks_by_ids(&ids)?;
-    rows.retain(|r| crate::research::acronym::definition(&r.text, &short).is_some());
+    rows.retain(|r| crate::retrieve::acronym::definition(&r.text, &short).is_some());
     // Each document's first definition, documents in full-text order.
     let rank = |id: i64| ids.iter().position(|&x| x == id).unwrap_or(usize::MAX);
     rows.sort_by_key(|r| (r.doc_id.clone(), r.span.start));

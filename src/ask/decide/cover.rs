@@ -116,13 +116,26 @@ pub(super) fn meets_periods(f: &Frame, c: &crate::evidence::extract::Candidate) 
         .all(|w| item.meet(&w))
 }
 
-/// The names of an author list joined by [`covering`] (", ").
-fn split_authors(joined: &str) -> Vec<String> {
-    joined
-        .split(", ")
-        .filter(|a| !a.is_empty())
-        .map(str::to_string)
-        .collect()
+/// What a document's head says of candidate `c`: its document's authors, joined (they
+/// name it as its title does, "the paper by Hopper"), and, when `c` is the title line or
+/// the author line, the words for what it is (as a label says it).
+fn head_role(
+    engine: &Engine,
+    authors: &mut HashMap<String, Vec<String>>,
+    c: &crate::evidence::extract::Candidate,
+) -> (String, Option<&'static str>) {
+    let by = authors.entry(c.doc_id.clone()).or_insert_with(|| {
+        let json = engine.store().profile_json_of(&c.doc_id).ok().flatten();
+        crate::profile::stored_authors(json.as_deref())
+    });
+    let role = if crate::research::authorship::is_title(&c.quote, &c.title) {
+        Some("title")
+    } else if crate::research::authorship::is_author_line(&c.quote, by) {
+        Some("authors author wrote written")
+    } else {
+        None
+    };
+    (by.join(", "), role)
 }
 
 /// The verified items of `n` that cover frame `f` (in id order; for a typed question,
@@ -143,7 +156,7 @@ pub(super) fn covering<'a>(
     let chain = multi_hop.then(|| std::rc::Rc::new(stems(&owns.join(" "))));
     let mut covering = Vec::new();
     let mut misses: Vec<String> = Vec::new();
-    let mut authors: HashMap<String, String> = HashMap::new();
+    let mut authors: HashMap<String, Vec<String>> = HashMap::new();
     for ((id, v), own) in n.verified().zip(&owns) {
         let c = &v.candidate;
         let document = docs
@@ -155,36 +168,11 @@ pub(super) fn covering<'a>(
         // An example ("For example, if that job pays every other week, enter 26")
         // illustrates the sentence before it, which says what it is an example of.
         let example = illustrates(&c.quote).then_some(own.as_str());
-        // A document's authors name it as its title does ("the paper by Hopper").
-        let by = authors
-            .entry(c.doc_id.clone())
-            .or_insert_with(|| {
-                let json = engine.store().profile_json_of(&c.doc_id).ok().flatten();
-                crate::profile::stored_authors(json.as_deref()).join(", ")
-            })
-            .clone();
-        // The head line an item is says what it is, as a label does: the document's
-        // title line is its title; its author line, its authors.
-        let role = if crate::research::authorship::is_title(&c.quote, &c.title) {
-            Some("title")
-        } else if crate::research::authorship::is_author_line(&c.quote, &split_authors(&by)) {
-            Some("authors author wrote written")
-        } else {
-            None
-        };
-        let said = [
-            Some(c.quote.as_str()),
-            c.section.as_deref(),
-            c.label.as_deref(),
-            Some(c.title.as_str()),
-            Some(by.as_str()),
-            role,
-            example,
-        ]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join(" ");
+        let (by, role) = head_role(engine, &mut authors, c);
+        let said = [c.section.as_deref(), c.label.as_deref(), role, example]
+            .into_iter()
+            .flatten()
+            .fold(format!("{} {} {by}", c.quote, c.title), |s, x| s + " " + x);
         // A passage of another document that names this one's title speaks for it too
         // (the bridge of a two-step question): its words count as the item's own.
         let bridge = bridge(n, &owns, c);

@@ -571,6 +571,10 @@ fn poppler_pages(
     let stem = file_stem(path);
     let title = pdftext::title(path, limits).filter(|t| !firstpage::says_nothing(t, &stem));
     let (pages, printed) = rejoin_pieces(path, pages, limits);
+    // The title a paper prints governs: metadata naming something page 1 does not print
+    // (a journal's name after the title, a template's, another paper's) gives way to it.
+    let page_one = pages.first().map_or("", String::as_str);
+    let title = title.filter(|t| printed.title.is_none() || firstpage::printed_in(t, page_one));
     Ok(PdfText {
         pages,
         title: title.or(printed.title),
