@@ -4,7 +4,9 @@
 //! A sentence **speaks to** the question when it holds the question's subject (its
 //! subject words as the choice reader reads them, less the auxiliaries that open the
 //! question): at most a third of them missing from the sentence and its item's context,
-//! and at least half of them in the sentence itself. A verb of the question the sentence
+//! and at least half of those its context does not hold in the sentence itself (a
+//! question naming the paper or section leaves those words to the item's title and
+//! section). A verb of the question the sentence
 //! puts otherwise ("use" and "need") is one of the missing third, not another subject. Its stance is read in the clause that holds
 //! most of them: the clause agrees when it is negated exactly when the question is ("Do
 //! they use X?" and "we use X"; "Is X done without Y?" and "X is done without Y"), and
@@ -173,7 +175,15 @@ fn speaks(a: &Asked, sentence: &str, context: &str, need: usize) -> bool {
 /// The stance one item takes, if a sentence of it speaks to the question: the sentence
 /// holding most subject words decides, read in its clause holding most.
 fn stance(a: &Asked, item: &ChoiceItem, question_denies: bool) -> Option<Reply> {
-    let need = a.subject.len().div_ceil(2).max(1);
+    // Words naming the item's document or section ("In the MapReduce paper, does …")
+    // are said by its context; half of the rest must be in the sentence.
+    let context = words_of(&item.context);
+    let rest = a
+        .subject
+        .iter()
+        .filter(|w| !context.iter().any(|c| same_word(c, w)))
+        .count();
+    let need = rest.div_ceil(2).max(1);
     let best = sentences(&item.quote)
         .into_iter()
         .map(|sp| sp.slice(&item.quote))
@@ -375,6 +385,21 @@ mod tests {
             )],
         );
         assert_eq!(r.reply, None);
+    }
+
+    #[test]
+    fn words_naming_the_paper_are_left_to_its_title() {
+        let it = ChoiceItem {
+            id: "E1".into(),
+            quote: "Disabling backup tasks makes the sort program take 44% longer.".into(),
+            context: "MapReduce: Simplified Data Processing on Large Clusters".into(),
+        };
+        let r = reply(
+            "In the MapReduce data processing paper on large clusters, does disabling \
+             backup tasks slow the sort program?",
+            &[it],
+        );
+        assert_eq!(r.reply, Some(Reply::Yes));
     }
 
     #[test]
