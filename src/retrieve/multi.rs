@@ -406,8 +406,13 @@ fn pin_printed(
             }
         }
     }
+    Ok(pinned_first(fused, &pinned))
+}
+
+/// `fused` with `pinned` at its head, in order, above every fused score.
+fn pinned_first(fused: Vec<(i64, f64)>, pinned: &[i64]) -> Vec<(i64, f64)> {
     if pinned.is_empty() {
-        return Ok(fused);
+        return fused;
     }
     let top = fused.first().map_or(0.0, |x| x.1);
     let mut out: Vec<(i64, f64)> = pinned
@@ -416,7 +421,7 @@ fn pin_printed(
         .map(|(i, &id)| (id, top + (pinned.len() - i) as f64))
         .collect();
     out.extend(fused.into_iter().filter(|x| !pinned.contains(&x.0)));
-    Ok(out)
+    out
 }
 
 /// Chunks read for the acronym a question asks to expand, to find those that define it
@@ -448,17 +453,7 @@ fn pin_defining(
     rows.dedup_by(|a, b| a.doc_id == b.doc_id);
     rows.sort_by_key(|r| rank(r.id));
     let pinned: Vec<i64> = rows.iter().take(PINNED_PER_PHRASE).map(|r| r.id).collect();
-    if pinned.is_empty() {
-        return Ok(fused);
-    }
-    let top = fused.first().map_or(0.0, |x| x.1);
-    let mut out: Vec<(i64, f64)> = pinned
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| (id, top + (pinned.len() - i) as f64))
-        .collect();
-    out.extend(fused.into_iter().filter(|x| !pinned.contains(&x.0)));
-    Ok(out)
+    Ok(pinned_first(fused, &pinned))
 }
 
 /// Fused hits among which the document a question points at is looked for.
