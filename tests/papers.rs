@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::cli::{attest, json};
-use super::common::docgen::{paged_pdf, typeset_pdf, Run};
+use super::common::docgen::{paged_pdf, typeset_pdf, typeset_pdf_titled, Run};
 use super::loaders::stored_text;
 
 /// `attest ingest DIR --json`: the report.
@@ -238,6 +238,137 @@ fn small_capitals_are_one_word_and_a_paper_has_the_title_and_authors_it_prints()
             .as_str()
             .is_some_and(|t| t.contains("GROBID")),
         "{hits}"
+    );
+}
+
+/// A journal's first page: its running head, a label in the title's type above the title,
+/// the title over two lines, the author line in a type nearly the title's with a quad
+/// between two names, an affiliation naming a country, and an e-mail address (no
+/// "Abstract" heading). Its metadata title runs on into the journal's name.
+fn journal_page() -> Vec<u8> {
+    let runs: Vec<Run> = vec![
+        (
+            50.0,
+            750.0,
+            7.5,
+            false,
+            "Journal of Offline Reading, Volume 3, Article ID 42",
+        ),
+        (50.0, 690.0, 17.0, false, "Research Article"),
+        (50.0, 666.0, 17.0, false, "Patient Experiences of Reading"),
+        (50.0, 645.0, 17.0, false, "Programmes Offline"),
+        (50.0, 612.0, 16.0, false, "Kola O. Odeku"),
+        (175.0, 612.0, 16.0, false, "Ada Byron"),
+        (
+            50.0,
+            594.0,
+            10.0,
+            false,
+            "University of Limpopo, South Africa",
+        ),
+        (
+            50.0,
+            580.0,
+            10.0,
+            false,
+            "Correspondence: kola@limpopo.example.org",
+        ),
+        (
+            50.0,
+            550.0,
+            10.0,
+            false,
+            "We read every programme of the clinic and kept notes.",
+        ),
+        (
+            50.0,
+            536.0,
+            10.0,
+            false,
+            "The notes hold forty interviews from three wards.",
+        ),
+        (
+            50.0,
+            522.0,
+            10.0,
+            false,
+            "Each interview was read twice by two readers.",
+        ),
+    ];
+    typeset_pdf_titled(
+        &runs,
+        Some("Patient Experiences of Reading Programmes Offline - Journal of Offline Reading"),
+    )
+}
+
+/// A preprint's first page whose title is set in capitals in the body's type: only the
+/// metadata title says where the title ends and the authors begin.
+fn plain_preprint_page() -> Vec<u8> {
+    let runs: Vec<Run> = vec![
+        (
+            90.0,
+            690.0,
+            10.0,
+            false,
+            "IMPROVING DETECTION OF INFLUENTIAL NODES",
+        ),
+        (90.0, 662.0, 9.0, false, "AMIR SHEIKH"),
+        (160.0, 666.0, 5.0, false, "1"),
+        (168.0, 662.0, 9.0, false, ", AND MARY A. SHOKROLLAHI"),
+        (
+            90.0,
+            640.0,
+            9.0,
+            false,
+            "Abstract. We compare measures of influence on ten networks.",
+        ),
+        (
+            90.0,
+            626.0,
+            9.0,
+            false,
+            "The seeds of each measure overlap in most of the networks.",
+        ),
+        (
+            90.0,
+            612.0,
+            9.0,
+            false,
+            "We propose a measure that avoids the common neighbours.",
+        ),
+    ];
+    typeset_pdf_titled(&runs, Some("Improving detection of influential nodes"))
+}
+
+#[test]
+fn a_journal_page_gives_the_title_it_prints_and_the_names_under_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let docs = tmp.path().join("docs");
+    std::fs::create_dir_all(&docs).unwrap();
+    std::fs::write(docs.join("journal.pdf"), journal_page()).unwrap();
+    std::fs::write(docs.join("preprint.pdf"), plain_preprint_page()).unwrap();
+    let idx = tmp.path().join("idx");
+    let report = ingest_json(&idx, &docs);
+    assert_eq!(report["added"], 2, "{report}");
+    // The label above the title, the journal's name after the metadata title's dash and
+    // the author line in nearly the title's type are no part of the title.
+    assert_eq!(
+        title_of(&idx, "journal.pdf"),
+        "Patient Experiences of Reading Programmes Offline"
+    );
+    // Two names a quad apart; the affiliation's country is no name.
+    assert_eq!(
+        listed(&idx, "journal.pdf")["authors"],
+        serde_json::json!(["Kola O. Odeku", "Ada Byron"])
+    );
+    // A title in the body's type: the metadata title's lines mark where the names begin.
+    assert_eq!(
+        title_of(&idx, "preprint.pdf"),
+        "Improving detection of influential nodes"
+    );
+    assert_eq!(
+        listed(&idx, "preprint.pdf")["authors"],
+        serde_json::json!(["AMIR SHEIKH", "MARY A. SHOKROLLAHI"])
     );
 }
 

@@ -3,14 +3,20 @@
 //! metadata has no title, or one that is only a file name ("hlt2004.dvi", "Microsoft Word
 //! - draft3.doc", the file's own stem).
 
+use unicode_normalization::UnicodeNormalization;
+
 use super::forms::Word;
 use super::glue;
+use crate::lexicon::{self, Class};
 
 /// How much larger than the page's typical word the title type must be.
 const STANDS_OUT: f32 = 1.15;
 
 /// Words of a line in the title type: at least this share of the largest height.
-const SAME_TYPE: f32 = 0.9;
+const SAME_TYPE: f32 = 0.95;
+
+/// A line set close to the title in type at least this share of the title's belongs to it.
+const EXTENDS: f32 = 0.65;
 
 /// Width of the left margin no title reaches into, in points (three quarters of an inch).
 const MARGIN: f32 = 54.0;
@@ -19,7 +25,7 @@ const MARGIN: f32 = 54.0;
 const MAX_WORDS: usize = 40;
 
 /// Most lines a title runs to.
-const MAX_LINES: usize = 4;
+const MAX_LINES: usize = 6;
 
 /// Extensions a metadata title that is really a file name ends with.
 const FILE_ENDINGS: &[&str] = &[
@@ -58,6 +64,59 @@ pub fn printed_in(title: &str, page: &str) -> bool {
     !want.is_empty() && want.intersection(&have).count() * 3 >= want.len() * 2
 }
 
+/// Separators after which a metadata title goes on to name its venue ("Disk-Based
+/// Storage for Scalable Video - Circuits and Systems for Video Technology, IEEE …").
+const VENUE_SEPARATORS: &[&str] = &[" - ", " – ", " — ", " | "];
+
+/// `text` lower-cased, its letters and figures only: lines, hyphens and spacing aside.
+fn spelled(text: &str) -> String {
+    text.nfc()
+        .flat_map(char::to_lowercase)
+        .filter(|c| c.is_alphanumeric())
+        .collect()
+}
+
+/// Whether `page` prints `title` whole, in one run (line breaks, hyphens, case aside).
+pub fn prints_whole(title: &str, page: &str) -> bool {
+    let t = spelled(title);
+    !t.is_empty() && spelled(page).contains(&t)
+}
+
+/// The document's title from its metadata title (`meta`, one that says something) and
+/// the title page 1 sets in its largest type (`printed`). The metadata governs when the
+/// page prints it whole, or prints most of its words and the printed title is one piece
+/// of it ("GAO-23-106826" above "Cybersecurity: …"); else the printed title does (the
+/// metadata naming a journal, a template, another draft's wording). A metadata title the
+/// page prints only up to a dash gives its head ("… Video - Circuits and Systems …").
+pub fn choose_title(meta: Option<String>, printed: Option<String>, page: &str) -> Option<String> {
+    let meta = meta.map(|m| venue_cut(m, page));
+    let Some(p) = printed else {
+        return meta;
+    };
+    let words = |t: &str| -> std::collections::HashSet<String> {
+        crate::text::content_words(t).into_iter().collect()
+    };
+    let governs = |m: &String| {
+        prints_whole(m, page) || (printed_in(m, page) && words(&p).is_subset(&words(m)))
+    };
+    Some(meta.filter(governs).unwrap_or(p))
+}
+
+/// `meta` cut before a venue separator when `page` prints the head whole but not `meta`.
+pub fn venue_cut(meta: String, page: &str) -> String {
+    if prints_whole(&meta, page) {
+        return meta;
+    }
+    VENUE_SEPARATORS
+        .iter()
+        .find_map(|sep| {
+            let (head, _) = meta.split_once(sep)?;
+            (head.split_whitespace().count() >= 2 && prints_whole(head, page))
+                .then(|| head.trim().to_string())
+        })
+        .unwrap_or(meta)
+}
+
 /// What page 1 of a paper prints about it: its title and its authors.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FirstPage {
@@ -68,24 +127,31 @@ pub struct FirstPage {
 }
 
 /// Page 1's title and authors, from its words (`height`: the page's height in points).
-/// Authors are read only from a paper's first page, one that has an abstract: under the
-/// title of a report or a permit stand a programme's, a company's or a council's name.
-pub fn read(height: f32, words: &[Word]) -> FirstPage {
+/// `known` is a title from elsewhere (the file's metadata): where the page sets no title
+/// in a type that stands out, the lines that print `known` mark where the authors begin.
+/// Authors are read only from a paper's or a thesis's first page (one that prints an
+/// [`Class::PaperFront`] word or an e-mail address): under the title of a report or a
+/// permit stand a programme's, a company's or a council's name.
+pub fn read(height: f32, words: &[Word], known: Option<&str>) -> FirstPage {
     let paper = words.iter().any(|w| {
-        w.text
-            .trim_matches(|c: char| !c.is_alphabetic())
-            .eq_ignore_ascii_case("abstract")
+        let t = w.text.to_lowercase();
+        let head = t
+            .split(|c: char| !c.is_alphabetic())
+            .find(|p| !p.is_empty());
+        head.is_some_and(|h| lexicon::is(Class::PaperFront, h))
+            || t.split_once('@').is_some_and(|(_, d)| d.contains('.'))
     });
-    match title_block(height, words) {
-        Some((title, bottom)) => FirstPage {
-            title: Some(title),
-            authors: if paper {
-                authors(height, words, bottom)
-            } else {
-                Vec::new()
-            },
+    let block = title_block(height, words);
+    let below = block
+        .as_ref()
+        .map(|(_, b)| *b)
+        .or_else(|| known.and_then(|k| printed_lines(height, words, k)));
+    FirstPage {
+        title: block.map(|(t, _)| t),
+        authors: match below {
+            Some(b) if paper => authors(height, words, b),
+            _ => Vec::new(),
         },
-        None => FirstPage::default(),
     }
 }
 
@@ -101,20 +167,63 @@ fn upright(w: &Word) -> bool {
     (w.text.chars().count() <= 2 || size <= 1.5 * (w.bbox[2] - w.bbox[0])) && w.bbox[2] > MARGIN
 }
 
+fn size(w: &Word) -> f32 {
+    w.bbox[3] - w.bbox[1]
+}
+
+/// Whether a word's box measures its type: a brace, bracket or at sign (an e-mail group
+/// "{a,b}@x.org") can stand taller than its text.
+fn plain(w: &Word) -> bool {
+    !w.text.contains(['{', '}', '[', ']', '(', ')', '@', '|'])
+}
+
+/// The upright words of the page's upper half that hold a letter, set in lines from the
+/// top down, each line left to right.
+fn upper_lines(height: f32, words: &[Word]) -> Vec<Vec<&Word>> {
+    let mut upper: Vec<&Word> = words
+        .iter()
+        .filter(|w| w.bbox[1] < height / 2.0 && upright(w))
+        .collect();
+    upper.sort_by(|a, b| a.bbox[1].total_cmp(&b.bbox[1]));
+    let mut lines: Vec<Vec<&Word>> = Vec::new();
+    for w in upper {
+        match lines.last_mut() {
+            Some(line) if (w.bbox[1] - line[0].bbox[1]).abs() < 0.5 * size(w) => line.push(w),
+            _ => lines.push(vec![w]),
+        }
+    }
+    for line in &mut lines {
+        line.sort_by(|a, b| a.bbox[0].total_cmp(&b.bbox[0]));
+    }
+    lines
+}
+
+/// A line's type: the size of its largest plain word.
+fn line_type(line: &[&Word]) -> f32 {
+    line.iter()
+        .filter(|w| plain(w))
+        .map(|w| size(w))
+        .fold(0.0f32, f32::max)
+}
+
+fn top(line: &[&Word]) -> f32 {
+    line.iter().map(|w| w.bbox[1]).fold(f32::MAX, f32::min)
+}
+
+fn bottom(line: &[&Word]) -> f32 {
+    line.iter().map(|w| w.bbox[3]).fold(0.0f32, f32::max)
+}
+
 /// The title and where its block ends (the bottom of its lowest word).
 fn title_block(height: f32, words: &[Word]) -> Option<(String, f32)> {
-    let size = |w: &Word| w.bbox[3] - w.bbox[1];
-    let upper: Vec<&Word> = words
+    let lines = upper_lines(height, words);
+    // A letter alone (a drop capital, a symbol font's brace) does not measure the type.
+    let lettered =
+        |w: &&&Word| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 2 && plain(w);
+    let largest = lines
         .iter()
-        .filter(|w| w.bbox[1] < height / 2.0 && w.text.chars().any(char::is_alphabetic))
-        .filter(|w| upright(w))
-        .collect();
-    // Type size is read from words of plain characters: a brace, bracket or at sign
-    // (an e-mail group "{a,b}@x.org") can stand taller than its text.
-    let plain = |w: &&&Word| !w.text.contains(['{', '}', '[', ']', '(', ')', '@', '|']);
-    let largest = upper
-        .iter()
-        .filter(plain)
+        .flatten()
+        .filter(lettered)
         .map(|w| size(w))
         .fold(0.0f32, f32::max);
     let mut sizes: Vec<f32> = words.iter().map(size).filter(|h| *h > 0.0).collect();
@@ -123,56 +232,126 @@ fn title_block(height: f32, words: &[Word]) -> Option<(String, f32)> {
     if largest < typical * STANDS_OUT {
         return None;
     }
-    let big: Vec<&Word> = upper
-        .into_iter()
-        .filter(|w| size(w) >= largest * SAME_TYPE && size(w) <= largest / SAME_TYPE)
-        .collect();
-    let first = big.first()?;
-    // The title's lines follow one another closely; a later line in the same type (a
-    // section heading) is not part of it.
-    let mut lines: Vec<Vec<&Word>> = Vec::new();
-    let mut bottom = first.bbox[1];
-    for w in &big {
-        if w.bbox[1] > bottom + 2.0 * largest {
-            break;
-        }
-        match lines.last_mut() {
-            Some(line) if (w.bbox[1] - line[0].bbox[1]).abs() < 0.5 * largest => line.push(w),
-            _ => lines.push(vec![w]),
-        }
-        bottom = w.bbox[3];
+    let (first, last) = title_lines(&lines, largest)?;
+    let mut block: Vec<&Word> = lines[first..=last].iter().flatten().copied().collect();
+    // A journal's label set above the title in its type ("Research Article") is no part
+    // of it.
+    if first < last && is_label(&lines[first]) {
+        block.retain(|w| !lines[first].iter().any(|l| std::ptr::eq(*l, *w)));
     }
-    // Every word set on the title's lines, small capitals of a smaller size included.
-    let within = |w: &Word| {
-        let mid = (w.bbox[1] + w.bbox[3]) / 2.0;
-        lines
-            .iter()
-            .any(|l| l.iter().any(|b| mid >= b.bbox[1] && mid <= b.bbox[3]))
-    };
-    let pieces: Vec<Word> = words
-        .iter()
-        .filter(|w| upright(w) && within(w))
-        .cloned()
-        .collect();
-    // Pieces set touching (small capitals, a logo) are one word.
-    let mut joined = String::new();
-    for (i, w) in pieces.iter().enumerate() {
-        if i > 0 && !glue::touching(&pieces[i - 1], w) {
-            joined.push(' ');
-        }
-        joined.push_str(&w.text);
-    }
+    let joined = join_words(&block);
     let n = joined.split_whitespace().count();
     let letters = joined.chars().filter(|c| c.is_alphabetic()).count();
     // A title is set as running text: a line whose words stand apart like table cells,
     // or a block of many lines, is a form's or a table's header.
-    let spread = pieces.windows(2).any(|p| {
-        let gap = p[1].bbox[0] - p[0].bbox[2];
-        (p[1].bbox[1] - p[0].bbox[1]).abs() < 0.5 * largest && gap > 1.5 * largest
+    let spread = lines[first..=last].iter().any(|line| {
+        line.windows(2)
+            .any(|p| p[1].bbox[0] - p[0].bbox[2] > 1.5 * largest)
     });
-    let fits = lines_of(&pieces, largest) <= MAX_LINES && (2..=MAX_WORDS).contains(&n);
-    let bottom = pieces.iter().map(|w| w.bbox[3]).fold(0.0f32, f32::max);
-    (fits && !spread && letters * 2 > joined.len()).then_some((joined, bottom))
+    let fits = last - first < MAX_LINES && (2..=MAX_WORDS).contains(&n);
+    let end = bottom(&block);
+    (fits && !spread && letters * 2 > joined.len()).then_some((joined, end))
+}
+
+/// The first and last of `lines` that hold the title: the lines in the largest type that
+/// follow one another from the first, a line in the title's type but a larger box aside
+/// (an italic word); then the lines set close above or below them in a type not much
+/// smaller (a title's second line in another font). None when the lines in the largest
+/// type are mostly in other type (a drop capital opening the text).
+fn title_lines(lines: &[Vec<&Word>], largest: f32) -> Option<(usize, usize)> {
+    let big = |w: &&Word| size(w) >= largest * SAME_TYPE && size(w) <= largest / SAME_TYPE;
+    let first = lines.iter().position(|l| l.iter().any(big))?;
+    let mut last = first;
+    while last + 1 < lines.len()
+        && lines[last + 1].iter().any(big)
+        && top(&lines[last + 1]) <= bottom(&lines[last]) + 2.0 * largest
+    {
+        last += 1;
+    }
+    let seeds = &lines[first..=last];
+    let in_type = seeds.iter().flatten().filter(|w| big(w)).count();
+    if in_type * 2 < seeds.iter().map(Vec::len).sum::<usize>() {
+        return None;
+    }
+    let close = |line: &[&Word], gap: f32| {
+        let t = line_type(line);
+        t >= largest * EXTENDS
+            && gap <= 0.5 * t
+            && line.iter().any(|w| w.text.chars().any(char::is_alphabetic))
+    };
+    let (mut first, mut last) = (first, last);
+    while first > 0
+        && close(
+            &lines[first - 1],
+            top(&lines[first]) - bottom(&lines[first - 1]),
+        )
+    {
+        first -= 1;
+    }
+    while last + 1 < lines.len()
+        && close(
+            &lines[last + 1],
+            top(&lines[last + 1]) - bottom(&lines[last]),
+        )
+    {
+        last += 1;
+    }
+    Some((first, last))
+}
+
+/// Whether a line is only a journal's article label ([`Class::ArticleLabel`]).
+fn is_label(line: &[&Word]) -> bool {
+    line.iter().all(|w| {
+        let t = w.text.to_lowercase();
+        lexicon::is(
+            Class::ArticleLabel,
+            t.trim_matches(|c: char| !c.is_alphabetic()),
+        )
+    })
+}
+
+/// Footnote marks set after a title or a name ("Platforms∗", "Montoya † ‡").
+const MARKS: &[char] = &['∗', '*', '†', '‡', '§', '¶', '⋆', '★'];
+
+/// Words in reading order as one line of text: pieces set touching (small capitals, a
+/// logo) are one word, and footnote marks are dropped.
+fn join_words(block: &[&Word]) -> String {
+    let mut joined = String::new();
+    for (i, w) in block.iter().enumerate() {
+        let text = w.text.trim_end_matches(MARKS);
+        if text.is_empty() {
+            continue;
+        }
+        if i > 0 && !joined.is_empty() && !glue::touching(block[i - 1], w) {
+            joined.push(' ');
+        }
+        joined.push_str(text);
+    }
+    joined.nfc().collect()
+}
+
+/// Where the lines of the upper page that print `known` end: the bottom of the last of
+/// consecutive lines whose letters and figures, run together, spell it (case aside).
+fn printed_lines(height: f32, words: &[Word], known: &str) -> Option<f32> {
+    let want = spelled(known);
+    if want.is_empty() {
+        return None;
+    }
+    let lines = upper_lines(height, words);
+    for i in 0..lines.len() {
+        let mut have = String::new();
+        for line in &lines[i..] {
+            let text: Vec<&str> = line.iter().map(|w| w.text.as_str()).collect();
+            have.push_str(&spelled(&text.join(" ")));
+            if have == want {
+                return Some(bottom(line));
+            }
+            if !want.starts_with(&have) {
+                break;
+            }
+        }
+    }
+    None
 }
 
 /// Lines below the title searched for the first line of names.
@@ -183,22 +362,15 @@ const NAME_LINES: usize = 3;
 /// before ends with a comma or "and"). Names set side by side (one author block per
 /// column) are apart by a wide gap.
 pub fn authors(height: f32, words: &[Word], below: f32) -> Vec<String> {
-    let mut under: Vec<&Word> = words
-        .iter()
-        .filter(|w| w.bbox[1] >= below && w.bbox[1] < height / 2.0 && upright(w))
+    let lines: Vec<Vec<&Word>> = upper_lines(height, words)
+        .into_iter()
+        .map(|l| {
+            l.into_iter()
+                .filter(|w| w.bbox[1] >= below)
+                .collect::<Vec<_>>()
+        })
+        .filter(|l| !l.is_empty())
         .collect();
-    under.sort_by(|a, b| a.bbox[1].total_cmp(&b.bbox[1]));
-    let mut lines: Vec<Vec<&Word>> = Vec::new();
-    for w in under {
-        let h = w.bbox[3] - w.bbox[1];
-        match lines.last_mut() {
-            Some(line) if (w.bbox[1] - line[0].bbox[1]).abs() < 0.5 * h => line.push(w),
-            _ => lines.push(vec![w]),
-        }
-    }
-    for line in &mut lines {
-        line.sort_by(|a, b| a.bbox[0].total_cmp(&b.bbox[0]));
-    }
     let Some(start) = lines
         .iter()
         .take(NAME_LINES)
@@ -227,22 +399,32 @@ pub fn authors(height: f32, words: &[Word], below: f32) -> Vec<String> {
 
 /// The names a line holds, when at least half its parts are personal names, and whether
 /// all are: parts are apart at a comma, "and", "&", a footnote mark (digits, `*`, `†`,
-/// or any word in smaller type) or a gap wider than twice the type size; the parts that
-/// are not names (an address, a mark) are dropped.
+/// or any word in smaller type), a gap wider than twice the type size, or one well wider
+/// than the line's space between words; the parts that are not names (an address, a
+/// mark) are dropped.
 fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
     let height = |w: &Word| w.bbox[3] - w.bbox[1];
-    let tallest = line.iter().map(|w| height(w)).fold(0.0f32, f32::max);
+    let tallest = body_type(line)?;
+    let gap = |i: usize| line[i].bbox[0] - line[i - 1].bbox[2];
+    // The space between words of a name; names are set further apart (a quad).
+    let wordy = |w: &Word| w.text.chars().filter(|c| c.is_alphabetic()).count() >= 2;
+    let space = (1..line.len())
+        .filter(|&i| wordy(line[i - 1]) && wordy(line[i]))
+        .map(gap)
+        .filter(|g| *g > 0.0)
+        .fold(f32::MAX, f32::min);
     let mut parts: Vec<Vec<String>> = vec![Vec::new()];
     for (i, w) in line.iter().enumerate() {
         let h = height(w);
-        if h < 0.8 * tallest {
+        if h < 0.8 * tallest || h > 2.0 * tallest {
             parts.push(Vec::new());
             continue;
         }
-        if i > 0 && w.bbox[0] - line[i - 1].bbox[2] > 2.0 * h {
+        if i > 0 && (gap(i) > 2.0 * h || (gap(i) > 2.5 * space && gap(i) > 0.5 * h)) {
             parts.push(Vec::new());
         }
-        let t = w.text.as_str();
+        let t: String = w.text.nfc().collect();
+        let t = t.as_str();
         if matches!(t.to_lowercase().as_str(), "and" | "&" | ",") {
             parts.push(Vec::new());
             continue;
@@ -261,6 +443,22 @@ fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
     (!found.is_empty() && found.len() * 2 >= parts.len()).then_some((found, all))
 }
 
+/// A line's type: the height that sets most of its letters, to half a point (marks and
+/// addresses in smaller type, a stamp set across the line aside).
+fn body_type(line: &[&Word]) -> Option<f32> {
+    let mut letters: Vec<(i32, usize)> = Vec::new();
+    for w in line {
+        let key = ((w.bbox[3] - w.bbox[1]) * 2.0).round() as i32;
+        let n = w.text.chars().filter(|c| c.is_alphabetic()).count();
+        match letters.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, count)) => *count += n,
+            None => letters.push((key, n)),
+        }
+    }
+    let (key, _) = letters.into_iter().max_by_key(|&(k, n)| (n, k))?;
+    Some(key as f32 / 2.0)
+}
+
 /// `tokens` as a personal name: two to five capitalised words or initials ("E."), the
 /// last a word of two letters or more; a lower-case word, a figure or an address is not
 /// part of one.
@@ -276,23 +474,20 @@ fn personal_name(tokens: &[String]) -> Option<String> {
     let capitals = tokens.iter().all(|t| !t.chars().any(char::is_lowercase));
     let short = |t: &&String| t.chars().count() == 2 && !t.ends_with('.');
     let last = tokens.last()?;
-    let fits = (2..=5).contains(&tokens.len())
+    // An affiliation's words ("South Africa", "Stanford University") make no name.
+    let affiliation = tokens.iter().any(|t| {
+        let t = t.to_lowercase();
+        let t = t.trim_end_matches('.');
+        lexicon::is_any(&[Class::Affiliation, Class::PaperFront], t)
+            || lexicon::is(Class::PlacePrefix, &tokens[0].to_lowercase())
+    });
+    let fits = !affiliation
+        && (2..=5).contains(&tokens.len())
         && tokens.iter().all(|t| word(t))
         && !(capitals && tokens.iter().any(|t| short(&t)))
         && !initial(last)
         && last.chars().filter(|c| c.is_alphabetic()).count() >= 2;
     fits.then(|| tokens.join(" "))
-}
-
-/// How many lines `words` (in reading order) are set on.
-fn lines_of(words: &[Word], height: f32) -> usize {
-    let mut tops: Vec<f32> = Vec::new();
-    for w in words {
-        if !tops.iter().any(|t| (t - w.bbox[1]).abs() < 0.5 * height) {
-            tops.push(w.bbox[1]);
-        }
-    }
-    tops.len()
 }
 
 /// Whether `name` is printed in `text` as whole words (case and spacing as words).
@@ -448,5 +643,88 @@ mod tests {
             "GAO-23-106826\nCYBERSECURITY\nLaunching the Strategy"
         ));
         assert!(!says_nothing("BERT", "paper"));
+    }
+
+    #[test]
+    fn the_metadata_title_governs_only_where_page_one_prints_it() {
+        let page = "Journal of Things\nTympanic membrane contour measurement with two\nsource \
+                    positions\nAbstract. The membrane shape is measured through a double \
+                    source position.";
+        let printed =
+            Some("Tympanic membrane contour measurement with two source positions".into());
+        // Another draft's wording, its words scattered over the abstract: the printed
+        // title governs.
+        let other = Some("Measurement of the membrane shape through double source position".into());
+        assert_eq!(choose_title(other, printed.clone(), page), printed);
+        // Printed whole (across a line break): the metadata governs.
+        let whole = Some("Tympanic Membrane Contour Measurement with Two Source Positions".into());
+        assert_eq!(choose_title(whole.clone(), printed.clone(), page), whole);
+        // A piece of it in the largest type ("GAO-23-106826" above the rest).
+        let gao = "GAO-23-106826\nCYBERSECURITY\nLaunching the Strategy";
+        let meta = Some("GAO-23-106826, Cybersecurity: Launching the Strategy".to_string());
+        assert_eq!(
+            choose_title(meta.clone(), Some("CYBERSECURITY".into()), gao),
+            meta
+        );
+        // The journal's name after a dash goes.
+        assert_eq!(
+            venue_cut(
+                "Disk-Based Storage for Video - Circuits and Systems, IEEE".into(),
+                "Disk-\nBased Storage for Video\nEd Chang"
+            ),
+            "Disk-Based Storage for Video"
+        );
+        assert_eq!(choose_title(None, printed.clone(), page), printed);
+    }
+
+    #[test]
+    fn a_title_line_keeps_its_larger_italic_word_and_drops_a_label_and_the_names() {
+        let mut words = vec![
+            word(60.0, 40.0, 16.0, "Original"),
+            word(112.0, 40.0, 16.0, "Article"),
+            word(60.0, 62.0, 16.0, "Anaemia"),
+            word(106.0, 62.0, 16.0, "improves"),
+            word(158.0, 62.0, 16.0, "after"),
+            word(60.0, 82.0, 16.0, "eradication"),
+            word(130.0, 80.0, 22.0, "Helicobacter"),
+            word(60.0, 116.0, 15.0, "Kola"),
+            word(100.0, 116.0, 15.0, "Odeku"),
+        ];
+        for i in 0..40 {
+            words.push(word(60.0, 200.0 + i as f32 * 10.0, 9.0, "body"));
+        }
+        assert_eq!(
+            title(792.0, &words).as_deref(),
+            Some("Anaemia improves after eradication Helicobacter")
+        );
+        // A drop capital opening the text is no title.
+        let mut dropped = vec![
+            word(60.0, 100.0, 30.0, "IN"),
+            word(90.0, 104.0, 9.0, "this"),
+        ];
+        for i in 1..6 {
+            dropped.push(word(90.0 + 30.0 * i as f32, 104.0, 9.0, "paper"));
+        }
+        dropped.extend((0..40).map(|i| word(60.0, 200.0 + i as f32 * 10.0, 9.0, "body")));
+        assert_eq!(title(792.0, &dropped), None);
+    }
+
+    #[test]
+    fn names_set_a_quad_apart_or_with_decomposed_accents_are_names() {
+        let quad = line(&[
+            (100.0, 10.0, "Ruifang"),
+            (145.0, 10.0, "Ge"),
+            (166.0, 10.0, "Raymond"),
+            (211.0, 10.0, "J."),
+            (226.0, 10.0, "Mooney"),
+        ]);
+        assert_eq!(names_of(quad).unwrap(), ["Ruifang Ge", "Raymond J. Mooney"]);
+        let accents = line(&[
+            (100.0, 10.0, "Zolta\u{301}n"),
+            (140.0, 10.0, "Gyo\u{308}ngyi"),
+        ]);
+        assert_eq!(names_of(accents).unwrap(), ["Zoltán Gyöngyi"]);
+        let place = line(&[(100.0, 10.0, "South"), (140.0, 10.0, "Africa")]);
+        assert_eq!(names_of(place), None);
     }
 }

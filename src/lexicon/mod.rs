@@ -149,11 +149,20 @@ pub enum Class {
     OrderLatest,
     /// Words that make a question ask for a percentage (`percent_word`).
     PercentWord,
+    /// Words of an author's affiliation or address, never of a personal name: a
+    /// university, a department, a country's common words (`affiliation`).
+    Affiliation,
+    /// Words only a paper's first page prints: "Abstract", "Keywords", "thesis"
+    /// (`paper_front`).
+    PaperFront,
+    /// Words of the label a journal sets above a paper's title: "Research Article",
+    /// "Original Paper", "Open Access" (`article_label`).
+    ArticleLabel,
 }
 
 impl Class {
     /// Every class, in declaration order.
-    pub const ALL: [Class; 60] = [
+    pub const ALL: [Class; 63] = [
         Class::Stop,
         Class::Scaffold,
         Class::ScaffoldValue,
@@ -214,6 +223,9 @@ impl Class {
         Class::OrderFirst,
         Class::OrderLatest,
         Class::PercentWord,
+        Class::Affiliation,
+        Class::PaperFront,
+        Class::ArticleLabel,
     ];
 
     /// The class's table name in `english.toml`.
@@ -279,6 +291,9 @@ impl Class {
             Class::OrderFirst => "order_first",
             Class::OrderLatest => "order_latest",
             Class::PercentWord => "percent_word",
+            Class::Affiliation => "affiliation",
+            Class::PaperFront => "paper_front",
+            Class::ArticleLabel => "article_label",
         }
     }
 }

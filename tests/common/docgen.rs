@@ -75,6 +75,11 @@ pub type Run<'a> = (f32, f32, f32, bool, &'a str);
 /// A one-page PDF whose runs are set at the given positions and sizes in two fonts, as a
 /// typesetter sets small capitals and titles (no metadata title).
 pub fn typeset_pdf(runs: &[Run]) -> Vec<u8> {
+    typeset_pdf_titled(runs, None)
+}
+
+/// [`typeset_pdf`] with a metadata title (`/Title` of the document information).
+pub fn typeset_pdf_titled(runs: &[Run], title: Option<&str>) -> Vec<u8> {
     let mut content = String::new();
     for (x, y, size, second, text) in runs {
         let font = if *second { "F2" } else { "F1" };
@@ -96,8 +101,14 @@ pub fn typeset_pdf(runs: &[Run]) -> Vec<u8> {
         "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>".to_string(),
         "<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman >>".to_string(),
     ];
+    let mut objects = objects.to_vec();
+    let mut trailer = String::new();
+    if let Some(t) = title {
+        objects.push(format!("<< /Title ({}) >>", pdf_string(t)));
+        trailer = format!(" /Info {} 0 R", objects.len());
+    }
     let bodies: Vec<Vec<u8>> = objects.into_iter().map(String::into_bytes).collect();
-    pdf_file(&bodies, "")
+    pdf_file(&bodies, &trailer)
 }
 
 /// A field of a fillable PDF form built by [`form_pdf`].

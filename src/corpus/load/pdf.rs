@@ -570,14 +570,13 @@ fn poppler_pages(
     })?;
     let stem = file_stem(path);
     let title = pdftext::title(path, limits).filter(|t| !firstpage::says_nothing(t, &stem));
-    let (pages, printed) = rejoin_pieces(path, pages, limits);
-    // The title a paper prints governs: metadata naming something page 1 does not print
-    // (a journal's name after the title, a template's, another paper's) gives way to it.
+    let title = title.map(|t| firstpage::venue_cut(t, pages.first().map_or("", String::as_str)));
+    let (pages, printed) = rejoin_pieces(path, pages, title.as_deref(), limits);
     let page_one = pages.first().map_or("", String::as_str);
-    let title = title.filter(|t| printed.title.is_none() || firstpage::printed_in(t, page_one));
+    let title = firstpage::choose_title(title, printed.title, page_one);
     Ok(PdfText {
         pages,
-        title: title.or(printed.title),
+        title,
         authors: printed.authors,
     })
 }
@@ -589,6 +588,7 @@ fn poppler_pages(
 fn rejoin_pieces(
     path: &Path,
     pages: Vec<String>,
+    known: Option<&str>,
     limits: PopplerLimits,
 ) -> (Vec<String>, firstpage::FirstPage) {
     let Ok(boxes) = pdftext::word_boxes(path, 1, pages.len().max(1), limits) else {
@@ -597,7 +597,7 @@ fn rejoin_pieces(
     let words = crate::corpus::forms::parse_bbox(&boxes);
     let printed = words
         .first()
-        .map(|(h, w)| firstpage::read(*h, w))
+        .map(|(h, w)| firstpage::read(*h, w, known))
         .unwrap_or_default();
     let pages = pages
         .into_iter()
