@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::engine::Engine;
 use crate::error::Error;
+use crate::profile::paper::PaperIds;
 use crate::profile::{DocVersion, Profile, Role};
 use crate::retrieve::Restrict;
 use crate::source::{Date, Origin, SourceMeta, SourceRule, SourceType, Sourced};
@@ -74,6 +75,9 @@ pub struct DocSource {
     /// Its authors as its first page prints them, from its stored profile.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub authors: Vec<String>,
+    /// For a paper: its arXiv identifier, DOI and year, from its stored profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paper: Option<PaperIds>,
     /// The document (path shown) that supersedes it, when the corpus holds one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
@@ -144,11 +148,12 @@ impl Catalog {
                     meta = meta.overlaid(&rule.meta("attest ingest flags"));
                 }
             }
-            let (role, version, authors) = what_it_is(&row);
+            let (role, version, authors, paper) = what_it_is(&row);
             let mut doc = doc_source(row, meta);
             doc.role = role;
             doc.version = version;
             doc.authors = authors;
+            doc.paper = paper;
             documents.push(doc);
         }
         Ok(Catalog { documents })
@@ -218,18 +223,23 @@ fn under(path: &str, root: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/') || rest.starts_with('\\'))
 }
 
-/// The role and version of the document of `row`: its stored profile's, or, for a
-/// document stored before profiles, read from its title, file name and opening.
-fn what_it_is(row: &crate::store::CatalogRow) -> (Role, Option<DocVersion>, Vec<String>) {
+/// A document's role, version, authors and paper identifiers.
+type What = (Role, Option<DocVersion>, Vec<String>, Option<PaperIds>);
+
+/// The role, version, authors and paper identifiers of the document of `row`: its stored
+/// profile's, or, for a document stored before profiles, its role and version read from
+/// its title, file name and opening.
+fn what_it_is(row: &crate::store::CatalogRow) -> What {
     let stored = serde_json::from_str::<Profile>(&row.source_meta)
         .ok()
         .filter(|p| p.reading == crate::profile::READING);
     match stored {
-        Some(p) => (p.role, p.version, p.authors),
+        Some(p) => (p.role, p.version, p.authors, p.paper),
         None => (
             crate::profile::role::role(&row.source, &row.title, &row.opening),
             crate::profile::version::version_of(&row.source, &row.title, &row.opening),
             Vec::new(),
+            None,
         ),
     }
 }
@@ -264,6 +274,7 @@ fn doc_source(row: crate::store::CatalogRow, meta: SourceMeta) -> DocSource {
         role: Role::Other,
         version: None,
         authors: Vec::new(),
+        paper: None,
     }
 }
 

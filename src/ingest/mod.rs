@@ -567,6 +567,8 @@ fn compare_file(
         }
         let mut profile = crate::profile::Profile::of(&d.title, &source, &d.text);
         profile.authors = d.layout.authors.clone();
+        let has_authors = !profile.authors.is_empty();
+        profile.paper = crate::profile::paper::read(&source, &d.title, &d.text, has_authors);
         p.docs.push(NewDoc {
             path: key.clone(),
             key: d.key,

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::source::SourceMeta;
 use crate::value::DateOrder;
 
+pub mod paper;
 pub mod register;
 pub mod role;
 pub mod version;
@@ -58,6 +59,9 @@ pub struct Profile {
     /// Its authors, as its first page prints them (set at ingest from the layout).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub authors: Vec<String>,
+    /// For a paper: its arXiv identifier, DOI and year (set at ingest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paper: Option<paper::PaperIds>,
 }
 
 impl Profile {
@@ -75,6 +79,7 @@ impl Profile {
             date_order: crate::value::parse::infer_order(text),
             register: (role == Role::Register).then(|| register::register(text)),
             authors: Vec::new(),
+            paper: None,
         }
     }
 

@@ -206,6 +206,9 @@ pub fn catalog(c: &crate::authority::Catalog) -> String {
         if !d.authors.is_empty() {
             let _ = writeln!(s, "    by {}", clean(&d.authors.join(", ")));
         }
+        if let Some(ids) = d.paper.as_ref().map(paper_ids).filter(|l| !l.is_empty()) {
+            let _ = writeln!(s, "    {}", clean(&ids));
+        }
         let _ = writeln!(
             s,
             "    {} page(s), {} chunk(s), {}",
@@ -240,4 +243,16 @@ pub fn requirements(list: &[crate::authority::requirements::Requirement]) -> Str
     }
     let _ = writeln!(s, "{} requirement(s)", list.len());
     s
+}
+
+/// A paper's identifiers as one line: `2022, arXiv 2206.10883v3, doi 10.1145/…`.
+fn paper_ids(p: &crate::profile::paper::PaperIds) -> String {
+    let year = p.year.map(|y| y.to_string());
+    let arxiv = p.arxiv.as_ref().map(|a| format!("arXiv {a}"));
+    let doi = p.doi.as_ref().map(|d| format!("doi {d}"));
+    [year, arxiv, doi]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(", ")
 }

@@ -286,7 +286,36 @@ fn apparatus(quote: &str, start: usize, end: usize) -> bool {
         .rev()
         .take(3)
         .any(|w| SEEN_WORDS.contains(&w.as_str()));
-    (numeric && (closes || opens)) || seen
+    (numeric && (closes || opens)) || superscript(quote, start, end) || seen
+}
+
+/// Whether the digits at `start..end` are a superscript citation as PDF text flattens it:
+/// a run of figures set without spaces, glued to the word or full stop before it
+/// ("networks.32,33 An"), or a list of them ("32,33", "5–7") opening the quote or a
+/// sentence before a capital. A figure grouped by thousands ("1,234 patients") is none.
+fn superscript(quote: &str, start: usize, end: usize) -> bool {
+    let part = |c: char| c.is_ascii_digit() || ",–-".contains(c);
+    if start >= end || !quote[start..end].chars().all(part) {
+        return false;
+    }
+    let from = quote[..start].trim_end_matches(part).len();
+    let to = end
+        + quote[end..]
+            .find(|c: char| !part(c))
+            .unwrap_or(quote.len() - end);
+    let run = quote[from..to].trim_end_matches([',', '-', '–']);
+    let groups: Vec<&str> = run.split(',').collect();
+    let thousands = groups.len() > 1 && groups[1..].iter().all(|g| g.len() == 3);
+    let listed = !thousands && (groups.len() > 1 || run.contains(['–', '-']));
+    let before = quote[..from].chars().next_back();
+    let glued = before.is_some_and(|c| c.is_alphabetic() || c == '.' || c == ')');
+    let head = quote[..from].trim_end();
+    let opens = head.is_empty() || head.ends_with(['.', '!', '?']);
+    let capital = quote[to..]
+        .strip_prefix(' ')
+        .and_then(|r| r.chars().next())
+        .is_some_and(char::is_uppercase);
+    !thousands && (glued && before != Some('.') || glued && capital || listed && opens && capital)
 }
 
 /// The unit a time of day carries in [`Found::unit`], which sets it apart from a date
@@ -1121,6 +1150,29 @@ mod tests {
             ) == ["9"]
         );
         assert!(values("as in [3, 12] we train 4 models", AnswerType::Quantity) == ["4"]);
+        // Superscript citations flattened into the text.
+        assert_eq!(
+            values(
+                "32,33 An intrinsic method trains 5 models",
+                AnswerType::Quantity
+            ),
+            ["5"]
+        );
+        assert_eq!(
+            values(
+                "as shown in networks.12,14 We trained 6 models",
+                AnswerType::Quantity
+            ),
+            ["6"]
+        );
+        assert_eq!(
+            values("1,234 Patients were enrolled", AnswerType::Quantity),
+            ["1234"]
+        );
+        assert_eq!(
+            values("The trial enrolled 7 patients.", AnswerType::Quantity),
+            ["7"]
+        );
         assert!(values("Archived July 6, 2011 at the archive", AnswerType::Date).is_empty());
         assert_eq!(
             values(
