@@ -399,7 +399,7 @@ pub fn authors(height: f32, words: &[Word], below: f32) -> Vec<String> {
 
 /// The names a line holds, when at least half its parts are personal names, and whether
 /// all are: parts are apart at a comma, "and", "&", a footnote mark (digits, `*`, `†`,
-/// or any word in smaller type), a gap wider than twice the type size, or one well wider
+/// any word in smaller type, an e-mail address), a gap wider than twice the type size, or one well wider
 /// than the line's space between words; the parts that are not names (an address, a
 /// mark) are dropped.
 fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
@@ -416,7 +416,7 @@ fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
     let mut parts: Vec<Vec<String>> = vec![Vec::new()];
     for (i, w) in line.iter().enumerate() {
         let h = height(w);
-        if h < 0.8 * tallest || h > 2.0 * tallest {
+        if address(&w.text) || h < 0.8 * tallest || h > 2.0 * tallest {
             parts.push(Vec::new());
             continue;
         }
@@ -443,11 +443,17 @@ fn names(line: &[&Word]) -> Option<(Vec<String>, bool)> {
     (!found.is_empty() && found.len() * 2 >= parts.len()).then_some((found, all))
 }
 
+/// Whether a word is an e-mail or web address: set beside a name, it is a mark between
+/// names, neither a name nor a part that is not one.
+fn address(word: &str) -> bool {
+    word.contains('@') || word.contains("://") || word.starts_with("www.")
+}
+
 /// A line's type: the height that sets most of its letters, to half a point (marks and
 /// addresses in smaller type, a stamp set across the line aside).
 fn body_type(line: &[&Word]) -> Option<f32> {
     let mut letters: Vec<(i32, usize)> = Vec::new();
-    for w in line {
+    for w in line.iter().filter(|w| !address(&w.text)) {
         let key = ((w.bbox[3] - w.bbox[1]) * 2.0).round() as i32;
         let n = w.text.chars().filter(|c| c.is_alphabetic()).count();
         match letters.iter_mut().find(|(k, _)| *k == key) {
