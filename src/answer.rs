@@ -193,6 +193,10 @@ pub struct EvidenceItem {
     /// its page was read by OCR.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ocr: Option<crate::corpus::layout::OcrMark>,
+    /// For a paper: how a researcher cites it, "Lo et al. 2020" (its first page's authors
+    /// and year).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cite: Option<String>,
 }
 
 /// What non-binding text an item quotes.

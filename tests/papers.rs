@@ -228,6 +228,12 @@ fn small_capitals_are_one_word_and_a_paper_has_the_title_and_authors_it_prints()
     );
     let human = attest(&idx).arg("documents").output().unwrap();
     assert!(String::from_utf8_lossy(&human.stdout).contains("by Ada Byron, Grace B. Hopper"));
+    // The arXiv identifier its file name carries.
+    assert!(String::from_utf8_lossy(&human.stdout).contains("arXiv 2301.00001v2"));
+    assert_eq!(
+        listed(&idx, "2301.00001v2.pdf")["paper"]["arxiv"],
+        "2301.00001v2"
+    );
     let out = attest(&idx)
         .args(["search", "GROBID", "--json"])
         .output()
@@ -561,10 +567,23 @@ fn a_paper_answers_who_wrote_it_its_title_its_acronyms_and_yes_or_no() {
         "What is the title of the paper by Grace Hopper?",
         "Explaining Triage Notes to Nurses",
     );
-    // An acronym the text defines.
-    cites(
+    // An acronym the text defines; its quote is cited as the paper is.
+    let acronym = cites(
         "What does XAI stand for?",
         "explainable artificial intelligence (XAI)",
+    );
+    assert_eq!(
+        acronym["evidence"][0]["cite"], "Byron and Hopper",
+        "{acronym}"
+    );
+    let human = attest(&idx)
+        .args(["ask", "What does XAI stand for?", "--no-memory"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&human.stdout).contains("(Byron and Hopper, p. 1)"),
+        "{}",
+        String::from_utf8_lossy(&human.stdout)
     );
     // Yes or no, opening the answer and naming the quote that decides it.
     let a = cites(

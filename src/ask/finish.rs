@@ -682,6 +682,7 @@ pub fn item_of(id: &str, v: &Verdict, locations: Vec<crate::answer::Location>) -
         non_binding: None,
         source_type: None,
         ocr: c.ocr.clone(),
+        cite: None,
         file: c.file,
     }
 }

@@ -9,7 +9,7 @@
 //! One file per stage, in data-flow order: [`screen`], [`research`], [`select`],
 //! [`compose`], [`finish`]. Each takes the previous stage's typed output.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::Instant;
 
 use crate::answer::Run;
@@ -226,7 +226,7 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
         opts,
         &mut timings,
     )?;
-    finish::finish(
+    let mut run = finish::finish(
         engine,
         finish::Done {
             question,
@@ -246,7 +246,24 @@ pub fn ask(engine: &Engine, question: &str, opts: &AskOptions) -> Result<Run, Er
             summaries,
         },
         opts,
-    )
+    )?;
+    cite_papers(engine, &mut run.answer.evidence);
+    Ok(run)
+}
+
+/// Each evidence item from a paper labelled with how a researcher cites it ("Lo et al.
+/// 2020"), from its document's stored profile.
+fn cite_papers(engine: &Engine, evidence: &mut [crate::answer::EvidenceItem]) {
+    let mut by_doc: HashMap<String, Option<String>> = HashMap::new();
+    for e in evidence {
+        e.cite = by_doc
+            .entry(e.doc_id.clone())
+            .or_insert_with(|| {
+                let json = engine.store().profile_json_of(&e.doc_id).ok().flatten();
+                crate::profile::paper::citation_of(json.as_deref())
+            })
+            .clone();
+    }
 }
 
 /// The item stating the decided value (document, start), the value and its cell.

@@ -91,6 +91,37 @@ fn head_year<'a>(opening: &'a str, title: &str) -> Option<&'a str> {
     }
 }
 
+/// How a researcher cites a paper by `authors` (as its first page prints them) and
+/// `year`: "Byron 2023", "Byron and Hopper 2023", "Byron et al. 2023" (surnames as
+/// printed, a name set in capitals in title case); none without authors.
+pub fn citation(authors: &[String], year: Option<u16>) -> Option<String> {
+    let surname = |name: &String| -> Option<String> {
+        let last = name.split_whitespace().last()?;
+        if last.chars().any(char::is_lowercase) {
+            return Some(last.to_string());
+        }
+        let mut c = last.chars();
+        let first = c.next()?;
+        Some(first.to_string() + &c.as_str().to_lowercase())
+    };
+    let names = match authors {
+        [] => return None,
+        [a] => surname(a)?,
+        [a, b] => format!("{} and {}", surname(a)?, surname(b)?),
+        [a, ..] => format!("{} et al.", surname(a)?),
+    };
+    Some(match year {
+        Some(y) => format!("{names} {y}"),
+        None => names,
+    })
+}
+
+/// The citation of the document whose stored profile is `json` ([`citation`]).
+pub fn citation_of(json: Option<&str>) -> Option<String> {
+    let p: crate::profile::Profile = serde_json::from_str(json?).ok()?;
+    citation(&p.authors, p.paper.and_then(|x| x.year))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +168,24 @@ mod tests {
             read("r.pdf", "Annual Report", "Annual Report 2019", false),
             None
         );
+        let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            citation(&names(&["Kyle Lo"]), Some(2020)).as_deref(),
+            Some("Lo 2020")
+        );
+        assert_eq!(
+            citation(&names(&["Ada Byron", "Grace B. Hopper"]), None).as_deref(),
+            Some("Byron and Hopper")
+        );
+        assert_eq!(
+            citation(
+                &names(&["LEANA GOLUBCHIK", "S. Khanna", "A. Zhu"]),
+                Some(2000)
+            )
+            .as_deref(),
+            Some("Golubchik et al. 2000")
+        );
+        assert_eq!(citation(&[], Some(2000)), None);
         // The file name's identifier.
         assert_eq!(
             read("x/2301.00001v2.pdf", "T", "T", false)

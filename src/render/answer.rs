@@ -15,7 +15,8 @@ pub(super) fn place(source: &str, key: &str) -> String {
 }
 
 /// Where an evidence item is, as a reader looks it up: `file.pdf p. 4 § 1.8 Start Date`
-/// for paged sources, `file.md:12 § Scope` otherwise.
+/// for paged sources, `file.md:12 § Scope` otherwise; a paper's as it is cited after
+/// that, `(Lo et al. 2020, p. 4)`.
 pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     let mut out = place(&e.source, &e.key);
     match e.page {
@@ -45,6 +46,10 @@ pub fn evidence_place(e: &crate::answer::EvidenceItem) -> String {
     }
     if let Some(ocr) = &e.ocr {
         out.push_str(&ocr_note(ocr));
+    }
+    if let Some(cite) = &e.cite {
+        let page = e.page.map(|p| format!(", p. {p}")).unwrap_or_default();
+        out.push_str(&format!(" ({}{page})", clean(cite)));
     }
     out
 }

@@ -223,6 +223,7 @@ mod tests {
             non_binding: None,
             source_type: None,
             ocr: None,
+            cite: None,
             file: Default::default(),
         }
     }

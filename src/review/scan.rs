@@ -221,6 +221,7 @@ fn evidence_item(
         non_binding: None,
         source_type: None,
         ocr: doc.layout.ocr_mark(&doc.text, s, e),
+        cite: None,
         file: doc.layout.file_span(s, e),
     }
 }
