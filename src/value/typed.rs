@@ -315,7 +315,7 @@ fn superscript(quote: &str, start: usize, end: usize) -> bool {
         .strip_prefix(' ')
         .and_then(|r| r.chars().next())
         .is_some_and(char::is_uppercase);
-    !thousands && (glued && before != Some('.') || glued && capital || listed && opens && capital)
+    !thousands && (glued && (before != Some('.') || capital) || listed && opens && capital)
 }
 
 /// The unit a time of day carries in [`Found::unit`], which sets it apart from a date
