@@ -24,6 +24,9 @@ const MARGIN: f32 = 54.0;
 /// Most words a title has.
 const MAX_WORDS: usize = 40;
 
+/// Most letters and figures a metadata title that marks page 1's title lines holds.
+const MAX_TITLE_CHARS: usize = 400;
+
 /// Most lines a title runs to.
 const MAX_LINES: usize = 6;
 
@@ -334,7 +337,9 @@ fn join_words(block: &[&Word]) -> String {
 /// consecutive lines whose letters and figures, run together, spell it (case aside).
 fn printed_lines(height: f32, words: &[Word], known: &str) -> Option<f32> {
     let want = spelled(known);
-    if want.is_empty() {
+    // No title runs longer; the bound keeps a hostile page and metadata from costing more
+    // than a linear pass over the page's lines.
+    if want.is_empty() || want.len() > MAX_TITLE_CHARS {
         return None;
     }
     let lines = upper_lines(height, words);
@@ -732,5 +737,20 @@ mod tests {
         assert_eq!(names_of(accents).unwrap(), ["Zoltán Gyöngyi"]);
         let place = line(&[(100.0, 10.0, "South"), (140.0, 10.0, "Africa")]);
         assert_eq!(names_of(place), None);
+    }
+
+    #[test]
+    fn a_metadata_title_marks_where_the_names_begin_and_a_huge_one_marks_nothing() {
+        let mut words = vec![
+            word(90.0, 100.0, 10.0, "SPARSE"),
+            word(140.0, 100.0, 10.0, "EXTRACTION"),
+            word(90.0, 130.0, 9.0, "Ada"),
+            word(112.0, 130.0, 9.0, "Byron"),
+            word(90.0, 160.0, 9.0, "Abstract."),
+        ];
+        words.extend((0..40).map(|i| word(90.0, 200.0 + i as f32 * 10.0, 9.0, "body")));
+        let read_with = |known: &str| read(792.0, &words, Some(known)).authors;
+        assert_eq!(read_with("Sparse Extraction"), ["Ada Byron"]);
+        assert!(read_with(&"a".repeat(100_000)).is_empty());
     }
 }
