@@ -547,6 +547,11 @@ mod tests {
         }
     }
 
+    /// Forty lines of body text in 9 pt at `x`, below the page's upper lines.
+    fn body(x: f32) -> impl Iterator<Item = Word> {
+        (0..40).map(move |i| word(x, 200.0 + i as f32 * 10.0, 9.0, "body"))
+    }
+
     #[test]
     fn the_largest_type_on_the_upper_page_is_the_title() {
         let mut words = vec![
@@ -557,9 +562,7 @@ mod tests {
             word(140.0, 130.0, 11.0, "Peng"),
             word(100.0, 500.0, 14.0, "Introduction"),
         ];
-        for i in 0..40 {
-            words.push(word(100.0, 200.0 + i as f32 * 10.0, 9.0, "body"));
-        }
+        words.extend(body(100.0));
         assert_eq!(
             title(792.0, &words).as_deref(),
             Some("Accurate Information Extraction")
@@ -701,9 +704,7 @@ mod tests {
             word(60.0, 116.0, 15.0, "Kola"),
             word(100.0, 116.0, 15.0, "Odeku"),
         ];
-        for i in 0..40 {
-            words.push(word(60.0, 200.0 + i as f32 * 10.0, 9.0, "body"));
-        }
+        words.extend(body(60.0));
         assert_eq!(
             title(792.0, &words).as_deref(),
             Some("Anaemia improves after eradication Helicobacter")
@@ -716,7 +717,7 @@ mod tests {
         for i in 1..6 {
             dropped.push(word(90.0 + 30.0 * i as f32, 104.0, 9.0, "paper"));
         }
-        dropped.extend((0..40).map(|i| word(60.0, 200.0 + i as f32 * 10.0, 9.0, "body")));
+        dropped.extend(body(60.0));
         assert_eq!(title(792.0, &dropped), None);
     }
 
@@ -748,7 +749,7 @@ mod tests {
             word(112.0, 130.0, 9.0, "Byron"),
             word(90.0, 160.0, 9.0, "Abstract."),
         ];
-        words.extend((0..40).map(|i| word(90.0, 200.0 + i as f32 * 10.0, 9.0, "body")));
+        words.extend(body(90.0));
         let read_with = |known: &str| read(792.0, &words, Some(known)).authors;
         assert_eq!(read_with("Sparse Extraction"), ["Ada Byron"]);
         assert!(read_with(&"a".repeat(100_000)).is_empty());
