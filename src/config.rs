@@ -234,6 +234,54 @@ impl std::str::FromStr for BackendKind {
     }
 }
 
+/// The arithmetic of the bi-encoder's linear layers (`embed_precision` in `attest.toml`).
+/// An index records the precision that embedded it and refuses vectors of another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EmbedPrecision {
+    /// 32-bit floats, as the model was trained.
+    #[default]
+    F32,
+    /// Weights quantised to 8 bits per output channel, activations per token, on CPUs
+    /// with VNNI integer dot products (others keep f32 arithmetic, with a warning).
+    Int8,
+}
+
+impl EmbedPrecision {
+    /// The name used in settings and recorded in an index.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EmbedPrecision::F32 => "f32",
+            EmbedPrecision::Int8 => "int8",
+        }
+    }
+}
+
+impl std::fmt::Display for EmbedPrecision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for EmbedPrecision {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [EmbedPrecision::F32, EmbedPrecision::Int8]
+            .into_iter()
+            .find(|p| p.as_str() == s.trim())
+            .ok_or_else(|| format!("expected f32 or int8, not {s:?}"))
+    }
+}
+
+impl SettingValue for EmbedPrecision {
+    fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
+        parse(var, v)
+    }
+    fn shown(&self) -> Option<String> {
+        Some(self.to_string())
+    }
+}
+
 impl SettingValue for BackendKind {
     fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
         parse(var, v)
@@ -353,6 +401,12 @@ settings! {
     model_dir: Option<PathBuf> = None,
         env "ATTEST_MODEL_DIR", range None, help "Bi-encoder model directory",
         none "models/all-MiniLM-L6-v2";
+    /// `int8` runs the linear layers on 8-bit integers (see `docs/figures.md` for its speed
+    /// and its parity with f32); an index embedded at one precision refuses the other
+    /// until `attest ingest --reembed` converts it.
+    embed_precision: EmbedPrecision = EmbedPrecision::F32,
+        env "ATTEST_EMBED_PRECISION", range None,
+        help "Arithmetic of the bi-encoder: f32 or int8";
     chunk_tokens: usize = 200,
         env "ATTEST_CHUNK_TOKENS", range Some(Range::Int(8, 256)),
         help "Chunk budget in model tokens";

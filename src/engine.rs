@@ -81,7 +81,7 @@ impl Engine {
     /// Open with the bundled all-MiniLM-L6-v2 bi-encoder (located as in
     /// [`crate::models::locate`]).
     pub fn open_with_default_model(cfg: Config, access: impl Into<Access>) -> Result<Self, Error> {
-        let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
+        let mut model = MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
         model.batch_tokens = cfg.embed_batch_tokens.max(1);
         let reranker: Option<Arc<dyn Rerank>> = match &cfg.reranker_dir {
             Some(dir) => Some(Arc::new(CrossEncoder::load(dir)?)),

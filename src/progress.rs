@@ -61,6 +61,7 @@ impl Ticker {
         let started = Instant::now();
         let handle = std::thread::spawn(move || {
             let every = interval();
+            let mut since = vec![None; counters.len()];
             let (lock, cvar) = &*flag;
             let mut stopped = lock.lock().unwrap_or_else(|e| e.into_inner());
             loop {
@@ -72,7 +73,8 @@ impl Ticker {
                     return;
                 }
                 if timeout.timed_out() {
-                    eprintln!("{}", line(&what, &counters, started.elapsed()));
+                    let elapsed = started.elapsed();
+                    eprintln!("{}", line_since(&what, &counters, elapsed, &mut since));
                 }
             }
         });
@@ -97,7 +99,27 @@ impl Drop for Ticker {
 /// `attest ingest: 3/40 files loaded, 1.2 MB/8.0 MB, 340/900 chunks embedded (85/s, about
 /// 7 s left); 40 s elapsed`.
 pub fn line(what: &str, counters: &[Counter], elapsed: Duration) -> String {
-    let parts: Vec<String> = counters.iter().map(part).collect();
+    line_since(what, counters, elapsed, &mut vec![None; counters.len()])
+}
+
+/// Where a counter was first seen counting: the time since the ticker started, and its
+/// count then.
+pub type Since = Option<(Duration, u64)>;
+
+/// [`line`] with each counter's rate taken from the first line that saw it count
+/// (`since`, updated), so that the time before its work began (loading before embedding)
+/// does not lower it.
+pub fn line_since(
+    what: &str,
+    counters: &[Counter],
+    elapsed: Duration,
+    since: &mut [Since],
+) -> String {
+    let parts: Vec<String> = counters
+        .iter()
+        .zip(since.iter_mut())
+        .map(|(c, first)| part(c, elapsed, first))
+        .collect();
     format!(
         "attest {what}: {}; {} elapsed",
         parts.join(", "),
@@ -106,7 +128,7 @@ pub fn line(what: &str, counters: &[Counter], elapsed: Duration) -> String {
 }
 
 /// One counter's part of the line.
-fn part(c: &Counter) -> String {
+fn part(c: &Counter, elapsed: Duration, since: &mut Since) -> String {
     let (pos, len) = (c.bar.position(), c.bar.length().unwrap_or(0));
     let show = |n: u64| match c.unit {
         Unit::Bytes => bytes(n),
@@ -117,21 +139,78 @@ fn part(c: &Counter) -> String {
     } else {
         format!("{} {}", show(pos), c.label)
     };
-    let rate = c.bar.per_sec();
+    let rate = match *since {
+        Some((t0, p0)) if pos > p0 && elapsed > t0 => rate(pos - p0, elapsed - t0),
+        _ => rate(pos, c.bar.elapsed()),
+    };
+    if since.is_none() && pos > 0 {
+        *since = Some((elapsed, pos));
+    }
     let under_way = len == 0 || pos < len;
-    if under_way && pos > 0 && rate.is_finite() && rate > 0.0 {
+    if let Some(rate) = rate.filter(|_| under_way) {
         let per = match c.unit {
             Unit::Bytes => format!("{}/s", bytes(rate as u64)),
-            Unit::Items => format!("{rate:.1}/s"),
+            Unit::Items => per_sec(rate),
         };
-        if len > pos {
-            let left = Duration::from_secs_f64((len - pos) as f64 / rate);
-            s.push_str(&format!(" ({per}, about {} left)", duration(left)));
-        } else {
-            s.push_str(&format!(" ({per})"));
+        match left(pos, len, rate) {
+            Some(left) => s.push_str(&format!(" ({per}, about {} left)", duration(left))),
+            None => s.push_str(&format!(" ({per})")),
         }
     }
     s
+}
+
+/// The mean rate of a count since its bar started: `pos` over `elapsed`, `None` before
+/// anything is counted (a mean never freezes at zero while the count goes on, as a rate
+/// estimated from the last few updates does when they come in large steps).
+pub fn rate(pos: u64, elapsed: Duration) -> Option<f64> {
+    let secs = elapsed.as_secs_f64();
+    (pos > 0 && secs > 0.0).then(|| pos as f64 / secs)
+}
+
+/// The time left at `rate` for what is still to count of `len`.
+pub fn left(pos: u64, len: u64, rate: f64) -> Option<Duration> {
+    (len > pos && rate.is_finite() && rate > 0.0)
+        .then(|| Duration::from_secs_f64(((len - pos) as f64 / rate).min(1e9)))
+}
+
+/// `0.4/s`, `85.0/s`, `9,440/s`.
+fn per_sec(rate: f64) -> String {
+    if rate < 1000.0 {
+        format!("{rate:.1}/s")
+    } else {
+        let n = rate.round() as u64;
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, ch) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push(',');
+            }
+            out.push(ch);
+        }
+        format!("{out}/s")
+    }
+}
+
+/// A terminal bar's style: `{bar} {pos}/{len} UNIT (RATE, about T left)`, the rate being
+/// the mean since the bar started ([`rate`]).
+pub fn bar_style(unit: &str) -> indicatif::ProgressStyle {
+    let template = format!("{{bar:40}} {{pos}}/{{len}} {unit} ({{mean_rate}})");
+    indicatif::ProgressStyle::with_template(&template)
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .with_key(
+            "mean_rate",
+            |st: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let (pos, len) = (st.pos(), st.len().unwrap_or(0));
+                let _ = match rate(pos, st.elapsed()) {
+                    None => write!(w, "starting"),
+                    Some(r) => match left(pos, len, r) {
+                        Some(t) => write!(w, "{}, about {} left", per_sec(r), duration(t)),
+                        None => write!(w, "{}", per_sec(r)),
+                    },
+                };
+            },
+        )
 }
 
 /// `850 B`, `12.4 KB`, `3.1 MB`, `1.2 GB`.
@@ -201,5 +280,45 @@ mod tests {
         assert_eq!(bytes(3_100_000), "3.1 MB");
         assert_eq!(duration(Duration::from_secs(42)), "42 s");
         assert_eq!(duration(Duration::from_secs(7_800)), "2 h 10 min");
+        assert_eq!(per_sec(0.42), "0.4/s");
+        assert_eq!(per_sec(9_440.4), "9,440/s");
+        assert_eq!(per_sec(1_234_567.0), "1,234,567/s");
+    }
+
+    #[test]
+    fn the_rate_is_the_mean_since_the_start_and_the_time_left_follows_it() {
+        assert_eq!(rate(0, Duration::from_secs(5)), None);
+        assert_eq!(rate(5, Duration::ZERO), None);
+        // 252 of 4,866 chunks in 30 s: 8.4/s, about 9 min 9 s left, however the 252 came.
+        let r = rate(252, Duration::from_secs(30)).unwrap();
+        assert!((r - 8.4).abs() < 1e-9);
+        assert_eq!(
+            left(252, 4_866, r),
+            Some(Duration::from_secs_f64(4_614.0 / 8.4))
+        );
+        assert_eq!(duration(left(252, 4_866, r).unwrap()), "9 min 9 s");
+        assert_eq!(left(10, 10, r), None);
+        assert_eq!(left(1, 10, f64::NAN), None);
+    }
+
+    #[test]
+    fn a_rate_counts_from_the_line_that_first_saw_its_work() {
+        let bar = ProgressBar::hidden();
+        bar.set_length(1000);
+        let counters = [Counter {
+            label: "chunks embedded".into(),
+            unit: Unit::Items,
+            bar: bar.clone(),
+        }];
+        let mut since = vec![None];
+        // Nothing counted for 10 s (files loading), then 20 chunks; 10 s later 120.
+        bar.set_position(20);
+        line_since("ingest", &counters, Duration::from_secs(10), &mut since);
+        bar.set_position(120);
+        let l = line_since("ingest", &counters, Duration::from_secs(20), &mut since);
+        assert!(
+            l.contains("120/1000 chunks embedded (10.0/s, about 1 min 28 s left)"),
+            "{l}"
+        );
     }
 }

@@ -158,6 +158,26 @@ pub fn watch_run(run: &crate::ingest::watch::WatchRun) -> String {
     s
 }
 
+/// What `attest ingest --reembed` did, in two lines.
+pub fn reembed_report(r: &crate::ingest::reembed::ReembedReport) -> String {
+    if r.files == 0 && r.from == r.to {
+        return format!(
+            "index already embedded with {}: nothing to re-embed\n",
+            r.to
+        );
+    }
+    format!(
+        "re-embedded {} chunks of {} files: {} -> {} ({} tokens, {:.1} s)\ncleared {} answers from the QA memory\n",
+        r.chunks,
+        r.files,
+        r.from,
+        r.to,
+        r.tokens,
+        r.total_ms as f64 / 1000.0,
+        r.memory_cleared
+    )
+}
+
 /// The ingest summary.
 pub fn ingest_report(r: &IngestReport) -> String {
     let mut s = String::new();
@@ -172,11 +192,16 @@ pub fn ingest_report(r: &IngestReport) -> String {
     );
     let _ = writeln!(
         s,
-        "index: {} documents, {} chunks, corpus version {} ({} chunks embedded in {:.1} s of {:.1} s)",
+        "index: {} documents, {} chunks, corpus version {} ({} chunks embedded{} in {:.1} s of {:.1} s)",
         r.documents,
         r.chunks,
         r.corpus_version,
         r.chunks_embedded,
+        if r.chunks_reused > 0 {
+            format!(", {} reused", r.chunks_reused)
+        } else {
+            String::new()
+        },
         r.embed_ms as f64 / 1000.0,
         r.total_ms as f64 / 1000.0
     );

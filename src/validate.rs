@@ -66,7 +66,7 @@ pub fn configured_preset(cfg: &Config, name: &str) -> Result<GateConfig, Error> 
 
 /// The bi-encoder the support check uses, with the configured batch budget.
 pub fn support_model(cfg: &Config) -> Result<MiniLm, Error> {
-    let mut model = MiniLm::load_default(cfg.model_dir.as_deref())?;
+    let mut model = MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
     model.batch_tokens = cfg.embed_batch_tokens.max(1);
     Ok(model)
 }

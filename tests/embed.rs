@@ -75,3 +75,114 @@ fn minilm_embeds_empty_batch_and_empty_text() {
     let v = model.embed(&[""]).unwrap();
     assert_eq!(v[0].len(), 384);
 }
+
+#[test]
+fn int8_minilm_keeps_the_direction_of_every_reference_vector() {
+    use attest::config::EmbedPrecision;
+    let dir = super::common::model_dir();
+    let int8 = attest::models::MiniLm::load_at(&dir, EmbedPrecision::Int8).unwrap();
+    if attest::models::int8::kernel() == attest::models::int8::Kernel::Portable {
+        // No VNNI here: the encoder keeps f32 and says so in its id.
+        assert_eq!(int8.model_id(), "all-MiniLM-L6-v2");
+        return;
+    }
+    assert_eq!(int8.model_id(), "all-MiniLM-L6-v2@int8");
+    let f32_model = super::common::minilm();
+    let r = reference();
+    let mut texts: Vec<String> = r.items.iter().map(|i| i.text.clone()).collect();
+    // Prose of every length the corpus chunks have, besides the reference texts.
+    for f in super::cli::sample_files().iter().take(6) {
+        let body = std::fs::read_to_string(f).unwrap();
+        let words: Vec<&str> = body.split_whitespace().collect();
+        for n in [3usize, 20, 60, 150] {
+            texts.push(words.iter().take(n).copied().collect::<Vec<_>>().join(" "));
+        }
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let (q, f) = (int8.embed(&refs).unwrap(), f32_model.embed(&refs).unwrap());
+    let mut worst = f32::INFINITY;
+    for ((text, a), b) in refs.iter().zip(&q).zip(&f) {
+        let cos = dot(a, b);
+        worst = worst.min(cos);
+        assert!(cos >= 0.99, "int8 vs f32 cosine {cos} for {text:?}");
+    }
+    for (item, got) in r.items.iter().zip(&q) {
+        let mut want = item.embedding.clone();
+        attest::models::normalise(&mut want);
+        let cos = dot(got, &want);
+        assert!(
+            cos >= 0.99,
+            "int8 vs sentence-transformers {cos} for {:?}",
+            item.text
+        );
+    }
+    eprintln!(
+        "lowest int8 cosine to f32 over {} texts: {worst:.5}",
+        refs.len()
+    );
+}
+
+#[test]
+fn an_index_refuses_vectors_of_another_precision_until_it_is_reembedded() {
+    use super::cli::attest;
+    if attest::models::int8::kernel() == attest::models::int8::Kernel::Portable {
+        return; // int8 runs as f32 on this CPU: there is no second precision to mix.
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("idx");
+    let files: Vec<_> = super::cli::sample_files().into_iter().take(3).collect();
+    let out = attest(&idx).arg("ingest").args(&files).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let search = |precision: &str| {
+        attest(&idx)
+            .env("ATTEST_EMBED_PRECISION", precision)
+            .args(["search", "--json", "intake assessment"])
+            .output()
+            .unwrap()
+    };
+    // Asking an f32 index with the int8 encoder is refused, naming the way out.
+    let refused = search("int8");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        err.contains("all-MiniLM-L6-v2@int8") && err.contains("--reembed"),
+        "{err}"
+    );
+    let out = attest(&idx)
+        .env("ATTEST_EMBED_PRECISION", "int8")
+        .args(["ingest", "--reembed", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["from"], "all-MiniLM-L6-v2", "{r}");
+    assert_eq!(r["to"], "all-MiniLM-L6-v2@int8", "{r}");
+    assert_eq!(r["files"], 3, "{r}");
+    assert!(r["chunks"].as_u64().unwrap() > 3, "{r}");
+    // Now the int8 encoder reads it and finds the same documents; f32 is refused.
+    let found = search("int8");
+    assert!(
+        found.status.success(),
+        "{}",
+        String::from_utf8_lossy(&found.stderr)
+    );
+    let hits = String::from_utf8_lossy(&found.stdout);
+    assert!(hits.contains("intake"), "{hits}");
+    assert!(!search("f32").status.success());
+    // Converting again does nothing.
+    let again = attest(&idx)
+        .env("ATTEST_EMBED_PRECISION", "int8")
+        .args(["ingest", "--reembed", "--json"])
+        .output()
+        .unwrap();
+    let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(r["chunks"], 0, "{r}");
+}

@@ -32,6 +32,16 @@ fn an_ingest_logged_to_a_file_reports_files_chunks_rate_and_time_left() {
         "a rate and the time left once work is under way: {err}"
     );
     assert!(
+        last.contains(" pages") && last.contains(" tokens"),
+        "pages and tokens counted: {last}"
+    );
+    // The rate is a mean since the start: never 0.0/s while counting, so the time left
+    // of a small corpus is never hours.
+    for l in &lines {
+        assert!(!l.contains("(0.0/s"), "a frozen rate: {l}");
+        assert!(!l.contains(" h "), "an absurd time left: {l}");
+    }
+    assert!(
         !err.contains('\r') && !err.contains('\u{1b}'),
         "no terminal codes in a log"
     );
@@ -314,4 +324,69 @@ fn a_batch_past_its_time_limit_returns_what_it_answered_and_lists_the_rest() {
         "every question either answered or listed, in order"
     );
     assert_eq!(b["summary"]["questions"], asked.len());
+}
+
+#[test]
+fn a_folder_ingested_again_under_another_name_is_not_embedded_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = dir.path().join("idx");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d.join("policies")).unwrap();
+    }
+    let files: Vec<_> = super::cli::sample_files().into_iter().take(4).collect();
+    assert!(files.len() >= 3);
+    for f in &files {
+        let name = f.file_name().unwrap();
+        std::fs::copy(f, a.join("policies").join(name)).unwrap();
+        // The same file in a second folder, under the same name: the same texts.
+        std::fs::copy(f, b.join("policies").join(name)).unwrap();
+    }
+    let ingest = |root: &std::path::Path| -> serde_json::Value {
+        let out = attest(&idx)
+            .args(["ingest", "--json"])
+            .arg(root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let first = ingest(&a);
+    let embedded = first["chunks_embedded"].as_u64().unwrap();
+    assert!(embedded > 0, "{first}");
+    assert_eq!(first["chunks_reused"], 0, "{first}");
+    let second = ingest(&b);
+    assert_eq!(second["chunks_embedded"], 0, "{second}");
+    assert_eq!(second["chunks_reused"].as_u64(), Some(embedded), "{second}");
+    assert_eq!(
+        second["added"].as_u64(),
+        first["added"].as_u64(),
+        "{second}"
+    );
+    // The copies are searchable documents of their own, with the same vectors.
+    let out = attest(&idx)
+        .args(["search", "--json", "records retention"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let hits = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        hits.contains("/a/policies/") && hits.contains("/b/policies/"),
+        "{hits}"
+    );
+    // A file changed in one line keeps the vectors of its unchanged chunks.
+    let changed = b.join("policies").join(files[0].file_name().unwrap());
+    let text = std::fs::read_to_string(&changed).unwrap();
+    std::fs::write(&changed, format!("{text}\n\nA closing line added later.\n")).unwrap();
+    let third = ingest(&b);
+    assert!(third["chunks_reused"].as_u64().unwrap() > 0, "{third}");
+    assert!(third["chunks_embedded"].as_u64().unwrap() >= 1, "{third}");
 }

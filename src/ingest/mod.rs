@@ -13,6 +13,8 @@
 
 pub mod migrate;
 mod pipeline;
+pub mod reembed;
+mod reuse;
 pub mod watch;
 
 use std::collections::{BTreeSet, HashMap};
@@ -121,8 +123,11 @@ pub struct IngestReport {
     pub chunks: usize,
     /// Corpus version after the run.
     pub corpus_version: u64,
-    /// Chunks embedded in this run.
+    /// Chunks the bi-encoder embedded in this run.
     pub chunks_embedded: usize,
+    /// Chunks stored in this run with the vector of a text embedded before (in this run
+    /// or stored), not embedded again.
+    pub chunks_reused: usize,
     /// Wall time of the run in milliseconds.
     pub total_ms: u64,
     /// Time spent in the bi-encoder in milliseconds.
@@ -168,6 +173,12 @@ struct Pending {
     docs: Vec<NewDoc>,
     /// Per document: texts to embed, one per chunk.
     embed_texts: Vec<Vec<String>>,
+    /// The [`crate::store::embed_hash`] of each text to embed, all documents in order.
+    embed_hashes: Vec<crate::store::EmbedHash>,
+    /// Vectors the store already holds for some of those hashes (texts embedded before).
+    stored_vectors: HashMap<crate::store::EmbedHash, Vec<f32>>,
+    /// Chunks whose vector was reused instead of embedded, once embedding is done.
+    reused: usize,
 }
 
 impl Pending {
@@ -189,6 +200,9 @@ impl Pending {
             remove: Vec::new(),
             docs: Vec::new(),
             embed_texts: Vec::new(),
+            embed_hashes: Vec::new(),
+            stored_vectors: HashMap::new(),
+            reused: 0,
         }
     }
 }
@@ -589,6 +603,13 @@ fn compare_file(
             p.remove.push(*row);
         }
     }
+    p.embed_hashes = p
+        .embed_texts
+        .iter()
+        .flatten()
+        .map(|t| crate::store::embed_hash(t))
+        .collect();
+    p.stored_vectors = engine.store().vectors_by_embed_hash(&p.embed_hashes)?;
     Ok(p)
 }
 
@@ -850,6 +871,7 @@ fn chunk_doc_until(
             vector: Vec::new(),
             injection: crate::guard::screen(body),
             context: chunk_context(d, c.span.start, c.span.end, body),
+            embed_hash: None,
         });
     }
     Some((chunks, texts))
@@ -883,8 +905,18 @@ fn chunk_context(d: &LoadedDoc, start: usize, end: usize, body: &str) -> String 
 
 /// What is embedded for a chunk starting at `start`: title, section path, body.
 fn embedded_text(d: &LoadedDoc, start: usize, body: &str) -> String {
-    let title = d.title.trim();
-    let section = d.layout.section_path(start).join(" > ");
+    embedded_text_of(&d.title, &d.layout, start, body)
+}
+
+/// [`embedded_text`] from a document's title and layout (as stored).
+fn embedded_text_of(
+    title: &str,
+    layout: &crate::corpus::layout::Layout,
+    start: usize,
+    body: &str,
+) -> String {
+    let title = title.trim();
+    let section = layout.section_path(start).join(" > ");
     let mut text = String::with_capacity(title.len() + section.len() + body.len() + 2);
     for head in [title, section.as_str()] {
         if !head.is_empty() && !body.starts_with(head) && !text.contains(head) {
@@ -935,12 +967,7 @@ pub fn counter_bar(len: u64, enabled: bool, unit: &str) -> indicatif::ProgressBa
         return hidden_bar(len);
     }
     let bar = indicatif::ProgressBar::new(len);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{bar:40}} {{pos}}/{{len}} {unit} ({{per_sec}}, eta {{eta}})"
-        ))
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    bar.set_style(crate::progress::bar_style(unit));
     bar
 }
 

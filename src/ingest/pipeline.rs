@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
+use super::reuse::{RunCache, Source};
 use super::{
     compare_loaded, display_path, load_and_chunk, load_options, write_file, Failure, IngestReport,
     Loaded, Pending, Repair, ToLoad,
@@ -27,6 +28,7 @@ use crate::corpus::load::LoadOptions;
 use crate::engine::Engine;
 use crate::error::Error;
 use crate::models::{Embed, ModelError};
+use crate::store::EmbedHash;
 
 /// Texts per bi-encoder call. The file time limit is checked between calls.
 const EMBED_GROUP: usize = 256;
@@ -68,7 +70,8 @@ pub(super) fn run(
         let (load_tx, load_rx) = sync_channel::<Loaded>(LOAD_QUEUE);
         let (embed_tx, embed_rx) = sync_channel::<Pending>(EMBED_QUEUE);
         let (done_tx, done_rx) = channel::<Embedded>();
-        let (lb, eb) = ((bars.load.clone(), bars.files.clone()), bars.embed.clone());
+        let lb = (bars.load.clone(), bars.files.clone(), bars.pages.clone());
+        let eb = (bars.embed.clone(), bars.tokens.clone());
         let loader_embedder = embedder.clone();
         s.spawn(move || load_stage(to_load, &cfg, loader_embedder, &lb, load_tx));
         let stage = s.spawn(move || embed_stage(&*embedder, limit, &eb, embed_rx, done_tx));
@@ -140,7 +143,9 @@ fn write_embedded(
             let written = write_file(engine, &p, report)?;
             report.write_ms += t.elapsed().as_millis() as u64;
             if written {
-                report.chunks_embedded += p.embed_texts.iter().map(Vec::len).sum::<usize>();
+                let texts = p.embed_texts.iter().map(Vec::len).sum::<usize>();
+                report.chunks_embedded += texts - p.reused.min(texts);
+                report.chunks_reused += p.reused;
             }
             Ok(())
         }
@@ -153,7 +158,7 @@ fn load_stage(
     to_load: Vec<ToLoad>,
     cfg: &Config,
     embedder: Arc<dyn Embed>,
-    bar: &(indicatif::ProgressBar, indicatif::ProgressBar),
+    bar: &LoadBars,
     tx: SyncSender<Loaded>,
 ) {
     let load_opts = load_options(cfg);
@@ -190,7 +195,7 @@ fn load_window(
     load_opts: &LoadOptions,
     embedder: &dyn Embed,
     budget: usize,
-    (bar, files_bar): &(indicatif::ProgressBar, indicatif::ProgressBar),
+    (bar, files_bar, pages_bar): &LoadBars,
 ) -> Vec<Loaded> {
     files
         .into_par_iter()
@@ -202,6 +207,9 @@ fn load_window(
             let result = load_and_chunk(&file.found.shown, load_opts, budget, &count);
             bar.inc(file.size);
             files_bar.inc(1);
+            if let Ok((_, docs)) = &result {
+                pages_bar.inc(docs.iter().map(|(d, ..)| d.layout.pages.len() as u64).sum());
+            }
             Loaded {
                 file,
                 spent: t.elapsed(),
@@ -211,38 +219,109 @@ fn load_window(
         .collect()
 }
 
-/// A file in the embedder's hands: its texts, the vectors so far, the time charged to it
-/// (loading and chunking, then its share of each embedding call; never the time it waited
-/// in the queue or the share of a file embedded in the same call) and its failure, if any.
+/// A file in the embedder's hands: its texts and their hashes, the vectors so far, the
+/// texts the bi-encoder embeds for it (the others reuse a vector embedded before), the
+/// time charged to it (loading and chunking, then its share of each embedding call; never
+/// the time it waited in the queue or the share of a file embedded in the same call) and
+/// its failure, if any.
 struct Job {
     pending: Box<Pending>,
     texts: Vec<String>,
-    vectors: Vec<Vec<f32>>,
+    hashes: Vec<EmbedHash>,
+    vectors: Vec<Option<Vec<f32>>>,
+    /// Indices of the texts the bi-encoder embeds for this file, in order; the first
+    /// `done` of them are embedded.
+    todo: Vec<usize>,
+    done: usize,
+    reused: usize,
     charged: Duration,
     limit: Duration,
     failed: Option<String>,
 }
 
 impl Job {
-    fn new(p: Pending, limit: Duration) -> Self {
+    /// A file whose texts take a vector from the store or the run where one exists, wait
+    /// for a queued one, or are queued for the bi-encoder.
+    fn new(mut p: Pending, limit: Duration, cache: &mut RunCache) -> Self {
         let texts: Vec<String> = p.embed_texts.iter().flatten().cloned().collect();
+        let mut hashes = std::mem::take(&mut p.embed_hashes);
+        if hashes.len() != texts.len() {
+            hashes = texts.iter().map(|t| crate::store::embed_hash(t)).collect();
+        }
+        let stored = std::mem::take(&mut p.stored_vectors);
+        let (mut vectors, mut todo, mut reused) = (Vec::with_capacity(texts.len()), Vec::new(), 0);
+        for (i, h) in hashes.iter().enumerate() {
+            vectors.push(match cache.source(h, &stored) {
+                Source::Known(v) => {
+                    reused += 1;
+                    Some(v)
+                }
+                Source::Queued => None,
+                Source::Embed => {
+                    todo.push(i);
+                    None
+                }
+            });
+        }
         Job {
-            vectors: Vec::with_capacity(texts.len()),
             charged: p.spent,
             pending: Box::new(p),
             texts,
+            hashes,
+            vectors,
+            todo,
+            done: 0,
+            reused,
             limit,
             failed: None,
         }
     }
 
-    /// Texts still to embed (none once it failed).
+    /// Texts still to embed for this file (none once it failed).
     fn left(&self) -> usize {
         if self.failed.is_some() {
             0
         } else {
-            self.texts.len() - self.vectors.len()
+            self.todo.len() - self.done
         }
+    }
+
+    /// The next `n` texts to embed.
+    fn next_texts(&self, n: usize) -> impl Iterator<Item = &str> {
+        self.todo[self.done..self.done + n]
+            .iter()
+            .map(|&i| self.texts[i].as_str())
+    }
+
+    /// Takes the vectors of the next texts to embed, and lends them to the run.
+    fn embedded(&mut self, vectors: impl Iterator<Item = Vec<f32>>, cache: &mut RunCache) {
+        for v in vectors {
+            let i = self.todo[self.done];
+            cache.embedded(self.hashes[i], &v);
+            self.vectors[i] = Some(v);
+            self.done += 1;
+        }
+    }
+
+    /// Once its own texts are embedded, fills the texts that waited for a vector queued by
+    /// an earlier file; those the run no longer holds (that file failed, or the run's
+    /// cache started afresh) become its own to embed. Whether the file is complete.
+    fn settle(&mut self, cache: &RunCache) -> bool {
+        if self.failed.is_some() {
+            return true;
+        }
+        for i in 0..self.texts.len() {
+            if self.vectors[i].is_none() {
+                match cache.get(&self.hashes[i]) {
+                    Some(v) => {
+                        self.vectors[i] = Some(v.clone());
+                        self.reused += 1;
+                    }
+                    None => self.todo.push(i),
+                }
+            }
+        }
+        self.left() == 0
     }
 
     /// Fails the job when the time charged to it passed its limit.
@@ -252,24 +331,30 @@ impl Job {
                 "loading, chunking and embedding took longer than the {} s limit \
                  (file_timeout_secs; {} of {} chunks embedded)",
                 self.limit.as_secs_f64(),
-                self.vectors.len(),
+                self.done + self.reused,
                 self.texts.len()
             ));
         }
     }
 
-    /// Sets the vectors on the pending file and hands it back with its outcome.
-    fn finish(mut self) -> Embedded {
+    /// Sets the vectors (and the hashes they were embedded from) on the pending file and
+    /// hands it back with its outcome; a failed file's queued texts are dropped from the run.
+    fn finish(mut self, cache: &mut RunCache) -> Embedded {
         if let Some(reason) = self.failed {
+            for &i in &self.todo[self.done..] {
+                cache.dropped(&self.hashes[i]);
+            }
             return Embedded::File(self.pending, Err(reason));
         }
+        self.pending.reused = self.reused;
         let chunks = self
             .pending
             .docs
             .iter_mut()
             .flat_map(|d| d.chunks.iter_mut());
-        for (c, v) in chunks.zip(self.vectors) {
-            c.vector = v;
+        for ((c, v), h) in chunks.zip(self.vectors).zip(self.hashes) {
+            c.vector = v.unwrap_or_default();
+            c.embed_hash = Some(h);
         }
         Embedded::File(self.pending, Ok(()))
     }
@@ -277,39 +362,45 @@ impl Job {
 
 /// The embedder thread: takes files in order, embeds up to [`EMBED_GROUP`] texts per call
 /// across as many queued files as it takes, and hands each file back once all its texts
-/// are embedded (or it failed), in order.
+/// have vectors (or it failed), in order. A text embedded before is not embedded again.
 fn embed_stage(
     embedder: &dyn Embed,
     limit: Duration,
-    bar: &indicatif::ProgressBar,
+    (bar, tokens_bar): &(indicatif::ProgressBar, indicatif::ProgressBar),
     rx: Receiver<Pending>,
     tx: Sender<Embedded>,
 ) -> EmbedStats {
     let mut stats = EmbedStats::default();
+    let mut cache = RunCache::default();
     let mut jobs: VecDeque<Job> = VecDeque::new();
     let mut open = true;
     loop {
         if jobs.is_empty() {
             match rx.recv() {
-                Ok(p) => jobs.push_back(Job::new(p, limit)),
+                Ok(p) => jobs.push_back(Job::new(p, limit, &mut cache)),
                 Err(_) => return stats,
             }
         }
         while open && jobs.iter().map(Job::left).sum::<usize>() < EMBED_GROUP {
             match rx.try_recv() {
-                Ok(p) => jobs.push_back(Job::new(p, limit)),
+                Ok(p) => jobs.push_back(Job::new(p, limit, &mut cache)),
                 Err(std::sync::mpsc::TryRecvError::Empty) => break,
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => open = false,
             }
         }
-        if let Err(e) = embed_group(embedder, &mut jobs, &mut stats) {
+        let tokens = stats.tokens;
+        if let Err(e) = embed_group(embedder, &mut jobs, &mut stats, &mut cache) {
             let _ = tx.send(Embedded::Fatal(e));
             return stats;
         }
-        while jobs.front().is_some_and(|j| j.left() == 0) {
+        tokens_bar.inc((stats.tokens - tokens) as u64);
+        while let Some(front) = jobs.front_mut() {
+            if front.left() > 0 || !front.settle(&cache) {
+                break;
+            }
             let job = jobs.pop_front().expect("a front job");
             bar.inc(job.texts.len() as u64);
-            if tx.send(job.finish()).is_err() {
+            if tx.send(job.finish(&mut cache)).is_err() {
                 return stats;
             }
         }
@@ -324,8 +415,9 @@ fn embed_group(
     embedder: &dyn Embed,
     jobs: &mut VecDeque<Job>,
     stats: &mut EmbedStats,
+    cache: &mut RunCache,
 ) -> Result<(), ModelError> {
-    let mut parts: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    let mut parts: Vec<(usize, usize)> = Vec::new();
     let mut room = EMBED_GROUP;
     for (i, job) in jobs.iter_mut().enumerate() {
         if room == 0 {
@@ -334,8 +426,7 @@ fn embed_group(
         job.check_late();
         let take = job.left().min(room);
         if take > 0 {
-            let start = job.vectors.len();
-            parts.push((i, start..start + take));
+            parts.push((i, take));
             room -= take;
         }
     }
@@ -344,7 +435,7 @@ fn embed_group(
     }
     let texts: Vec<&str> = parts
         .iter()
-        .flat_map(|(i, r)| jobs[*i].texts[r.clone()].iter().map(String::as_str))
+        .flat_map(|&(i, n)| jobs[i].next_texts(n))
         .collect();
     let t = Instant::now();
     let result = embedder.embed_counted(&texts);
@@ -352,23 +443,23 @@ fn embed_group(
     stats.time += took;
     let total = texts.len() as f64;
     drop(texts);
-    for (i, r) in &parts {
-        jobs[*i].charged += took.mul_f64(r.len() as f64 / total);
+    for &(i, n) in &parts {
+        jobs[i].charged += took.mul_f64(n as f64 / total);
     }
     match result {
         Ok((vectors, tokens)) => {
             stats.tokens += tokens;
             let mut it = vectors.into_iter();
-            for (i, r) in &parts {
-                jobs[*i].vectors.extend(it.by_ref().take(r.len()));
+            for &(i, n) in &parts {
+                jobs[i].embedded(it.by_ref().take(n), cache);
             }
         }
         Err(e @ ModelError::Output { .. }) => return Err(e),
-        Err(_) if parts.len() > 1 => return embed_alone(embedder, jobs, &parts, stats),
+        Err(_) if parts.len() > 1 => return embed_alone(embedder, jobs, &parts, stats, cache),
         Err(e) => jobs[parts[0].0].failed = Some(format!("embedding failed: {e}")),
     }
-    for (i, _) in &parts {
-        jobs[*i].check_late();
+    for &(i, _) in &parts {
+        jobs[i].check_late();
     }
     Ok(())
 }
@@ -377,20 +468,22 @@ fn embed_group(
 fn embed_alone(
     embedder: &dyn Embed,
     jobs: &mut VecDeque<Job>,
-    parts: &[(usize, std::ops::Range<usize>)],
+    parts: &[(usize, usize)],
     stats: &mut EmbedStats,
+    cache: &mut RunCache,
 ) -> Result<(), ModelError> {
-    for (i, r) in parts {
-        let job = &mut jobs[*i];
-        let texts: Vec<&str> = job.texts[r.clone()].iter().map(String::as_str).collect();
+    for &(i, n) in parts {
+        let job = &mut jobs[i];
+        let texts: Vec<&str> = job.next_texts(n).collect();
         let t = Instant::now();
         let result = embedder.embed_counted(&texts);
+        drop(texts);
         stats.time += t.elapsed();
         job.charged += t.elapsed();
         match result {
             Ok((v, tokens)) => {
                 stats.tokens += tokens;
-                job.vectors.extend(v);
+                job.embedded(v.into_iter(), cache);
             }
             Err(e @ ModelError::Output { .. }) => return Err(e),
             Err(e) => job.failed = Some(format!("embedding failed: {e}")),
@@ -400,13 +493,22 @@ fn embed_alone(
     Ok(())
 }
 
-/// The progress of a run: files and bytes loaded, chunks embedded (bars on a terminal,
-/// a log line every ten seconds elsewhere).
+/// The loader's bars: bytes, files and pages loaded.
+type LoadBars = (
+    indicatif::ProgressBar,
+    indicatif::ProgressBar,
+    indicatif::ProgressBar,
+);
+
+/// The progress of a run: files, bytes and pages loaded, chunks and tokens embedded (bars
+/// on a terminal, a log line every ten seconds elsewhere), each with its rate.
 struct Bars {
     multi: indicatif::MultiProgress,
     files: indicatif::ProgressBar,
     load: indicatif::ProgressBar,
+    pages: indicatif::ProgressBar,
     embed: indicatif::ProgressBar,
+    tokens: indicatif::ProgressBar,
     _ticker: crate::progress::Ticker,
 }
 
@@ -417,6 +519,7 @@ impl Bars {
         let load = multi.add(super::load_bar(progress, bytes));
         let embed = multi.add(super::progress_bar(progress));
         let files = super::hidden_bar(files);
+        let (pages, tokens) = (super::hidden_bar(0), super::hidden_bar(0));
         let counter = |label: &str, unit, bar: &indicatif::ProgressBar| Counter {
             label: label.to_string(),
             unit,
@@ -425,14 +528,18 @@ impl Bars {
         let counters = vec![
             counter("files loaded", Unit::Items, &files),
             counter("loaded", Unit::Bytes, &load),
+            counter("pages", Unit::Items, &pages),
             counter("chunks embedded", Unit::Items, &embed),
+            counter("tokens", Unit::Items, &tokens),
         ];
         Bars {
             _ticker: Ticker::start(progress, "ingest", counters),
             multi,
             files,
             load,
+            pages,
             embed,
+            tokens,
         }
     }
 
@@ -482,6 +589,9 @@ mod tests {
             remove: Vec::new(),
             docs: Vec::new(),
             embed_texts: vec![(0..texts).map(|i| format!("{name} text {i}")).collect()],
+            embed_hashes: Vec::new(),
+            stored_vectors: std::collections::HashMap::new(),
+            reused: 0,
         }
     }
 
@@ -492,19 +602,83 @@ mod tests {
             per_text: Duration::from_millis(10),
         };
         let limit = Duration::from_millis(500);
+        let mut cache = RunCache::default();
         let mut jobs: VecDeque<Job> = [pending("small", 1), pending("big", 100)]
             .into_iter()
-            .map(|p| Job::new(p, limit))
+            .map(|p| Job::new(p, limit, &mut cache))
             .collect();
         let mut stats = EmbedStats::default();
-        embed_group(&slow, &mut jobs, &mut stats).unwrap();
+        embed_group(&slow, &mut jobs, &mut stats, &mut cache).unwrap();
         // One call of 101 texts took at least 1 s: the big file is over its limit, the
         // small one was charged about 10 ms and is not.
         assert!(stats.time >= Duration::from_secs(1), "{stats:?}");
         assert_eq!(jobs[0].failed, None, "{:?}", jobs[0].charged);
-        assert_eq!(jobs[0].vectors.len(), 1);
+        assert_eq!(jobs[0].done, 1);
         let reason = jobs[1].failed.as_deref().unwrap_or_default();
         assert!(reason.contains("0.5 s limit"), "{reason}");
         assert!(jobs[1].charged > limit);
+    }
+
+    /// A bi-encoder that counts the texts it is given.
+    struct Counting {
+        inner: HashEmbedder,
+        texts: std::sync::atomic::AtomicUsize,
+    }
+
+    impl Embed for Counting {
+        fn model_id(&self) -> &str {
+            self.inner.model_id()
+        }
+        fn dim(&self) -> usize {
+            self.inner.dim()
+        }
+        fn embed_unchecked(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, ModelError> {
+            self.texts
+                .fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+            self.inner.embed_unchecked(texts)
+        }
+        fn count_tokens(&self, text: &str) -> usize {
+            self.inner.count_tokens(text)
+        }
+    }
+
+    #[test]
+    fn a_text_seen_before_in_the_run_or_in_the_store_is_not_embedded_again() {
+        let model = Counting {
+            inner: HashEmbedder::new(16),
+            texts: Default::default(),
+        };
+        let mut copy = pending("a", 3);
+        copy.path = "copy".into();
+        let mut half_stored = pending("b", 2);
+        let stored_vector = vec![1.0; 16];
+        let h = crate::store::embed_hash("b text 0");
+        half_stored.embed_hashes = half_stored.embed_texts[0]
+            .iter()
+            .map(|t| crate::store::embed_hash(t))
+            .collect();
+        half_stored.stored_vectors = std::collections::HashMap::from([(h, stored_vector.clone())]);
+        let (tx, rx) = std::sync::mpsc::sync_channel(4);
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        for p in [pending("a", 3), copy, half_stored] {
+            tx.send(p).unwrap();
+        }
+        drop(tx);
+        let bars = (
+            indicatif::ProgressBar::hidden(),
+            indicatif::ProgressBar::hidden(),
+        );
+        embed_stage(&model, Duration::from_secs(60), &bars, rx, done_tx);
+        // "a" embeds 3 texts, its copy none, "b" one of its two.
+        assert_eq!(model.texts.load(std::sync::atomic::Ordering::SeqCst), 4);
+        let files: Vec<Box<Pending>> = done_rx
+            .iter()
+            .map(|e| match e {
+                Embedded::File(p, Ok(())) => p,
+                _ => panic!("a file failed"),
+            })
+            .collect();
+        let reused: Vec<usize> = files.iter().map(|p| p.reused).collect();
+        assert_eq!(reused, [0, 3, 1]);
     }
 }

@@ -13,8 +13,10 @@ use candle_core::{
 };
 use serde::Deserialize;
 
+use super::int8::QuantLinear;
 use super::kernels::{self, SeqSpan};
 use super::ModelError;
+use crate::config::EmbedPrecision;
 
 /// The subset of a Hugging Face BERT `config.json` the encoder needs.
 #[derive(Debug, Clone, Deserialize)]
@@ -89,16 +91,67 @@ impl BertConfig {
     }
 }
 
+/// A linear layer's weights for `x · W` (no bias): f32 through candle's gemm, or 8-bit.
+enum Linear {
+    F32(Tensor),
+    Int8(QuantLinear),
+}
+
+impl Linear {
+    /// From weights in `(inputs, outputs)` layout, quantised for [`EmbedPrecision::Int8`].
+    fn new(w: Tensor, precision: EmbedPrecision) -> Result<Self, ModelError> {
+        match precision {
+            EmbedPrecision::F32 => Ok(Linear::F32(w)),
+            EmbedPrecision::Int8 => {
+                let (k, n) = w.dims2().map_err(candle("weight shape"))?;
+                let data = w
+                    .flatten_all()
+                    .and_then(|t| t.to_vec1::<f32>())
+                    .map_err(candle("reading weight"))?;
+                Ok(Linear::Int8(QuantLinear::from_kn(&data, k, n)))
+            }
+        }
+    }
+
+    /// `x · W` for `x` of shape `(rows, inputs)`.
+    fn forward(&self, x: &Tensor, what: &'static str) -> Result<Tensor, ModelError> {
+        match self {
+            Linear::F32(w) => x.matmul(w).map_err(candle(what)),
+            Linear::Int8(q) => x.apply_op1_no_bwd(&QuantMatmul(q)).map_err(candle(what)),
+        }
+    }
+}
+
+/// `x · W` on 8-bit weights, as a candle op over the contiguous input.
+struct QuantMatmul<'a>(&'a QuantLinear);
+
+impl CustomOp1 for QuantMatmul<'_> {
+    fn name(&self) -> &'static str {
+        "int8-matmul"
+    }
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
+        let x = contiguous_f32(s, l)?;
+        let (rows, k) = l.shape().dims2()?;
+        if k != self.0.inputs() {
+            candle_core::bail!("{k} inputs for a layer of {}", self.0.inputs());
+        }
+        let n = self.0.outputs();
+        let mut out = vec![0f32; rows * n];
+        self.0.matmul(x, rows, &mut out);
+        Ok((CpuStorage::F32(out), Shape::from((rows, n))))
+    }
+}
+
 struct Layer {
-    qkv_w: Tensor, // (hidden, 3 * hidden), transposed for x @ w
+    qkv_w: Linear, // (hidden, 3 * hidden), transposed for x @ w
     qkv_b: Vec<f32>,
-    out_w: Tensor, // (hidden, hidden)
+    out_w: Linear, // (hidden, hidden)
     out_b: Vec<f32>,
     ln1_g: Vec<f32>,
     ln1_b: Vec<f32>,
-    inter_w: Tensor, // (hidden, intermediate)
+    inter_w: Linear, // (hidden, intermediate)
     inter_b: Vec<f32>,
-    down_w: Tensor, // (intermediate, hidden)
+    down_w: Linear, // (intermediate, hidden)
     down_b: Vec<f32>,
     ln2_g: Vec<f32>,
     ln2_b: Vec<f32>,
@@ -114,6 +167,7 @@ pub struct BertEncoder {
     emb_ln_b: Vec<f32>,
     layers: Vec<Layer>,
     weights: PathBuf,
+    precision: EmbedPrecision,
 }
 
 /// Output of [`BertEncoder::forward`]: the last hidden state of every token, packed.
@@ -224,14 +278,37 @@ fn transposed(t: Tensor) -> Result<Tensor, ModelError> {
 impl BertEncoder {
     /// Load an encoder from `dir/config.json` and `dir/model.safetensors`.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        Self::load_at(dir, EmbedPrecision::F32)
+    }
+
+    /// [`Self::load`] with the linear layers at `precision`. Int8 needs a CPU with VNNI
+    /// integer dot products; elsewhere the layers stay f32 ([`Self::precision`] tells).
+    pub fn load_at(dir: &Path, precision: EmbedPrecision) -> Result<Self, ModelError> {
         let cfg = BertConfig::from_file(&dir.join("config.json"))?;
         let weights = dir.join("model.safetensors");
         let wf = WeightFile::open(&weights, "bert.")?;
-        Self::from_weights(cfg, &wf)
+        let precision = match precision {
+            EmbedPrecision::Int8 if super::int8::kernel() == super::int8::Kernel::Portable => {
+                tracing::warn!("this CPU has no VNNI dot product: the bi-encoder runs in f32");
+                EmbedPrecision::F32
+            }
+            p => p,
+        };
+        Self::from_weights(cfg, &wf, precision)
     }
 
-    /// Build from an open weight file.
-    pub fn from_weights(cfg: BertConfig, wf: &WeightFile) -> Result<Self, ModelError> {
+    /// The precision the linear layers run at.
+    pub fn precision(&self) -> EmbedPrecision {
+        self.precision
+    }
+
+    /// Build from an open weight file, the linear layers at `precision`.
+    pub fn from_weights(
+        cfg: BertConfig,
+        wf: &WeightFile,
+        precision: EmbedPrecision,
+    ) -> Result<Self, ModelError> {
+        let lin = |t: Tensor| transposed(t).and_then(|w| Linear::new(w, precision));
         let h = cfg.hidden_size;
         let i = cfg.intermediate_size;
         let e = "embeddings.";
@@ -257,15 +334,15 @@ impl BertEncoder {
             qkv_b.extend(wf.vec(&format!("{p}attention.self.key.bias"), &[h])?);
             qkv_b.extend(wf.vec(&format!("{p}attention.self.value.bias"), &[h])?);
             layers.push(Layer {
-                qkv_w: transposed(qkv)?,
+                qkv_w: lin(qkv)?,
                 qkv_b,
-                out_w: transposed(wf.get(&format!("{p}attention.output.dense.weight"), &[h, h])?)?,
+                out_w: lin(wf.get(&format!("{p}attention.output.dense.weight"), &[h, h])?)?,
                 out_b: wf.vec(&format!("{p}attention.output.dense.bias"), &[h])?,
                 ln1_g: wf.vec(&format!("{p}attention.output.LayerNorm.weight"), &[h])?,
                 ln1_b: wf.vec(&format!("{p}attention.output.LayerNorm.bias"), &[h])?,
-                inter_w: transposed(wf.get(&format!("{p}intermediate.dense.weight"), &[i, h])?)?,
+                inter_w: lin(wf.get(&format!("{p}intermediate.dense.weight"), &[i, h])?)?,
                 inter_b: wf.vec(&format!("{p}intermediate.dense.bias"), &[i])?,
-                down_w: transposed(wf.get(&format!("{p}output.dense.weight"), &[h, i])?)?,
+                down_w: lin(wf.get(&format!("{p}output.dense.weight"), &[h, i])?)?,
                 down_b: wf.vec(&format!("{p}output.dense.bias"), &[h])?,
                 ln2_g: wf.vec(&format!("{p}output.LayerNorm.weight"), &[h])?,
                 ln2_b: wf.vec(&format!("{p}output.LayerNorm.bias"), &[h])?,
@@ -280,6 +357,7 @@ impl BertEncoder {
             emb_ln_b,
             layers,
             weights: wf.path.clone(),
+            precision,
         })
     }
 
@@ -392,7 +470,7 @@ impl BertEncoder {
 
     fn layer(&self, l: &Layer, x: &Tensor, seqs: &[SeqSpan]) -> Result<Tensor, ModelError> {
         let eps = self.cfg.layer_norm_eps as f32;
-        let qkv = x.matmul(&l.qkv_w).map_err(candle("qkv projection"))?;
+        let qkv = l.qkv_w.forward(x, "qkv projection")?;
         let ctx = qkv
             .apply_op1_no_bwd(&Attention {
                 bias: &l.qkv_b,
@@ -400,7 +478,7 @@ impl BertEncoder {
                 heads: self.cfg.num_attention_heads,
             })
             .map_err(candle("attention"))?;
-        let h1 = ctx.matmul(&l.out_w).map_err(candle("attention output"))?;
+        let h1 = l.out_w.forward(&ctx, "attention output")?;
         h1.inplace_op2(
             x,
             &AddNorm {
@@ -411,13 +489,11 @@ impl BertEncoder {
             },
         )
         .map_err(candle("attention layer norm"))?;
-        let inter = h1.matmul(&l.inter_w).map_err(candle("intermediate"))?;
+        let inter = l.inter_w.forward(&h1, "intermediate")?;
         inter
             .inplace_op1(&BiasGelu { bias: &l.inter_b })
             .map_err(candle("gelu"))?;
-        let out = inter
-            .matmul(&l.down_w)
-            .map_err(candle("output projection"))?;
+        let out = l.down_w.forward(&inter, "output projection")?;
         out.inplace_op2(
             &h1,
             &AddNorm {

@@ -127,7 +127,7 @@ impl CrossEncoder {
         let wf = WeightFile::open(&dir.join("model.safetensors"), "bert.")?;
         let h = cfg.hidden_size;
         let max_len = cfg.max_position_embeddings.min(CROSS_MAX_TOKENS);
-        let encoder = BertEncoder::from_weights(cfg, &wf)?;
+        let encoder = BertEncoder::from_weights(cfg, &wf, crate::config::EmbedPrecision::F32)?;
         let tokenizer_path = dir.join("tokenizer.json");
         Ok(CrossEncoder {
             pooler_w: wf.vec("pooler.dense.weight", &[h, h])?,

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod cross;
 pub mod generate;
 pub mod gguf_tokenizer;
+pub mod int8;
 pub mod kernels;
 #[cfg(test)]
 mod misbehaving;
@@ -278,12 +279,22 @@ impl MiniLm {
     /// Load from a model directory holding `config.json`, `tokenizer.json` and
     /// `model.safetensors`. The model id is the directory name.
     pub fn load(dir: &Path) -> Result<Self, ModelError> {
+        Self::load_at(dir, crate::config::EmbedPrecision::F32)
+    }
+
+    /// [`Self::load`] with the linear layers at `precision`. The model id of an int8
+    /// encoder is the directory name with `@int8` (an index records it, so vectors of
+    /// the two precisions never mix in one index).
+    pub fn load_at(
+        dir: &Path,
+        precision: crate::config::EmbedPrecision,
+    ) -> Result<Self, ModelError> {
         /// Tokens per text: all-MiniLM-L6-v2 was trained on 256 (sentence-transformers
         /// `max_seq_length`), so parity with it truncates there.
         const MINILM_MAX_TOKENS: usize = 256;
         /// Tokens per batch until `embed_batch_tokens` sets it.
         const DEFAULT_BATCH_TOKENS: usize = 2048;
-        let encoder = bert::BertEncoder::load(dir)?;
+        let encoder = bert::BertEncoder::load_at(dir, precision)?;
         let max_tokens = MINILM_MAX_TOKENS.min(encoder.config().max_position_embeddings);
         let tokenizer_path = dir.join("tokenizer.json");
         let tokenizer = load_tokenizer(&tokenizer_path, max_tokens)?;
@@ -294,10 +305,13 @@ impl MiniLm {
                 path: tokenizer_path.clone(),
                 reason: e.to_string(),
             })?;
-        let id = dir
+        let mut id = dir
             .file_name()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| MINILM.to_string());
+        if encoder.precision() != crate::config::EmbedPrecision::F32 {
+            id = format!("{id}@{}", encoder.precision());
+        }
         Ok(MiniLm {
             encoder,
             tokenizer,
@@ -312,6 +326,14 @@ impl MiniLm {
     /// Load the bundled model from the standard locations (see [`locate`]).
     pub fn load_default(explicit: Option<&Path>) -> Result<Self, ModelError> {
         Self::load(&locate(MINILM, explicit)?)
+    }
+
+    /// [`Self::load_default`] at `precision`.
+    pub fn load_default_at(
+        explicit: Option<&Path>,
+        precision: crate::config::EmbedPrecision,
+    ) -> Result<Self, ModelError> {
+        Self::load_at(&locate(MINILM, explicit)?, precision)
     }
 
     fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, ModelError> {

@@ -10,7 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::export::RawDoc;
-use super::{CatalogRow, ChunkRow, MemoryRow, NewDoc, Problem, StoreError, StoredDoc};
+use super::{CatalogRow, ChunkRow, EmbedHash, MemoryRow, NewDoc, Problem, StoreError, StoredDoc};
 use crate::corpus::layout::Layout;
 use crate::store::LexQuery;
 
@@ -116,6 +116,16 @@ pub trait Records {
     /// Vectors of the given chunk rows, in the order asked (`None` for unknown ids); a
     /// damaged vector is an error naming its chunk.
     fn vectors_by_ids(&self, ids: &[i64]) -> Result<Vec<Option<Vec<f32>>>, StoreError>;
+
+    /// Stored vectors of chunks embedded from texts with these hashes (see
+    /// [`crate::store::embed_hash`]), one per hash found; a backend that records no hashes
+    /// finds none.
+    fn vectors_by_embed_hash(
+        &self,
+        _hashes: &[EmbedHash],
+    ) -> Result<HashMap<EmbedHash, Vec<f32>>, StoreError> {
+        Ok(HashMap::new())
+    }
 
     /// BM25 top-`limit` over chunk text (and, at half weight, chunk context) for `query`:
     /// (row id, score), best first, ties by row id.

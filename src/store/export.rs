@@ -141,6 +141,7 @@ impl RawChunk {
             vector: self.vector,
             injection,
             context: self.context,
+            embed_hash: None,
         })
     }
 }

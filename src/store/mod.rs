@@ -51,7 +51,7 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// The index was built with another model or dimension.
-    #[error("{}: index was built with model {stored_model} ({stored_dim} dimensions), not {model} ({dim} dimensions); use another --index or re-ingest into a new one", path.display())]
+    #[error("{}: index was embedded with {stored_model} ({stored_dim} dimensions), not {model} ({dim} dimensions); convert it with `attest ingest --reembed`, set `embed_precision` or `model_dir` to what embedded it, or use another --index", path.display())]
     ModelMismatch {
         /// The database file.
         path: PathBuf,
@@ -157,6 +157,30 @@ pub struct NewChunk {
     /// Words that name the chunk's place, searched beside its text: its section path and
     /// the labels of the table rows it holds ('' when it has neither).
     pub context: String,
+    /// The hash of the text its vector was embedded from ([`embed_hash`]); `None` when
+    /// not known (an imported chunk), so that no later text borrows its vector.
+    pub embed_hash: Option<EmbedHash>,
+}
+
+/// The key of an embedded text: the first 16 bytes of the sha256 of the text with its
+/// whitespace collapsed to single spaces and trimmed (the bi-encoder's tokenizer splits
+/// on whitespace, so such texts give the same tokens and the same vector).
+pub type EmbedHash = [u8; 16];
+
+/// The [`EmbedHash`] of a text about to be embedded.
+pub fn embed_hash(text: &str) -> EmbedHash {
+    use sha2::{Digest, Sha256};
+    let mut hasher = Sha256::new();
+    for (i, word) in text.split_whitespace().enumerate() {
+        if i > 0 {
+            hasher.update(b" ");
+        }
+        hasher.update(word.as_bytes());
+    }
+    let digest = hasher.finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
 }
 
 /// A document to insert.

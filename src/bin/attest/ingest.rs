@@ -15,7 +15,7 @@ use crate::{emit, exit_if, flag_help};
 #[derive(clap::Args)]
 pub struct Args {
     /// Files or directories
-    #[arg(required_unless_present = "repair")]
+    #[arg(required_unless_present_any = ["repair", "reembed"])]
     paths: Vec<PathBuf>,
     /// Remove documents whose files are gone from an ingested root
     #[arg(long)]
@@ -30,6 +30,11 @@ pub struct Args {
     /// and time; `--repair` does this too)
     #[arg(long)]
     verify: bool,
+    /// Embed every stored chunk again with the bi-encoder now in use (after changing
+    /// `embed_precision` or the model), from the stored documents, before ingesting any
+    /// paths given
+    #[arg(long)]
+    reembed: bool,
     #[arg(long, help = flag_help("chunk_tokens"))]
     chunk_tokens: Option<usize>,
     #[arg(long, help = flag_help("max_file_bytes"))]
@@ -122,6 +127,17 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
     if let Some(n) = args.max_file_bytes {
         cfg.max_file_bytes = n;
         cfg.set_by_flag("max_file_bytes", "--max-file-bytes");
+    }
+    if args.reembed {
+        let mut model =
+            attest::models::MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
+        model.batch_tokens = cfg.embed_batch_tokens.max(1);
+        let report = attest::ingest::reembed::reembed(&cfg, &model).context("re-embed")?;
+        if args.paths.is_empty() && !args.repair {
+            emit(args.json, &report, render::reembed_report)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        eprint!("{}", render::reembed_report(&report));
     }
     let access = if args.repair {
         Access::Repair

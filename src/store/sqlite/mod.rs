@@ -18,8 +18,8 @@ mod export;
 mod sources;
 
 use super::{
-    blob_to_vector, chunk_id, doc_id, layout_json, sha256_hex, vector_to_blob, ChunkRow, MemoryRow,
-    NewDoc, Records, StoreError, StoredDoc,
+    blob_to_vector, chunk_id, doc_id, layout_json, sha256_hex, vector_to_blob, ChunkRow, EmbedHash,
+    MemoryRow, NewDoc, Records, StoreError, StoredDoc,
 };
 use crate::corpus::Span;
 use crate::store::LexQuery;
@@ -175,6 +175,13 @@ UPDATE documents SET layout = '{"stale":true,' || substr(layout, 2)
     r#"
 ALTER TABLE documents ADD COLUMN source_meta TEXT NOT NULL DEFAULT '';
 CREATE TABLE source_decl (root TEXT PRIMARY KEY, meta TEXT NOT NULL);
+"#,
+    // 9: the hash of the text each chunk's vector was embedded from (title and section
+    // lines included, whitespace collapsed), so that a text embedded before lends its
+    // vector instead of being embedded again. Chunks stored before have none.
+    r#"
+ALTER TABLE chunks ADD COLUMN embed_hash BLOB;
+CREATE INDEX chunks_embed_hash ON chunks(embed_hash) WHERE embed_hash IS NOT NULL;
 "#,
 ];
 
@@ -690,6 +697,30 @@ impl Records for SqliteStore {
         Ok(out)
     }
 
+    fn vectors_by_embed_hash(
+        &self,
+        hashes: &[EmbedHash],
+    ) -> Result<HashMap<EmbedHash, Vec<f32>>, StoreError> {
+        let dim = self.dimension()?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT id, vector FROM chunks WHERE embed_hash = ?1 LIMIT 1")
+            .map_err(|e| self.err(e))?;
+        let mut out = HashMap::new();
+        for h in hashes {
+            if out.contains_key(h) {
+                continue;
+            }
+            let mut rows = st.query([h.as_slice()]).map_err(|e| self.err(e))?;
+            if let Some(r) = rows.next().map_err(|e| self.err(e))? {
+                let id: i64 = r.get(0).map_err(|e| self.err(e))?;
+                let blob = r.get_ref(1).map_err(|e| self.err(e))?;
+                out.insert(*h, self.checked_vector(id, blob, dim)?);
+            }
+        }
+        Ok(out)
+    }
+
     fn chunks_by_ids(&self, ids: &[i64]) -> Result<Vec<ChunkRow>, StoreError> {
         let mut st = self
             .conn
@@ -992,8 +1023,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
     )?;
     let doc_row = tx.last_insert_rowid();
     let mut st = tx.prepare_cached(
-        "INSERT INTO chunks(chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector, context) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO chunks(chunk_id, doc, ord, start, end, line_start, line_end, tokens, text, vector, context, embed_hash) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     )?;
     for (ord, c) in d.chunks.iter().enumerate() {
         st.execute(params![
@@ -1007,7 +1038,8 @@ fn insert_doc(tx: &Transaction<'_>, d: &NewDoc, chunk_rows: &mut Vec<i64>) -> ru
             c.tokens as i64,
             &d.text[c.span.start..c.span.end],
             vector_to_blob(&c.vector),
-            c.context
+            c.context,
+            c.embed_hash.as_ref().map(|h| h.as_slice())
         ])?;
         let row = tx.last_insert_rowid();
         chunk_rows.push(row);
