@@ -49,6 +49,8 @@ enum Embedded {
 pub(super) struct EmbedStats {
     pub time: Duration,
     pub tokens: usize,
+    /// Texts the bi-encoder embedded.
+    pub texts: usize,
 }
 
 /// Runs the pipeline over `to_load`: loads, compares, embeds and writes every file,
@@ -294,8 +296,14 @@ impl Job {
     }
 
     /// Takes the vectors of the next texts to embed, and lends them to the run.
-    fn embedded(&mut self, vectors: impl Iterator<Item = Vec<f32>>, cache: &mut RunCache) {
+    fn embedded(
+        &mut self,
+        vectors: impl Iterator<Item = Vec<f32>>,
+        cache: &mut RunCache,
+        stats: &mut EmbedStats,
+    ) {
         for v in vectors {
+            stats.texts += 1;
             let i = self.todo[self.done];
             cache.embedded(self.hashes[i], &v);
             self.vectors[i] = Some(v);
@@ -388,18 +396,21 @@ fn embed_stage(
                 Err(std::sync::mpsc::TryRecvError::Disconnected) => open = false,
             }
         }
-        let tokens = stats.tokens;
+        let (tokens, texts) = (stats.tokens, stats.texts);
         if let Err(e) = embed_group(embedder, &mut jobs, &mut stats, &mut cache) {
             let _ = tx.send(Embedded::Fatal(e));
             return stats;
         }
+        // Chunks count as they are embedded, so a large file shows its progress.
         tokens_bar.inc((stats.tokens - tokens) as u64);
+        bar.inc((stats.texts - texts) as u64);
         while let Some(front) = jobs.front_mut() {
             if front.left() > 0 || !front.settle(&cache) {
                 break;
             }
             let job = jobs.pop_front().expect("a front job");
-            bar.inc(job.texts.len() as u64);
+            // The chunks not embedded for it (reused, or left by a failure) count now.
+            bar.inc((job.texts.len() - job.done) as u64);
             if tx.send(job.finish(&mut cache)).is_err() {
                 return stats;
             }
@@ -451,7 +462,7 @@ fn embed_group(
             stats.tokens += tokens;
             let mut it = vectors.into_iter();
             for &(i, n) in &parts {
-                jobs[i].embedded(it.by_ref().take(n), cache);
+                jobs[i].embedded(it.by_ref().take(n), cache, stats);
             }
         }
         Err(e @ ModelError::Output { .. }) => return Err(e),
@@ -483,7 +494,7 @@ fn embed_alone(
         match result {
             Ok((v, tokens)) => {
                 stats.tokens += tokens;
-                job.embedded(v.into_iter(), cache);
+                job.embedded(v.into_iter(), cache, stats);
             }
             Err(e @ ModelError::Output { .. }) => return Err(e),
             Err(e) => job.failed = Some(format!("embedding failed: {e}")),

@@ -30,7 +30,24 @@
 //! length padded to `k4 · 4` (pad value 128, i.e. zero).
 //!
 //! The AVX-512 micro-kernel holds 8 rows × 48 columns (24 zmm) of i32
-//! accumulators; the AVX-VNNI one 6 rows × 16 columns (12 ymm). Rows are split
+//! accumulators; the AVX-VNNI one 6 rows × 16 columns (12 ymm).
+//!
+//! The AVX2 kernel (no VNNI) must not use `vpmaddubsw`, whose i16 saturation
+//! would change the sums. It multiplies i16 by i16 with `vpmaddwd` (exact) and
+//! uses the signed activations `qx = ux - 128` directly, so its accumulator is
+//! `Σ qx·qw = acc - 128·colsum` exactly and it skips the correction; the f32
+//! expression is unchanged. Its weights are widened lazily (on first use, or
+//! at construction if it is the detected kernel) into a second layout of
+//! `2 · panels · k4 · 64` bytes: panels of 8 columns, inside a panel `k4 · 2`
+//! pairs of inputs, pair `h` being 16 contiguous i16 with column `j` owning
+//! `qw[2h..2h+2][8p + j]`. Each task converts a strip of 6 activation rows to
+//! i16; a `vpmaddwd` of a broadcast pair (`set1_epi32`) with one pair of the
+//! panel, then a `vpaddd`, advances 8 column accumulators by 2 inputs. The
+//! micro-kernel holds 6 rows × 16 columns (12 ymm of accumulators; with 2
+//! weight vectors, the broadcast and the product it uses all 16 ymm, so a
+//! wider tile would spill).
+//!
+//! Rows are split
 //! into blocks of at most 64 (at least 8) that run in parallel with rayon;
 //! each task quantises its rows once into a reused buffer, then for every
 //! strip of rows runs the micro-kernel over all column tiles (weights come
@@ -49,6 +66,8 @@ use std::sync::OnceLock;
 
 /// Output columns per packed panel (one zmm of i32).
 const NB: usize = 16;
+/// Output columns per panel of the i16 layout of [`Kernel::Avx2`] (one ymm).
+const NB2: usize = 8;
 /// Bytes of one 4-input group of a panel.
 const GROUP_BYTES: usize = 4 * NB;
 /// Maximum rows per rayon task.
@@ -63,6 +82,8 @@ pub enum Kernel {
     Avx512Vnni,
     /// 256-bit `vpdpbusd` (AVX-VNNI).
     AvxVnni,
+    /// 256-bit `vpmaddwd` on i16-widened operands (AVX2 without VNNI).
+    Avx2,
     /// Portable scalar code (auto-vectorised by the compiler).
     Portable,
 }
@@ -72,6 +93,7 @@ impl std::fmt::Display for Kernel {
         f.write_str(match self {
             Kernel::Avx512Vnni => "AVX-512 VNNI",
             Kernel::AvxVnni => "AVX-VNNI",
+            Kernel::Avx2 => "AVX2",
             Kernel::Portable => "portable",
         })
     }
@@ -85,6 +107,8 @@ pub fn kernel() -> Kernel {
             Kernel::Avx512Vnni
         } else if supported(Kernel::AvxVnni) {
             Kernel::AvxVnni
+        } else if supported(Kernel::Avx2) {
+            Kernel::Avx2
         } else {
             Kernel::Portable
         }
@@ -104,6 +128,8 @@ fn supported(kern: Kernel) -> bool {
         }
         #[cfg(target_arch = "x86_64")]
         Kernel::AvxVnni => is_x86_feature_detected!("avx2") && is_x86_feature_detected!("avxvnni"),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => is_x86_feature_detected!("avx2"),
         #[cfg(not(target_arch = "x86_64"))]
         _ => false,
     }
@@ -125,6 +151,9 @@ pub struct QuantLinear {
     scales: Vec<f32>,
     /// Per-column sums of the quantised weights, padded with zeros.
     colsums: Vec<i32>,
+    /// The weights widened to i16 for [`Kernel::Avx2`] (8-column panels of
+    /// input pairs, see the module docs); built on first use.
+    wide: OnceLock<Vec<i16>>,
 }
 
 impl QuantLinear {
@@ -156,7 +185,7 @@ impl QuantLinear {
             }
             colsums[c] = sum;
         }
-        QuantLinear {
+        let q = QuantLinear {
             k,
             n,
             k4,
@@ -164,7 +193,33 @@ impl QuantLinear {
             packed,
             scales,
             colsums,
+            wide: OnceLock::new(),
+        };
+        if kernel() == Kernel::Avx2 {
+            q.wide();
         }
+        q
+    }
+
+    /// The i16 weight layout of [`Kernel::Avx2`], built on first call.
+    fn wide(&self) -> &[i16] {
+        self.wide.get_or_init(|| {
+            let (k2, plen) = (self.k4 * 2, self.k4 * GROUP_BYTES);
+            let panels8 = self.n.div_ceil(NB2);
+            let mut wide = vec![0i16; panels8 * k2 * 2 * NB2];
+            for (p, panel) in wide.chunks_exact_mut(k2 * 2 * NB2).enumerate() {
+                let src = &self.packed[(p / 2) * plen..];
+                for (h, pair) in panel.chunks_exact_mut(2 * NB2).enumerate() {
+                    for (j, d) in pair.chunks_exact_mut(2).enumerate() {
+                        // Column 8p + j, inputs 2h and 2h + 1 in the i8 layout.
+                        let at = (h / 2) * GROUP_BYTES + ((p % 2) * NB2 + j) * 4 + (h % 2) * 2;
+                        d[0] = i16::from(src[at]);
+                        d[1] = i16::from(src[at + 1]);
+                    }
+                }
+            }
+            wide
+        })
     }
 
     /// Number of inputs `k`.
@@ -185,8 +240,10 @@ impl QuantLinear {
         self.matmul_using(kernel(), x, rows, out);
     }
 
-    /// `matmul` with an explicit kernel (falls back to portable if unsupported).
-    fn matmul_using(&self, kern: Kernel, x: &[f32], rows: usize, out: &mut [f32]) {
+    /// [`matmul`](Self::matmul) with an explicit kernel (for tests and
+    /// benchmarks); falls back to [`Kernel::Portable`] if `kern` is not
+    /// supported by this CPU. All kernels give bit-identical results.
+    pub fn matmul_using(&self, kern: Kernel, x: &[f32], rows: usize, out: &mut [f32]) {
         assert_eq!(
             Some(x.len()),
             rows.checked_mul(self.k),
@@ -238,6 +295,9 @@ impl QuantLinear {
             // SAFETY: as above, AVX2 + AVX-VNNI were detected.
             #[cfg(target_arch = "x86_64")]
             Kernel::AvxVnni => unsafe { x86::block_256(self, qa, sx, out) },
+            // SAFETY: as above, AVX2 was detected.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::block_avx2(self, self.wide(), qa, sx, out) },
             _ => portable_block(self, qa, sx, out),
         }
     }
@@ -274,7 +334,7 @@ fn quantise_block(kern: Kernel, x: &[f32], k: usize, qa: &mut [u8], sx: &mut [f3
         Kernel::Avx512Vnni => unsafe { x86::quantise_512(x, k, qa, sx) },
         // SAFETY: as above (AVX2 detected).
         #[cfg(target_arch = "x86_64")]
-        Kernel::AvxVnni => unsafe { x86::quantise_256(x, k, qa, sx) },
+        Kernel::AvxVnni | Kernel::Avx2 => unsafe { x86::quantise_256(x, k, qa, sx) },
         _ => quantise_rows(x, k, qa, sx),
     }
 }
@@ -362,9 +422,11 @@ fn dot_panel(arow: &[u8], panel: &[i8]) -> [i32; NB] {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    //! VNNI micro-kernels. Every function here requires its target features.
+    //! VNNI and AVX2 micro-kernels. Every function here requires its target
+    //! features.
 
-    use super::{QuantLinear, GROUP_BYTES, NB};
+    use super::QuantLinear;
+    use super::{GROUP_BYTES, NB, NB2};
     use std::arch::x86_64::*;
 
     /// Rows per AVX-512 micro-tile.
@@ -373,6 +435,10 @@ mod x86 {
     const NP512: usize = 3;
     /// Rows per AVX-VNNI micro-tile.
     const MR256: usize = 6;
+    /// Rows per AVX2 micro-tile.
+    const MR2: usize = 6;
+    /// Panels (of 8 columns) per AVX2 micro-tile.
+    const NP2: usize = 2;
 
     /// Splits a row block into micro-tile row strips and calls `strip(m, a, sx, out)`.
     #[inline(always)]
@@ -555,6 +621,111 @@ mod x86 {
             }
         }
     }
+    /// AVX2 kernel (no VNNI) for one block of quantised rows; `wide` is
+    /// [`QuantLinear::wide`].
+    #[target_feature(enable = "avx2")]
+    pub(super) fn block_avx2(
+        q: &QuantLinear,
+        wide: &[i16],
+        qa: &[u8],
+        sx: &[f32],
+        out: &mut [f32],
+    ) {
+        // Signed activations of one strip: qx = ux - 128 as i16.
+        let mut a16 = vec![0i16; MR2 * q.k4 * 4];
+        for_strips(q, MR2, qa, sx, out, |m, a, s, o| {
+            for (d, &u) in a16.iter_mut().zip(a) {
+                *d = i16::from(u) - 128;
+            }
+            match m {
+                6 => strip_avx2::<6>(q, wide, &a16, s, o),
+                5 => strip_avx2::<5>(q, wide, &a16, s, o),
+                4 => strip_avx2::<4>(q, wide, &a16, s, o),
+                3 => strip_avx2::<3>(q, wide, &a16, s, o),
+                2 => strip_avx2::<2>(q, wide, &a16, s, o),
+                _ => strip_avx2::<1>(q, wide, &a16, s, o),
+            }
+        });
+    }
+
+    /// All column tiles of one strip of `M` rows (AVX2).
+    #[target_feature(enable = "avx2")]
+    fn strip_avx2<const M: usize>(
+        q: &QuantLinear,
+        wide: &[i16],
+        a: &[i16],
+        sx: &[f32],
+        out: &mut [f32],
+    ) {
+        let panels8 = q.n.div_ceil(NB2);
+        let mut p0 = 0;
+        while p0 + NP2 <= panels8 {
+            tile_avx2::<M, NP2>(q, wide, a, sx, out, p0);
+            p0 += NP2;
+        }
+        match panels8 - p0 {
+            2 => tile_avx2::<M, 2>(q, wide, a, sx, out, p0),
+            1 => tile_avx2::<M, 1>(q, wide, a, sx, out, p0),
+            _ => {}
+        }
+    }
+
+    /// Micro-kernel: `M` rows × `P` 8-column panels from panel `p0`, on
+    /// signed i16 activations `a` (rows of `k4 · 4`) and i16 weights `wide`.
+    #[target_feature(enable = "avx2")]
+    fn tile_avx2<const M: usize, const P: usize>(
+        q: &QuantLinear,
+        wide: &[i16],
+        a: &[i16],
+        sx: &[f32],
+        out: &mut [f32],
+        p0: usize,
+    ) {
+        let (k2, n) = (q.k4 * 2, q.n);
+        let (kp, plen) = (k2 * 2, k2 * 2 * NB2);
+        assert!(a.len() >= M * kp && sx.len() >= M && out.len() >= M * n);
+        let w = wide[p0 * plen..(p0 + P) * plen].as_ptr();
+        let ap = a.as_ptr();
+        let mut acc = [[_mm256_setzero_si256(); P]; M];
+        for h in 0..k2 {
+            let mut wv = [_mm256_setzero_si256(); P];
+            for (p, v) in wv.iter_mut().enumerate() {
+                // SAFETY: panel p0 + p has k2 pairs of 16 i16 inside the
+                // slice bounds-checked above; loadu has no alignment need.
+                *v = unsafe { _mm256_loadu_si256(w.add(p * plen + h * 2 * NB2).cast()) };
+            }
+            for (r, acc_r) in acc.iter_mut().enumerate() {
+                // SAFETY: r < M and 2h + 2 <= kp, so the two i16 lie inside
+                // `a` (asserted to hold M * kp); read_unaligned is used.
+                let b = unsafe { ap.add(r * kp + h * 2).cast::<i32>().read_unaligned() };
+                let bv = _mm256_set1_epi32(b);
+                for (acc_rp, &wp) in acc_r.iter_mut().zip(&wv) {
+                    // Exact: |2 · 127 · 127| fits i32, as does the total.
+                    *acc_rp = _mm256_add_epi32(*acc_rp, _mm256_madd_epi16(bv, wp));
+                }
+            }
+        }
+        for (p, col0) in (0..P).map(|p| (p, (p0 + p) * NB2)) {
+            let valid = (n - col0).min(NB2);
+            // SAFETY: scales are padded to panels * 16 >= panels8 * 8 entries.
+            let sw = unsafe { _mm256_loadu_ps(q.scales.as_ptr().add(col0)) };
+            for (r, acc_r) in acc.iter().enumerate() {
+                // acc_r[p] already equals acc - 128 · colsum (signed inputs).
+                let v = _mm256_cvtepi32_ps(acc_r[p]);
+                let y = _mm256_mul_ps(v, _mm256_mul_ps(_mm256_set1_ps(sx[r]), sw));
+                let dst = &mut out[r * n + col0..r * n + col0 + valid];
+                if valid == NB2 {
+                    // SAFETY: dst holds 8 floats; storeu has no alignment need.
+                    unsafe { _mm256_storeu_ps(dst.as_mut_ptr(), y) };
+                } else {
+                    let mut tmp = [0f32; NB2];
+                    // SAFETY: tmp holds 8 floats.
+                    unsafe { _mm256_storeu_ps(tmp.as_mut_ptr(), y) };
+                    dst.copy_from_slice(&tmp[..valid]);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -601,7 +772,7 @@ mod tests {
     }
 
     fn simd_kernels() -> Vec<Kernel> {
-        [Kernel::Avx512Vnni, Kernel::AvxVnni]
+        [Kernel::Avx512Vnni, Kernel::AvxVnni, Kernel::Avx2]
             .into_iter()
             .filter(|&k| supported(k))
             .collect()
