@@ -681,10 +681,12 @@ fn an_index_of_the_schema_before_chunk_context_migrates_and_its_chunks_gain_one(
         fresh > 0,
         "a fresh index gives chunks under headings a context"
     );
-    // Take the index back to schema 6: one-column full-text index, no context column.
+    // Take the index back to schema 6: one-column full-text index, no context column (nor
+    // the embedded texts' hashes of schema 9).
     db(&idx)
         .execute_batch(
             "DROP TRIGGER chunks_ai; DROP TRIGGER chunks_ad; DROP TABLE chunks_fts;
+             DROP INDEX chunks_embed_hash; ALTER TABLE chunks DROP COLUMN embed_hash;
              ALTER TABLE chunks DROP COLUMN context;
              CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks',
                  content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');

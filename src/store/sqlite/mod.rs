@@ -704,7 +704,7 @@ impl Records for SqliteStore {
         let dim = self.dimension()?;
         let mut st = self
             .conn
-            .prepare_cached("SELECT id, vector FROM chunks WHERE embed_hash = ?1 LIMIT 1")
+            .prepare_cached("SELECT id, vector FROM chunks WHERE embed_hash = ?1 LIMIT 8")
             .map_err(|e| self.err(e))?;
         let mut out = HashMap::new();
         for h in hashes {
@@ -712,10 +712,14 @@ impl Records for SqliteStore {
                 continue;
             }
             let mut rows = st.query([h.as_slice()]).map_err(|e| self.err(e))?;
-            if let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            while let Some(r) = rows.next().map_err(|e| self.err(e))? {
                 let id: i64 = r.get(0).map_err(|e| self.err(e))?;
                 let blob = r.get_ref(1).map_err(|e| self.err(e))?;
-                out.insert(*h, self.checked_vector(id, blob, dim)?);
+                // A damaged vector is never lent (a repair embeds its text again).
+                if let Ok(v) = self.checked_vector(id, blob, dim) {
+                    out.insert(*h, v);
+                    break;
+                }
             }
         }
         Ok(out)
