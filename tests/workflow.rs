@@ -342,18 +342,10 @@ fn a_folder_ingested_again_under_another_name_is_not_embedded_again() {
         // The same file in a second folder, under the same name: the same texts.
         std::fs::copy(f, b.join("policies").join(name)).unwrap();
     }
-    let ingest = |root: &std::path::Path| -> serde_json::Value {
-        let out = attest(&idx)
-            .args(["ingest", "--json"])
-            .arg(root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
+    let ingest = |root: &std::path::Path| {
+        let (r, code) = super::cli::ingest_json(&idx, &[root]);
+        assert_eq!(code, 0, "{r}");
+        r
     };
     let first = ingest(&a);
     let embedded = first["chunks_embedded"].as_u64().unwrap();
