@@ -234,16 +234,16 @@ impl std::str::FromStr for BackendKind {
     }
 }
 
-/// The arithmetic of the bi-encoder's linear layers (`embed_precision` in `attest.toml`).
-/// An index records the precision that embedded it and refuses vectors of another.
+/// The arithmetic of the bi-encoder's linear layers. An index records the precision
+/// that embedded it and refuses vectors of another.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EmbedPrecision {
     /// 32-bit floats, as the model was trained.
     #[default]
     F32,
-    /// Weights quantised to 8 bits per output channel, activations per token, on CPUs
-    /// with VNNI integer dot products (others keep f32 arithmetic, with a warning).
+    /// Weights quantised to 8 bits per output channel, activations per token (fast with
+    /// VNNI or AVX2; a portable kernel gives the same integers elsewhere, slowly).
     Int8,
 }
 
@@ -273,7 +273,62 @@ impl std::str::FromStr for EmbedPrecision {
     }
 }
 
-impl SettingValue for EmbedPrecision {
+/// The `embed_precision` setting: a fixed precision, or `auto` (the default), which
+/// keeps the precision an existing index records and embeds a new index at the fastest
+/// precision this CPU runs (resolved in [`crate::engine::embed_precision`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PrecisionSetting {
+    /// The index's own precision; for a new index int8 where an int8 kernel runs, else f32.
+    #[default]
+    Auto,
+    /// Always f32.
+    F32,
+    /// Always int8.
+    Int8,
+}
+
+impl PrecisionSetting {
+    /// The name used in settings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PrecisionSetting::Auto => "auto",
+            PrecisionSetting::F32 => "f32",
+            PrecisionSetting::Int8 => "int8",
+        }
+    }
+
+    /// The precision this setting fixes, `None` for `auto`.
+    pub fn fixed(self) -> Option<EmbedPrecision> {
+        match self {
+            PrecisionSetting::Auto => None,
+            PrecisionSetting::F32 => Some(EmbedPrecision::F32),
+            PrecisionSetting::Int8 => Some(EmbedPrecision::Int8),
+        }
+    }
+}
+
+impl std::fmt::Display for PrecisionSetting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PrecisionSetting {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [
+            PrecisionSetting::Auto,
+            PrecisionSetting::F32,
+            PrecisionSetting::Int8,
+        ]
+        .into_iter()
+        .find(|p| p.as_str() == s.trim())
+        .ok_or_else(|| format!("expected auto, f32 or int8, not {s:?}"))
+    }
+}
+
+impl SettingValue for PrecisionSetting {
     fn from_env(var: &str, v: &str) -> Result<Self, ConfigError> {
         parse(var, v)
     }
@@ -403,10 +458,11 @@ settings! {
         none "models/all-MiniLM-L6-v2";
     /// `int8` runs the linear layers on 8-bit integers (see `docs/figures.md` for its speed
     /// and its parity with f32); an index embedded at one precision refuses the other
-    /// until `attest ingest --reembed` converts it.
-    embed_precision: EmbedPrecision = EmbedPrecision::F32,
+    /// until `attest ingest --reembed` converts it. `auto` keeps an index's precision and
+    /// embeds a new index at int8 where an int8 kernel runs.
+    embed_precision: PrecisionSetting = PrecisionSetting::Auto,
         env "ATTEST_EMBED_PRECISION", range None,
-        help "Arithmetic of the bi-encoder: f32 or int8";
+        help "Arithmetic of the bi-encoder: auto, f32 or int8";
     chunk_tokens: usize = 200,
         env "ATTEST_CHUNK_TOKENS", range Some(Range::Int(8, 256)),
         help "Chunk budget in model tokens";
@@ -822,6 +878,21 @@ mod tests {
         cfg.apply_env(|k| (k == "ATTEST_RRF_K").then(|| "10".to_string()))
             .unwrap();
         assert_eq!(cfg.rrf_k, 10.0);
+    }
+
+    #[test]
+    fn embed_precision_is_auto_unless_a_file_or_the_environment_fixes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("attest.toml");
+        std::fs::write(&p, "embed_precision = \"f32\"\n").unwrap();
+        assert_eq!(Config::default().embed_precision, PrecisionSetting::Auto);
+        let mut cfg = Config::from_file(&p).unwrap();
+        assert_eq!(cfg.embed_precision.fixed(), Some(EmbedPrecision::F32));
+        cfg.apply_env(|k| (k == "ATTEST_EMBED_PRECISION").then(|| "auto".to_string()))
+            .unwrap();
+        assert_eq!(cfg.embed_precision.fixed(), None);
+        let bad = cfg.apply_env(|k| (k == "ATTEST_EMBED_PRECISION").then(|| "int4".to_string()));
+        assert!(bad.unwrap_err().to_string().contains("auto, f32 or int8"));
     }
 
     #[test]

@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex};
 
 use crate::config::BackendKind;
 use crate::config::Config;
+use crate::config::EmbedPrecision;
 use crate::error::Error;
 use crate::index::{Dense, IndexHealth};
 use crate::models::cross::{find_cross_encoder, CrossEncoder, Rerank};
 use crate::models::generate::{Generate, GgufGenerator};
 use crate::models::{Embed, MiniLm};
-use crate::store::{DocFilter, MilvusStore, MilvusTarget, Store, Writer};
+use crate::store::{DocFilter, MilvusStore, MilvusTarget, Store, StoreError, Writer};
 
 /// How a command uses the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,8 +82,7 @@ impl Engine {
     /// Open with the bundled all-MiniLM-L6-v2 bi-encoder (located as in
     /// [`crate::models::locate`]).
     pub fn open_with_default_model(cfg: Config, access: impl Into<Access>) -> Result<Self, Error> {
-        let mut model = MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
-        model.batch_tokens = cfg.embed_batch_tokens.max(1);
+        let model = bi_encoder(&cfg)?;
         let reranker: Option<Arc<dyn Rerank>> = match &cfg.reranker_dir {
             Some(dir) => Some(Arc::new(CrossEncoder::load(dir)?)),
             None => match find_cross_encoder() {
@@ -371,6 +371,30 @@ pub fn open_store(cfg: &Config, model: &str, dim: usize, create: bool) -> Result
             create,
         )?)),
     })
+}
+
+/// The precision the bi-encoder runs at over the index of `cfg`: the one the setting
+/// fixes; under `auto`, the one the index records, or for a new index
+/// [`default_precision`](crate::models::default_precision).
+pub fn embed_precision(cfg: &Config) -> Result<EmbedPrecision, Error> {
+    if let Some(p) = cfg.embed_precision.fixed() {
+        return Ok(p);
+    }
+    match open_existing_store(cfg) {
+        Ok(store) => Ok(store
+            .model_id()?
+            .map(|m| crate::models::precision_of_model_id(&m))
+            .unwrap_or_else(crate::models::default_precision)),
+        Err(Error::Store(StoreError::NoIndex { .. })) => Ok(crate::models::default_precision()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The bundled bi-encoder at [`embed_precision`], with the configured batch budget.
+pub fn bi_encoder(cfg: &Config) -> Result<MiniLm, Error> {
+    let mut model = MiniLm::load_default_at(cfg.model_dir.as_deref(), embed_precision(cfg)?)?;
+    model.batch_tokens = cfg.embed_batch_tokens.max(1);
+    Ok(model)
 }
 
 /// The existing store `cfg.backend` names, opened without checking its model (for

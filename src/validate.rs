@@ -64,11 +64,10 @@ pub fn configured_preset(cfg: &Config, name: &str) -> Result<GateConfig, Error> 
     }
 }
 
-/// The bi-encoder the support check uses, with the configured batch budget.
+/// The bi-encoder the support check uses: the index's own, with the configured batch
+/// budget.
 pub fn support_model(cfg: &Config) -> Result<MiniLm, Error> {
-    let mut model = MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
-    model.batch_tokens = cfg.embed_batch_tokens.max(1);
-    Ok(model)
+    crate::engine::bi_encoder(cfg)
 }
 
 /// Replay the audit trail at `audit` against the index of `cfg`, then run the model

@@ -209,7 +209,12 @@ fn ingest_then_search_returns_spans_that_are_verbatim_in_the_files() {
     let out = attest(&idx).args(["status", "--json"]).output().unwrap();
     let st = json(&out.stdout);
     assert_eq!(st["documents"], files);
-    assert_eq!(st["model"], "all-MiniLM-L6-v2");
+    // A new index is embedded at the precision `auto` picks on this CPU.
+    let model = match attest::models::default_precision() {
+        attest::config::EmbedPrecision::Int8 => "all-MiniLM-L6-v2@int8",
+        attest::config::EmbedPrecision::F32 => "all-MiniLM-L6-v2",
+    };
+    assert_eq!(st["model"], model);
     assert_eq!(st["dimension"], 384);
     assert_eq!(st["index"]["consistent"], true);
     assert_eq!(st["corpus_version"], r["corpus_version"]);

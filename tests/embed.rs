@@ -80,12 +80,8 @@ fn minilm_embeds_empty_batch_and_empty_text() {
 fn int8_minilm_keeps_the_direction_of_every_reference_vector() {
     use attest::config::EmbedPrecision;
     let dir = super::common::model_dir();
+    // Every CPU runs int8 (without VNNI or AVX2 on the portable kernel, same integers).
     let int8 = attest::models::MiniLm::load_at(&dir, EmbedPrecision::Int8).unwrap();
-    if attest::models::int8::kernel() == attest::models::int8::Kernel::Portable {
-        // No VNNI here: the encoder keeps f32 and says so in its id.
-        assert_eq!(int8.model_id(), "all-MiniLM-L6-v2");
-        return;
-    }
     assert_eq!(int8.model_id(), "all-MiniLM-L6-v2@int8");
     let f32_model = super::common::minilm();
     let r = reference();
@@ -125,64 +121,63 @@ fn int8_minilm_keeps_the_direction_of_every_reference_vector() {
 #[test]
 fn an_index_refuses_vectors_of_another_precision_until_it_is_reembedded() {
     use super::cli::attest;
-    if attest::models::int8::kernel() == attest::models::int8::Kernel::Portable {
-        return; // int8 runs as f32 on this CPU: there is no second precision to mix.
-    }
     let dir = tempfile::tempdir().unwrap();
     let idx = dir.path().join("idx");
     let files: Vec<_> = super::cli::sample_files().into_iter().take(3).collect();
-    let out = attest(&idx).arg("ingest").args(&files).output().unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let search = |precision: &str| {
-        attest(&idx)
-            .env("ATTEST_EMBED_PRECISION", precision)
-            .args(["search", "--json", "intake assessment"])
-            .output()
-            .unwrap()
+    let run = |idx: &std::path::Path, precision: Option<&str>, args: &[&str]| {
+        let mut c = attest(idx);
+        match precision {
+            Some(p) => c.env("ATTEST_EMBED_PRECISION", p),
+            None => c.env_remove("ATTEST_EMBED_PRECISION"),
+        };
+        c.args(args).output().unwrap()
     };
+    let ok = |out: &std::process::Output| {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let mut ingest = vec!["ingest", "--json"];
+    let names: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+    ingest.extend(names.iter().map(String::as_str));
+    ok(&run(&idx, Some("f32"), &ingest));
+    let status =
+        |idx: &std::path::Path| ok(&run(idx, None, &["status", "--json"]))["model"].clone();
+    assert_eq!(status(&idx), "all-MiniLM-L6-v2");
+    let search = &["search", "--json", "intake assessment"];
+    // `auto` (the default) reads an index at the precision it records.
+    ok(&run(&idx, None, search));
     // Asking an f32 index with the int8 encoder is refused, naming the way out.
-    let refused = search("int8");
+    let refused = run(&idx, Some("int8"), search);
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(
         err.contains("all-MiniLM-L6-v2@int8") && err.contains("--reembed"),
         "{err}"
     );
-    let out = attest(&idx)
-        .env("ATTEST_EMBED_PRECISION", "int8")
-        .args(["ingest", "--reembed", "--json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = ok(&run(&idx, Some("int8"), &["ingest", "--reembed", "--json"]));
     assert_eq!(r["from"], "all-MiniLM-L6-v2", "{r}");
     assert_eq!(r["to"], "all-MiniLM-L6-v2@int8", "{r}");
     assert_eq!(r["files"], 3, "{r}");
     assert!(r["chunks"].as_u64().unwrap() > 3, "{r}");
-    // Now the int8 encoder reads it and finds the same documents; f32 is refused.
-    let found = search("int8");
-    assert!(
-        found.status.success(),
-        "{}",
-        String::from_utf8_lossy(&found.stderr)
-    );
-    let hits = String::from_utf8_lossy(&found.stdout);
+    // Now int8, and `auto`, read it and find the same documents; f32 is refused.
+    let hits = ok(&run(&idx, Some("int8"), search)).to_string();
     assert!(hits.contains("intake"), "{hits}");
-    assert!(!search("f32").status.success());
+    let hits = ok(&run(&idx, None, search)).to_string();
+    assert!(hits.contains("intake"), "{hits}");
+    assert!(!run(&idx, Some("f32"), search).status.success());
     // Converting again does nothing.
-    let again = attest(&idx)
-        .env("ATTEST_EMBED_PRECISION", "int8")
-        .args(["ingest", "--reembed", "--json"])
-        .output()
-        .unwrap();
-    let r: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    let r = ok(&run(&idx, Some("int8"), &["ingest", "--reembed", "--json"]));
     assert_eq!(r["chunks"], 0, "{r}");
+    // A new index under `auto` is embedded at the fastest precision this CPU runs.
+    let fresh = dir.path().join("fresh");
+    ok(&run(&fresh, None, &ingest));
+    let want = match attest::models::default_precision() {
+        attest::config::EmbedPrecision::Int8 => "all-MiniLM-L6-v2@int8",
+        attest::config::EmbedPrecision::F32 => "all-MiniLM-L6-v2",
+    };
+    assert_eq!(status(&fresh), want);
 }

@@ -281,19 +281,20 @@ impl BertEncoder {
         Self::load_at(dir, EmbedPrecision::F32)
     }
 
-    /// [`Self::load`] with the linear layers at `precision`. Int8 needs a CPU with VNNI
-    /// integer dot products; elsewhere the layers stay f32 ([`Self::precision`] tells).
+    /// [`Self::load`] with the linear layers at `precision`. Int8 is fast on CPUs with
+    /// VNNI or AVX2; elsewhere the portable kernel computes the same integers, slowly
+    /// (an index embedded at int8 stays readable on any CPU).
     pub fn load_at(dir: &Path, precision: EmbedPrecision) -> Result<Self, ModelError> {
         let cfg = BertConfig::from_file(&dir.join("config.json"))?;
         let weights = dir.join("model.safetensors");
         let wf = WeightFile::open(&weights, "bert.")?;
-        let precision = match precision {
-            EmbedPrecision::Int8 if super::int8::kernel() == super::int8::Kernel::Portable => {
-                tracing::warn!("this CPU has no VNNI dot product: the bi-encoder runs in f32");
-                EmbedPrecision::F32
-            }
-            p => p,
-        };
+        if precision == EmbedPrecision::Int8
+            && super::int8::kernel() == super::int8::Kernel::Portable
+        {
+            tracing::warn!(
+                "this CPU has neither VNNI nor AVX2: int8 embedding runs on the portable kernel, slower than f32"
+            );
+        }
         Self::from_weights(cfg, &wf, precision)
     }
 

@@ -275,6 +275,27 @@ pub struct MiniLm {
     pub batch_tokens: usize,
 }
 
+/// The precision a new index is embedded at under `embed_precision = "auto"`: int8 where
+/// a SIMD int8 kernel runs (its parity with f32 is in `docs/figures.md`), else f32.
+pub fn default_precision() -> crate::config::EmbedPrecision {
+    match int8::kernel() {
+        int8::Kernel::Portable => crate::config::EmbedPrecision::F32,
+        _ => crate::config::EmbedPrecision::Int8,
+    }
+}
+
+/// The precision that embedded an index recording bi-encoder `model_id` (as
+/// [`MiniLm::load_at`] names it: `@int8` marks int8). An interrupted conversion,
+/// recorded as `A -> B`, counts as its target.
+pub fn precision_of_model_id(model_id: &str) -> crate::config::EmbedPrecision {
+    let target = model_id.rsplit(" -> ").next().unwrap_or(model_id);
+    if target.trim_end().ends_with("@int8") {
+        crate::config::EmbedPrecision::Int8
+    } else {
+        crate::config::EmbedPrecision::F32
+    }
+}
+
 impl MiniLm {
     /// Load from a model directory holding `config.json`, `tokenizer.json` and
     /// `model.safetensors`. The model id is the directory name.
@@ -553,6 +574,17 @@ pub fn dot(a: &[f32], b: &[f32]) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_index_model_id_names_its_precision() {
+        use crate::config::EmbedPrecision::{Int8, F32};
+        assert_eq!(precision_of_model_id("all-MiniLM-L6-v2"), F32);
+        assert_eq!(precision_of_model_id("all-MiniLM-L6-v2@int8"), Int8);
+        assert_eq!(precision_of_model_id("hash-384"), F32);
+        // An interrupted conversion counts as what it converts to.
+        assert_eq!(precision_of_model_id("m -> m@int8"), Int8);
+        assert_eq!(precision_of_model_id("m@int8 -> m"), F32);
+    }
 
     #[test]
     fn hash_embedder_is_deterministic_unit_length_and_similarity_aware() {

@@ -30,9 +30,9 @@ pub struct Args {
     /// and time; `--repair` does this too)
     #[arg(long)]
     verify: bool,
-    /// Embed every stored chunk again with the bi-encoder now in use (after changing
-    /// `embed_precision` or the model), from the stored documents, before ingesting any
-    /// paths given
+    /// Embed every stored chunk again with the bi-encoder now configured (after changing
+    /// `embed_precision` or the model; under `auto`, at the precision a new index gets),
+    /// from the stored documents, before ingesting any paths given
     #[arg(long)]
     reembed: bool,
     #[arg(long, help = flag_help("chunk_tokens"))]
@@ -129,8 +129,13 @@ pub fn run(mut cfg: Config, args: Args) -> anyhow::Result<ExitCode> {
         cfg.set_by_flag("max_file_bytes", "--max-file-bytes");
     }
     if args.reembed {
+        // A conversion under `auto` converts to what a new index would be embedded at.
+        let precision = cfg
+            .embed_precision
+            .fixed()
+            .unwrap_or_else(attest::models::default_precision);
         let mut model =
-            attest::models::MiniLm::load_default_at(cfg.model_dir.as_deref(), cfg.embed_precision)?;
+            attest::models::MiniLm::load_default_at(cfg.model_dir.as_deref(), precision)?;
         model.batch_tokens = cfg.embed_batch_tokens.max(1);
         let report = attest::ingest::reembed::reembed(&cfg, &model).context("re-embed")?;
         if args.paths.is_empty() && !args.repair {
