@@ -7,7 +7,8 @@
 //! per second of the ingest; the median over the rounds goes to `target/ingest-ratio.json`.
 //!
 //! Run: `cargo bench --bench ingest [-- DIR]` (default `../shared/data/realdocs/docs`, else
-//! `corpus/`; `ATTEST_BENCH_ROUNDS`, default 3). Needs `models/fetch.sh` first.
+//! `corpus/`; `ATTEST_BENCH_ROUNDS`, default 3; `ATTEST_BENCH_PRECISION`, default the precision
+//! a new index gets). Needs `models/fetch.sh` first.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,8 +48,14 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(3);
     let cfg = Config::default();
-    let mut model = MiniLm::load(&root.join("models/all-MiniLM-L6-v2"))
+    // The precision a new index gets (`auto`) unless `ATTEST_BENCH_PRECISION` names one.
+    let precision = std::env::var("ATTEST_BENCH_PRECISION")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(attest::models::default_precision);
+    let mut model = MiniLm::load_at(&root.join("models/all-MiniLM-L6-v2"), precision)
         .expect("models/all-MiniLM-L6-v2 (run models/fetch.sh)");
+    println!("bi-encoder {} ({precision})", model.model_id());
     model.batch_tokens = cfg.embed_batch_tokens.max(1);
     let model = Arc::new(model);
     let mut all = Vec::new();
@@ -67,7 +74,7 @@ fn main() {
             ingest_s: secs,
         });
     }
-    report(&dir, &all);
+    report(&dir, precision, &all);
 }
 
 /// Ingests `dir` into a fresh index: (tokens/s, wall seconds, mean tokens per chunk,
@@ -117,7 +124,7 @@ fn embed_once(model: &MiniLm, per_chunk: f64) -> f64 {
 }
 
 /// Prints and writes the medians.
-fn report(dir: &Path, rounds: &[Round]) {
+fn report(dir: &Path, precision: attest::config::EmbedPrecision, rounds: &[Round]) {
     let median = |f: &dyn Fn(&Round) -> f64| {
         let mut v: Vec<f64> = rounds.iter().map(f).collect();
         v.sort_by(f64::total_cmp);
@@ -134,6 +141,7 @@ fn report(dir: &Path, rounds: &[Round]) {
     );
     let json = serde_json::json!({
         "dir": dir.display().to_string(),
+        "precision": precision.to_string(),
         "rounds": rounds.len(),
         "ingest_tokens_per_s": i,
         "embed_tokens_per_s": e,

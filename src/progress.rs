@@ -115,16 +115,19 @@ pub fn line_since(
     elapsed: Duration,
     since: &mut [Since],
 ) -> String {
+    // A running total with nothing counted yet (pages, while Markdown loads) says nothing.
     let parts: Vec<String> = counters
         .iter()
         .zip(since.iter_mut())
+        .filter(|(c, _)| c.bar.position() > 0 || c.bar.length().unwrap_or(0) > 0)
         .map(|(c, first)| part(c, elapsed, first))
         .collect();
-    format!(
-        "attest {what}: {}; {} elapsed",
-        parts.join(", "),
-        duration(elapsed)
-    )
+    let parts = if parts.is_empty() {
+        "starting".to_string()
+    } else {
+        parts.join(", ")
+    };
+    format!("attest {what}: {parts}; {} elapsed", duration(elapsed))
 }
 
 /// One counter's part of the line.
@@ -132,7 +135,7 @@ fn part(c: &Counter, elapsed: Duration, since: &mut Since) -> String {
     let (pos, len) = (c.bar.position(), c.bar.length().unwrap_or(0));
     let show = |n: u64| match c.unit {
         Unit::Bytes => bytes(n),
-        Unit::Items => n.to_string(),
+        Unit::Items => thousands(n),
     };
     let mut s = if len > 0 {
         format!("{}/{} {}", show(pos), show(len), c.label)
@@ -179,17 +182,21 @@ fn per_sec(rate: f64) -> String {
     if rate < 1000.0 {
         format!("{rate:.1}/s")
     } else {
-        let n = rate.round() as u64;
-        let digits = n.to_string();
-        let mut out = String::new();
-        for (i, ch) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                out.push(',');
-            }
-            out.push(ch);
-        }
-        format!("{out}/s")
+        format!("{}/s", thousands(rate.round() as u64))
     }
+}
+
+/// `950`, `63,775`, `1,940,000`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
 }
 
 /// A terminal bar's style: `{bar} {pos}/{len} UNIT (RATE, about T left)`, the rate being
@@ -275,6 +282,28 @@ mod tests {
     }
 
     #[test]
+    fn totals_read_with_thousands_and_an_empty_total_is_left_out() {
+        let counter = |label: &str, n: u64| {
+            let bar = ProgressBar::hidden();
+            bar.set_position(n);
+            Counter {
+                label: label.into(),
+                unit: Unit::Items,
+                bar,
+            }
+        };
+        let l = line(
+            "ingest",
+            &[counter("pages", 0), counter("tokens", 63_775)],
+            Duration::from_secs(10),
+        );
+        assert!(l.starts_with("attest ingest: 63,775 tokens ("), "{l}");
+        assert!(!l.contains("pages"), "{l}");
+        let l = line("ingest", &[counter("pages", 0)], Duration::from_secs(10));
+        assert_eq!(l, "attest ingest: starting; 10 s elapsed");
+    }
+
+    #[test]
     fn sizes_and_durations_read_as_a_person_writes_them() {
         assert_eq!(bytes(850), "850 B");
         assert_eq!(bytes(3_100_000), "3.1 MB");
@@ -317,7 +346,7 @@ mod tests {
         bar.set_position(120);
         let l = line_since("ingest", &counters, Duration::from_secs(20), &mut since);
         assert!(
-            l.contains("120/1000 chunks embedded (10.0/s, about 1 min 28 s left)"),
+            l.contains("120/1,000 chunks embedded (10.0/s, about 1 min 28 s left)"),
             "{l}"
         );
     }

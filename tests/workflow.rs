@@ -6,11 +6,27 @@ use super::cli::{attest, sample_corpus};
 fn an_ingest_logged_to_a_file_reports_files_chunks_rate_and_time_left() {
     let dir = tempfile::tempdir().unwrap();
     let idx = dir.path().join("idx");
+    // The sample corpus (Markdown, no pages) and a paged PDF, so pages are counted too.
+    let page = |n: usize| {
+        let text = format!("Page {n} of the annual report states the total budget of 40 units.");
+        vec![(72u32, 700u32, text)]
+    };
+    let pages: Vec<Vec<(u32, u32, String)>> = (1..=3).map(page).collect();
+    let lines: Vec<Vec<super::common::docgen::Line>> = pages
+        .iter()
+        .map(|p| p.iter().map(|(x, y, t)| (*x, *y, t.as_str())).collect())
+        .collect();
+    std::fs::write(
+        dir.path().join("report.pdf"),
+        super::common::docgen::paged_pdf(&lines, false),
+    )
+    .unwrap();
     // stderr is a pipe here, as in a cron job or a CI log: no bars, log lines instead.
     let out = attest(&idx)
         .env("ATTEST_PROGRESS_SECS", "0.2")
         .args(["ingest", "--json"])
         .arg(sample_corpus())
+        .arg(dir.path().join("report.pdf"))
         .output()
         .unwrap();
     assert!(out.status.success());

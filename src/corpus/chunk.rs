@@ -32,6 +32,16 @@ pub struct ChunkSpan {
     pub tokens: usize,
 }
 
+/// How a document is cut: the token budget of a chunk and whether a chunk opens with the
+/// previous chunk's last sentence (`chunk_tokens`, `chunk_overlap`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Chunking {
+    /// Most tokens in one chunk.
+    pub budget: usize,
+    /// One-sentence overlap between consecutive chunks (rule 3 of [`chunk`]).
+    pub overlap: bool,
+}
+
 /// A packing unit: a whole sentence, or a piece of an over-budget one.
 #[derive(Debug, Clone, Copy)]
 struct Unit {
@@ -59,7 +69,8 @@ struct Unit {
 /// 2. Greedy packing: a chunk takes units in order while the running sum of
 ///    counts stays `<= budget` and the span stays within the byte cap
 ///    (always at least one unit).
-/// 3. Overlap: the next chunk starts with the previous chunk's last unit if
+/// 3. Overlap (unless [`Chunking::overlap`] is off, in [`chunk_until`]): the next chunk
+///    starts with the previous chunk's last unit if
 ///    the previous chunk had at least two units and that unit plus the next
 ///    new unit fit the budget and the cap together; otherwise it starts at
 ///    the next new unit. So every chunk adds at least one unit not seen before.
@@ -81,20 +92,26 @@ pub fn chunk(
     budget: usize,
     count_tokens: &dyn Fn(&str) -> usize,
 ) -> Vec<ChunkSpan> {
-    chunk_until(text, sentences, budget, count_tokens, &Deadline::never()).expect("no deadline")
+    let shape = Chunking {
+        budget,
+        overlap: true,
+    };
+    chunk_until(text, sentences, shape, count_tokens, &Deadline::never()).expect("no deadline")
 }
 
-/// [`chunk`] that gives up (`None`) once `deadline` has passed.
+/// [`chunk`] cut as `shape` says, giving up (`None`) once `deadline` has passed.
 pub fn chunk_until(
     text: &str,
     sentences: &[Span],
-    budget: usize,
+    shape: Chunking,
     count_tokens: &dyn Fn(&str) -> usize,
     deadline: &Deadline,
 ) -> Option<Vec<ChunkSpan>> {
+    let budget = shape.budget;
     let limits = Limits {
         budget,
         cap: max_chunk_bytes(budget),
+        overlap: shape.overlap,
     };
     let mut units = Vec::with_capacity(sentences.len());
     for (idx, &span) in sentences.iter().enumerate() {
@@ -139,6 +156,7 @@ pub fn chunk_until(
 struct Limits {
     budget: usize,
     cap: usize,
+    overlap: bool,
 }
 
 /// Cuts an over-budget sentence into pieces (see [`chunk`], rule 1).
@@ -294,7 +312,7 @@ fn chars(text: &str, span: Span) -> Vec<Span> {
         .collect()
 }
 
-/// Greedy packing with one-unit overlap (see [`chunk`]).
+/// Greedy packing with one-unit overlap unless `limits` turn it off (see [`chunk`]).
 fn pack(units: &[Unit], limits: Limits) -> Vec<ChunkSpan> {
     let fits = |first: &Unit, last: &Unit, tokens: usize| {
         tokens <= limits.budget && last.span.end - first.span.start <= limits.cap
@@ -323,7 +341,11 @@ fn pack(units: &[Unit], limits: Limits) -> Vec<ChunkSpan> {
         }
         let pair = units[e - 1].tokens.saturating_add(units[e].tokens);
         let overlap_fits = fits(&units[e - 1], &units[e], pair);
-        s = if e - s >= 2 && overlap_fits { e - 1 } else { e };
+        s = if limits.overlap && e - s >= 2 && overlap_fits {
+            e - 1
+        } else {
+            e
+        };
     }
     out
 }
@@ -385,6 +407,21 @@ mod tests {
         );
         assert_eq!(chunks[0].sentences, 0..3);
         assert_eq!(chunks[0].tokens, 6);
+    }
+
+    #[test]
+    fn without_overlap_chunks_tile_the_sentences() {
+        let text = "A b. C d. E f. G h. I j.";
+        let sents = sentences(text);
+        let shape = Chunking {
+            budget: 4,
+            overlap: false,
+        };
+        let chunks = chunk_until(text, &sents, shape, &words_count, &Deadline::never()).unwrap();
+        let ranges: Vec<_> = chunks.iter().map(|c| c.sentences.clone()).collect();
+        assert_eq!(ranges, vec![0..2, 2..4, 4..5]);
+        // With overlap the same text takes four chunks, each opening with the last sentence.
+        assert_eq!(chunk(text, &sents, 4, &words_count).len(), 4);
     }
 
     #[test]

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use serde::Serialize;
 
 use crate::config::Config;
-use crate::corpus::chunk::chunk_until;
+use crate::corpus::chunk::{chunk_until, Chunking};
 use crate::corpus::load::{
     file_sha256, load_file_until, skipped, walk, Budget, Deadline, LoadError, LoadOptions,
     LoadedDoc, SkipReason, SourceKind,
@@ -207,8 +207,27 @@ impl Pending {
     }
 }
 
-/// Meta key of the chunk budget the stored chunks were cut with.
+/// Meta key of the chunk budget (and overlap) the stored chunks were cut with.
 const BUDGET_KEY: &str = "chunk_tokens";
+
+/// How `cfg` cuts documents.
+pub fn chunking(cfg: &Config) -> Chunking {
+    Chunking {
+        budget: cfg.chunk_tokens.max(1),
+        overlap: cfg.chunk_overlap,
+    }
+}
+
+/// What [`BUDGET_KEY`] records: the budget, with ` without overlap` when it is off (an
+/// index cut before the setting existed records the budget alone, and had overlap).
+fn chunking_key(cfg: &Config) -> String {
+    let shape = chunking(cfg);
+    if shape.overlap {
+        shape.budget.to_string()
+    } else {
+        format!("{} without overlap", shape.budget)
+    }
+}
 
 /// Ingest `roots` into the engine's index.
 ///
@@ -239,11 +258,12 @@ pub fn ingest(
     walked
         .files
         .retain(|f| in_share(&path_key(&f.canonical), opts.shard));
-    // A changed chunk budget re-chunks (and re-embeds) every document met in this run.
+    // A changed chunk budget or overlap re-chunks (and re-embeds) every document met in
+    // this run.
     let rechunk = engine
         .store()
         .meta(BUDGET_KEY)?
-        .is_some_and(|b| b != cfg.chunk_tokens.to_string());
+        .is_some_and(|b| b != chunking_key(&cfg));
     let mut lost = BTreeSet::new();
     let check = Recheck {
         rechunk,
@@ -269,9 +289,7 @@ pub fn ingest(
         &mut report,
     )?;
     if report.failed.is_empty() || !rechunk {
-        engine
-            .store()
-            .set_meta(BUDGET_KEY, &cfg.chunk_tokens.to_string())?;
+        engine.store().set_meta(BUDGET_KEY, &chunking_key(&cfg))?;
     }
     engine.store().settle()?;
     let ti = Instant::now();
@@ -807,7 +825,7 @@ type Chunked = (LoadedDoc, Vec<NewChunk>, Vec<String>);
 pub fn load_and_chunk(
     path: &Path,
     opts: &LoadOptions,
-    budget: usize,
+    shape: Chunking,
     count: &dyn Fn(&str) -> usize,
 ) -> Result<(String, Vec<Chunked>), LoadError> {
     let deadline = Deadline::after(opts.file_timeout);
@@ -816,7 +834,7 @@ pub fn load_and_chunk(
     let mut total = 0usize;
     for d in file.docs {
         let (chunks, texts) =
-            chunk_doc_until(&d, budget, count, &deadline).ok_or_else(|| LoadError::TimedOut {
+            chunk_doc_until(&d, shape, count, &deadline).ok_or_else(|| LoadError::TimedOut {
                 path: path.to_path_buf(),
                 secs: opts.file_timeout.as_secs_f64(),
             })?;
@@ -840,16 +858,16 @@ pub fn load_and_chunk(
 /// own line, followed by the chunk (a line the chunk starts with is not repeated).
 pub fn chunk_doc(
     d: &LoadedDoc,
-    budget: usize,
+    shape: Chunking,
     count: &dyn Fn(&str) -> usize,
 ) -> (Vec<NewChunk>, Vec<String>) {
-    chunk_doc_until(d, budget, count, &Deadline::never()).expect("no deadline")
+    chunk_doc_until(d, shape, count, &Deadline::never()).expect("no deadline")
 }
 
 /// [`chunk_doc`] that gives up (`None`) once `deadline` has passed.
 fn chunk_doc_until(
     d: &LoadedDoc,
-    budget: usize,
+    shape: Chunking,
     count: &dyn Fn(&str) -> usize,
     deadline: &Deadline,
 ) -> Option<(Vec<NewChunk>, Vec<String>)> {
@@ -858,7 +876,7 @@ fn chunk_doc_until(
         return None;
     }
     let lines = LineIndex::new(&d.text);
-    let spans = chunk_until(&d.text, &sents, budget, count, deadline)?;
+    let spans = chunk_until(&d.text, &sents, shape, count, deadline)?;
     let mut chunks = Vec::with_capacity(spans.len());
     let mut texts = Vec::with_capacity(spans.len());
     for c in spans {
@@ -1189,6 +1207,18 @@ mod tests {
         assert!(r.chunks < chunks_at_30, "{} vs {chunks_at_30}", r.chunks);
         let r = run(&mut e, &docs);
         assert_eq!(r.unchanged, 1, "same budget again: nothing to do");
+        drop(e);
+        let cfg = Config {
+            index: tmp.path().join("idx"),
+            chunk_tokens: 30,
+            chunk_overlap: false,
+            ..Config::default()
+        };
+        let mut e = Engine::open(cfg, Arc::new(HashEmbedder::new(64)), true).unwrap();
+        let r = run(&mut e, &docs);
+        assert_eq!(r.updated, 1, "overlap turned off re-chunks");
+        assert!(r.chunks < chunks_at_30, "{} vs {chunks_at_30}", r.chunks);
+        assert_eq!(run(&mut e, &docs).unchanged, 1);
     }
 
     #[test]

@@ -164,7 +164,7 @@ fn load_stage(
     tx: SyncSender<Loaded>,
 ) {
     let load_opts = load_options(cfg);
-    let budget = cfg.chunk_tokens.max(1);
+    let shape = super::chunking(cfg);
     let threads = rayon::current_num_threads().max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -177,7 +177,7 @@ fn load_stage(
         if files.is_empty() {
             return;
         }
-        let load = || load_window(files, &load_opts, &*embedder, budget, bar);
+        let load = || load_window(files, &load_opts, &*embedder, shape, bar);
         let loaded = match &pool {
             Ok(pool) => pool.install(load),
             Err(_) => load(),
@@ -196,7 +196,7 @@ fn load_window(
     files: Vec<ToLoad>,
     load_opts: &LoadOptions,
     embedder: &dyn Embed,
-    budget: usize,
+    shape: crate::corpus::chunk::Chunking,
     (bar, files_bar, pages_bar): &LoadBars,
 ) -> Vec<Loaded> {
     files
@@ -206,7 +206,7 @@ fn load_window(
             let count = |s: &str| embedder.count_tokens(s);
             let t = Instant::now();
             // Read through the path found: its name (a symlink's) gave the walk its format.
-            let result = load_and_chunk(&file.found.shown, load_opts, budget, &count);
+            let result = load_and_chunk(&file.found.shown, load_opts, shape, &count);
             bar.inc(file.size);
             files_bar.inc(1);
             if let Ok((_, docs)) = &result {
