@@ -301,7 +301,10 @@ pub fn ingest(
     report.embed_ms = embedded.time.as_millis() as u64;
     report.tokens_embedded = embedded.tokens;
     report.total_ms = t0.elapsed().as_millis() as u64;
+    // Files are compared as they finish loading: the lists read in path order.
     report.failed.sort_by(|a, b| a.path.cmp(&b.path));
+    report.partly_read.sort_by(|a, b| a.path.cmp(&b.path));
+    report.read_as.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(report)
 }
 

@@ -154,8 +154,10 @@ fn write_embedded(
     }
 }
 
-/// The loader thread: loads and chunks the files on a pool of its own, a window at a time
-/// (each window in parallel), and hands them on in walk order.
+/// The loader thread: loads and chunks the files on a pool of its own and hands each on
+/// as soon as it is read, not in walk order, so that a slow file (a scanned page read by
+/// OCR, a large PDF) holds up no other file's embedding; the bounded channel bounds how
+/// many wait. The report's lists are sorted when the run ends.
 fn load_stage(
     to_load: Vec<ToLoad>,
     cfg: &Config,
@@ -165,60 +167,52 @@ fn load_stage(
 ) {
     let load_opts = load_options(cfg);
     let shape = super::chunking(cfg);
-    let threads = rayon::current_num_threads().max(1);
+    let one = |file: ToLoad| load_one(file, &load_opts, &*embedder, shape, bar);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
+        .num_threads(rayon::current_num_threads().max(1))
         .thread_name(|i| format!("attest-load-{i}"))
         .build();
-    let window = (threads * 4).max(4);
-    let mut rest = to_load.into_iter();
-    loop {
-        let files: Vec<ToLoad> = rest.by_ref().take(window).collect();
-        if files.is_empty() {
-            return;
-        }
-        let load = || load_window(files, &load_opts, &*embedder, shape, bar);
-        let loaded = match &pool {
-            Ok(pool) => pool.install(load),
-            Err(_) => load(),
-        };
-        for l in loaded {
-            if tx.send(l).is_err() {
-                return;
+    match pool {
+        Ok(pool) => pool.install(|| {
+            // A send fails only when the writer stopped: then loading stops too.
+            let _ = to_load
+                .into_par_iter()
+                .try_for_each_with(tx, |tx, file| tx.send(one(file)));
+        }),
+        // Never block the embedder's own pool on the channel: load on this thread.
+        Err(_) => {
+            for file in to_load {
+                if tx.send(one(file)).is_err() {
+                    return;
+                }
             }
         }
     }
 }
 
-/// Loads and chunks `files` in parallel, each within its time limit; results stay in
-/// file order.
-fn load_window(
-    files: Vec<ToLoad>,
+/// Loads and chunks one file within its time limit.
+fn load_one(
+    file: ToLoad,
     load_opts: &LoadOptions,
     embedder: &dyn Embed,
     shape: crate::corpus::chunk::Chunking,
     (bar, files_bar, pages_bar): &LoadBars,
-) -> Vec<Loaded> {
-    files
-        .into_par_iter()
-        .map(|file| {
-            bar.set_message(display_path(&file.found.shown));
-            let count = |s: &str| embedder.count_tokens(s);
-            let t = Instant::now();
-            // Read through the path found: its name (a symlink's) gave the walk its format.
-            let result = load_and_chunk(&file.found.shown, load_opts, shape, &count);
-            bar.inc(file.size);
-            files_bar.inc(1);
-            if let Ok((_, docs)) = &result {
-                pages_bar.inc(docs.iter().map(|(d, ..)| d.layout.pages.len() as u64).sum());
-            }
-            Loaded {
-                file,
-                spent: t.elapsed(),
-                result,
-            }
-        })
-        .collect()
+) -> Loaded {
+    bar.set_message(display_path(&file.found.shown));
+    let count = |s: &str| embedder.count_tokens(s);
+    let t = Instant::now();
+    // Read through the path found: its name (a symlink's) gave the walk its format.
+    let result = load_and_chunk(&file.found.shown, load_opts, shape, &count);
+    bar.inc(file.size);
+    files_bar.inc(1);
+    if let Ok((_, docs)) = &result {
+        pages_bar.inc(docs.iter().map(|(d, ..)| d.layout.pages.len() as u64).sum());
+    }
+    Loaded {
+        file,
+        spent: t.elapsed(),
+        result,
+    }
 }
 
 /// A file in the embedder's hands: its texts and their hashes, the vectors so far, the
