@@ -11,12 +11,12 @@
 //! are written in walk order, so row ids (and every tie broken by them) never depend on
 //! timing.
 
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
 
 use super::reuse::{RunCache, Source};
 use super::{
@@ -154,10 +154,11 @@ fn write_embedded(
     }
 }
 
-/// The loader thread: loads and chunks the files on a pool of its own and hands each on
-/// as soon as it is read, not in walk order, so that a slow file (a scanned page read by
-/// OCR, a large PDF) holds up no other file's embedding; the bounded channel bounds how
-/// many wait. The report's lists are sorted when the run ends.
+/// The loader thread: loads and chunks the files on a pool of its own, up to
+/// [`LOAD_AHEAD`] files per thread ahead of the next to hand on, and hands them on in
+/// walk order as soon as each and all before it are read. A slow file (a scanned page
+/// read by OCR, a large PDF) holds up only the files after it, and those keep loading
+/// meanwhile; walk order keeps row ids independent of timing.
 fn load_stage(
     to_load: Vec<ToLoad>,
     cfg: &Config,
@@ -168,27 +169,56 @@ fn load_stage(
     let load_opts = load_options(cfg);
     let shape = super::chunking(cfg);
     let one = |file: ToLoad| load_one(file, &load_opts, &*embedder, shape, bar);
+    let threads = rayon::current_num_threads().max(1);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(rayon::current_num_threads().max(1))
+        .num_threads(threads)
         .thread_name(|i| format!("attest-load-{i}"))
         .build();
-    match pool {
-        Ok(pool) => pool.install(|| {
-            // A send fails only when the writer stopped: then loading stops too.
-            let _ = to_load
-                .into_par_iter()
-                .try_for_each_with(tx, |tx, file| tx.send(one(file)));
-        }),
-        // Never block the embedder's own pool on the channel: load on this thread.
-        Err(_) => {
-            for file in to_load {
-                if tx.send(one(file)).is_err() {
-                    return;
-                }
+    let Ok(pool) = pool else {
+        // Never block the embedder's own pool: load on this thread.
+        for file in to_load {
+            if tx.send(one(file)).is_err() {
+                return;
             }
         }
-    }
+        return;
+    };
+    let ahead = threads * LOAD_AHEAD;
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<(usize, std::thread::Result<Loaded>)>();
+    pool.in_place_scope(|scope| {
+        let mut files = to_load.into_iter().enumerate();
+        let mut read: BTreeMap<usize, Loaded> = BTreeMap::new();
+        let (mut next, mut started) = (0usize, 0usize);
+        loop {
+            while started - next < ahead {
+                let Some((i, file)) = files.next() else { break };
+                let (done, one) = (done_tx.clone(), &one);
+                scope.spawn(move |_| {
+                    // A panic travels to this thread, which would otherwise wait for it.
+                    let loaded = std::panic::catch_unwind(AssertUnwindSafe(|| one(file)));
+                    let _ = done.send((i, loaded));
+                });
+                started += 1;
+            }
+            if next == started {
+                return;
+            }
+            let Ok((i, loaded)) = done_rx.recv() else {
+                return;
+            };
+            read.insert(i, loaded.unwrap_or_else(|p| std::panic::resume_unwind(p)));
+            while let Some(loaded) = read.remove(&next) {
+                if tx.send(loaded).is_err() {
+                    return; // the writer stopped; the files under way finish first
+                }
+                next += 1;
+            }
+        }
+    });
 }
+
+/// Files each loader thread may read ahead of the next file handed on.
+const LOAD_AHEAD: usize = 8;
 
 /// Loads and chunks one file within its time limit.
 fn load_one(
