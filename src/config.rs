@@ -275,7 +275,7 @@ impl std::str::FromStr for EmbedPrecision {
 
 /// The `embed_precision` setting: a fixed precision, or `auto` (the default), which
 /// keeps the precision an existing index records and embeds a new index at the fastest
-/// precision this CPU runs (resolved in [`crate::engine::embed_precision`]).
+/// precision this CPU runs (the engine resolves it against the index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PrecisionSetting {

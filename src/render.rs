@@ -167,7 +167,7 @@ pub fn reembed_report(r: &crate::ingest::reembed::ReembedReport) -> String {
         );
     }
     format!(
-        "re-embedded {} chunks of {} files: {} -> {} ({} tokens, {:.1} s)\ncleared {} answers from the QA memory\n",
+        "re-embedded {} chunk(s) of {} file(s): {} -> {} ({} tokens, {:.1} s)\ncleared {} answer(s) from the QA memory\n",
         r.chunks,
         r.files,
         r.from,

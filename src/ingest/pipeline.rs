@@ -17,7 +17,6 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-
 use super::reuse::{RunCache, Source};
 use super::{
     compare_loaded, display_path, load_and_chunk, load_options, write_file, Failure, IngestReport,
